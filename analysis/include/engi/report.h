@@ -1,0 +1,175 @@
+/*
+ * report.h - the tables of a sweep's results: scores with task-clustered
+ * bootstrap intervals, trial stability, terminal outcomes, effort and cost,
+ * and scores by task type, domain and interface, written as Markdown for
+ * people and as CSV and JSON for programs.
+ *
+ * Which episodes count. Episodes are keyed by (task, model, condition,
+ * trial); when a key appears more than once, one record is kept (a scored one
+ * before one that is not, else the first in file order) and the others are
+ * counted as duplicates. Outcomes done, fail_declared, turn_limit,
+ * time_limit and agent_error are scored (the agent's failures are the
+ * agent's); env_crash is an infrastructure failure: counted, never scored.
+ * An outcome string outside that list is counted as "other" and not scored.
+ * Missing episodes are planned_cells minus the distinct episodes recorded.
+ *
+ * How a score is made. For one arm (model x condition): the per-task mean of
+ * the episode scores over the task's scored trials, then the mean over the
+ * tasks that have at least one scored episode, times 100. Its interval comes
+ * from engi_boot_shared over the tasks of the table (all arms resampled
+ * together, an arm's absent tasks masked out). Success rate is the same
+ * two-level mean of the success flag, as a fraction.
+ *
+ * Lifecycle: engi_report_data_init, engi_report_compute, the writers,
+ * engi_report_data_release; or engi_report, which does all of it. The data
+ * owns its rows; it keeps no pointer into the results. Output is a pure
+ * function of the results and the options: the same input and seed give the
+ * same bytes. Writers block on file I/O.
+ */
+#ifndef ENGI_REPORT_H
+#define ENGI_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engi/error.h"
+#include "engi/results.h"
+#include "engi/stats.h"
+
+/* most bytes one rendered output (Markdown, CSV or JSON) may take */
+#define ENGI_REPORT_OUTPUT_CAP ((size_t)256 << 20)
+#define ENGI_REPORT_NAME_LEN 64
+
+struct engi_report_opts {
+	uint64_t seed;    /* bootstrap seed, ENGI_STATS_SEED_DEFAULT */
+	size_t draws;     /* ENGI_STATS_DRAWS_DEFAULT */
+	double level;     /* ENGI_STATS_LEVEL_DEFAULT */
+	size_t min_tasks; /* ENGI_STATS_MIN_TASKS_DEFAULT */
+	/* writes <prefix>.csv and <prefix>.json; NULL: no files */
+	const char *prefix;
+};
+
+void engi_report_opts_init(struct engi_report_opts *o);
+
+enum engi_report_outcome {
+	ENGI_REPORT_DONE,
+	ENGI_REPORT_FAIL_DECLARED,
+	ENGI_REPORT_TURN_LIMIT,
+	ENGI_REPORT_TIME_LIMIT,
+	ENGI_REPORT_ENV_CRASH,
+	ENGI_REPORT_AGENT_ERROR,
+	ENGI_REPORT_OTHER, /* an outcome string not in this list */
+	ENGI_REPORT_NOUTCOMES
+};
+
+/* "done", ..., "agent_error", "other" */
+const char *engi_report_outcome_name(int outcome);
+
+enum engi_report_table {
+	ENGI_REPORT_OVERALL, /* one group, "all" */
+	ENGI_REPORT_BY_TYPE,
+	ENGI_REPORT_BY_DOMAIN,
+	ENGI_REPORT_BY_INTERFACE,
+	ENGI_REPORT_NTABLES
+};
+
+/* "overall", "type", "domain", "interface" */
+const char *engi_report_table_name(int table);
+
+/* Tasks whose metadata is missing or empty fall in this group. */
+#define ENGI_REPORT_UNKNOWN_GROUP "(unknown)"
+
+/* The numbers of one arm over the tasks of one group. */
+struct engi_report_row {
+	int table; /* enum engi_report_table */
+	char group[ENGI_REPORT_NAME_LEN];
+	char model[ENGI_REPORT_NAME_LEN];
+	char condition[ENGI_REPORT_NAME_LEN];
+	size_t tasks;         /* tasks with at least one scored episode */
+	size_t episodes;      /* recorded episodes, every outcome */
+	size_t scored;        /* episodes that count for the score */
+	struct engi_ci score; /* x100; its ntasks equals tasks */
+	double success_rate;  /* fraction; NaN without tasks */
+	/* over tasks with >= 2 scored trials; single_trial tasks are not
+	 * classified */
+	size_t stable_success, mixed, stable_failure, single_trial;
+	size_t outcomes[ENGI_REPORT_NOUTCOMES]; /* over recorded episodes */
+	double mean_turns;  /* over scored episodes; NaN without any */
+	double mean_wall_s; /* over scored episodes; NaN without any */
+	int64_t tokens_in, tokens_out; /* summed over recorded episodes */
+	double cost_usd;               /* summed over recorded episodes */
+};
+
+struct engi_report_data {
+	struct engi_boot_opts boot;
+	uint64_t planned;     /* planned cells, 0 when unknown */
+	size_t recorded;      /* distinct episodes */
+	uint64_t missing;     /* planned - recorded, 0 when not positive */
+	size_t extra;         /* recorded - planned, when positive */
+	size_t duplicates;    /* records dropped as repeats of a key */
+	size_t scored;        /* episodes that count for scores */
+	size_t env_crash;     /* infrastructure failures, not scored */
+	size_t other_outcome; /* unknown outcome strings, not scored */
+	size_t unknown_task;  /* recorded episodes of tasks not in /tasks */
+	size_t tasks_listed;  /* distinct tasks in /tasks */
+	size_t tasks_unrun;   /* tasks in /tasks without a recorded episode */
+	/* arm a is model a / nconditions under condition a % nconditions */
+	size_t nmodels, nconditions, narms;
+	/*
+	 * Rows, table by table (enum order), inside a table group by group
+	 * (sorted by name, ENGI_REPORT_UNKNOWN_GROUP last), inside a group arm
+	 * by arm: row (table T, group g, arm a) is
+	 * rows[table_first[T] + g * narms + a]. Groups are the values found
+	 * among tasks with at least one recorded episode; every arm has a row
+	 * in every group, with zeros when it has no task there.
+	 */
+	struct engi_report_row *rows;
+	size_t nrows;
+	size_t table_first[ENGI_REPORT_NTABLES];
+	size_t table_groups[ENGI_REPORT_NTABLES];
+};
+
+void engi_report_data_init(struct engi_report_data *d);
+void engi_report_data_release(struct engi_report_data *d);
+
+/* Fills d (initialised, empty) from res. */
+int engi_report_compute(struct engi_report_data *d,
+			const struct engi_results *res,
+			const struct engi_report_opts *o,
+			struct engi_error *err);
+
+/* Markdown: every table opens with the denominator it counts over. */
+int engi_report_write_markdown(const struct engi_report_data *d, FILE *out,
+			       struct engi_error *err);
+
+/*
+ * CSV (RFC 4180, "\r\n" line ends, a header line) and JSON renderings into
+ * a file each. The CSV has one row per struct engi_report_row, columns:
+ *   table, group, model, condition, tasks, episodes, scored,
+ *   score_x100, ci_lo_x100, ci_hi_x100, ci_flag, ci_draws, success_rate,
+ *   stable_success, mixed, stable_failure, single_trial,
+ *   done, fail_declared, turn_limit, time_limit, env_crash, agent_error,
+ *   other_outcome, mean_turns, mean_wall_s, tokens_in, tokens_out, cost_usd
+ * (a number that does not exist, such as an interval with a flag, is an
+ * empty field). The JSON object holds "format" ("engisweep-report"),
+ * "format_version" (1), "bootstrap" {seed, draws, level, min_tasks},
+ * "episodes" {planned, recorded, missing, extra, duplicates, scored,
+ * env_crash, other_outcome, unknown_task, tasks_listed, tasks_unrun} and
+ * "rows": one object per CSV row with the same keys in the same order
+ * (null where the CSV field is empty). Keys are always in this order.
+ */
+int engi_report_write_csv(const struct engi_report_data *d, const char *path,
+			  struct engi_error *err);
+int engi_report_write_json(const struct engi_report_data *d, const char *path,
+			   struct engi_error *err);
+
+/*
+ * The whole report: compute, Markdown to md (NULL: none), and when
+ * o->prefix is set, <prefix>.csv and <prefix>.json.
+ */
+int engi_report(const struct engi_results *res,
+		const struct engi_report_opts *o, FILE *md,
+		struct engi_error *err);
+
+#endif

@@ -1,0 +1,1338 @@
+#include "engi/report.h"
+
+#include "engi/alloc.h"
+#include "engi/dynbuf.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_LEN ENGI_REPORT_NAME_LEN
+#define NOUT ENGI_REPORT_NOUTCOMES
+
+/* Names are compared over their whole fixed width, so the widths must agree. */
+_Static_assert(sizeof(((struct engi_res_task *)0)->id) == NAME_LEN, "task id");
+_Static_assert(sizeof(((struct engi_res_model *)0)->name) == NAME_LEN, "model");
+_Static_assert(sizeof(((struct engi_res_condition *)0)->name) == NAME_LEN,
+	       "condition");
+_Static_assert(sizeof(((struct engi_res_episode *)0)->task_id) == NAME_LEN,
+	       "episode task");
+_Static_assert(sizeof(((struct engi_res_episode *)0)->model) == NAME_LEN,
+	       "episode model");
+_Static_assert(sizeof(((struct engi_res_episode *)0)->condition) == NAME_LEN,
+	       "episode condition");
+
+static const char *const outcome_names[NOUT] = {
+	"done",      "fail_declared", "turn_limit", "time_limit",
+	"env_crash", "agent_error",   "other",
+};
+
+static const char *const table_names[ENGI_REPORT_NTABLES] = {
+	"overall",
+	"type",
+	"domain",
+	"interface",
+};
+
+const char *engi_report_outcome_name(int outcome)
+{
+	if (outcome < 0 || outcome >= NOUT)
+		return "unknown";
+	return outcome_names[outcome];
+}
+
+const char *engi_report_table_name(int table)
+{
+	if (table < 0 || table >= ENGI_REPORT_NTABLES)
+		return "unknown";
+	return table_names[table];
+}
+
+void engi_report_opts_init(struct engi_report_opts *o)
+{
+	o->seed = ENGI_STATS_SEED_DEFAULT;
+	o->draws = ENGI_STATS_DRAWS_DEFAULT;
+	o->level = ENGI_STATS_LEVEL_DEFAULT;
+	o->min_tasks = ENGI_STATS_MIN_TASKS_DEFAULT;
+	o->prefix = NULL;
+}
+
+void engi_report_data_init(struct engi_report_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	engi_boot_opts_init(&d->boot);
+}
+
+void engi_report_data_release(struct engi_report_data *d)
+{
+	engi_free(d->rows);
+	engi_report_data_init(d);
+}
+
+/* ---- fixed-width fields ---- */
+
+/* Results come from files: a field may fill its width without a NUL. */
+static size_t field_len(const char *s, size_t width)
+{
+	const char *z = memchr(s, '\0', width);
+	return z ? (size_t)(z - s) : width;
+}
+
+static void copy_field(char *dst, size_t dst_size, const char *src,
+		       size_t width)
+{
+	size_t n = field_len(src, width);
+	if (n >= dst_size)
+		n = dst_size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static int outcome_of(const char *s, size_t width)
+{
+	size_t n = field_len(s, width);
+	for (int i = 0; i < ENGI_REPORT_OTHER; i++)
+		if (strlen(outcome_names[i]) == n &&
+		    memcmp(outcome_names[i], s, n) == 0)
+			return i;
+	return ENGI_REPORT_OTHER;
+}
+
+static int outcome_is_scored(int oc)
+{
+	return oc != ENGI_REPORT_ENV_CRASH && oc != ENGI_REPORT_OTHER;
+}
+
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
+/* ---- name index: names to dense ids in order of first appearance ---- */
+
+struct name_entry {
+	const char *name; /* NAME_LEN wide, maybe without NUL */
+	size_t order;     /* position among the candidates */
+	size_t id;
+};
+
+struct name_ix {
+	struct name_entry *e; /* unique names, sorted by name */
+	size_t n;
+	const char **by_id;
+	size_t *order_by_id;
+};
+
+static int cmp_entry_name(const void *x, const void *y)
+{
+	const struct name_entry *a = x, *b = y;
+	int c = strncmp(a->name, b->name, NAME_LEN);
+	if (c)
+		return c;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+static int cmp_entry_order(const void *x, const void *y)
+{
+	const struct name_entry *const *a = x, *const *b = y;
+	return ((*a)->order > (*b)->order) - ((*a)->order < (*b)->order);
+}
+
+static void name_ix_release(struct name_ix *ix)
+{
+	engi_free(ix->e);
+	engi_free(ix->by_id);
+	engi_free(ix->order_by_id);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* Takes e (n candidates with name and order set). */
+static int name_ix_build(struct name_ix *ix, struct name_entry *e, size_t n,
+			 struct engi_error *err)
+{
+	memset(ix, 0, sizeof(*ix));
+	ix->e = e;
+	if (n)
+		qsort(e, n, sizeof(*e), cmp_entry_name);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || strncmp(e[u - 1].name, e[i].name, NAME_LEN) != 0)
+			e[u++] = e[i];
+	ix->n = u;
+	struct name_entry **byo =
+		engi_reallocarray(NULL, u ? u : 1, sizeof(*byo));
+	ix->by_id = engi_reallocarray(NULL, u ? u : 1, sizeof(*ix->by_id));
+	ix->order_by_id =
+		engi_reallocarray(NULL, u ? u : 1, sizeof(*ix->order_by_id));
+	if (!byo || !ix->by_id || !ix->order_by_id) {
+		engi_free(byo);
+		RAISE(err, ENGI_ENOMEM, "out of memory indexing %zu names", u);
+	}
+	for (size_t i = 0; i < u; i++)
+		byo[i] = &e[i];
+	if (u)
+		qsort(byo, u, sizeof(*byo), cmp_entry_order);
+	for (size_t id = 0; id < u; id++) {
+		byo[id]->id = id;
+		ix->by_id[id] = byo[id]->name;
+		ix->order_by_id[id] = byo[id]->order;
+	}
+	engi_free(byo);
+	return 0;
+}
+
+static int cmp_name_key(const void *key, const void *elem)
+{
+	const struct name_entry *b = elem;
+	return strncmp(key, b->name, NAME_LEN);
+}
+
+static size_t name_ix_find(const struct name_ix *ix, const char *name)
+{
+	const struct name_entry *hit =
+		ix->n ? bsearch(name, ix->e, ix->n, sizeof(*ix->e),
+				cmp_name_key)
+		      : NULL;
+	return hit ? hit->id : SIZE_MAX;
+}
+
+/* ---- computation ---- */
+
+struct acc {
+	size_t recorded, scored, successes;
+	size_t outcomes[NOUT];
+	double score_sum, turns_sum, wall_sum, cost_usd;
+	int64_t tokens_in, tokens_out;
+};
+
+struct ep_ref {
+	size_t arm, task, pos;
+	int32_t trial;
+	int unscored;
+	int outcome;
+};
+
+static int cmp_ep_ref(const void *x, const void *y)
+{
+	const struct ep_ref *a = x, *b = y;
+	if (a->arm != b->arm)
+		return a->arm < b->arm ? -1 : 1;
+	if (a->task != b->task)
+		return a->task < b->task ? -1 : 1;
+	if (a->trial != b->trial)
+		return a->trial < b->trial ? -1 : 1;
+	if (a->unscored != b->unscored)
+		return a->unscored - b->unscored;
+	return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+struct ctx {
+	const struct engi_results *res;
+	struct engi_report_data *d;
+	struct name_ix tasks, models, conds;
+	size_t ntasks, narms, nconds;
+	struct acc *acc;       /* narms x ntasks */
+	unsigned char *used;   /* task has a recorded episode */
+	char (*grp)[NAME_LEN]; /* ntasks x (ENGI_REPORT_NTABLES - 1) */
+	/* scratch for one group, sized for every task */
+	size_t *tl;
+	double *x;
+	unsigned char *present;
+	struct engi_ci *ci;
+};
+
+static void ctx_release(struct ctx *c)
+{
+	name_ix_release(&c->tasks);
+	name_ix_release(&c->models);
+	name_ix_release(&c->conds);
+	engi_free(c->acc);
+	engi_free(c->used);
+	engi_free(c->grp);
+	engi_free(c->tl);
+	engi_free(c->x);
+	engi_free(c->present);
+	engi_free(c->ci);
+}
+
+static int build_indexes(struct ctx *c, struct engi_error *err)
+{
+	const struct engi_results *r = c->res;
+	size_t ne = r->nepisodes;
+	struct name_entry *e;
+
+	e = engi_reallocarray(NULL, r->ntasks + ne + 1, sizeof(*e));
+	if (!e)
+		RAISE(err, ENGI_ENOMEM, "out of memory indexing tasks");
+	for (size_t i = 0; i < r->ntasks; i++)
+		e[i] = (struct name_entry){r->tasks[i].id, i, 0};
+	for (size_t i = 0; i < ne; i++)
+		e[r->ntasks + i] = (struct name_entry){r->episodes[i].task_id,
+						       r->ntasks + i, 0};
+	TRY(name_ix_build(&c->tasks, e, r->ntasks + ne, err));
+
+	e = engi_reallocarray(NULL, r->nmodels + ne + 1, sizeof(*e));
+	if (!e)
+		RAISE(err, ENGI_ENOMEM, "out of memory indexing models");
+	for (size_t i = 0; i < r->nmodels; i++)
+		e[i] = (struct name_entry){r->models[i].name, i, 0};
+	for (size_t i = 0; i < ne; i++)
+		e[r->nmodels + i] = (struct name_entry){r->episodes[i].model,
+							r->nmodels + i, 0};
+	TRY(name_ix_build(&c->models, e, r->nmodels + ne, err));
+
+	/* without any condition there is still the one implicit condition "" */
+	static const char no_condition[NAME_LEN];
+	e = engi_reallocarray(NULL, r->nconditions + ne + 1, sizeof(*e));
+	if (!e)
+		RAISE(err, ENGI_ENOMEM, "out of memory indexing conditions");
+	size_t n = 0;
+	for (size_t i = 0; i < r->nconditions; i++, n++)
+		e[n] = (struct name_entry){r->conditions[i].name, n, 0};
+	for (size_t i = 0; i < ne; i++, n++)
+		e[n] = (struct name_entry){r->episodes[i].condition, n, 0};
+	if (n == 0)
+		e[n++] = (struct name_entry){no_condition, 0, 0};
+	TRY(name_ix_build(&c->conds, e, n, err));
+
+	c->ntasks = c->tasks.n;
+	c->nconds = c->conds.n;
+	c->narms = c->models.n * c->nconds;
+	c->d->nmodels = c->models.n;
+	c->d->nconditions = c->nconds;
+	c->d->narms = c->narms;
+	return 0;
+}
+
+static int accumulate(struct ctx *c, struct engi_error *err)
+{
+	const struct engi_results *r = c->res;
+	struct engi_report_data *d = c->d;
+	size_t ne = r->nepisodes;
+
+	if (c->narms && c->ntasks > SIZE_MAX / sizeof(struct acc) / c->narms)
+		RAISE(err, ENGI_EINVALID, "%zu tasks x %zu arms is too large",
+		      c->ntasks, c->narms);
+	c->acc = engi_calloc(c->narms * c->ntasks + 1, sizeof(*c->acc));
+	c->used = engi_calloc(c->ntasks + 1, 1);
+	struct ep_ref *refs = engi_reallocarray(NULL, ne + 1, sizeof(*refs));
+	if (!c->acc || !c->used || !refs) {
+		engi_free(refs);
+		RAISE(err, ENGI_ENOMEM, "out of memory tallying %zu episodes",
+		      ne);
+	}
+
+	for (size_t i = 0; i < ne; i++) {
+		const struct engi_res_episode *ep = &r->episodes[i];
+		size_t m = name_ix_find(&c->models, ep->model);
+		size_t k = name_ix_find(&c->conds, ep->condition);
+		size_t t = name_ix_find(&c->tasks, ep->task_id);
+		BUG_ON(m == SIZE_MAX || k == SIZE_MAX || t == SIZE_MAX);
+		int oc = outcome_of(ep->outcome, sizeof(ep->outcome));
+		refs[i] = (struct ep_ref){
+			.arm = m * c->nconds + k,
+			.task = t,
+			.pos = i,
+			.trial = ep->trial,
+			.unscored = !outcome_is_scored(oc),
+			.outcome = oc,
+		};
+	}
+	if (ne)
+		qsort(refs, ne, sizeof(*refs), cmp_ep_ref);
+
+	int rc = 0;
+	for (size_t i = 0; i < ne; i++) {
+		const struct ep_ref *f = &refs[i];
+		if (i > 0 && refs[i - 1].arm == f->arm &&
+		    refs[i - 1].task == f->task &&
+		    refs[i - 1].trial == f->trial) {
+			d->duplicates++;
+			continue;
+		}
+		const struct engi_res_episode *ep = &r->episodes[f->pos];
+		struct acc *a = &c->acc[f->arm * c->ntasks + f->task];
+		a->recorded++;
+		a->outcomes[f->outcome]++;
+		a->tokens_in = add_sat(a->tokens_in, ep->tokens_in);
+		a->tokens_out = add_sat(a->tokens_out, ep->tokens_out);
+		a->cost_usd += ep->cost_usd;
+		c->used[f->task] = 1;
+		d->recorded++;
+		if (c->tasks.order_by_id[f->task] >= r->ntasks)
+			d->unknown_task++;
+		if (f->outcome == ENGI_REPORT_ENV_CRASH)
+			d->env_crash++;
+		if (f->outcome == ENGI_REPORT_OTHER)
+			d->other_outcome++;
+		if (f->unscored)
+			continue;
+		if (!isfinite(ep->score)) {
+			char cell[ENGI_CELL_STR + 1];
+			copy_field(cell, sizeof(cell), ep->cell,
+				   sizeof(ep->cell));
+			rc = engi_raise(
+				err, ENGI_EINVALID,
+				"episode '%s': score is not a finite number",
+				cell);
+			break;
+		}
+		d->scored++;
+		a->scored++;
+		a->successes += ep->success != 0;
+		a->score_sum += ep->score;
+		a->turns_sum += ep->turns;
+		a->wall_sum += ep->wall_s;
+	}
+	engi_free(refs);
+	TRY(rc);
+
+	for (size_t t = 0; t < c->ntasks; t++) {
+		if (c->tasks.order_by_id[t] >= r->ntasks)
+			continue;
+		d->tasks_listed++;
+		if (!c->used[t])
+			d->tasks_unrun++;
+	}
+	d->planned = r->planned_cells;
+	if (d->planned >= d->recorded)
+		d->missing = d->planned ? d->planned - d->recorded : 0;
+	else if (d->planned)
+		d->extra = d->recorded - (size_t)d->planned;
+	return 0;
+}
+
+static void task_groups(struct ctx *c, size_t t)
+{
+	const struct engi_results *r = c->res;
+	char(*g)[NAME_LEN] = &c->grp[t * (ENGI_REPORT_NTABLES - 1)];
+	size_t at = c->tasks.order_by_id[t];
+	if (at < r->ntasks) {
+		const struct engi_res_task *task = &r->tasks[at];
+		copy_field(g[0], NAME_LEN, task->type, sizeof(task->type));
+		copy_field(g[1], NAME_LEN, task->domain, sizeof(task->domain));
+		copy_field(g[2], NAME_LEN, task->interface,
+			   sizeof(task->interface));
+	} else {
+		g[0][0] = g[1][0] = g[2][0] = '\0';
+	}
+	for (int i = 0; i < ENGI_REPORT_NTABLES - 1; i++)
+		if (!g[i][0])
+			snprintf(g[i], NAME_LEN, "%s",
+				 ENGI_REPORT_UNKNOWN_GROUP);
+}
+
+static int cmp_group(const void *x, const void *y)
+{
+	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+	int ua = strcmp(a, ENGI_REPORT_UNKNOWN_GROUP) == 0;
+	int ub = strcmp(b, ENGI_REPORT_UNKNOWN_GROUP) == 0;
+	if (ua != ub)
+		return ua - ub;
+	return strcmp(a, b);
+}
+
+/* Sorted distinct group names of a table over the used tasks. */
+static size_t table_groups(struct ctx *c, int table, const char **names)
+{
+	size_t n = 0;
+	for (size_t t = 0; t < c->ntasks; t++)
+		if (c->used[t])
+			names[n++] = c->grp[t * (ENGI_REPORT_NTABLES - 1) +
+					    (size_t)(table - 1)];
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_group);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || strcmp(names[u - 1], names[i]) != 0)
+			names[u++] = names[i];
+	return u;
+}
+
+static void scale_ci(struct engi_ci *ci, double k)
+{
+	ci->mean *= k;
+	ci->lo *= k;
+	ci->hi *= k;
+}
+
+/* Rows of every arm over the n tasks in c->tl. */
+static int group_rows(struct ctx *c, int table, const char *group, size_t n,
+		      struct engi_report_row *rows, struct engi_error *err)
+{
+	for (size_t a = 0; a < c->narms; a++) {
+		for (size_t s = 0; s < n; s++) {
+			const struct acc *q = &c->acc[a * c->ntasks + c->tl[s]];
+			c->present[a * n + s] = q->scored > 0;
+			c->x[a * n + s] =
+				q->scored ? q->score_sum / (double)q->scored
+					  : 0.0;
+		}
+	}
+	TRY(engi_boot_shared(c->x, c->present, c->narms, n, &c->d->boot, c->ci,
+			     NULL, err));
+
+	for (size_t a = 0; a < c->narms; a++) {
+		struct engi_report_row *row = &rows[a];
+		size_t m = a / c->nconds, k = a % c->nconds;
+		row->table = table;
+		snprintf(row->group, sizeof(row->group), "%s", group);
+		copy_field(row->model, NAME_LEN, c->models.by_id[m], NAME_LEN);
+		copy_field(row->condition, NAME_LEN, c->conds.by_id[k],
+			   NAME_LEN);
+		double success_sum = 0.0, turns_sum = 0.0, wall_sum = 0.0;
+		for (size_t s = 0; s < n; s++) {
+			const struct acc *q = &c->acc[a * c->ntasks + c->tl[s]];
+			row->episodes += q->recorded;
+			row->scored += q->scored;
+			for (int o = 0; o < NOUT; o++)
+				row->outcomes[o] += q->outcomes[o];
+			row->tokens_in = add_sat(row->tokens_in, q->tokens_in);
+			row->tokens_out =
+				add_sat(row->tokens_out, q->tokens_out);
+			row->cost_usd += q->cost_usd;
+			turns_sum += q->turns_sum;
+			wall_sum += q->wall_sum;
+			if (!q->scored)
+				continue;
+			row->tasks++;
+			success_sum += (double)q->successes / (double)q->scored;
+			if (q->scored < 2)
+				row->single_trial++;
+			else if (q->successes == q->scored)
+				row->stable_success++;
+			else if (q->successes == 0)
+				row->stable_failure++;
+			else
+				row->mixed++;
+		}
+		row->score = c->ci[a];
+		scale_ci(&row->score, 100.0);
+		row->success_rate =
+			row->tasks ? success_sum / (double)row->tasks : NAN;
+		row->mean_turns =
+			row->scored ? turns_sum / (double)row->scored : NAN;
+		row->mean_wall_s =
+			row->scored ? wall_sum / (double)row->scored : NAN;
+	}
+	return 0;
+}
+
+static int make_rows(struct ctx *c, struct engi_error *err)
+{
+	struct engi_report_data *d = c->d;
+	size_t nt = c->ntasks ? c->ntasks : 1;
+	size_t ng = ENGI_REPORT_NTABLES - 1;
+
+	c->grp = engi_reallocarray(NULL, nt * ng, sizeof(*c->grp));
+	c->tl = engi_reallocarray(NULL, nt, sizeof(*c->tl));
+	c->x = engi_reallocarray(NULL, nt * (c->narms ? c->narms : 1),
+				 sizeof(*c->x));
+	c->present = engi_reallocarray(NULL, nt * (c->narms ? c->narms : 1), 1);
+	c->ci = engi_reallocarray(NULL, c->narms ? c->narms : 1,
+				  sizeof(*c->ci));
+	const char **names[ENGI_REPORT_NTABLES] = {NULL};
+	int rc = 0;
+	for (int t = 1; t < ENGI_REPORT_NTABLES; t++)
+		if (!(names[t] = engi_reallocarray(NULL, nt, sizeof(char *))))
+			rc = ENGI_ENOMEM;
+	if (rc || !c->grp || !c->tl || !c->x || !c->present || !c->ci) {
+		rc = engi_raise(err, ENGI_ENOMEM,
+				"out of memory building report tables");
+		goto out;
+	}
+	for (size_t t = 0; t < c->ntasks; t++)
+		task_groups(c, t);
+
+	size_t total = 1;
+	d->table_groups[ENGI_REPORT_OVERALL] = 1;
+	for (int t = 1; t < ENGI_REPORT_NTABLES; t++) {
+		d->table_groups[t] = table_groups(c, t, names[t]);
+		total += d->table_groups[t];
+	}
+	d->nrows = total * c->narms;
+	d->rows = engi_calloc(d->nrows + 1, sizeof(*d->rows));
+	if (!d->rows) {
+		d->nrows = 0;
+		rc = engi_raise(err, ENGI_ENOMEM,
+				"out of memory for %zu report rows",
+				total * c->narms);
+		goto out;
+	}
+
+	size_t at = 0;
+	for (int t = 0; t < ENGI_REPORT_NTABLES; t++) {
+		d->table_first[t] = at;
+		for (size_t g = 0; g < d->table_groups[t]; g++) {
+			const char *group = t ? names[t][g] : "all";
+			size_t n = 0;
+			for (size_t k = 0; k < c->ntasks; k++) {
+				if (!c->used[k])
+					continue;
+				if (t &&
+				    strcmp(c->grp[k * ng + (size_t)(t - 1)],
+					   group) != 0)
+					continue;
+				c->tl[n++] = k;
+			}
+			rc = group_rows(c, t, group, n, &d->rows[at], err);
+			if (rc)
+				goto out;
+			at += c->narms;
+		}
+	}
+out:
+	for (int t = 1; t < ENGI_REPORT_NTABLES; t++)
+		engi_free(names[t]);
+	return rc;
+}
+
+int engi_report_compute(struct engi_report_data *d,
+			const struct engi_results *res,
+			const struct engi_report_opts *o,
+			struct engi_error *err)
+{
+	d->boot.seed = o->seed;
+	d->boot.draws = o->draws;
+	d->boot.level = o->level;
+	d->boot.min_tasks = o->min_tasks;
+	TRY(engi_boot_opts_check(&d->boot, err));
+
+	struct ctx c;
+	memset(&c, 0, sizeof(c));
+	c.res = res;
+	c.d = d;
+	int rc = build_indexes(&c, err);
+	if (!rc)
+		rc = accumulate(&c, err);
+	if (!rc)
+		rc = make_rows(&c, err);
+	ctx_release(&c);
+	if (rc) {
+		engi_report_data_release(d);
+		engi_error_prefix(err, "making the report");
+	}
+	return rc;
+}
+
+/* ---- rendering ---- */
+
+/* An output buffer whose first failure sticks, checked once at the end. */
+struct out {
+	struct engi_dynbuf b;
+	int rc;
+};
+
+static void out_init(struct out *o)
+{
+	engi_dynbuf_init(&o->b, ENGI_REPORT_OUTPUT_CAP);
+	o->rc = 0;
+}
+
+static void out_bytes(struct out *o, const char *s, size_t n)
+{
+	if (!o->rc)
+		o->rc = engi_dynbuf_add(&o->b, s, n);
+}
+
+static void out_str(struct out *o, const char *s)
+{
+	out_bytes(o, s, strlen(s));
+}
+
+static void out_fmt(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void out_fmt(struct out *o, const char *fmt, ...)
+{
+	if (o->rc)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	o->rc = engi_dynbuf_vprintf(&o->b, fmt, ap);
+	va_end(ap);
+}
+
+static int out_check(struct out *o, const char *what, struct engi_error *err)
+{
+	if (o->rc == ENGI_ETOOBIG)
+		RAISE(err, ENGI_ETOOBIG, "%s is over its %zu-byte cap", what,
+		      ENGI_REPORT_OUTPUT_CAP);
+	if (o->rc)
+		RAISE(err, o->rc, "cannot render %s: %s", what,
+		      engi_strerror(o->rc));
+	return 0;
+}
+
+/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;
+		if (c == 0xed)
+			hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		if (c == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
+static void json_string(struct out *o, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str);
+	out_str(o, "\"");
+	for (size_t i = 0; i < n;) {
+		unsigned char ch = s[i];
+		if (ch == '"' || ch == '\\') {
+			char esc[2] = {'\\', (char)ch};
+			out_bytes(o, esc, 2);
+		} else if (ch == '\n') {
+			out_str(o, "\\n");
+		} else if (ch == '\r') {
+			out_str(o, "\\r");
+		} else if (ch == '\t') {
+			out_str(o, "\\t");
+		} else if (ch == '\b') {
+			out_str(o, "\\b");
+		} else if (ch == '\f') {
+			out_str(o, "\\f");
+		} else if (ch < 0x20) {
+			out_fmt(o, "\\u%04x", ch);
+		} else if (ch < 0x80) {
+			out_bytes(o, (const char *)&s[i], 1);
+		} else {
+			size_t len = utf8_seq(&s[i], n - i);
+			if (len) {
+				out_bytes(o, (const char *)&s[i], len);
+				i += len;
+				continue;
+			}
+			out_str(o, "\\ufffd");
+		}
+		i++;
+	}
+	out_str(o, "\"");
+}
+
+/* A CSV field, quoted when it holds a separator, a quote, a line break or
+ * edge spaces (RFC 4180). */
+static void csv_string(struct out *o, const char *s)
+{
+	size_t n = strlen(s);
+	int quote = n && (s[0] == ' ' || s[n - 1] == ' ');
+	for (size_t i = 0; i < n && !quote; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+			quote = 1;
+	if (!quote) {
+		out_bytes(o, s, n);
+		return;
+	}
+	out_str(o, "\"");
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			out_str(o, "\"\"");
+		else
+			out_bytes(o, &s[i], 1);
+	}
+	out_str(o, "\"");
+}
+
+/* A Markdown table cell: pipes and backslashes escaped, line breaks and
+ * other control characters as spaces, '<' as an entity so names never turn
+ * into HTML. */
+static void md_cell(struct out *o, const char *s)
+{
+	if (!*s) {
+		out_str(o, "(none)");
+		return;
+	}
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '|' || ch == '\\') {
+			char esc[2] = {'\\', (char)ch};
+			out_bytes(o, esc, 2);
+		} else if (ch == '<') {
+			out_str(o, "&lt;");
+		} else if (ch < 0x20 || ch == 0x7f) {
+			out_str(o, " ");
+		} else {
+			out_bytes(o, s, 1);
+		}
+	}
+}
+
+/* ---- the row as a list of fields, shared by CSV and JSON ---- */
+
+enum field_kind { F_STR, F_SIZE, F_I64, F_NUM };
+
+struct field {
+	const char *key;
+	int kind;
+	const char *s;
+	size_t z;
+	int64_t i;
+	double x;
+};
+
+#define ROW_FIELDS 29
+
+static void row_fields(const struct engi_report_row *r, struct field *f)
+{
+	size_t n = 0;
+/* clang-format off */
+#define FS(k, v) f[n++] = (struct field){.key = k, .kind = F_STR, .s = (v)}
+#define FZ(k, v) f[n++] = (struct field){.key = k, .kind = F_SIZE, .z = (v)}
+#define FI(k, v) f[n++] = (struct field){.key = k, .kind = F_I64, .i = (v)}
+#define FN(k, v) f[n++] = (struct field){.key = k, .kind = F_NUM, .x = (v)}
+	/* clang-format on */
+	FS("table", engi_report_table_name(r->table));
+	FS("group", r->group);
+	FS("model", r->model);
+	FS("condition", r->condition);
+	FZ("tasks", r->tasks);
+	FZ("episodes", r->episodes);
+	FZ("scored", r->scored);
+	FN("score_x100", r->score.mean);
+	FN("ci_lo_x100", r->score.lo);
+	FN("ci_hi_x100", r->score.hi);
+	FS("ci_flag", engi_ci_flag_name(r->score.flag));
+	FZ("ci_draws", r->score.draws);
+	FN("success_rate", r->success_rate);
+	FZ("stable_success", r->stable_success);
+	FZ("mixed", r->mixed);
+	FZ("stable_failure", r->stable_failure);
+	FZ("single_trial", r->single_trial);
+	FZ("done", r->outcomes[ENGI_REPORT_DONE]);
+	FZ("fail_declared", r->outcomes[ENGI_REPORT_FAIL_DECLARED]);
+	FZ("turn_limit", r->outcomes[ENGI_REPORT_TURN_LIMIT]);
+	FZ("time_limit", r->outcomes[ENGI_REPORT_TIME_LIMIT]);
+	FZ("env_crash", r->outcomes[ENGI_REPORT_ENV_CRASH]);
+	FZ("agent_error", r->outcomes[ENGI_REPORT_AGENT_ERROR]);
+	FZ("other_outcome", r->outcomes[ENGI_REPORT_OTHER]);
+	FN("mean_turns", r->mean_turns);
+	FN("mean_wall_s", r->mean_wall_s);
+	FI("tokens_in", r->tokens_in);
+	FI("tokens_out", r->tokens_out);
+	FN("cost_usd", r->cost_usd);
+#undef FS
+#undef FZ
+#undef FI
+#undef FN
+	BUG_ON(n != ROW_FIELDS);
+}
+
+/* Numbers in files: 12 significant digits, far beyond what a bootstrap
+ * supports, and the same text on every machine (glibc rounds exactly). */
+static void field_value(struct out *o, const struct field *f, int json)
+{
+	switch (f->kind) {
+	case F_STR:
+		if (json)
+			json_string(o, f->s);
+		else
+			csv_string(o, f->s);
+		break;
+	case F_SIZE:
+		out_fmt(o, "%zu", f->z);
+		break;
+	case F_I64:
+		out_fmt(o, "%" PRId64, f->i);
+		break;
+	default:
+		if (isfinite(f->x))
+			out_fmt(o, "%.12g", f->x);
+		else if (json)
+			out_str(o, "null");
+		break;
+	}
+}
+
+static void render_csv(struct out *o, const struct engi_report_data *d)
+{
+	struct field f[ROW_FIELDS];
+	struct engi_report_row empty;
+	memset(&empty, 0, sizeof(empty));
+	row_fields(&empty, f);
+	for (size_t i = 0; i < ROW_FIELDS; i++)
+		out_fmt(o, "%s%s", i ? "," : "", f[i].key);
+	out_str(o, "\r\n");
+	for (size_t r = 0; r < d->nrows; r++) {
+		row_fields(&d->rows[r], f);
+		for (size_t i = 0; i < ROW_FIELDS; i++) {
+			if (i)
+				out_str(o, ",");
+			field_value(o, &f[i], 0);
+		}
+		out_str(o, "\r\n");
+	}
+}
+
+static void render_json(struct out *o, const struct engi_report_data *d)
+{
+	out_str(o, "{\n  \"format\": \"engisweep-report\",\n"
+		   "  \"format_version\": 1,\n");
+	out_fmt(o,
+		"  \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
+		"\"level\": %.12g, \"min_tasks\": %zu},\n",
+		d->boot.seed, d->boot.draws, d->boot.level, d->boot.min_tasks);
+	out_str(o, "  \"episodes\": {\"planned\": ");
+	if (d->planned)
+		out_fmt(o, "%" PRIu64 ", \"missing\": %" PRIu64, d->planned,
+			d->missing);
+	else
+		out_str(o, "null, \"missing\": null");
+	out_fmt(o,
+		", \"recorded\": %zu, \"extra\": %zu, \"duplicates\": %zu, "
+		"\"scored\": %zu, \"env_crash\": %zu, \"other_outcome\": %zu, "
+		"\"unknown_task\": %zu, \"tasks_listed\": %zu, "
+		"\"tasks_unrun\": %zu},\n",
+		d->recorded, d->extra, d->duplicates, d->scored, d->env_crash,
+		d->other_outcome, d->unknown_task, d->tasks_listed,
+		d->tasks_unrun);
+	out_str(o, "  \"rows\": [");
+	struct field f[ROW_FIELDS];
+	for (size_t r = 0; r < d->nrows; r++) {
+		row_fields(&d->rows[r], f);
+		out_str(o, r ? ",\n    {" : "\n    {");
+		for (size_t i = 0; i < ROW_FIELDS; i++) {
+			out_fmt(o, "%s\"%s\": ", i ? ", " : "", f[i].key);
+			field_value(o, &f[i], 1);
+		}
+		out_str(o, "}");
+	}
+	out_str(o, d->nrows ? "\n  ]\n}\n" : "]\n}\n");
+}
+
+/* ---- Markdown ---- */
+
+/* "95" for level 0.95, "97.5" for 0.975 */
+static void level_percent(const struct engi_report_data *d, char *buf,
+			  size_t size)
+{
+	snprintf(buf, size, "%g", d->boot.level * 100.0);
+}
+
+static void md_num(struct out *o, double v, const char *fmt)
+{
+	if (isfinite(v))
+		out_fmt(o, fmt, v);
+	else
+		out_str(o, "n/a");
+}
+
+static void md_flag(struct out *o, const struct engi_ci *ci, size_t min_tasks)
+{
+	switch (ci->flag) {
+	case ENGI_CI_NO_TASKS:
+		out_str(o, "no tasks");
+		break;
+	case ENGI_CI_FEW_TASKS:
+		out_fmt(o, "too few tasks (%zu < %zu)", ci->ntasks, min_tasks);
+		break;
+	case ENGI_CI_ALL_ZERO:
+		out_str(o, "every task at 0");
+		break;
+	case ENGI_CI_ALL_ONE:
+		out_str(o, "every task at 100");
+		break;
+	case ENGI_CI_CONSTANT:
+		out_str(o, "every task equal");
+		break;
+	default:
+		out_str(o, "n/a");
+		break;
+	}
+}
+
+/* The reason without an interval, inside a table cell. */
+static const char *short_flag(int flag)
+{
+	switch (flag) {
+	case ENGI_CI_FEW_TASKS:
+		return "few tasks";
+	case ENGI_CI_ALL_ZERO:
+		return "all 0";
+	case ENGI_CI_ALL_ONE:
+		return "all 100";
+	case ENGI_CI_CONSTANT:
+		return "all equal";
+	default:
+		return "no interval";
+	}
+}
+
+static void md_interval(struct out *o, const struct engi_ci *ci,
+			size_t min_tasks)
+{
+	if (ci->flag == ENGI_CI_OK && isfinite(ci->lo) && isfinite(ci->hi))
+		out_fmt(o, "[%.1f, %.1f]", ci->lo, ci->hi);
+	else
+		md_flag(o, ci, min_tasks);
+}
+
+static void md_arm(struct out *o, const struct engi_report_data *d,
+		   const struct engi_report_row *r)
+{
+	out_str(o, "| ");
+	md_cell(o, r->model);
+	if (d->nconditions > 1) {
+		out_str(o, " | ");
+		md_cell(o, r->condition);
+	}
+}
+
+static void md_head(struct out *o, const struct engi_report_data *d,
+		    const char *cols, const char *align)
+{
+	out_str(o,
+		d->nconditions > 1 ? "| model | condition | " : "| model | ");
+	out_fmt(o, "%s |\n", cols);
+	out_str(o, d->nconditions > 1 ? "|---|---|" : "|---|");
+	out_fmt(o, "%s\n", align);
+}
+
+static const struct engi_report_row *overall(const struct engi_report_data *d,
+					     size_t arm)
+{
+	return &d->rows[d->table_first[ENGI_REPORT_OVERALL] + arm];
+}
+
+static void md_episodes(struct out *o, const struct engi_report_data *d)
+{
+	out_str(o, "## Episodes\n\n");
+	if (d->planned)
+		out_fmt(o,
+			"Denominator: the %" PRIu64
+			" cells (task x model x condition x trial) the sweep "
+			"planned.\n\n",
+			d->planned);
+	else
+		out_str(o, "Denominator: the episodes recorded; the number of "
+			   "planned cells is not known, so missing episodes "
+			   "cannot be counted.\n\n");
+	out_str(o, "| episodes | count |\n|---|---:|\n");
+	if (d->planned) {
+		out_fmt(o, "| planned cells | %" PRIu64 " |\n", d->planned);
+		out_fmt(o, "| recorded | %zu |\n", d->recorded);
+		out_fmt(o, "| missing (planned - recorded) | %" PRIu64 " |\n",
+			d->missing);
+		if (d->extra)
+			out_fmt(o, "| recorded beyond the plan | %zu |\n",
+				d->extra);
+	} else {
+		out_fmt(o, "| recorded | %zu |\n", d->recorded);
+		out_str(o, "| missing | unknown |\n");
+	}
+	out_fmt(o, "| scored | %zu |\n", d->scored);
+	out_fmt(o, "| env_crash (infrastructure failure, not scored) | %zu |\n",
+		d->env_crash);
+	out_fmt(o, "| unknown outcome (not scored) | %zu |\n",
+		d->other_outcome);
+	out_fmt(o, "| duplicate records ignored | %zu |\n", d->duplicates);
+	out_fmt(o, "| on tasks missing from /tasks | %zu |\n", d->unknown_task);
+	out_fmt(o,
+		"\nTasks listed in /tasks: %zu, of which %zu have no recorded "
+		"episode.\n\n",
+		d->tasks_listed, d->tasks_unrun);
+}
+
+static void md_scores(struct out *o, const struct engi_report_data *d)
+{
+	char pct[32];
+	level_percent(d, pct, sizeof(pct));
+	out_str(o, "## Scores\n\n");
+	out_str(o, "Denominator: per model, the tasks with at least one scored "
+		   "episode (env_crash and unknown outcomes excluded). Score: "
+		   "mean over those tasks of the per-task mean episode score, "
+		   "x100. Success rate: the same two-level mean of the success "
+		   "flag.\n\n");
+	char cols[128];
+	snprintf(cols, sizeof(cols),
+		 "tasks | scored episodes | score | %s %% CI | success rate",
+		 pct);
+	md_head(o, d, cols, "---:|---:|---:|---|---:|");
+	for (size_t a = 0; a < d->narms; a++) {
+		const struct engi_report_row *r = overall(d, a);
+		md_arm(o, d, r);
+		out_fmt(o, " | %zu | %zu | ", r->tasks, r->scored);
+		md_num(o, r->score.mean, "%.1f");
+		out_str(o, " | ");
+		md_interval(o, &r->score, d->boot.min_tasks);
+		out_str(o, " | ");
+		md_num(o, r->success_rate * 100.0, "%.1f %%");
+		out_str(o, " |\n");
+	}
+	out_str(o, "\n");
+}
+
+static void md_stability(struct out *o, const struct engi_report_data *d)
+{
+	out_str(o, "## Trial stability\n\n");
+	out_str(o, "Denominator: per model, the tasks with at least 2 scored "
+		   "trials. Stable success: every trial succeeds; stable "
+		   "failure: none does; mixed: some do. Tasks with a single "
+		   "scored trial are counted apart and not classified.\n\n");
+	md_head(o, d,
+		"tasks with >= 2 trials | stable success | mixed | "
+		"stable failure | single trial (not classified)",
+		"---:|---:|---:|---:|---:|");
+	for (size_t a = 0; a < d->narms; a++) {
+		const struct engi_report_row *r = overall(d, a);
+		md_arm(o, d, r);
+		out_fmt(o, " | %zu | %zu | %zu | %zu | %zu |\n",
+			r->stable_success + r->mixed + r->stable_failure,
+			r->stable_success, r->mixed, r->stable_failure,
+			r->single_trial);
+	}
+	out_str(o, "\n");
+}
+
+static void md_outcomes(struct out *o, const struct engi_report_data *d)
+{
+	out_str(o, "## Terminal outcomes\n\n");
+	out_str(o, "Denominator: per model, the recorded episodes, every "
+		   "outcome (env_crash included).\n\n");
+	md_head(o, d,
+		"episodes | done | fail_declared | turn_limit | time_limit | "
+		"env_crash | agent_error | other",
+		"---:|---:|---:|---:|---:|---:|---:|---:|");
+	for (size_t a = 0; a < d->narms; a++) {
+		const struct engi_report_row *r = overall(d, a);
+		md_arm(o, d, r);
+		out_fmt(o, " | %zu", r->episodes);
+		for (int k = 0; k < NOUT; k++)
+			out_fmt(o, " | %zu", r->outcomes[k]);
+		out_str(o, " |\n");
+	}
+	out_str(o, "\n");
+}
+
+static void md_effort(struct out *o, const struct engi_report_data *d)
+{
+	out_str(o, "## Effort and cost\n\n");
+	out_str(o, "Denominator: mean turns and mean wall_s over the scored "
+		   "episodes; tokens and cost summed over every recorded "
+		   "episode (a crashed episode still spent them).\n\n");
+	md_head(o, d,
+		"scored episodes | mean turns | mean wall_s | tokens in | "
+		"tokens out | cost (USD)",
+		"---:|---:|---:|---:|---:|---:|");
+	for (size_t a = 0; a < d->narms; a++) {
+		const struct engi_report_row *r = overall(d, a);
+		md_arm(o, d, r);
+		out_fmt(o, " | %zu | ", r->scored);
+		md_num(o, r->mean_turns, "%.1f");
+		out_str(o, " | ");
+		md_num(o, r->mean_wall_s, "%.1f");
+		out_fmt(o, " | %" PRId64 " | %" PRId64 " | ", r->tokens_in,
+			r->tokens_out);
+		md_num(o, r->cost_usd, "%.2f");
+		out_str(o, " |\n");
+	}
+	out_str(o, "\n");
+}
+
+static void md_groups(struct out *o, const struct engi_report_data *d,
+		      int table)
+{
+	char pct[32];
+	level_percent(d, pct, sizeof(pct));
+	const char *name = engi_report_table_name(table);
+	size_t first = d->table_first[table], ng = d->table_groups[table];
+	out_fmt(o, "## Score by %s\n\n", name);
+	out_fmt(o,
+		"Denominator: per cell, the n tasks of that %s with at least "
+		"one scored episode for the model. Cell: score x100 [%s %% "
+		"interval] (n = tasks); without an interval, the reason (fewer "
+		"than %zu tasks, or every task at the same score).\n\n",
+		name, pct, d->boot.min_tasks);
+	if (ng == 0) {
+		out_str(o, "No task has a recorded episode.\n\n");
+		return;
+	}
+	out_str(o, d->nconditions > 1 ? "| model | condition" : "| model");
+	for (size_t g = 0; g < ng; g++) {
+		out_str(o, " | ");
+		md_cell(o, d->rows[first + g * d->narms].group);
+	}
+	out_str(o, " |\n");
+	out_str(o, d->nconditions > 1 ? "|---|---" : "|---");
+	for (size_t g = 0; g < ng; g++)
+		out_str(o, "|---:");
+	out_str(o, "|\n");
+	for (size_t a = 0; a < d->narms; a++) {
+		md_arm(o, d, &d->rows[first + a]);
+		for (size_t g = 0; g < ng; g++) {
+			const struct engi_report_row *r =
+				&d->rows[first + g * d->narms + a];
+			out_str(o, " | ");
+			if (r->tasks == 0) {
+				out_str(o, "n/a (n=0)");
+				continue;
+			}
+			out_fmt(o, "%.1f ", r->score.mean);
+			if (r->score.flag == ENGI_CI_OK) {
+				md_interval(o, &r->score, d->boot.min_tasks);
+				out_fmt(o, " (n=%zu)", r->tasks);
+			} else {
+				out_fmt(o, "(n=%zu, %s)", r->tasks,
+					short_flag(r->score.flag));
+			}
+		}
+		out_str(o, " |\n");
+	}
+	out_str(o, "\n");
+}
+
+static void render_markdown(struct out *o, const struct engi_report_data *d)
+{
+	char pct[32];
+	level_percent(d, pct, sizeof(pct));
+	out_str(o, "# Sweep report\n\n");
+	out_fmt(o,
+		"Scores are x100: the mean over tasks of the per-task mean "
+		"episode score, trials averaged within a task first. "
+		"Intervals: %s %% percentile bootstrap over tasks "
+		"(task-clustered; %zu draws, seed %" PRIu64
+		"; all models resampled together), shown only for at least "
+		"%zu tasks whose scores are not all equal. env_crash episodes "
+		"are infrastructure failures: counted, never scored.\n\n",
+		pct, d->boot.draws, d->boot.seed, d->boot.min_tasks);
+	md_episodes(o, d);
+	if (d->narms == 0) {
+		out_str(o, "No model has a recorded episode.\n");
+		return;
+	}
+	md_scores(o, d);
+	md_stability(o, d);
+	md_outcomes(o, d);
+	md_effort(o, d);
+	for (int t = ENGI_REPORT_BY_TYPE; t < ENGI_REPORT_NTABLES; t++)
+		md_groups(o, d, t);
+}
+
+/* ---- writers ---- */
+
+static int write_file(const char *path, const struct engi_dynbuf *b,
+		      struct engi_error *err)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		RAISE(err, ENGI_EIO, "cannot open report file '%s': %s", path,
+		      strerror(errno));
+	size_t n = b->len ? fwrite(b->buf, 1, b->len, f) : 0;
+	int werr = n != b->len ? errno : 0;
+	if (fclose(f) != 0 && !werr)
+		werr = errno;
+	if (n != b->len || werr)
+		RAISE(err, ENGI_EIO, "cannot write report file '%s': %s", path,
+		      strerror(werr ? werr : EIO));
+	return 0;
+}
+
+static int render_to_file(const struct engi_report_data *d, const char *path,
+			  int json, struct engi_error *err)
+{
+	struct out o;
+	out_init(&o);
+	if (json)
+		render_json(&o, d);
+	else
+		render_csv(&o, d);
+	int rc =
+		out_check(&o, json ? "the JSON report" : "the CSV report", err);
+	if (!rc)
+		rc = write_file(path, &o.b, err);
+	engi_dynbuf_release(&o.b);
+	return rc;
+}
+
+int engi_report_write_csv(const struct engi_report_data *d, const char *path,
+			  struct engi_error *err)
+{
+	return render_to_file(d, path, 0, err);
+}
+
+int engi_report_write_json(const struct engi_report_data *d, const char *path,
+			   struct engi_error *err)
+{
+	return render_to_file(d, path, 1, err);
+}
+
+int engi_report_write_markdown(const struct engi_report_data *d, FILE *out,
+			       struct engi_error *err)
+{
+	struct out o;
+	out_init(&o);
+	render_markdown(&o, d);
+	int rc = out_check(&o, "the Markdown report", err);
+	if (!rc && o.b.len && fwrite(o.b.buf, 1, o.b.len, out) != o.b.len)
+		rc = engi_raise(err, ENGI_EIO,
+				"cannot write the Markdown report: %s",
+				strerror(errno));
+	if (!rc && (fflush(out) != 0 || ferror(out)))
+		rc = engi_raise(err, ENGI_EIO,
+				"cannot write the Markdown report: %s",
+				strerror(errno));
+	engi_dynbuf_release(&o.b);
+	return rc;
+}
+
+static int write_with_suffix(const struct engi_report_data *d,
+			     const char *prefix, const char *suffix, int json,
+			     struct engi_error *err)
+{
+	size_t n = strlen(prefix) + strlen(suffix) + 1;
+	char *path = engi_malloc(n);
+	if (!path)
+		RAISE(err, ENGI_ENOMEM,
+		      "out of memory naming report file '%s%s'", prefix,
+		      suffix);
+	snprintf(path, n, "%s%s", prefix, suffix);
+	int rc = render_to_file(d, path, json, err);
+	engi_free(path);
+	return rc;
+}
+
+int engi_report(const struct engi_results *res,
+		const struct engi_report_opts *o, FILE *md,
+		struct engi_error *err)
+{
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	int rc = engi_report_compute(&d, res, o, err);
+	if (!rc && md)
+		rc = engi_report_write_markdown(&d, md, err);
+	if (!rc && o->prefix)
+		rc = write_with_suffix(&d, o->prefix, ".csv", 0, err);
+	if (!rc && o->prefix)
+		rc = write_with_suffix(&d, o->prefix, ".json", 1, err);
+	engi_report_data_release(&d);
+	return rc;
+}

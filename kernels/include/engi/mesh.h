@@ -1,0 +1,75 @@
+/*
+ * mesh.h - triangle-mesh validity and mass properties.
+ *
+ * A struct engi_mesh is an indexed triangle soup owned by the caller
+ * (engi_mesh_init / engi_mesh_release). engi_mesh_weld merges vertices closer
+ * than a tolerance, in place. engi_mesh_analyze reports, never repairs: edge
+ * topology (boundary, non-manifold, inconsistently oriented edges),
+ * degenerate and duplicate faces, shells (edge-connected components), Euler
+ * characteristic and genus, area, signed volume, centroid, second moments
+ * and principal moments, axis-aligned bounding box. All sums in double
+ * precision with compensation; deterministic; no I/O. Nothing blocks.
+ */
+#ifndef ENGI_MESH_H
+#define ENGI_MESH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct engi_error;
+
+struct engi_mesh {
+	double *xyz;   /* 3 * nverts coordinates */
+	uint32_t *tri; /* 3 * ntris vertex indices */
+	size_t nverts, ntris;
+};
+
+void engi_mesh_init(struct engi_mesh *m);
+void engi_mesh_release(struct engi_mesh *m);
+
+/* Merges vertices within tol (absolute, model units) of each other and
+ * rewrites triangle indices; tol = 0 merges exact duplicates only. */
+int engi_mesh_weld(struct engi_mesh *m, double tol, struct engi_error *err);
+
+struct engi_mesh_report {
+	size_t nverts, ntris, nedges;
+	size_t boundary_edges;     /* edges used by one face */
+	size_t nonmanifold_edges;  /* edges used by three or more faces */
+	size_t inconsistent_edges; /* two faces traverse the edge the same way */
+	size_t degenerate_faces;   /* repeated index or zero area */
+	size_t duplicate_faces;    /* same vertex set as an earlier face */
+	size_t shells;             /* connected components over shared edges */
+	int watertight;            /* no boundary and no non-manifold edge */
+	int oriented;              /* watertight, no inconsistent edge and
+				      positive volume */
+	long euler;                /* V - E + F over referenced vertices */
+	long genus;                /* sum over closed shells of (2 - chi)/2;
+				      -1 when not watertight */
+	double area;
+	double volume;      /* signed: positive for outward normals */
+	double centroid[3]; /* of the enclosed solid (of the surface if volume ~ 0) */
+	/* second moments of the solid about its centroid, unit density:
+	 * [0]=int x^2, [1]=int y^2, [2]=int z^2, [3]=int xy, [4]=int xz, [5]=int yz */
+	double second_moment[6];
+	double principal[3]; /* principal moments of inertia, ascending */
+	double bbox_min[3], bbox_max[3];
+};
+
+int engi_mesh_analyze(const struct engi_mesh *m, struct engi_mesh_report *r,
+		      struct engi_error *err);
+
+/* A face with three distinct indices is degenerate (zero area) when twice its
+ * area is at most this times its longest edge squared. */
+#define ENGI_MESH_ZERO_AREA_REL 1e-10
+/* A volume at most this times the bounding-box diagonal cubed counts as zero:
+ * the centroid is then the surface's and the second moments are zero. */
+#define ENGI_MESH_ZERO_VOLUME_REL 1e-12
+
+/* Reads binary or ASCII STL (detected from content). At most max_tris
+ * triangles; NaN or infinite coordinates are errors naming the facet.
+ * Vertices are not welded: call engi_mesh_weld. m must have been initialised;
+ * its contents are replaced on success and left empty on error. */
+int engi_stl_read(const char *path, struct engi_mesh *m, size_t max_tris,
+		  struct engi_error *err);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * agent.h - who acts in an episode: a model behind an API, or a built-in
+ * agent that plays a task's reference or flawed solution, or does nothing.
+ *
+ * An agent is a descriptor with an ops table in a static registry. The
+ * episode runner calls agent_start once, then agent_next once per turn with
+ * the observation of the previous turn; the agent fills a struct agent_turn
+ * with one or more actions (they run in order and count as one turn) and its
+ * usage. Actions and their strings belong to the agent until the next call.
+ * agent_stop frees everything. Agents never see the backend: they speak in
+ * actions and observations only.
+ */
+#ifndef ENGI_AGENT_H
+#define ENGI_AGENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engi/error.h"
+#include "task.h"
+
+enum action_kind { ACT_RUN, ACT_WRITE, ACT_DONE, ACT_FAIL };
+
+struct agent_action {
+	int kind;
+	const char *text; /* command, summary or reason */
+	const char *path; /* ACT_WRITE: environment path */
+	const void *data; /* ACT_WRITE: content */
+	size_t len;
+};
+
+#define AGENT_MAX_ACTIONS 16
+
+struct agent_turn {
+	struct agent_action actions[AGENT_MAX_ACTIONS];
+	size_t n;
+	int64_t tokens_in, tokens_out;
+	double cost_usd;
+};
+
+struct observation {
+	int turn; /* 0 before the first action */
+	const char *output;
+	size_t output_len;
+	int exit_code;
+	int timed_out;
+	int truncated;
+};
+
+struct agent_ctx {
+	const struct task *task;
+	const char *variant; /* flawed variant name, or NULL */
+	const char *settings_json; /* the model's settings */
+	const char *condition_json;
+};
+
+struct agent;
+
+struct agent_ops {
+	int (*start)(struct agent *a, const struct agent_ctx *ctx,
+		     struct engi_error *err);
+	int (*next)(struct agent *a, const struct observation *obs,
+		    struct agent_turn *turn, struct engi_error *err);
+	void (*stop)(struct agent *a);
+};
+
+struct agent_desc {
+	const char *name;
+	const char *summary;
+	size_t priv_size;
+	const struct agent_ops *ops; /* NULL: not built */
+	const char *not_built_hint;
+	int takes_variant; /* name:VARIANT */
+};
+
+struct agent {
+	const struct agent_desc *desc;
+	void *priv;
+};
+
+/* spec is "name" or "name:variant". */
+const struct agent_desc *agent_lookup(const char *spec, struct engi_error *err);
+const struct agent_desc *const *agent_all(void);
+
+int agent_start(const struct agent_desc *d, const struct agent_ctx *ctx,
+		struct agent **out, struct engi_error *err);
+int agent_next(struct agent *a, const struct observation *obs,
+	       struct agent_turn *turn, struct engi_error *err);
+void agent_stop(struct agent **a);
+
+#endif

@@ -1,0 +1,128 @@
+#include "backend.h"
+
+#include "engi/alloc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const struct backend_desc backend_local;
+extern const struct backend_desc backend_qemu;
+
+static const struct backend_desc *const registry[] = {&backend_local,
+						      &backend_qemu, NULL};
+
+const struct backend_desc *const *backend_all(void)
+{
+	return registry;
+}
+
+const struct backend_desc *backend_lookup(const char *name,
+					  struct engi_error *err)
+{
+	char names[256] = "";
+	for (const struct backend_desc *const *d = registry; *d; d++) {
+		if (!strcmp((*d)->name, name)) {
+			if (!(*d)->ops) {
+				engi_raise(err, ENGI_ENOTSUP,
+					   "backend '%s' is not built into this binary%s%s",
+					   name, (*d)->not_built_hint ? ": " : "",
+					   (*d)->not_built_hint ? (*d)->not_built_hint : "");
+				return NULL;
+			}
+			return *d;
+		}
+		if (names[0])
+			strncat(names, ", ", sizeof(names) - strlen(names) - 1);
+		strncat(names, (*d)->name, sizeof(names) - strlen(names) - 1);
+	}
+	engi_raise(err, ENGI_ENOTFOUND, "unknown backend '%s' (valid: %s)", name, names);
+	return NULL;
+}
+
+void exec_result_release(struct exec_result *r)
+{
+	engi_free(r->out);
+	memset(r, 0, sizeof(*r));
+}
+
+int backend_start(const struct backend_desc *d, const struct env_spec *spec,
+		  struct backend_env **out, struct engi_error *err)
+{
+	*out = NULL;
+	struct backend_env *env = engi_calloc(1, sizeof(*env));
+	if (!env)
+		RAISE(err, ENGI_ENOMEM, "out of memory starting backend '%s'", d->name);
+	env->desc = d;
+	if (d->priv_size) {
+		env->priv = engi_calloc(1, d->priv_size);
+		if (!env->priv) {
+			engi_free(env);
+			RAISE(err, ENGI_ENOMEM, "out of memory starting backend '%s'", d->name);
+		}
+	}
+	int rc = d->ops->start(env, spec, err);
+	if (rc < 0) {
+		engi_free(env->priv);
+		engi_free(env);
+		return rc;
+	}
+	*out = env;
+	return 0;
+}
+
+#define NOT_SUPPORTED(env, what)                                               \
+	engi_raise(err, ENGI_ENOTSUP, "backend '%s' does not support %s",      \
+		   (env)->desc->name, what)
+
+int backend_exec(struct backend_env *env, const char *command,
+		 const struct exec_opts *o, struct exec_result *r,
+		 struct engi_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (!env->desc->ops->exec)
+		return NOT_SUPPORTED(env, "commands");
+	return env->desc->ops->exec(env, command, o, r, err);
+}
+
+int backend_put(struct backend_env *env, const void *data, size_t len,
+		const char *env_path, struct engi_error *err)
+{
+	if (!env->desc->ops->put)
+		return NOT_SUPPORTED(env, "copying files in");
+	return env->desc->ops->put(env, data, len, env_path, err);
+}
+
+int backend_get(struct backend_env *env, const char *env_path,
+		const char *host_path, uint64_t max_bytes, uint64_t *bytes,
+		struct engi_error *err)
+{
+	if (!env->desc->ops->get)
+		return NOT_SUPPORTED(env, "copying files out");
+	return env->desc->ops->get(env, env_path, host_path, max_bytes, bytes, err);
+}
+
+int backend_screenshot(struct backend_env *env, double scale,
+		       unsigned char **png, size_t *len, struct engi_error *err)
+{
+	if (!env->desc->ops->screenshot)
+		return NOT_SUPPORTED(env, "screenshots");
+	return env->desc->ops->screenshot(env, scale, png, len, err);
+}
+
+int backend_input(struct backend_env *env, const char *event_json,
+		  struct engi_error *err)
+{
+	if (!env->desc->ops->input)
+		return NOT_SUPPORTED(env, "input events");
+	return env->desc->ops->input(env, event_json, err);
+}
+
+void backend_stop(struct backend_env **env)
+{
+	if (!*env)
+		return;
+	(*env)->desc->ops->stop(*env);
+	engi_free((*env)->priv);
+	engi_free(*env);
+	*env = NULL;
+}

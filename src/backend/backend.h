@@ -1,0 +1,119 @@
+/*
+ * backend.h - where an episode runs: a clean environment per episode that
+ * can run commands and move files in and out.
+ *
+ * A backend is a descriptor (name, capabilities, size of its private state,
+ * ops table) in a static registry. backend_start allocates a struct
+ * backend_env with the backend's private state and starts the environment;
+ * backend_stop tears it down and frees everything, so nothing survives from
+ * one episode to the next. Callers use the backend_* wrappers, never the ops
+ * directly; an op a backend lacks answers ENGI_ENOTSUP naming the backend.
+ *
+ * Every call blocks. Errors: ENGI_EENV when the environment itself failed
+ * (crashed, unreachable): the runner turns that into outcome env_crash and
+ * retries; other codes are about the request (bad path, over a cap).
+ * One env is used by one thread at a time.
+ */
+#ifndef ENGI_BACKEND_H
+#define ENGI_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engi/error.h"
+
+enum backend_caps {
+	BACKEND_CAP_EXEC = 1u << 0,
+	BACKEND_CAP_FILES = 1u << 1,
+	BACKEND_CAP_SCREEN = 1u << 2,
+	BACKEND_CAP_INPUT = 1u << 3,
+	BACKEND_CAP_ISOLATED = 1u << 4, /* a VM: the agent cannot touch the host */
+};
+
+struct env_spec {
+	const char *image;
+	int cpus;
+	int memory_mb;
+	int network;
+	const char *work_root; /* a host folder the backend may use */
+	const char *name;      /* unique per episode attempt, safe as a file name */
+};
+
+struct exec_opts {
+	double timeout_s;
+	size_t out_cap; /* bytes of output kept; the rest is counted, dropped */
+	int (*cancel)(void *ctx); /* polled; non-zero kills the command */
+	void *cancel_ctx;
+};
+
+struct exec_result {
+	int exit_code;   /* -1 when killed */
+	int timed_out;
+	int cancelled;
+	int term_signal; /* 0 unless killed by a signal */
+	char *out;       /* stdout and stderr interleaved, NUL-terminated */
+	size_t out_len;
+	uint64_t out_total; /* bytes the command wrote, kept or not */
+	double wall_s;
+};
+
+void exec_result_release(struct exec_result *r);
+
+struct backend_env;
+
+struct backend_ops {
+	int (*start)(struct backend_env *env, const struct env_spec *spec,
+		     struct engi_error *err);
+	int (*exec)(struct backend_env *env, const char *command,
+		    const struct exec_opts *o, struct exec_result *r,
+		    struct engi_error *err);
+	int (*put)(struct backend_env *env, const void *data, size_t len,
+		   const char *env_path, struct engi_error *err);
+	int (*get)(struct backend_env *env, const char *env_path,
+		   const char *host_path, uint64_t max_bytes, uint64_t *bytes,
+		   struct engi_error *err);
+	int (*screenshot)(struct backend_env *env, double scale,
+			  unsigned char **png, size_t *len,
+			  struct engi_error *err);
+	int (*input)(struct backend_env *env, const char *event_json,
+		     struct engi_error *err);
+	void (*stop)(struct backend_env *env);
+};
+
+struct backend_desc {
+	const char *name;
+	const char *summary;
+	unsigned caps;
+	size_t priv_size;
+	const struct backend_ops *ops; /* NULL: not built into this binary */
+	const char *not_built_hint;
+};
+
+struct backend_env {
+	const struct backend_desc *desc;
+	void *priv;
+};
+
+/* NULL with a message listing valid names, or saying it is not built. */
+const struct backend_desc *backend_lookup(const char *name,
+					  struct engi_error *err);
+const struct backend_desc *const *backend_all(void);
+
+int backend_start(const struct backend_desc *d, const struct env_spec *spec,
+		  struct backend_env **out, struct engi_error *err);
+int backend_exec(struct backend_env *env, const char *command,
+		 const struct exec_opts *o, struct exec_result *r,
+		 struct engi_error *err);
+int backend_put(struct backend_env *env, const void *data, size_t len,
+		const char *env_path, struct engi_error *err);
+int backend_get(struct backend_env *env, const char *env_path,
+		const char *host_path, uint64_t max_bytes, uint64_t *bytes,
+		struct engi_error *err);
+int backend_screenshot(struct backend_env *env, double scale,
+		       unsigned char **png, size_t *len, struct engi_error *err);
+int backend_input(struct backend_env *env, const char *event_json,
+		  struct engi_error *err);
+/* Stops the environment and frees env; *env becomes NULL. NULL is fine. */
+void backend_stop(struct backend_env **env);
+
+#endif

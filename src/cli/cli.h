@@ -1,0 +1,44 @@
+/*
+ * cli.h - the subcommands and the few helpers they share. Exit codes: 0
+ * success, 1 the work ran and found failures, 2 bad usage or bad input.
+ */
+#ifndef ENGI_CLI_H
+#define ENGI_CLI_H
+
+#include <stddef.h>
+
+#include "engi/error.h"
+
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+
+int cmd_run(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+
+/* "engisweep: <message>" on stderr. */
+void cli_error(const struct engi_error *err);
+void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parses an integer or number option; prints the error itself. */
+int cli_int(const char *opt, const char *s, long lo, long hi, long *out);
+int cli_num(const char *opt, const char *s, double lo, double hi, double *out);
+/* argv joined with spaces (engi_free), for the results file. */
+char *cli_command_line(int argc, char **argv);
+
+/* A growable list of strings from repeated options. */
+struct strlist {
+	const char **v;
+	size_t n, alloc;
+};
+int strlist_push(struct strlist *l, const char *s);
+void strlist_release(struct strlist *l);
+
+struct sweep_opts;
+/* Parses the options run and validate share: 0 parsed, 1 help printed,
+ * -1 usage error (printed). */
+int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o,
+		     struct strlist *conds, struct strlist *res, int *keep);
+
+#endif

@@ -1,0 +1,87 @@
+#include "cli.h"
+
+#include "engi/alloc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_error(const struct engi_error *err)
+{
+	fprintf(stderr, "engisweep: %s\n",
+		err->msg[0] ? err->msg : engi_strerror(err->code));
+}
+
+void cli_errorf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("engisweep: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int cli_int(const char *opt, const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		cli_errorf("%s: '%s' is not an integer from %ld to %ld", opt, s, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_num(const char *opt, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !isfinite(v) || v < lo || v > hi) {
+		cli_errorf("%s: '%s' is not a number from %g to %g", opt, s, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+char *cli_command_line(int argc, char **argv)
+{
+	size_t n = 16;
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	char *s = engi_malloc(n);
+	if (!s)
+		return NULL;
+	strcpy(s, "engisweep");
+	for (int i = 0; i < argc; i++) {
+		strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+int strlist_push(struct strlist *l, const char *s)
+{
+	if (l->n == l->alloc) {
+		size_t na = l->alloc ? 2 * l->alloc : 8;
+		const char **nv = engi_reallocarray(l->v, na, sizeof(*nv));
+		if (!nv)
+			return ENGI_ENOMEM;
+		l->v = nv;
+		l->alloc = na;
+	}
+	l->v[l->n++] = s;
+	return 0;
+}
+
+void strlist_release(struct strlist *l)
+{
+	engi_free(l->v);
+	memset(l, 0, sizeof(*l));
+}

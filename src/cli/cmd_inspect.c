@@ -1,0 +1,42 @@
+#include "cli.h"
+
+#include "agent.h"
+#include "backend.h"
+#include "engi/verify.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char inspect_help[] =
+	"usage: engisweep inspect\n"
+	"\n"
+	"Lists what this binary can run: backends, agents, model providers and\n"
+	"verifier kinds, each marked built or not built.\n";
+
+int cmd_inspect(int argc, char **argv)
+{
+	if (argc > 1) {
+		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+			fputs(inspect_help, stdout);
+			return 0;
+		}
+		cli_errorf("inspect: takes no arguments");
+		fputs(inspect_help, stderr);
+		return EXIT_USAGE;
+	}
+	printf("engisweep %s\n\nbackends:\n", ENGISWEEP_VERSION);
+	for (const struct backend_desc *const *b = backend_all(); *b; b++)
+		printf("  %-10s %-10s %s\n", (*b)->name, (*b)->ops ? "built" : "not built",
+		       (*b)->summary);
+	printf("\nagents:\n");
+	for (const struct agent_desc *const *a = agent_all(); *a; a++)
+		printf("  %-10s %-10s %s\n", (*a)->name, (*a)->ops ? "built" : "not built",
+		       (*a)->summary);
+	printf("\nmodel providers:\n");
+	printf("  %-10s %-10s %s\n", "openai", "not built", "OpenAI-compatible Chat Completions");
+	printf("  %-10s %-10s %s\n", "anthropic", "not built", "Anthropic Messages");
+	printf("\nverifier kinds:\n");
+	for (const struct engi_verifier_kind *const *k = engi_verifier_kinds(); *k; k++)
+		printf("  %-14s %s\n", (*k)->name, (*k)->summary);
+	return 0;
+}

@@ -1,0 +1,228 @@
+#include "cli.h"
+
+#include "engi/alloc.h"
+#include "scheduler.h"
+#include "sweep.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char run_help[] =
+	"usage: engisweep run [options] SUITE\n"
+	"\n"
+	"Runs every cell of SUITE (a folder of task files, or one file) x models x\n"
+	"trials x conditions. Under mpirun or srun, rank 0 dispatches cells to the\n"
+	"other ranks, longest predicted first; alone, it runs them itself.\n"
+	"SIGTERM, SIGINT or SIGUSR1 stop dispatching, let running episodes finish\n"
+	"within the grace time, flush and exit 0; --resume then continues.\n"
+	"\n"
+	"options:\n"
+	"  -o, --out DIR          results folder (default: results): journal.jsonl,\n"
+	"                         results.h5, status.json, artifacts/<cell>/\n"
+	"  -a, --agents LIST      built-in agents, comma-separated: reference, noop,\n"
+	"                         flawed:NAME (default: reference)\n"
+	"  -m, --models FILE      models.json: language models and their prices, caps\n"
+	"  -t, --trials N         trials per task and model (default 1)\n"
+	"  -c, --condition SPEC   NAME or NAME:key=value,... (repeat for an ablation)\n"
+	"  -b, --backend NAME     local or qemu (default: local)\n"
+	"  -r, --resume           continue the sweep in --out: skip finished cells,\n"
+	"                         rerun missing and infrastructure-failed ones\n"
+	"  -j, --jobs N           episodes rank 0 runs at once itself (default: 1 alone,\n"
+	"                         1 with fewer than 4 ranks, else 0)\n"
+	"      --resource NAME=N  N licence tokens of NAME exist (repeat)\n"
+	"      --retries N        retries of an infrastructure failure (default 2)\n"
+	"      --grace S          seconds running episodes get after a stop (default 60)\n"
+	"      --cmd-timeout S    limit of one command in an episode (default 600)\n"
+	"      --progress-every N without a terminal, a line every N episodes (10)\n"
+	"  -q, --quiet            no progress output\n"
+	"  -h, --help             this text\n";
+
+static const char validate_help[] =
+	"usage: engisweep validate [options] SUITE\n"
+	"\n"
+	"Validates every task file of SUITE, then runs on each task its reference\n"
+	"solution, each flawed variant and agent noop, and checks the verdicts: the\n"
+	"reference must succeed, every other run must fail (flawed variants on the\n"
+	"assertions listed in their 'failing'). Exits 0 when all hold, 1 otherwise.\n"
+	"\n"
+	"options:\n"
+	"  -o, --out DIR          results folder (default: a new folder under\n"
+	"                         $TMPDIR, removed afterwards unless --keep)\n"
+	"  -b, --backend NAME     local or qemu (default: local)\n"
+	"  -j, --jobs N           episodes at once (default 1)\n"
+	"      --keep             keep the results folder\n"
+	"  -q, --quiet            no progress output\n"
+	"  -h, --help             this text\n";
+
+enum { OPT_RESOURCE = 256, OPT_RETRIES, OPT_GRACE, OPT_CMD_TIMEOUT, OPT_PROGRESS, OPT_KEEP };
+
+static const struct option run_options[] = {
+	{"out", required_argument, NULL, 'o'},
+	{"agents", required_argument, NULL, 'a'},
+	{"models", required_argument, NULL, 'm'},
+	{"trials", required_argument, NULL, 't'},
+	{"condition", required_argument, NULL, 'c'},
+	{"backend", required_argument, NULL, 'b'},
+	{"resume", no_argument, NULL, 'r'},
+	{"jobs", required_argument, NULL, 'j'},
+	{"resource", required_argument, NULL, OPT_RESOURCE},
+	{"retries", required_argument, NULL, OPT_RETRIES},
+	{"grace", required_argument, NULL, OPT_GRACE},
+	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
+	{"progress-every", required_argument, NULL, OPT_PROGRESS},
+	{"keep", no_argument, NULL, OPT_KEEP},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o,
+		     struct strlist *conds, struct strlist *res, int *keep)
+{
+	const char *help = validation ? validate_help : run_help;
+	int c;
+	long v;
+	double d;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:a:m:t:c:b:rj:qh", run_options, NULL)) != -1) {
+		int run_only = 0;
+		switch (c) {
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'a':
+			run_only = 1;
+			o->agents = optarg;
+			break;
+		case 'm':
+			run_only = 1;
+			o->models_file = optarg;
+			break;
+		case 't':
+			run_only = 1;
+			if (cli_int("--trials", optarg, 1, 1000, &v) < 0)
+				return -1;
+			o->trials = (int)v;
+			break;
+		case 'c':
+			run_only = 1;
+			if (strlist_push(conds, optarg) < 0)
+				return -1;
+			break;
+		case 'b':
+			o->backend = optarg;
+			break;
+		case 'r':
+			run_only = 1;
+			o->resume = 1;
+			break;
+		case 'j':
+			if (cli_int("--jobs", optarg, 0, 1024, &v) < 0)
+				return -1;
+			o->jobs = (int)v;
+			break;
+		case OPT_RESOURCE:
+			run_only = 1;
+			if (strlist_push(res, optarg) < 0)
+				return -1;
+			break;
+		case OPT_RETRIES:
+			run_only = 1;
+			if (cli_int("--retries", optarg, 0, 100, &v) < 0)
+				return -1;
+			o->max_retries = (int)v;
+			break;
+		case OPT_GRACE:
+			run_only = 1;
+			if (cli_num("--grace", optarg, 0, 1e7, &d) < 0)
+				return -1;
+			o->grace_s = d;
+			break;
+		case OPT_CMD_TIMEOUT:
+			run_only = 1;
+			if (cli_num("--cmd-timeout", optarg, 0.001, 1e7, &d) < 0)
+				return -1;
+			o->cmd_timeout_s = d;
+			break;
+		case OPT_PROGRESS:
+			run_only = 1;
+			if (cli_int("--progress-every", optarg, 1, 1000000, &v) < 0)
+				return -1;
+			o->progress_every = (int)v;
+			break;
+		case OPT_KEEP:
+			if (!validation) {
+				cli_errorf("run: --keep belongs to validate");
+				return -1;
+			}
+			*keep = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return 1;
+		default:
+			fputs(help, stderr);
+			return -1;
+		}
+		if (run_only && validation) {
+			cli_errorf("validate: option '%s' belongs to run", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_errorf("%s: expected one SUITE (a folder of task files or one file)",
+			   validation ? "validate" : "run");
+		fputs(help, stderr);
+		return -1;
+	}
+	o->suite = argv[optind];
+	o->conditions = conds->v;
+	o->nconditions = conds->n;
+	o->resources = res->v;
+	o->nresources = res->n;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct sweep_opts o;
+	sweep_opts_defaults(&o);
+	struct strlist conds = {0}, res = {0};
+	int keep = 0;
+	int prc = sweep_parse_args(argc, argv, 0, &o, &conds, &res, &keep);
+	if (prc != 0) {
+		strlist_release(&conds);
+		strlist_release(&res);
+		return prc > 0 ? 0 : EXIT_USAGE;
+	}
+	struct engi_error err;
+	engi_error_init(&err);
+	if (sched_init(&argc, &argv, 0, &err) < 0) {
+		cli_error(&err);
+		return EXIT_USAGE;
+	}
+	char *cmdline = cli_command_line(argc, argv);
+	o.command_line = cmdline;
+	struct sweep sw;
+	int rc = sweep_run(&sw, &o, &err);
+	int code = 0;
+	if (rc < 0) {
+		if (sched_rank() == 0)
+			cli_error(&err);
+		code = rc == ENGI_EPARSE || rc == ENGI_EINVALID || rc == ENGI_ENOTFOUND ||
+				       rc == ENGI_ENOTSUP
+			       ? EXIT_USAGE
+			       : EXIT_FAILED;
+	}
+	sweep_release(&sw);
+	engi_free(cmdline);
+	strlist_release(&conds);
+	strlist_release(&res);
+	sched_finalize();
+	return code;
+}

@@ -1,0 +1,51 @@
+/*
+ * engisweep - benchmark sweeps of agents on engineering software.
+ * The subcommands live in cmd_*.c; only they and main print errors or exit.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} subcommands[] = {
+	{"run", cmd_run, "run a sweep (tasks x models x trials x conditions), under mpirun or alone"},
+	{"plan", cmd_plan, "print the cells, predicted episode-hours and API cost of a sweep"},
+	{"validate", cmd_validate, "check a suite: references pass, flawed variants and noop fail"},
+	{"report", cmd_report, "leaderboard with task-clustered bootstrap intervals from results.h5"},
+	{"inspect", cmd_inspect, "list backends, agents, providers and verifier kinds of this binary"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: engisweep <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
+		fprintf(f, "  %-9s %s\n", subcommands[i].name, subcommands[i].summary);
+	fprintf(f, "\n'engisweep <command> --help' describes a command's options.\n"
+		   "engisweep %s\n", ENGISWEEP_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("engisweep %s\n", ENGISWEEP_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "engisweep: '%s' is not a command\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

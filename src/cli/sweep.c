@@ -1,0 +1,580 @@
+#include "sweep.h"
+
+#include "engi/alloc.h"
+#include "episode.h"
+#include "fsutil.h"
+#include "journal.h"
+#include "progress.h"
+#include "record.h"
+#include "scheduler.h"
+#include "store.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FLUSH_EVERY_RECORDS 16
+#define FLUSH_EVERY_S 2.0
+
+void sweep_opts_defaults(struct sweep_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->out = "results";
+	o->backend = "local";
+	o->trials = 1;
+	o->jobs = -1;
+	o->grace_s = 60;
+	o->max_retries = 2;
+	o->cmd_timeout_s = 600;
+	o->progress_every = 10;
+}
+
+struct pool_entry {
+	const char *name;
+	int cap, used;
+};
+
+struct idx_entry {
+	const char *id;
+	size_t cell;
+};
+
+struct runctx {
+	struct sweep *sw;
+	const struct sweep_opts *o;
+	char out[PATH_MAX];
+	char work_root[PATH_MAX];
+	char h5[PATH_MAX];
+	char host[64];
+	char run_id[40];
+	/* rank 0 */
+	struct journal journal;
+	struct store *store;
+	int *model_running;
+	struct pool_entry *pool;
+	size_t npool;
+	struct idx_entry *index; /* sorted by id */
+	long *last_line;         /* resume: journal line of each cell's last record */
+	size_t line;
+	size_t since_flush;
+	double last_flush;
+	struct progress progress;
+};
+
+static int cmp_idx(const void *a, const void *b)
+{
+	return strcmp(((const struct idx_entry *)a)->id, ((const struct idx_entry *)b)->id);
+}
+
+static long find_cell(const struct runctx *c, const char *id)
+{
+	struct idx_entry key = {.id = id};
+	const struct idx_entry *e = bsearch(&key, c->index, c->sw->matrix.ncells,
+					    sizeof(*c->index), cmp_idx);
+	return e ? (long)e->cell : -1;
+}
+
+/* ---- hooks (run on every rank; the rest on rank 0) ---- */
+
+static int hook_run(void *p, size_t ci, int rank, char **payload, size_t *len)
+{
+	struct runctx *c = p;
+	const struct sweep *sw = c->sw;
+	const struct cell *cell = &sw->matrix.cells[ci];
+	struct episode_spec s;
+	episode_spec_defaults(&s);
+	s.task = &sw->suite.tasks[cell->task];
+	s.model = &sw->def.models[cell->model];
+	s.cond = &sw->def.conds[cell->cond];
+	s.cell = cell;
+	s.backend = c->o->backend;
+	s.out_dir = c->out;
+	s.work_root = c->work_root;
+	s.max_retries = c->o->max_retries;
+	s.cmd_timeout_s = c->o->cmd_timeout_s;
+	s.should_abort = sched_should_abort;
+	s.rank = rank;
+	s.host = c->host;
+	s.run_id = c->run_id;
+	struct record rec;
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc = episode_run(&s, &rec, &e);
+	if (rc == ENGI_EINTERRUPTED)
+		return rc;
+	if (rc < 0) {
+		/* our own failure: still a record, never a lost cell */
+		record_init(&rec);
+		snprintf(rec.cell, sizeof(rec.cell), "%s", cell->id);
+		snprintf(rec.task_id, sizeof(rec.task_id), "%s", s.task->id);
+		snprintf(rec.model, sizeof(rec.model), "%s", s.model->name);
+		snprintf(rec.condition, sizeof(rec.condition), "%s", s.cond->name);
+		rec.trial = cell->trial;
+		rec.outcome = OUTCOME_AGENT_ERROR;
+		rec.attempts = 1;
+		rec.rank = rank;
+		rec.started_at = now_wall();
+		snprintf(rec.host, sizeof(rec.host), "%s", c->host);
+		snprintf(rec.run_id, sizeof(rec.run_id), "%s", c->run_id);
+		snprintf(rec.message, sizeof(rec.message), "%s", e.msg);
+	}
+	engi_error_init(&e);
+	rc = record_to_json(&rec, payload, len, &e);
+	record_release(&rec);
+	return rc < 0 ? ENGI_EINTERRUPTED : 0;
+}
+
+static int hook_admit(void *p, size_t ci)
+{
+	struct runctx *c = p;
+	const struct cell *cell = &c->sw->matrix.cells[ci];
+	const struct model *m = &c->sw->def.models[cell->model];
+	if (m->max_concurrent > 0 && c->model_running[cell->model] >= m->max_concurrent)
+		return 0;
+	const struct task *t = &c->sw->suite.tasks[cell->task];
+	for (size_t i = 0; i < t->nresources; i++)
+		for (size_t k = 0; k < c->npool; k++)
+			if (!strcmp(c->pool[k].name, t->resources[i].name) &&
+			    c->pool[k].used + t->resources[i].count > c->pool[k].cap)
+				return 0;
+	return 1;
+}
+
+static void account(struct runctx *c, size_t ci, int sign)
+{
+	const struct cell *cell = &c->sw->matrix.cells[ci];
+	c->model_running[cell->model] += sign;
+	const struct task *t = &c->sw->suite.tasks[cell->task];
+	for (size_t i = 0; i < t->nresources; i++)
+		for (size_t k = 0; k < c->npool; k++)
+			if (!strcmp(c->pool[k].name, t->resources[i].name))
+				c->pool[k].used += sign * t->resources[i].count;
+}
+
+static void hook_started(void *p, size_t ci, int rank)
+{
+	account(p, ci, +1);
+}
+
+static void note_result(struct sweep *sw, size_t ci, const struct record *r)
+{
+	struct cell_result *cr = &sw->results[ci];
+	engi_free(cr->failed);
+	cr->failed = NULL;
+	cr->have = 1;
+	cr->success = r->success;
+	cr->outcome = r->outcome;
+	cr->score = r->score;
+	size_t n = 2;
+	for (size_t i = 0; i < r->nassertions; i++)
+		n += strlen(r->assertions[i].name) + 1;
+	cr->failed = engi_malloc(n);
+	if (!cr->failed)
+		return;
+	strcpy(cr->failed, ",");
+	for (size_t i = 0; i < r->nassertions; i++) {
+		const struct engi_assertion *a = &r->assertions[i];
+		if (a->state == ENGI_FAIL || (a->required && a->state == ENGI_UNAVAILABLE)) {
+			strcat(cr->failed, a->name);
+			strcat(cr->failed, ",");
+		}
+	}
+}
+
+static int maybe_flush(struct runctx *c, int force, struct engi_error *err)
+{
+	double now = now_mono();
+	if (!force && c->since_flush < FLUSH_EVERY_RECORDS && now - c->last_flush < FLUSH_EVERY_S)
+		return 0;
+	if (c->since_flush == 0)
+		return 0;
+	TRY(store_flush(c->store, err));
+	c->since_flush = 0;
+	c->last_flush = now;
+	return 0;
+}
+
+static int hook_finished(void *p, size_t ci, int rank, const char *payload,
+			 size_t len, struct engi_error *err)
+{
+	struct runctx *c = p;
+	account(c, ci, -1);
+	if (!payload) {
+		progress_interrupted(&c->progress);
+		return 0;
+	}
+	struct record r;
+	record_init(&r);
+	int rc = record_from_json(payload, len, &r, err);
+	if (rc < 0) {
+		engi_error_prefix(err, "result of cell %s from rank %d",
+				  c->sw->matrix.cells[ci].id, rank);
+		return rc;
+	}
+	rc = journal_append(&c->journal, &r, err);
+	if (rc == 0)
+		rc = store_append(c->store, &r, err);
+	if (rc == 0) {
+		c->since_flush++;
+		rc = maybe_flush(c, 0, err);
+	}
+	if (rc == 0) {
+		note_result(c->sw, ci, &r);
+		if (outcome_is_infra(r.outcome))
+			c->sw->infra_failed++;
+		progress_result(&c->progress, &r, &c->sw->matrix.cells[ci]);
+	}
+	record_release(&r);
+	return rc;
+}
+
+static void hook_tick(void *p, const struct sched_status *st)
+{
+	struct runctx *c = p;
+	struct engi_error e;
+	engi_error_init(&e);
+	maybe_flush(c, 0, &e);
+	progress_tick(&c->progress, st);
+}
+
+/* ---- setup ---- */
+
+static int load_everything(struct sweep *sw, const struct sweep_opts *o,
+			   struct engi_error *err)
+{
+	TRY(suite_load(&sw->suite, o->suite, err));
+	sw->def.trials = o->trials;
+	if (o->validation) {
+		for (size_t i = 0; i < o->nconditions; i++)
+			TRY(sweepdef_add_condition(&sw->def, o->conditions[i], err));
+		TRY(matrix_build_validation(&sw->matrix, &sw->suite, &sw->def, err));
+		return episode_preflight(o->backend, &sw->def, err);
+	}
+	if (o->agents)
+		TRY(sweepdef_add_agents(&sw->def, o->agents, err));
+	if (o->models_file)
+		TRY(sweepdef_load_models(&sw->def, o->models_file, err));
+	if (!o->agents && !o->models_file)
+		TRY(sweepdef_add_agents(&sw->def, "reference", err));
+	for (size_t i = 0; i < o->nconditions; i++)
+		TRY(sweepdef_add_condition(&sw->def, o->conditions[i], err));
+	/* every agent named must exist and be built, before anything runs */
+	for (size_t i = 0; i < sw->def.nmodels; i++) {
+		const char *agent = sw->def.models[i].agent;
+		if (!strncmp(agent, "flawed:", 7)) {
+			int any = 0;
+			for (size_t t = 0; t < sw->suite.ntasks; t++)
+				any |= task_find_flawed(&sw->suite.tasks[t], agent + 7) != NULL;
+			if (!any)
+				RAISE(err, ENGI_EINVALID, "no task in '%s' has a flawed variant '%s'",
+				      o->suite, agent + 7);
+		}
+	}
+	TRY(episode_preflight(o->backend, &sw->def, err));
+	return matrix_build(&sw->matrix, &sw->suite, &sw->def, NULL, 0, err);
+}
+
+static int parse_pool(struct runctx *c, struct engi_error *err)
+{
+	const struct sweep_opts *o = c->o;
+	c->pool = engi_calloc(o->nresources ? o->nresources : 1, sizeof(*c->pool));
+	if (!c->pool)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->nresources; i++) {
+		const char *eq = strchr(o->resources[i], '=');
+		char *end = NULL;
+		long n = eq ? strtol(eq + 1, &end, 10) : -1;
+		if (!eq || eq == o->resources[i] || !end || *end || n < 0 || n > 100000)
+			RAISE(err, ENGI_EINVALID, "--resource '%s': expected NAME=COUNT", o->resources[i]);
+		char *name = engi_strndup(o->resources[i], (size_t)(eq - o->resources[i]));
+		if (!name)
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+		c->pool[c->npool].name = name;
+		c->pool[c->npool].cap = (int)n;
+		c->npool++;
+	}
+	return 0;
+}
+
+static void fill_task_row(struct engi_res_task *row, const struct task *t)
+{
+	memset(row, 0, sizeof(*row));
+	snprintf(row->id, sizeof(row->id), "%s", t->id);
+	snprintf(row->title, sizeof(row->title), "%s", t->title);
+	snprintf(row->domain, sizeof(row->domain), "%s", t->domain);
+	snprintf(row->type, sizeof(row->type), "%s", task_type_name(t->type));
+	snprintf(row->interface, sizeof(row->interface), "%s", task_interface_name(t->interface));
+	size_t off = 0;
+	for (size_t i = 0; i < t->nsoftware && off < sizeof(row->software); i++)
+		off += (size_t)snprintf(row->software + off, sizeof(row->software) - off, "%s%s",
+					i ? "," : "", t->software[i]);
+	memcpy(row->hash, t->hash, sizeof(row->hash));
+	row->turns = t->turn_limit;
+	row->wall_s = t->wall_s;
+	snprintf(row->scoring, sizeof(row->scoring), "%s",
+		 t->scoring.mode == ENGI_SCORING_OPTIMIZATION ? "optimization"
+		 : t->scoring.mode == ENGI_SCORING_CONTINUOUS ? "continuous"
+							       : "binary");
+}
+
+static char *config_json(const struct runctx *c)
+{
+	const struct sweep_opts *o = c->o;
+	json_t *conds = json_array(), *res = json_array();
+	for (size_t i = 0; i < c->sw->def.nconds; i++)
+		json_array_append_new(conds, json_pack("{s:s,s:s}", "name", c->sw->def.conds[i].name,
+						       "settings", c->sw->def.conds[i].settings));
+	for (size_t i = 0; i < o->nresources; i++)
+		json_array_append_new(res, json_string(o->resources[i]));
+	json_t *cfg = json_pack("{s:s,s:s,s:s,s:s?,s:s?,s:i,s:o,s:o,s:i,s:f,s:f,s:b,s:I}",
+				"suite", o->suite, "out", c->out, "backend", o->backend,
+				"agents", o->agents, "models_file", o->models_file, "trials",
+				c->sw->def.trials, "conditions", conds, "resources", res,
+				"max_retries", o->max_retries, "cmd_timeout_s", o->cmd_timeout_s,
+				"grace_s", o->grace_s, "validation", o->validation, "cells",
+				(json_int_t)c->sw->matrix.ncells);
+	char *s = cfg ? json_dumps(cfg, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+	json_decref(cfg);
+	return s;
+}
+
+static int open_store(struct runctx *c, const char *path, struct engi_error *err)
+{
+	struct sweep *sw = c->sw;
+	struct engi_res_task *tasks = engi_calloc(sw->suite.ntasks, sizeof(*tasks));
+	struct engi_res_model *models = engi_calloc(sw->def.nmodels, sizeof(*models));
+	struct engi_res_condition *conds = engi_calloc(sw->def.nconds, sizeof(*conds));
+	char *cfg = config_json(c);
+	int rc = 0;
+	if (!tasks || !models || !conds || !cfg) {
+		rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < sw->suite.ntasks; i++)
+		fill_task_row(&tasks[i], &sw->suite.tasks[i]);
+	for (size_t i = 0; i < sw->def.nmodels; i++) {
+		const struct model *m = &sw->def.models[i];
+		snprintf(models[i].name, sizeof(models[i].name), "%s", m->name);
+		snprintf(models[i].agent, sizeof(models[i].agent), "%s", m->agent);
+		snprintf(models[i].settings, sizeof(models[i].settings), "%s", m->settings);
+		models[i].price_in_per_mtok = m->price_in_per_mtok;
+		models[i].price_out_per_mtok = m->price_out_per_mtok;
+	}
+	for (size_t i = 0; i < sw->def.nconds; i++) {
+		snprintf(conds[i].name, sizeof(conds[i].name), "%s", sw->def.conds[i].name);
+		snprintf(conds[i].settings, sizeof(conds[i].settings), "%s", sw->def.conds[i].settings);
+	}
+	char versions[256];
+	snprintf(versions, sizeof(versions), "{\"engisweep\":\"%s\",\"jansson\":\"%s\"}",
+		 ENGISWEEP_VERSION, JANSSON_VERSION);
+	struct store_meta meta = {
+		.tasks = tasks, .ntasks = sw->suite.ntasks, .models = models,
+		.nmodels = sw->def.nmodels, .conditions = conds, .nconditions = sw->def.nconds,
+		.sweep_id = sw->matrix.sweep_id, .planned_cells = sw->matrix.ncells,
+		.config_json = cfg, .versions_json = versions,
+		.command_line = c->o->command_line ? c->o->command_line : ""};
+	rc = store_create(&c->store, path, &meta, err);
+out:
+	engi_free(tasks);
+	engi_free(models);
+	engi_free(conds);
+	free(cfg);
+	return rc;
+}
+
+/* Resume, pass 1: which journal line holds each cell's last record. */
+static int resume_scan(void *p, struct record *r, struct engi_error *err)
+{
+	struct runctx *c = p;
+	c->line++;
+	long ci = find_cell(c, r->cell);
+	if (ci >= 0)
+		c->last_line[ci] = (long)c->line;
+	record_release(r);
+	return 0;
+}
+
+/* Resume, pass 2: each cell's last record into the store, unless it failed
+ * for infrastructure reasons (then the cell runs again). */
+static int resume_load(void *p, struct record *r, struct engi_error *err)
+{
+	struct runctx *c = p;
+	c->line++;
+	long ci = find_cell(c, r->cell);
+	int rc = 0;
+	if (ci >= 0 && c->last_line[ci] == (long)c->line && !outcome_is_infra(r->outcome)) {
+		rc = store_append(c->store, r, err);
+		if (rc == 0 && ++c->since_flush >= 256)
+			rc = maybe_flush(c, 1, err);
+		if (rc == 0)
+			note_result(c->sw, (size_t)ci, r);
+	}
+	record_release(r);
+	return rc;
+}
+
+static int setup_rank0(struct runctx *c, size_t **order, size_t *norder,
+		       struct engi_error *err)
+{
+	struct sweep *sw = c->sw;
+	const struct sweep_opts *o = c->o;
+	size_t n = sw->matrix.ncells;
+	TRY(mkdir_p(c->out, 0755, err));
+	char jpath[PATH_MAX];
+	snprintf(jpath, sizeof(jpath), "%s/journal.jsonl", c->out);
+	if (!o->resume && path_is_file(jpath))
+		RAISE(err, ENGI_EINVALID,
+		      "'%s' holds the journal of an earlier sweep: use --resume to continue it, "
+		      "or choose another --out", jpath);
+	sw->results = engi_calloc(n ? n : 1, sizeof(*sw->results));
+	c->model_running = engi_calloc(sw->def.nmodels, sizeof(int));
+	c->index = engi_calloc(n ? n : 1, sizeof(*c->index));
+	c->last_line = engi_calloc(n ? n : 1, sizeof(long));
+	if (!sw->results || !c->model_running || !c->index || !c->last_line)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		c->index[i].id = sw->matrix.cells[i].id;
+		c->index[i].cell = i;
+	}
+	qsort(c->index, n, sizeof(*c->index), cmp_idx);
+	TRY(parse_pool(c, err));
+
+	/* the results file is rebuilt from the journal, under a temporary
+	 * name, and takes its place only when complete */
+	char tmp[PATH_MAX + 8];
+	snprintf(tmp, sizeof(tmp), "%s.part", c->h5);
+	TRY(open_store(c, tmp, err));
+	size_t before = 0;
+	if (o->resume && path_is_file(jpath)) {
+		c->line = 0;
+		TRY(journal_read(jpath, resume_scan, c, NULL, err));
+		c->line = 0;
+		TRY(journal_read(jpath, resume_load, c, NULL, err));
+		for (size_t i = 0; i < n; i++)
+			before += sw->results[i].have;
+	}
+	TRY(maybe_flush(c, 1, err));
+	if (rename(tmp, c->h5) < 0)
+		RAISE(err, ENGI_EIO, "cannot rename '%s' to '%s'", tmp, c->h5);
+	TRY(journal_open(&c->journal, jpath, o->resume, err));
+
+	*order = engi_calloc(n ? n : 1, sizeof(**order));
+	if (!*order)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	*norder = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!sw->results[i].have)
+			(*order)[(*norder)++] = i;
+	char status[PATH_MAX];
+	snprintf(status, sizeof(status), "%s/status.json", c->out);
+	progress_init(&c->progress, status, n, before, sw->matrix.cells, o->quiet,
+		      o->progress_every, sw->def.models);
+	if (!o->quiet)
+		fprintf(stderr, "engisweep: %zu cells (%zu done before, %zu to run) on %d rank%s, results in %s\n",
+			n, before, *norder, sched_size(), sched_size() == 1 ? "" : "s", c->h5);
+	return 0;
+}
+
+int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *err)
+{
+	memset(sw, 0, sizeof(*sw));
+	sweepdef_init(&sw->def);
+	arena_init(&sw->suite.arena);
+	arena_init(&sw->matrix.arena);
+	struct engi_error local;
+	engi_error_init(&local);
+	int rc = load_everything(sw, o, &local);
+	/* every rank loads and checks; any failure stops all of them */
+	if (!sched_agree(rc == 0)) {
+		if (rc < 0)
+			return engi_raise(err, rc, "%s", local.msg);
+		return engi_raise(err, ENGI_EENV, "another rank failed to load the sweep");
+	}
+	if (!sched_same_digest(sw->matrix.sweep_id))
+		RAISE(err, ENGI_EENV, "ranks disagree on the sweep (different task files on different nodes?)");
+
+	struct runctx c;
+	memset(&c, 0, sizeof(c));
+	c.journal.fd = -1;
+	c.sw = sw;
+	c.o = o;
+	char *abs = realpath(o->out, NULL);
+	if (!abs && sched_rank() == 0 && mkdir_p(o->out, 0755, &local) == 0)
+		abs = realpath(o->out, NULL);
+	snprintf(c.out, sizeof(c.out), "%s", abs ? abs : o->out);
+	free(abs);
+	sched_bcast_str(c.out, sizeof(c.out));
+	snprintf(c.work_root, sizeof(c.work_root), "%s/work", c.out);
+	snprintf(c.h5, sizeof(c.h5), "%s/results.h5", c.out);
+	gethostname(c.host, sizeof(c.host) - 1);
+	snprintf(c.run_id, sizeof(c.run_id), "%lx-%x", (unsigned long)now_wall(), (unsigned)getpid());
+	sched_bcast_str(c.run_id, sizeof(c.run_id));
+
+	size_t *order = NULL, norder = 0;
+	rc = 0;
+	engi_error_init(&local);
+	if (sched_rank() == 0)
+		rc = setup_rank0(&c, &order, &norder, &local);
+	if (!sched_agree(rc == 0)) {
+		if (rc < 0)
+			engi_raise(err, rc, "%s", local.msg);
+		else
+			engi_raise(err, ENGI_EENV, "rank 0 failed to set up the results folder");
+		rc = err && err->code ? err->code : ENGI_EENV;
+		goto out;
+	}
+	sched_install_signals();
+	struct sched_hooks h = {.ctx = &c, .run = hook_run, .admit = hook_admit,
+				.started = hook_started, .finished = hook_finished,
+				.tick = hook_tick};
+	struct sched_opts so = {.local_slots = o->jobs, .grace_s = o->grace_s};
+	struct sched_status st;
+	memset(&st, 0, sizeof(st));
+	rc = sched_run(order, norder, &h, &so, &st, err);
+	if (sched_rank() == 0) {
+		struct engi_error e2;
+		engi_error_init(&e2);
+		int frc = store_close(&c.store, &e2);
+		if (frc < 0 && rc == 0)
+			rc = engi_raise(err, frc, "%s", e2.msg);
+		sw->unrun = 0;
+		for (size_t i = 0; i < sw->matrix.ncells; i++)
+			sw->unrun += !sw->results[i].have;
+		progress_finish(&c.progress, &st, sw->unrun);
+		rm_rf(c.work_root, NULL);
+	}
+out:
+	if (sched_rank() == 0) {
+		if (c.store) {
+			struct engi_error e3;
+			engi_error_init(&e3);
+			store_close(&c.store, &e3);
+		}
+		journal_close(&c.journal);
+		progress_release(&c.progress);
+	}
+	for (size_t i = 0; i < c.npool; i++)
+		engi_free((void *)c.pool[i].name);
+	engi_free(c.pool);
+	engi_free(c.model_running);
+	engi_free(c.index);
+	engi_free(c.last_line);
+	engi_free(order);
+	return rc;
+}
+
+void sweep_release(struct sweep *sw)
+{
+	if (sw->results)
+		for (size_t i = 0; i < sw->matrix.ncells; i++)
+			engi_free(sw->results[i].failed);
+	engi_free(sw->results);
+	sw->results = NULL;
+	matrix_release(&sw->matrix);
+	suite_release(&sw->suite);
+	sweepdef_release(&sw->def);
+}

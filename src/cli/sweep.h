@@ -1,0 +1,66 @@
+/*
+ * sweep.h - one sweep from suite to results folder, shared by `run` and
+ * `validate`: loads and validates on every rank, agrees on the matrix, and
+ * on rank 0 journals, stores and reports progress while the scheduler hands
+ * out cells. Resume reads the journal, rebuilds results.h5 from it and runs
+ * only missing and infrastructure-failed cells.
+ *
+ * Output folder: journal.jsonl (truth), results.h5, status.json,
+ * artifacts/<cell>/, work/ (scratch, removed).
+ */
+#ifndef ENGI_SWEEP_H
+#define ENGI_SWEEP_H
+
+#include <stddef.h>
+
+#include "engi/error.h"
+#include "matrix.h"
+#include "task.h"
+
+struct sweep_opts {
+	const char *suite;
+	const char *out;
+	const char *backend;
+	const char *agents;      /* "reference,noop" */
+	const char *models_file; /* models.json */
+	const char **conditions;
+	size_t nconditions;
+	const char **resources; /* "name=count" */
+	size_t nresources;
+	int trials;
+	int resume;
+	int jobs; /* local slots on rank 0; -1 automatic */
+	double grace_s;
+	int max_retries;
+	double cmd_timeout_s;
+	int progress_every;
+	int quiet;
+	int validation; /* reference + noop + flawed per task */
+	const char *command_line;
+};
+
+void sweep_opts_defaults(struct sweep_opts *o);
+
+/* What rank 0 learned about each cell (validation uses it). */
+struct cell_result {
+	int have;
+	int success;
+	int outcome;
+	double score;
+	char *failed; /* ",name,name," of failed or unavailable required assertions */
+};
+
+struct sweep {
+	struct suite suite;
+	struct sweepdef def;
+	struct matrix matrix;
+	struct cell_result *results; /* rank 0: ncells */
+	size_t unrun;                /* cells not finished when the run ended */
+	size_t infra_failed;
+};
+
+/* Runs the sweep; on rank 0 fills sw->results. Collective. */
+int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *err);
+void sweep_release(struct sweep *sw);
+
+#endif

@@ -1,0 +1,282 @@
+#include "fsutil.h"
+
+#include "engi/alloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int env_path_check(const char *p, struct engi_error *err)
+{
+	size_t n = strlen(p);
+	if (n == 0)
+		RAISE(err, ENGI_EINVALID, "empty path");
+	if (n > ENV_PATH_MAX)
+		RAISE(err, ENGI_EINVALID, "path longer than %d bytes", ENV_PATH_MAX);
+	if (p[0] == '/')
+		RAISE(err, ENGI_EINVALID, "absolute path '%s' (paths are relative to the working folder)", p);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			RAISE(err, ENGI_EINVALID, "path '%s' has a control character or backslash", p);
+	}
+	const char *s = p;
+	while (*s) {
+		const char *e = strchr(s, '/');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		if (len == 0)
+			RAISE(err, ENGI_EINVALID, "path '%s' has an empty component", p);
+		if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
+			RAISE(err, ENGI_EINVALID, "path '%s' has a '.' or '..' component", p);
+		if (!e)
+			break;
+		s = e + 1;
+		if (!*s)
+			RAISE(err, ENGI_EINVALID, "path '%s' ends with '/'", p);
+	}
+	return 0;
+}
+
+int mkdir_p(const char *path, unsigned mode, struct engi_error *err)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+	if (n == 0 || n >= sizeof(buf))
+		RAISE(err, ENGI_EINVALID, "bad folder name '%s'", path);
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			RAISE(err, ENGI_EIO, "cannot create folder '%s': %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		RAISE(err, ENGI_EIO, "cannot create folder '%s': %s", buf, strerror(errno));
+	if (!path_is_dir(buf))
+		RAISE(err, ENGI_EIO, "'%s' exists and is not a folder", buf);
+	return 0;
+}
+
+int mkdir_parents(const char *p, unsigned mode, struct engi_error *err)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(p);
+	if (n >= sizeof(buf))
+		RAISE(err, ENGI_EINVALID, "path too long '%s'", p);
+	memcpy(buf, p, n + 1);
+	char *slash = strrchr(buf, '/');
+	if (!slash || slash == buf)
+		return 0;
+	*slash = '\0';
+	return mkdir_p(buf, mode, err);
+}
+
+static int rm_at(int parent, const char *name, struct engi_error *err)
+{
+	struct stat st;
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		RAISE(err, ENGI_EIO, "cannot stat '%s': %s", name, strerror(errno));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			RAISE(err, ENGI_EIO, "cannot open folder '%s': %s", name, strerror(errno));
+		DIR *d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			RAISE(err, ENGI_EIO, "cannot read folder '%s'", name);
+		}
+		struct dirent *de;
+		int rc = 0;
+		while (rc == 0 && (de = readdir(d)) != NULL) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			rc = rm_at(dirfd(d), de->d_name, err);
+		}
+		closedir(d);
+		if (rc < 0)
+			return rc;
+		if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+			RAISE(err, ENGI_EIO, "cannot remove folder '%s': %s", name, strerror(errno));
+		return 0;
+	}
+	if (unlinkat(parent, name, 0) < 0 && errno != ENOENT)
+		RAISE(err, ENGI_EIO, "cannot remove '%s': %s", name, strerror(errno));
+	return 0;
+}
+
+int rm_rf(const char *path, struct engi_error *err)
+{
+	return rm_at(AT_FDCWD, path, err);
+}
+
+int read_file(const char *path, size_t cap, char **out, size_t *len,
+	      struct engi_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		RAISE(err, ENGI_EIO, "cannot open '%s': %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		RAISE(err, ENGI_EIO, "'%s' is not a regular file", path);
+	}
+	if ((uint64_t)st.st_size > cap) {
+		close(fd);
+		RAISE(err, ENGI_ETOOBIG, "'%s' is %lld bytes, over the cap of %zu",
+		      path, (long long)st.st_size, cap);
+	}
+	size_t n = (size_t)st.st_size;
+	char *buf = engi_malloc(n + 1);
+	if (!buf) {
+		close(fd);
+		RAISE(err, ENGI_ENOMEM, "out of memory reading '%s'", path);
+	}
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*out = buf;
+	if (len)
+		*len = got;
+	return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len,
+		      struct engi_error *err)
+{
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		RAISE(err, ENGI_EINVALID, "path too long '%s'", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		RAISE(err, ENGI_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		RAISE(err, ENGI_EIO, "cannot write '%s': %s", tmp, strerror(e));
+	}
+	close(fd);
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		RAISE(err, ENGI_EIO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(e));
+	}
+	return 0;
+}
+
+int copy_file_capped(const char *src, const char *dst, uint64_t cap,
+		     uint64_t *copied, struct engi_error *err)
+{
+	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (in < 0)
+		RAISE(err, ENGI_EIO, "cannot open '%s': %s", src, strerror(errno));
+	struct stat st;
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(in);
+		RAISE(err, ENGI_EINVALID, "'%s' is not a regular file", src);
+	}
+	if ((uint64_t)st.st_size > cap) {
+		close(in);
+		RAISE(err, ENGI_ETOOBIG, "'%s' is %lld bytes, over the cap of %llu",
+		      src, (long long)st.st_size, (unsigned long long)cap);
+	}
+	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (out < 0) {
+		int e = errno;
+		close(in);
+		RAISE(err, ENGI_EIO, "cannot create '%s': %s", dst, strerror(e));
+	}
+	char buf[65536];
+	uint64_t total = 0;
+	int rc = 0;
+	for (;;) {
+		ssize_t r = read(in, buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = engi_raise(err, ENGI_EIO, "cannot read '%s': %s", src, strerror(errno));
+			break;
+		}
+		if (r == 0)
+			break;
+		total += (uint64_t)r;
+		if (total > cap) { /* grew while we copied */
+			rc = engi_raise(err, ENGI_ETOOBIG, "'%s' grew over the cap of %llu bytes",
+					src, (unsigned long long)cap);
+			break;
+		}
+		if (write_all(out, buf, (size_t)r) < 0) {
+			rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", dst, strerror(errno));
+			break;
+		}
+	}
+	close(in);
+	if (close(out) < 0 && rc == 0)
+		rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", dst, strerror(errno));
+	if (rc < 0)
+		unlink(dst);
+	else if (copied)
+		*copied = total;
+	return rc;
+}
+
+int path_is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int path_is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double now_wall(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,47 @@
+/*
+ * fsutil.h - files, paths and clocks, with the checks every module needs at
+ * the boundary to untrusted names: an environment path is relative, has no
+ * "..", no empty or "." components and no control characters; a host path
+ * named by a task stays inside the task's folder.
+ *
+ * All calls block on the file system; all are thread-safe.
+ */
+#ifndef ENGI_FSUTIL_H
+#define ENGI_FSUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engi/error.h"
+
+#define ENV_PATH_MAX 255
+
+/* 0 when p is a safe relative path (see above), else ENGI_EINVALID with why. */
+int env_path_check(const char *p, struct engi_error *err);
+
+/* mkdir -p with mode; existing folders are fine. */
+int mkdir_p(const char *path, unsigned mode, struct engi_error *err);
+/* rm -rf that never follows symbolic links; a missing path is fine. */
+int rm_rf(const char *path, struct engi_error *err);
+/* Makes the parent folders of file path p. */
+int mkdir_parents(const char *p, unsigned mode, struct engi_error *err);
+
+/* Whole file, at most cap bytes (over: ENGI_ETOOBIG); NUL-terminated. */
+int read_file(const char *path, size_t cap, char **out, size_t *len,
+	      struct engi_error *err);
+/* Writes through a temporary file, fsyncs and renames over path. */
+int write_file_atomic(const char *path, const void *data, size_t len,
+		      struct engi_error *err);
+/* Copies a regular file (refusing links and special files), at most cap
+ * bytes; creates dst with mode 0644. */
+int copy_file_capped(const char *src, const char *dst, uint64_t cap,
+		     uint64_t *copied, struct engi_error *err);
+
+int path_is_dir(const char *p);
+int path_is_file(const char *p);
+
+/* Seconds: monotonic (for durations) and wall (unix time). */
+double now_mono(void);
+double now_wall(void);
+
+#endif

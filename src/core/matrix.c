@@ -1,0 +1,501 @@
+#include "matrix.h"
+
+#include "engi/alloc.h"
+#include "engi/sha256.h"
+#include "fsutil.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MODELS_FILE_CAP ((size_t)1 << 20)
+#define DEFAULT_SCRIPTED_S_PER_TURN 2.0
+#define DEFAULT_MODEL_S_PER_TURN 30.0
+#define DEFAULT_TOKENS_IN_PER_TURN 8000.0
+#define DEFAULT_TOKENS_OUT_PER_TURN 500.0
+
+void sweepdef_init(struct sweepdef *d)
+{
+	memset(d, 0, sizeof(*d));
+	arena_init(&d->arena);
+	d->trials = 1;
+}
+
+void sweepdef_release(struct sweepdef *d)
+{
+	arena_release(&d->arena);
+	memset(d, 0, sizeof(*d));
+}
+
+static struct model *add_model(struct sweepdef *d, struct engi_error *err)
+{
+	struct model *nm = arena_array(&d->arena, d->nmodels + 1, sizeof(*nm));
+	if (!nm) {
+		engi_raise(err, ENGI_ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (d->nmodels)
+		memcpy(nm, d->models, d->nmodels * sizeof(*nm));
+	d->models = nm;
+	return &d->models[d->nmodels++];
+}
+
+static int check_unique_model(struct sweepdef *d, const char *name,
+			      struct engi_error *err)
+{
+	for (size_t i = 0; i < d->nmodels; i++)
+		if (!strcmp(d->models[i].name, name))
+			RAISE(err, ENGI_EINVALID, "model '%s' is named twice", name);
+	return 0;
+}
+
+static int valid_label(const char *s)
+{
+	if (!*s || strlen(s) > 63)
+		return 0;
+	for (const char *p = s; *p; p++) {
+		char c = *p;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' ||
+		      (c == ':' && p != s)))
+			return 0;
+	}
+	return 1;
+}
+
+int sweepdef_add_agents(struct sweepdef *d, const char *list,
+			struct engi_error *err)
+{
+	char *copy = engi_strdup(list);
+	if (!copy)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	int rc = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!valid_label(tok)) {
+			rc = engi_raise(err, ENGI_EINVALID, "--agents: '%s' is not a valid agent name", tok);
+			break;
+		}
+		if ((rc = check_unique_model(d, tok, err)) < 0)
+			break;
+		struct model *m = add_model(d, err);
+		if (!m) {
+			rc = ENGI_ENOMEM;
+			break;
+		}
+		memset(m, 0, sizeof(*m));
+		m->name = arena_strdup(&d->arena, tok);
+		m->agent = m->name;
+		char settings[160];
+		snprintf(settings, sizeof(settings), "{\"agent\":\"%s\"}", tok);
+		m->settings = arena_strdup(&d->arena, settings);
+		m->est_s_per_turn = DEFAULT_SCRIPTED_S_PER_TURN;
+		if (!m->name || !m->settings)
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+	}
+	engi_free(copy);
+	if (rc == 0 && d->nmodels == 0)
+		rc = engi_raise(err, ENGI_EINVALID, "--agents: no agent named");
+	return rc;
+}
+
+static int num_field(json_t *o, const char *key, double dflt, double *out,
+		     const char *path, size_t i, struct engi_error *err)
+{
+	json_t *v = json_object_get(o, key);
+	*out = dflt;
+	if (!v)
+		return 0;
+	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+		RAISE(err, ENGI_EPARSE, "%s: /models/%zu/%s: expected a number ≥ 0", path, i, key);
+	*out = json_number_value(v);
+	return 0;
+}
+
+int sweepdef_load_models(struct sweepdef *d, const char *path,
+			 struct engi_error *err)
+{
+	char *text;
+	size_t len;
+	TRY(read_file(path, MODELS_FILE_CAP, &text, &len, err));
+	json_error_t je;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	engi_free(text);
+	if (!root)
+		RAISE(err, ENGI_EPARSE, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+	int rc = 0;
+	json_t *arr = json_object_get(root, "models");
+	if (!json_is_object(root) || !json_is_array(arr)) {
+		rc = engi_raise(err, ENGI_EPARSE, "%s: /models: expected an array", path);
+		goto out;
+	}
+	static const char *const allowed[] = {
+		"name", "agent", "provider", "base_url", "model", "api_key_env",
+		"temperature", "max_tokens", "reasoning_effort", "price_in_per_mtok",
+		"price_out_per_mtok", "max_concurrent", "rpm", "tpm", "budget_usd",
+		"headers", "est_s_per_turn", "est_tokens_in_per_turn",
+		"est_tokens_out_per_turn", NULL};
+	/* what changes the behaviour being measured, so what the cell id hashes */
+	static const char *const semantic[] = {"agent", "provider", "model",
+					       "temperature", "max_tokens",
+					       "reasoning_effort", NULL};
+	for (size_t i = 0; i < json_array_size(arr) && rc == 0; i++) {
+		json_t *o = json_array_get(arr, i);
+		if (!json_is_object(o)) {
+			rc = engi_raise(err, ENGI_EPARSE, "%s: /models/%zu: expected an object", path, i);
+			break;
+		}
+		const char *key;
+		json_t *v;
+		json_object_foreach(o, key, v)
+		{
+			int ok = 0;
+			for (const char *const *a = allowed; *a; a++)
+				ok |= !strcmp(*a, key);
+			if (!ok) {
+				rc = engi_raise(err, ENGI_EPARSE, "%s: /models/%zu/%s: unknown field", path, i, key);
+				break;
+			}
+		}
+		if (rc < 0)
+			break;
+		json_t *name = json_object_get(o, "name");
+		if (!json_is_string(name) || !valid_label(json_string_value(name))) {
+			rc = engi_raise(err, ENGI_EPARSE, "%s: /models/%zu/name: expected a name ([A-Za-z0-9._:-], at most 63)", path, i);
+			break;
+		}
+		if ((rc = check_unique_model(d, json_string_value(name), err)) < 0)
+			break;
+		json_t *agent = json_object_get(o, "agent");
+		const char *agent_s = json_is_string(agent) ? json_string_value(agent)
+				      : json_object_get(o, "provider") ? "model"
+									: NULL;
+		if (!agent_s) {
+			rc = engi_raise(err, ENGI_EPARSE, "%s: /models/%zu: needs 'agent' or 'provider'", path, i);
+			break;
+		}
+		struct model *m = add_model(d, err);
+		if (!m) {
+			rc = ENGI_ENOMEM;
+			break;
+		}
+		memset(m, 0, sizeof(*m));
+		json_t *sem = json_object();
+		json_object_set_new(sem, "agent", json_string(agent_s));
+		for (const char *const *s = semantic; *s; s++)
+			if (strcmp(*s, "agent") && json_object_get(o, *s))
+				json_object_set(sem, *s, json_object_get(o, *s));
+		char *canon = json_dumps(sem, JSON_SORT_KEYS | JSON_COMPACT);
+		json_decref(sem);
+		m->name = arena_strdup(&d->arena, json_string_value(name));
+		m->agent = arena_strdup(&d->arena, agent_s);
+		m->settings = canon ? arena_strdup(&d->arena, canon) : NULL;
+		free(canon);
+		if (!m->name || !m->agent || !m->settings) {
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+			break;
+		}
+		double mc = 0;
+		int is_model = !strcmp(agent_s, "model");
+		if ((rc = num_field(o, "price_in_per_mtok", 0, &m->price_in_per_mtok, path, i, err)) < 0 ||
+		    (rc = num_field(o, "price_out_per_mtok", 0, &m->price_out_per_mtok, path, i, err)) < 0 ||
+		    (rc = num_field(o, "max_concurrent", 0, &mc, path, i, err)) < 0 ||
+		    (rc = num_field(o, "budget_usd", 0, &m->budget_usd, path, i, err)) < 0 ||
+		    (rc = num_field(o, "est_s_per_turn",
+				    is_model ? DEFAULT_MODEL_S_PER_TURN : DEFAULT_SCRIPTED_S_PER_TURN,
+				    &m->est_s_per_turn, path, i, err)) < 0 ||
+		    (rc = num_field(o, "est_tokens_in_per_turn", is_model ? DEFAULT_TOKENS_IN_PER_TURN : 0,
+				    &m->est_tokens_in_per_turn, path, i, err)) < 0 ||
+		    (rc = num_field(o, "est_tokens_out_per_turn", is_model ? DEFAULT_TOKENS_OUT_PER_TURN : 0,
+				    &m->est_tokens_out_per_turn, path, i, err)) < 0)
+			break;
+		m->max_concurrent = (int)mc;
+	}
+out:
+	json_decref(root);
+	return rc;
+}
+
+int sweepdef_add_condition(struct sweepdef *d, const char *spec,
+			   struct engi_error *err)
+{
+	const char *colon = strchr(spec, ':');
+	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+	char name[64];
+	if (n == 0 || n >= sizeof(name))
+		RAISE(err, ENGI_EINVALID, "--condition '%s': needs a name of 1 to 63 characters", spec);
+	memcpy(name, spec, n);
+	name[n] = '\0';
+	if (!valid_label(name) || strchr(name, ':'))
+		RAISE(err, ENGI_EINVALID, "--condition '%s': '%s' is not a valid name", spec, name);
+	for (size_t i = 0; i < d->nconds; i++)
+		if (!strcmp(d->conds[i].name, name))
+			RAISE(err, ENGI_EINVALID, "--condition '%s' is named twice", name);
+	json_t *set = json_object();
+	if (!set)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	int rc = 0;
+	if (colon) {
+		char *copy = engi_strdup(colon + 1), *save = NULL;
+		if (!copy)
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		for (char *kv = copy ? strtok_r(copy, ",", &save) : NULL; kv && rc == 0;
+		     kv = strtok_r(NULL, ",", &save)) {
+			char *eq = strchr(kv, '=');
+			if (!eq || eq == kv) {
+				rc = engi_raise(err, ENGI_EINVALID, "--condition '%s': '%s' is not key=value", spec, kv);
+				break;
+			}
+			*eq = '\0';
+			char *end;
+			double x = strtod(eq + 1, &end);
+			json_t *val = (*end == '\0' && end != eq + 1 && isfinite(x))
+					      ? (x == (double)(long long)x ? json_integer((long long)x) : json_real(x))
+				      : !strcmp(eq + 1, "true")  ? json_true()
+				      : !strcmp(eq + 1, "false") ? json_false()
+								 : json_string(eq + 1);
+			json_object_set_new(set, kv, val);
+		}
+		engi_free(copy);
+	}
+	char *canon = rc == 0 ? json_dumps(set, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+	json_decref(set);
+	if (rc < 0)
+		return rc;
+	if (!canon)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	struct condition *nc = arena_array(&d->arena, d->nconds + 1, sizeof(*nc));
+	if (!nc) {
+		free(canon);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	if (d->nconds)
+		memcpy(nc, d->conds, d->nconds * sizeof(*nc));
+	nc[d->nconds].name = arena_strdup(&d->arena, name);
+	nc[d->nconds].settings = arena_strdup(&d->arena, canon);
+	free(canon);
+	d->conds = nc;
+	d->nconds++;
+	return 0;
+}
+
+void cell_compute_id(const struct task *t, const struct model *mo,
+		     const struct condition *c, int trial, char id[17])
+{
+	struct engi_sha256 h;
+	engi_sha256_init(&h);
+	char buf[64];
+	/* each field NUL-terminated so that no two field lists collide */
+	const char *fields[] = {"task", t->id, t->hash, "model", mo->name, mo->settings,
+				"condition", c->name, c->settings};
+	for (size_t i = 0; i < sizeof(fields) / sizeof(*fields); i++)
+		engi_sha256_update(&h, fields[i], strlen(fields[i]) + 1);
+	snprintf(buf, sizeof(buf), "trial=%d", trial);
+	engi_sha256_update(&h, buf, strlen(buf) + 1);
+	unsigned char d[32];
+	char hex[65];
+	engi_sha256_final(&h, d);
+	engi_sha256_hex(d, hex);
+	memcpy(id, hex, 16);
+	id[16] = '\0';
+}
+
+static const struct history_row *find_history(const struct history_row *hist,
+					      size_t nhist, const char *task,
+					      const char *model, double *wall,
+					      double *cost)
+{
+	double sw = 0, sc = 0;
+	size_t n = 0;
+	const struct history_row *any = NULL;
+	for (size_t i = 0; i < nhist; i++) {
+		if (strcmp(hist[i].task_id, task) || strcmp(hist[i].model, model))
+			continue;
+		sw += hist[i].wall_s;
+		sc += hist[i].cost_usd;
+		n++;
+		any = &hist[i];
+	}
+	if (n) {
+		*wall = sw / (double)n;
+		*cost = sc / (double)n;
+	}
+	return any;
+}
+
+static void predict(struct cell *c, const struct task *t, const struct model *m,
+		    const struct history_row *hist, size_t nhist)
+{
+	double wall = 0, cost = 0;
+	if (find_history(hist, nhist, t->id, m->name, &wall, &cost)) {
+		c->pred_s = wall;
+		c->pred_cost_usd = cost;
+		return;
+	}
+	double turns;
+	if (!strcmp(m->agent, "reference"))
+		turns = (double)t->reference.n;
+	else if (!strncmp(m->agent, "flawed:", 7)) {
+		const struct task_flawed *f = task_find_flawed(t, m->agent + 7);
+		turns = f ? (double)f->steps.n : 1;
+	} else if (!strcmp(m->agent, "noop"))
+		turns = 1;
+	else
+		turns = t->turn_limit; /* an upper bound, for budgets */
+	c->pred_s = fmin(turns * m->est_s_per_turn, t->wall_s);
+	c->pred_cost_usd = turns * (m->est_tokens_in_per_turn * m->price_in_per_mtok +
+				    m->est_tokens_out_per_turn * m->price_out_per_mtok) / 1e6;
+}
+
+static int cmp_cells(const void *a, const void *b)
+{
+	const struct cell *x = a, *y = b;
+	if (x->pred_s != y->pred_s)
+		return x->pred_s > y->pred_s ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+static int cmp_ids(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int finish(struct matrix *m, struct engi_error *err)
+{
+	qsort(m->cells, m->ncells, sizeof(*m->cells), cmp_cells);
+	const char **ids = engi_calloc(m->ncells ? m->ncells : 1, sizeof(*ids));
+	if (!ids)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->ncells; i++)
+		ids[i] = m->cells[i].id;
+	qsort(ids, m->ncells, sizeof(*ids), cmp_ids);
+	struct engi_sha256 h;
+	engi_sha256_init(&h);
+	for (size_t i = 0; i < m->ncells; i++) {
+		if (i && !strcmp(ids[i], ids[i - 1])) {
+			engi_free(ids);
+			RAISE(err, ENGI_EINVALID, "two cells share the id %s (a model or condition named twice?)", ids[i]);
+		}
+		engi_sha256_update(&h, ids[i], 17);
+	}
+	engi_free(ids);
+	unsigned char d[32];
+	engi_sha256_final(&h, d);
+	engi_sha256_hex(d, m->sweep_id);
+	return 0;
+}
+
+static int ensure_default_condition(struct sweepdef *d, struct engi_error *err)
+{
+	if (d->nconds == 0)
+		TRY(sweepdef_add_condition(d, "base", err));
+	return 0;
+}
+
+int matrix_build(struct matrix *m, const struct suite *s,
+		 const struct sweepdef *dconst, const struct history_row *hist,
+		 size_t nhist, struct engi_error *err)
+{
+	struct sweepdef *d = (struct sweepdef *)dconst;
+	memset(m, 0, sizeof(*m));
+	arena_init(&m->arena);
+	TRY(ensure_default_condition(d, err));
+	if (d->nmodels == 0)
+		RAISE(err, ENGI_EINVALID, "no models or agents to run");
+	if (d->trials < 1)
+		RAISE(err, ENGI_EINVALID, "trials must be at least 1");
+	size_t max = s->ntasks * d->nmodels * d->nconds * (size_t)d->trials;
+	m->cells = arena_array(&m->arena, max ? max : 1, sizeof(*m->cells));
+	if (!m->cells)
+		RAISE(err, ENGI_ENOMEM, "out of memory for %zu cells", max);
+	for (size_t t = 0; t < s->ntasks; t++) {
+		const struct task *task = &s->tasks[t];
+		for (size_t mi = 0; mi < d->nmodels; mi++) {
+			const struct model *mo = &d->models[mi];
+			if (!strncmp(mo->agent, "flawed:", 7) && !task_find_flawed(task, mo->agent + 7)) {
+				m->skipped += d->nconds * (size_t)d->trials;
+				continue;
+			}
+			for (size_t ci = 0; ci < d->nconds; ci++)
+				for (int tr = 0; tr < d->trials; tr++) {
+					struct cell *c = &m->cells[m->ncells++];
+					c->task = (uint32_t)t;
+					c->model = (uint32_t)mi;
+					c->cond = (uint32_t)ci;
+					c->trial = tr;
+					cell_compute_id(task, mo, &d->conds[ci], tr, c->id);
+					predict(c, task, mo, hist, nhist);
+				}
+		}
+	}
+	return finish(m, err);
+}
+
+int matrix_build_validation(struct matrix *m, const struct suite *s,
+			    struct sweepdef *d, struct engi_error *err)
+{
+	memset(m, 0, sizeof(*m));
+	arena_init(&m->arena);
+	TRY(ensure_default_condition(d, err));
+	d->trials = 1;
+	/* models: reference, noop, and one flawed:NAME per distinct name */
+	char *list = NULL;
+	size_t listlen = 0;
+	FILE *f = open_memstream(&list, &listlen);
+	if (!f)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	fputs("reference,noop", f);
+	size_t total = 0;
+	for (size_t t = 0; t < s->ntasks; t++) {
+		total += 2 + s->tasks[t].nflawed;
+		for (size_t k = 0; k < s->tasks[t].nflawed; k++) {
+			const char *name = s->tasks[t].flawed[k].name;
+			int seen = 0;
+			for (size_t u = 0; u < t && !seen; u++)
+				seen = task_find_flawed(&s->tasks[u], name) != NULL;
+			for (size_t j = 0; j < k && !seen; j++)
+				seen = !strcmp(s->tasks[t].flawed[j].name, name);
+			if (!seen)
+				fprintf(f, ",flawed:%s", name);
+		}
+	}
+	fclose(f);
+	int rc = sweepdef_add_agents(d, list, err);
+	free(list);
+	TRY(rc);
+	m->cells = arena_array(&m->arena, total ? total : 1, sizeof(*m->cells));
+	if (!m->cells)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t t = 0; t < s->ntasks; t++)
+		for (size_t mi = 0; mi < d->nmodels; mi++) {
+			const struct model *mo = &d->models[mi];
+			if (!strncmp(mo->agent, "flawed:", 7) &&
+			    !task_find_flawed(&s->tasks[t], mo->agent + 7))
+				continue;
+			struct cell *c = &m->cells[m->ncells++];
+			c->task = (uint32_t)t;
+			c->model = (uint32_t)mi;
+			c->cond = 0;
+			c->trial = 0;
+			cell_compute_id(&s->tasks[t], mo, &d->conds[0], 0, c->id);
+			predict(c, &s->tasks[t], mo, NULL, 0);
+		}
+	return finish(m, err);
+}
+
+void matrix_release(struct matrix *m)
+{
+	arena_release(&m->arena);
+	memset(m, 0, sizeof(*m));
+}
+
+long matrix_find(const struct matrix *m, const char *id)
+{
+	for (size_t i = 0; i < m->ncells; i++)
+		if (!strcmp(m->cells[i].id, id))
+			return (long)i;
+	return -1;
+}

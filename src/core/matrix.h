@@ -1,0 +1,101 @@
+/*
+ * matrix.h - the sweep matrix: tasks × models × trials × conditions.
+ *
+ * A model is anything that acts: a built-in agent (reference, noop,
+ * flawed:NAME) or a language model described in models.json. A condition is
+ * a named set of settings (an ablation arm). A cell is one episode; its id is
+ * a hash of semantic fields only (task id and content hash, model name and
+ * settings, trial, condition name and settings), never of host, port, job or
+ * time, so the same sweep has the same cell ids everywhere.
+ *
+ * matrix_build expands the product (skipping flawed:NAME for tasks without
+ * that variant) and predicts each cell's duration and API cost; cells are
+ * ordered longest predicted first. Everything lives in the matrix's arena.
+ */
+#ifndef ENGI_MATRIX_H
+#define ENGI_MATRIX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "engi/error.h"
+#include "task.h"
+
+struct model {
+	const char *name;
+	const char *agent;    /* agent spec: reference, noop, flawed:NAME, model */
+	const char *settings; /* canonical JSON of the semantic settings */
+	double price_in_per_mtok, price_out_per_mtok;
+	int max_concurrent; /* 0: unlimited */
+	double budget_usd;  /* 0: none */
+	double est_s_per_turn;
+	double est_tokens_in_per_turn, est_tokens_out_per_turn;
+};
+
+struct condition {
+	const char *name;
+	const char *settings; /* canonical JSON */
+};
+
+struct cell {
+	char id[17];
+	uint32_t task, model, cond;
+	int32_t trial;
+	double pred_s;
+	double pred_cost_usd;
+};
+
+/* Measured (task, model) durations and costs from an earlier results file. */
+struct history_row {
+	const char *task_id;
+	const char *model;
+	double wall_s;
+	double cost_usd;
+};
+
+struct sweepdef {
+	struct arena arena;
+	struct model *models;
+	size_t nmodels;
+	struct condition *conds;
+	size_t nconds;
+	int trials;
+};
+
+void sweepdef_init(struct sweepdef *d);
+void sweepdef_release(struct sweepdef *d);
+/* Adds built-in agents from "reference,noop,flawed:x". */
+int sweepdef_add_agents(struct sweepdef *d, const char *list,
+			struct engi_error *err);
+/* Adds models from a models.json file ({"models": [...]}). */
+int sweepdef_load_models(struct sweepdef *d, const char *path,
+			 struct engi_error *err);
+/* Adds a condition from "NAME" or "NAME:key=value,key=value". */
+int sweepdef_add_condition(struct sweepdef *d, const char *spec,
+			   struct engi_error *err);
+
+struct matrix {
+	struct arena arena;
+	struct cell *cells;
+	size_t ncells;
+	char sweep_id[65]; /* hash of all cell ids, in id order */
+	size_t skipped;    /* flawed:NAME pairs without that variant */
+};
+
+int matrix_build(struct matrix *m, const struct suite *s,
+		 const struct sweepdef *d, const struct history_row *hist,
+		 size_t nhist, struct engi_error *err);
+/* Validation runs: per task, reference + noop + every flawed variant, one
+ * trial; models are added to d as needed. */
+int matrix_build_validation(struct matrix *m, const struct suite *s,
+			    struct sweepdef *d, struct engi_error *err);
+void matrix_release(struct matrix *m);
+/* Index of a cell id, or -1. Linear in cells after the first call builds
+ * nothing: callers that need many lookups sort their own index. */
+long matrix_find(const struct matrix *m, const char *id);
+
+void cell_compute_id(const struct task *t, const struct model *mo,
+		     const struct condition *c, int trial, char id[17]);
+
+#endif

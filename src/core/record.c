@@ -1,0 +1,664 @@
+#include "record.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base64.h"
+#include "engi/alloc.h"
+
+/* ---- outcomes ---- */
+
+static const char *const outcome_names[] = {
+#define OUTCOME_NAME(n, s) s,
+	OUTCOME_MAP(OUTCOME_NAME)
+#undef OUTCOME_NAME
+};
+
+const char *outcome_name(int outcome)
+{
+	if (outcome < 0 || outcome >= OUTCOME_COUNT)
+		return "unknown";
+	return outcome_names[outcome];
+}
+
+int outcome_from_name(const char *name)
+{
+	for (int i = 0; i < OUTCOME_COUNT; i++)
+		if (strcmp(name, outcome_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+int outcome_is_infra(int outcome)
+{
+	return outcome == OUTCOME_ENV_CRASH;
+}
+
+/* ---- lifecycle ---- */
+
+void record_init(struct record *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->attempts = 1;
+}
+
+void record_release(struct record *r)
+{
+	engi_free(r->assertions);
+	engi_free(r->metrics);
+	engi_free(r->artifacts);
+	engi_free(r->trace);
+	record_init(r);
+}
+
+int record_take_verdict(struct record *r, struct engi_verdict *v)
+{
+	engi_free(r->assertions);
+	engi_free(r->metrics);
+	r->assertions = v->a;
+	r->nassertions = v->na;
+	r->metrics = v->m;
+	r->nmetrics = v->nm;
+	v->a = NULL;
+	v->na = v->alloc_a = 0;
+	v->m = NULL;
+	v->nm = v->alloc_m = 0;
+	r->success = v->success;
+	r->feasible = v->feasible;
+	r->quality = v->quality;
+	r->score = v->score;
+	return 0;
+}
+
+/* ---- writing ---- */
+
+/* Length of the well-formed UTF-8 sequence at s (as jansson accepts it:
+ * no overlong forms, no surrogates, nothing past U+10FFFF), 0 if none. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] < 0xC2)
+		return 0;
+	if (s[0] < 0xE0) {
+		len = 2;
+		cp = s[0] & 0x1F;
+	} else if (s[0] < 0xF0) {
+		len = 3;
+		cp = s[0] & 0x0F;
+	} else if (s[0] < 0xF5) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3F);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+		return 0;
+	return len;
+}
+
+/*
+ * A JSON string from a fixed-size C string. Messages and details come from
+ * agents and guests and may have been cut in the middle of a character: such
+ * bytes become '?' so that one bad byte never costs the whole record. Same
+ * length, so the string still fits its field when read back.
+ */
+static json_t *json_text(const char *s)
+{
+	size_t n = strlen(s);
+	json_t *j = json_stringn(s, n);
+	if (j)
+		return j;
+	char *clean = engi_malloc(n + 1);
+	if (!clean)
+		return NULL;
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq_len(u + i, n - i);
+		if (k == 0) {
+			clean[i++] = '?';
+			continue;
+		}
+		memcpy(clean + i, s + i, k);
+		i += k;
+	}
+	clean[n] = '\0';
+	j = json_stringn(clean, n);
+	engi_free(clean);
+	return j;
+}
+
+/* NaN has no JSON form: it is written as null. Infinities are written as
+ * the strings "Infinity" and "-Infinity". */
+static json_t *json_num(double d)
+{
+	if (isnan(d))
+		return json_null();
+	if (isinf(d))
+		return json_string(d > 0 ? "Infinity" : "-Infinity");
+	return json_real(d);
+}
+
+struct writer {
+	int failed; /* a json_* constructor ran out of memory */
+};
+
+static void put(struct writer *w, json_t *obj, const char *key, json_t *val)
+{
+	if (!obj || !val || json_object_set_new(obj, key, val) < 0) {
+		json_decref(val);
+		w->failed = 1;
+	}
+}
+
+static json_t *assertion_json(struct writer *w, const struct engi_assertion *a)
+{
+	json_t *o = json_object();
+	put(w, o, "name", json_text(a->name));
+	put(w, o, "stage", json_text(a->stage));
+	put(w, o, "state", json_string(engi_astate_name(a->state)));
+	put(w, o, "required", json_boolean(a->required));
+	put(w, o, "value", json_num(a->value));
+	put(w, o, "expected", json_num(a->expected));
+	put(w, o, "detail", json_text(a->detail));
+	return o;
+}
+
+static json_t *metric_json(struct writer *w, const struct engi_metric *m)
+{
+	json_t *o = json_object();
+	put(w, o, "name", json_text(m->name));
+	put(w, o, "value", json_num(m->value));
+	return o;
+}
+
+static json_t *artifact_json(struct writer *w, const struct artifact *a)
+{
+	json_t *o = json_object();
+	put(w, o, "path", json_text(a->path));
+	put(w, o, "bytes", json_integer((json_int_t)a->bytes));
+	put(w, o, "sha256", json_text(a->sha256));
+	put(w, o, "note", json_text(a->note));
+	return o;
+}
+
+static int check_writable(const struct record *r, struct engi_error *err)
+{
+	if (r->outcome < 0 || r->outcome >= OUTCOME_COUNT)
+		RAISE(err, ENGI_EINVALID, "record '%s': outcome %d is not valid",
+		      r->cell, r->outcome);
+	for (size_t i = 0; i < r->nassertions; i++) {
+		int st = r->assertions[i].state;
+		if (st < ENGI_PASS || st > ENGI_UNAVAILABLE)
+			RAISE(err, ENGI_EINVALID,
+			      "record '%s': assertion '%s' has state %d, which "
+			      "is not valid",
+			      r->cell, r->assertions[i].name, st);
+	}
+	for (size_t i = 0; i < r->nartifacts; i++)
+		if (r->artifacts[i].bytes > (uint64_t)INT64_MAX)
+			RAISE(err, ENGI_EINVALID,
+			      "record '%s': artifact '%s' has %" PRIu64
+			      " bytes, more than JSON carries",
+			      r->cell, r->artifacts[i].path,
+			      r->artifacts[i].bytes);
+	if (r->trace_len && !r->trace)
+		RAISE(err, ENGI_EINVALID,
+		      "record '%s': trace of %zu bytes has no data", r->cell,
+		      r->trace_len);
+	if (base64_encoded_len(r->trace_len) == SIZE_MAX ||
+	    r->trace_raw_len > (size_t)INT64_MAX)
+		RAISE(err, ENGI_ETOOBIG, "record '%s': trace too large",
+		      r->cell);
+	return 0;
+}
+
+static json_t *trace_json(const struct record *r)
+{
+	if (!r->trace_len)
+		return json_string("");
+	size_t n = base64_encoded_len(r->trace_len);
+	char *b64 = engi_malloc(n + 1);
+	if (!b64)
+		return NULL;
+	base64_encode(r->trace, r->trace_len, b64);
+	json_t *j = json_stringn_nocheck(b64, n); /* ASCII by construction */
+	engi_free(b64);
+	return j;
+}
+
+static json_t *record_json(const struct record *r)
+{
+	struct writer w = { 0 };
+	json_t *o = json_object();
+	put(&w, o, "cell", json_text(r->cell));
+	put(&w, o, "task_id", json_text(r->task_id));
+	put(&w, o, "model", json_text(r->model));
+	put(&w, o, "condition", json_text(r->condition));
+	put(&w, o, "trial", json_integer(r->trial));
+	put(&w, o, "outcome", json_string(outcome_name(r->outcome)));
+	put(&w, o, "attempts", json_integer(r->attempts));
+	put(&w, o, "success", json_boolean(r->success));
+	put(&w, o, "feasible", json_boolean(r->feasible));
+	put(&w, o, "score", json_num(r->score));
+	put(&w, o, "quality", json_num(r->quality));
+	put(&w, o, "turns", json_integer(r->turns));
+	put(&w, o, "tokens_in", json_integer(r->tokens_in));
+	put(&w, o, "tokens_out", json_integer(r->tokens_out));
+	put(&w, o, "cost_usd", json_num(r->cost_usd));
+	put(&w, o, "wall_s", json_num(r->wall_s));
+	put(&w, o, "env_s", json_num(r->env_s));
+	put(&w, o, "model_s", json_num(r->model_s));
+	put(&w, o, "verify_s", json_num(r->verify_s));
+	put(&w, o, "started_at", json_num(r->started_at));
+	put(&w, o, "rank", json_integer(r->rank));
+	put(&w, o, "host", json_text(r->host));
+	put(&w, o, "run_id", json_text(r->run_id));
+	put(&w, o, "message", json_text(r->message));
+
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < r->nassertions; i++)
+		if (json_array_append_new(arr, assertion_json(&w, &r->assertions[i])) < 0)
+			w.failed = 1;
+	put(&w, o, "assertions", arr);
+	arr = json_array();
+	for (size_t i = 0; arr && i < r->nmetrics; i++)
+		if (json_array_append_new(arr, metric_json(&w, &r->metrics[i])) < 0)
+			w.failed = 1;
+	put(&w, o, "metrics", arr);
+	arr = json_array();
+	for (size_t i = 0; arr && i < r->nartifacts; i++)
+		if (json_array_append_new(arr, artifact_json(&w, &r->artifacts[i])) < 0)
+			w.failed = 1;
+	put(&w, o, "artifacts", arr);
+
+	put(&w, o, "trace", trace_json(r));
+	put(&w, o, "trace_raw_len", json_integer((json_int_t)r->trace_raw_len));
+	if (w.failed) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+int record_to_json(const struct record *r, char **out, size_t *len,
+		   struct engi_error *err)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	TRY(check_writable(r, err));
+	json_t *o = record_json(r);
+	if (!o)
+		RAISE(err, ENGI_ENOMEM, "out of memory writing record '%s'",
+		      r->cell);
+	const size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(17);
+	size_t n = json_dumpb(o, NULL, 0, flags);
+	char *buf = n ? engi_malloc(n + 1) : NULL;
+	if (!buf || json_dumpb(o, buf, n, flags) != n) {
+		json_decref(o);
+		engi_free(buf);
+		RAISE(err, ENGI_ENOMEM, "out of memory writing record '%s'",
+		      r->cell);
+	}
+	json_decref(o);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+/* ---- reading ---- */
+
+struct reader {
+	struct engi_error *err;
+	char path[96]; /* JSON pointer of the object being read */
+};
+
+static int fail(struct reader *rd, int code, const char *key,
+		const char *what)
+{
+	return engi_raise(rd->err, code, "record: %s/%s: %s", rd->path, key,
+			  what);
+}
+
+static int get(struct reader *rd, json_t *obj, const char *key, json_t **val)
+{
+	*val = json_object_get(obj, key);
+	if (!*val)
+		return fail(rd, ENGI_EPARSE, key, "missing");
+	return 0;
+}
+
+/* Every key must be one we know: a misspelt field is an error, not a
+ * silently dropped value. */
+static int only_keys(struct reader *rd, json_t *obj, const char *const *keys)
+{
+	const char *key;
+	json_t *val;
+	json_object_foreach(obj, key, val) {
+		int known = 0;
+		for (const char *const *k = keys; *k; k++)
+			if (strcmp(*k, key) == 0)
+				known = 1;
+		if (!known)
+			return fail(rd, ENGI_EPARSE, key, "unknown field");
+	}
+	return 0;
+}
+
+static int get_str(struct reader *rd, json_t *obj, const char *key, char *dst,
+		   size_t cap)
+{
+	json_t *v;
+	TRY(get(rd, obj, key, &v));
+	if (!json_is_string(v))
+		return fail(rd, ENGI_EPARSE, key, "expected a string");
+	size_t n = json_string_length(v);
+	const char *s = json_string_value(v);
+	if (memchr(s, '\0', n))
+		return fail(rd, ENGI_EINVALID, key, "contains a NUL character");
+	if (n >= cap)
+		return engi_raise(rd->err, ENGI_ETOOBIG,
+				  "record: %s/%s: string of %zu bytes is longer "
+				  "than the %zu allowed",
+				  rd->path, key, n, cap - 1);
+	memcpy(dst, s, n + 1);
+	return 0;
+}
+
+static int get_i64(struct reader *rd, json_t *obj, const char *key,
+		   int64_t min, int64_t max, int64_t *dst)
+{
+	json_t *v;
+	TRY(get(rd, obj, key, &v));
+	if (!json_is_integer(v))
+		return fail(rd, ENGI_EPARSE, key, "expected an integer");
+	json_int_t i = json_integer_value(v);
+	if (i < min || i > max)
+		return fail(rd, ENGI_EINVALID, key, "integer out of range");
+	*dst = i;
+	return 0;
+}
+
+static int get_int(struct reader *rd, json_t *obj, const char *key, int min,
+		   int *dst)
+{
+	int64_t v;
+	TRY(get_i64(rd, obj, key, min, INT_MAX, &v));
+	*dst = (int)v;
+	return 0;
+}
+
+static int get_bool(struct reader *rd, json_t *obj, const char *key, int *dst)
+{
+	json_t *v;
+	TRY(get(rd, obj, key, &v));
+	if (!json_is_boolean(v))
+		return fail(rd, ENGI_EPARSE, key, "expected true or false");
+	*dst = json_is_true(v);
+	return 0;
+}
+
+static int get_num(struct reader *rd, json_t *obj, const char *key,
+		   double *dst)
+{
+	json_t *v;
+	TRY(get(rd, obj, key, &v));
+	if (json_is_null(v)) {
+		*dst = NAN;
+	} else if (json_is_number(v)) {
+		*dst = json_number_value(v);
+	} else if (json_is_string(v) &&
+		   strcmp(json_string_value(v), "Infinity") == 0) {
+		*dst = INFINITY;
+	} else if (json_is_string(v) &&
+		   strcmp(json_string_value(v), "-Infinity") == 0) {
+		*dst = -INFINITY;
+	} else {
+		return fail(rd, ENGI_EPARSE, key, "expected a number or null");
+	}
+	return 0;
+}
+
+static int get_array(struct reader *rd, json_t *obj, const char *key,
+		     json_t **arr)
+{
+	TRY(get(rd, obj, key, arr));
+	if (!json_is_array(*arr))
+		return fail(rd, ENGI_EPARSE, key, "expected an array");
+	return 0;
+}
+
+/* Points rd->path at element i of array key and checks it is an object. */
+static int enter(struct reader *rd, const char *key, size_t i, json_t *el)
+{
+	snprintf(rd->path, sizeof(rd->path), "/%s/%zu", key, i);
+	if (!json_is_object(el))
+		return engi_raise(rd->err, ENGI_EPARSE,
+				  "record: %s: expected an object", rd->path);
+	return 0;
+}
+
+static const char *const assertion_keys[] = { "name",	  "stage",
+					      "state",	  "required",
+					      "value",	  "expected",
+					      "detail",	  NULL };
+
+static int read_assertion(struct reader *rd, json_t *o,
+			  struct engi_assertion *a)
+{
+	TRY(only_keys(rd, o, assertion_keys));
+	TRY(get_str(rd, o, "name", a->name, sizeof(a->name)));
+	TRY(get_str(rd, o, "stage", a->stage, sizeof(a->stage)));
+	char state[32];
+	TRY(get_str(rd, o, "state", state, sizeof(state)));
+	a->state = -1;
+	for (int s = ENGI_PASS; s <= ENGI_UNAVAILABLE; s++)
+		if (strcmp(state, engi_astate_name(s)) == 0)
+			a->state = s;
+	if (a->state < 0)
+		return engi_raise(rd->err, ENGI_EINVALID,
+				  "record: %s/state: unknown state '%s' "
+				  "(expected pass, fail, inapplicable or "
+				  "unavailable)",
+				  rd->path, state);
+	TRY(get_bool(rd, o, "required", &a->required));
+	TRY(get_num(rd, o, "value", &a->value));
+	TRY(get_num(rd, o, "expected", &a->expected));
+	TRY(get_str(rd, o, "detail", a->detail, sizeof(a->detail)));
+	return 0;
+}
+
+static const char *const metric_keys[] = { "name", "value", NULL };
+
+static int read_metric(struct reader *rd, json_t *o, struct engi_metric *m)
+{
+	TRY(only_keys(rd, o, metric_keys));
+	TRY(get_str(rd, o, "name", m->name, sizeof(m->name)));
+	TRY(get_num(rd, o, "value", &m->value));
+	return 0;
+}
+
+static const char *const artifact_keys[] = { "path", "bytes", "sha256",
+					     "note", NULL };
+
+static int read_artifact(struct reader *rd, json_t *o, struct artifact *a)
+{
+	int64_t bytes;
+	TRY(only_keys(rd, o, artifact_keys));
+	TRY(get_str(rd, o, "path", a->path, sizeof(a->path)));
+	TRY(get_i64(rd, o, "bytes", 0, INT64_MAX, &bytes));
+	a->bytes = (uint64_t)bytes;
+	TRY(get_str(rd, o, "sha256", a->sha256, sizeof(a->sha256)));
+	TRY(get_str(rd, o, "note", a->note, sizeof(a->note)));
+	return 0;
+}
+
+/* Allocates *items for the array key; *n is its length. */
+static int read_items(struct reader *rd, json_t *root, const char *key,
+		      size_t size, void **items, size_t *n, json_t **arr)
+{
+	TRY(get_array(rd, root, key, arr));
+	*n = json_array_size(*arr);
+	*items = NULL;
+	if (*n == 0)
+		return 0;
+	*items = engi_calloc(*n, size);
+	if (!*items)
+		return engi_raise(rd->err, ENGI_ENOMEM,
+				  "out of memory reading record: /%s", key);
+	return 0;
+}
+
+static int read_trace(struct reader *rd, json_t *root, struct record *r)
+{
+	json_t *v;
+	TRY(get(rd, root, "trace", &v));
+	if (!json_is_string(v))
+		return fail(rd, ENGI_EPARSE, "trace",
+			    "expected a base64 string");
+	int64_t raw;
+	TRY(get_i64(rd, root, "trace_raw_len", 0, INT64_MAX, &raw));
+	r->trace_raw_len = (size_t)raw;
+	size_t n = json_string_length(v);
+	if (n == 0)
+		return 0;
+	r->trace = engi_malloc(base64_decoded_max(n));
+	if (!r->trace)
+		return engi_raise(rd->err, ENGI_ENOMEM,
+				  "out of memory reading record: /trace");
+	size_t bad;
+	if (base64_decode(json_string_value(v), n, r->trace, &r->trace_len,
+			  &bad) < 0) {
+		if (bad == n)
+			return engi_raise(rd->err, ENGI_EPARSE,
+					  "record: /trace: base64 length %zu "
+					  "is not a multiple of 4",
+					  n);
+		return engi_raise(rd->err, ENGI_EPARSE,
+				  "record: /trace: invalid base64 at "
+				  "character %zu",
+				  bad);
+	}
+	return 0;
+}
+
+static const char *const record_keys[] = {
+	"cell",	      "task_id",    "model",	  "condition", "trial",
+	"outcome",    "attempts",   "success",	  "feasible",  "score",
+	"quality",    "turns",	    "tokens_in",  "tokens_out", "cost_usd",
+	"wall_s",     "env_s",	    "model_s",	  "verify_s",  "started_at",
+	"rank",	      "host",	    "run_id",	  "message",   "assertions",
+	"metrics",    "artifacts",  "trace",	  "trace_raw_len", NULL
+};
+
+static int read_record(struct reader *rd, json_t *root, struct record *r)
+{
+	TRY(only_keys(rd, root, record_keys));
+	TRY(get_str(rd, root, "cell", r->cell, sizeof(r->cell)));
+	TRY(get_str(rd, root, "task_id", r->task_id, sizeof(r->task_id)));
+	TRY(get_str(rd, root, "model", r->model, sizeof(r->model)));
+	TRY(get_str(rd, root, "condition", r->condition,
+		    sizeof(r->condition)));
+	TRY(get_int(rd, root, "trial", 0, &r->trial));
+
+	char outcome[32];
+	TRY(get_str(rd, root, "outcome", outcome, sizeof(outcome)));
+	r->outcome = outcome_from_name(outcome);
+	if (r->outcome < 0)
+		return engi_raise(rd->err, ENGI_EINVALID,
+				  "record: /outcome: unknown outcome '%s' "
+				  "(expected done, fail_declared, turn_limit, "
+				  "time_limit, env_crash or agent_error)",
+				  outcome);
+	TRY(get_int(rd, root, "attempts", 0, &r->attempts));
+	TRY(get_bool(rd, root, "success", &r->success));
+	TRY(get_bool(rd, root, "feasible", &r->feasible));
+	TRY(get_num(rd, root, "score", &r->score));
+	TRY(get_num(rd, root, "quality", &r->quality));
+	TRY(get_int(rd, root, "turns", 0, &r->turns));
+	TRY(get_i64(rd, root, "tokens_in", 0, INT64_MAX, &r->tokens_in));
+	TRY(get_i64(rd, root, "tokens_out", 0, INT64_MAX, &r->tokens_out));
+	TRY(get_num(rd, root, "cost_usd", &r->cost_usd));
+	TRY(get_num(rd, root, "wall_s", &r->wall_s));
+	TRY(get_num(rd, root, "env_s", &r->env_s));
+	TRY(get_num(rd, root, "model_s", &r->model_s));
+	TRY(get_num(rd, root, "verify_s", &r->verify_s));
+	TRY(get_num(rd, root, "started_at", &r->started_at));
+	TRY(get_int(rd, root, "rank", 0, &r->rank));
+	TRY(get_str(rd, root, "host", r->host, sizeof(r->host)));
+	TRY(get_str(rd, root, "run_id", r->run_id, sizeof(r->run_id)));
+	TRY(get_str(rd, root, "message", r->message, sizeof(r->message)));
+
+	json_t *arr, *el;
+	size_t i;
+	void *items;
+	TRY(read_items(rd, root, "assertions", sizeof(*r->assertions), &items,
+		       &r->nassertions, &arr));
+	r->assertions = items;
+	json_array_foreach(arr, i, el) {
+		TRY(enter(rd, "assertions", i, el));
+		TRY(read_assertion(rd, el, &r->assertions[i]));
+	}
+	rd->path[0] = '\0';
+	TRY(read_items(rd, root, "metrics", sizeof(*r->metrics), &items,
+		       &r->nmetrics, &arr));
+	r->metrics = items;
+	json_array_foreach(arr, i, el) {
+		TRY(enter(rd, "metrics", i, el));
+		TRY(read_metric(rd, el, &r->metrics[i]));
+	}
+	rd->path[0] = '\0';
+	TRY(read_items(rd, root, "artifacts", sizeof(*r->artifacts), &items,
+		       &r->nartifacts, &arr));
+	r->artifacts = items;
+	json_array_foreach(arr, i, el) {
+		TRY(enter(rd, "artifacts", i, el));
+		TRY(read_artifact(rd, el, &r->artifacts[i]));
+	}
+	rd->path[0] = '\0';
+	return read_trace(rd, root, r);
+}
+
+int record_from_json(const char *text, size_t len, struct record *r,
+		     struct engi_error *err)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		RAISE(err, ENGI_EPARSE,
+		      "malformed record JSON at line %d, column %d: %s",
+		      jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		RAISE(err, ENGI_EPARSE, "record: expected a JSON object");
+	}
+	struct record tmp;
+	record_init(&tmp);
+	struct reader rd = { .err = err, .path = "" };
+	int rc = read_record(&rd, root, &tmp);
+	json_decref(root);
+	if (rc < 0) {
+		record_release(&tmp);
+		return rc;
+	}
+	record_release(r);
+	*r = tmp;
+	return 0;
+}

@@ -1,0 +1,884 @@
+#include "task.h"
+
+#include "engi/alloc.h"
+#include "engi/sha256.h"
+#include "fsutil.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TASK_FILE_CAP ((size_t)4 << 20)
+#define TASK_ID_MAX 63
+#define PTR_MAX 512
+
+const char *task_type_name(int type)
+{
+	switch (type) {
+#define TASK_TYPE_STR(n, s)                                                    \
+	case TASK_##n:                                                         \
+		return s;
+		TASK_TYPE_MAP(TASK_TYPE_STR)
+#undef TASK_TYPE_STR
+	}
+	return "?";
+}
+
+const char *task_interface_name(int iface)
+{
+	return iface == IFACE_GUI ? "gui" : "cli";
+}
+
+int task_default_turns(int type, int iface)
+{
+	if (type == TASK_OPEN)
+		return 150;
+	if (type == TASK_CROSS)
+		return iface == IFACE_GUI ? 300 : 150;
+	return iface == IFACE_GUI ? 200 : 100;
+}
+
+/* What every validation helper needs: where we are, for messages. */
+struct loadctx {
+	const char *file;
+	const char *dir;
+	struct arena *a;
+	struct engi_error *err;
+	struct engi_sha256 *files_hash; /* content of referenced host files */
+};
+
+__attribute__((format(printf, 3, 4))) static int bad(struct loadctx *c,
+						     const char *ptr,
+						     const char *fmt, ...)
+{
+	char msg[ENGI_ERROR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return engi_raise(c->err, ENGI_EPARSE, "%s: %s: %s", c->file,
+			  ptr[0] ? ptr : "/", msg);
+}
+
+static int oom(struct loadctx *c)
+{
+	return engi_raise(c->err, ENGI_ENOMEM, "%s: out of memory", c->file);
+}
+
+/* ptr + "/" + key, with JSON-pointer escaping of '~' and '/'. */
+static void ptr_key(char *out, const char *base, const char *key)
+{
+	size_t n = (size_t)snprintf(out, PTR_MAX, "%s/", base);
+	for (const char *k = key; *k && n + 3 < PTR_MAX; k++) {
+		if (*k == '~') {
+			out[n++] = '~';
+			out[n++] = '0';
+		} else if (*k == '/') {
+			out[n++] = '~';
+			out[n++] = '1';
+		} else {
+			out[n++] = *k;
+		}
+	}
+	out[n < PTR_MAX ? n : PTR_MAX - 1] = '\0';
+}
+
+static void ptr_idx(char *out, const char *base, size_t i)
+{
+	snprintf(out, PTR_MAX, "%s/%zu", base, i);
+}
+
+static const char *json_kind(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
+	}
+	return "?";
+}
+
+static int only_keys(struct loadctx *c, json_t *obj, const char *ptr,
+		     const char *const *allowed)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach(obj, key, v)
+	{
+		int ok = 0;
+		for (const char *const *a = allowed; *a; a++)
+			if (!strcmp(*a, key))
+				ok = 1;
+		if (!ok) {
+			char p[PTR_MAX];
+			ptr_key(p, ptr, key);
+			char list[256] = "";
+			for (const char *const *a = allowed; *a; a++) {
+				strncat(list, *a, sizeof(list) - strlen(list) - 1);
+				if (a[1])
+					strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+			}
+			return bad(c, p, "unknown field (valid: %s)", list);
+		}
+	}
+	return 0;
+}
+
+/* Fetches obj[key] with the expected JSON type; *out NULL when absent and
+ * not required. */
+static int field(struct loadctx *c, json_t *obj, const char *ptr,
+		 const char *key, json_type want, int required, json_t **out)
+{
+	char p[PTR_MAX];
+	ptr_key(p, ptr, key);
+	json_t *v = json_object_get(obj, key);
+	*out = NULL;
+	if (!v) {
+		if (required)
+			return bad(c, p, "missing required field");
+		return 0;
+	}
+	int ok = json_typeof(v) == want ||
+		 (want == JSON_REAL && json_is_integer(v)) ||
+		 (want == JSON_TRUE && json_is_boolean(v));
+	if (!ok) {
+		static const char *names[] = {
+			[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+			[JSON_STRING] = "a string",  [JSON_INTEGER] = "an integer",
+			[JSON_REAL] = "a number",    [JSON_TRUE] = "a boolean",
+		};
+		return bad(c, p, "expected %s, found %s", names[want], json_kind(v));
+	}
+	*out = v;
+	return 0;
+}
+
+static int get_str(struct loadctx *c, json_t *obj, const char *ptr,
+		   const char *key, int required, int nonempty, const char **out)
+{
+	json_t *v;
+	TRY(field(c, obj, ptr, key, JSON_STRING, required, &v));
+	*out = NULL;
+	if (!v)
+		return 0;
+	if (nonempty && json_string_length(v) == 0) {
+		char p[PTR_MAX];
+		ptr_key(p, ptr, key);
+		return bad(c, p, "must not be empty");
+	}
+	if (strlen(json_string_value(v)) != json_string_length(v)) {
+		char p[PTR_MAX];
+		ptr_key(p, ptr, key);
+		return bad(c, p, "string contains a NUL character");
+	}
+	*out = arena_strdup(c->a, json_string_value(v));
+	return *out ? 0 : oom(c);
+}
+
+static int get_int(struct loadctx *c, json_t *obj, const char *ptr,
+		   const char *key, long lo, long hi, long dflt, long *out)
+{
+	json_t *v;
+	TRY(field(c, obj, ptr, key, JSON_INTEGER, 0, &v));
+	*out = dflt;
+	if (!v)
+		return 0;
+	json_int_t x = json_integer_value(v);
+	if (x < lo || x > hi) {
+		char p[PTR_MAX];
+		ptr_key(p, ptr, key);
+		return bad(c, p, "%lld is out of range [%ld, %ld]", (long long)x, lo, hi);
+	}
+	*out = (long)x;
+	return 0;
+}
+
+static int get_num(struct loadctx *c, json_t *obj, const char *ptr,
+		   const char *key, int required, double dflt, double *out)
+{
+	json_t *v;
+	TRY(field(c, obj, ptr, key, JSON_REAL, required, &v));
+	*out = v ? json_number_value(v) : dflt;
+	if (v && !isfinite(*out)) {
+		char p[PTR_MAX];
+		ptr_key(p, ptr, key);
+		return bad(c, p, "must be finite");
+	}
+	return 0;
+}
+
+static int get_bool(struct loadctx *c, json_t *obj, const char *ptr,
+		    const char *key, int dflt, int *out)
+{
+	json_t *v;
+	TRY(field(c, obj, ptr, key, JSON_TRUE, 0, &v));
+	*out = v ? json_is_true(v) : dflt;
+	return 0;
+}
+
+static int check_name(struct loadctx *c, const char *ptr, const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > TASK_ID_MAX)
+		return bad(c, ptr, "must be 1 to %d characters", TASK_ID_MAX);
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		int alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			    (ch >= '0' && ch <= '9');
+		if (!alnum && (i == 0 || (ch != '.' && ch != '_' && ch != '-')))
+			return bad(c, ptr, "'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)", s);
+	}
+	return 0;
+}
+
+static int check_env_path(struct loadctx *c, const char *ptr, const char *s)
+{
+	struct engi_error e;
+	engi_error_init(&e);
+	if (env_path_check(s, &e) < 0)
+		return bad(c, ptr, "%s", e.msg);
+	return 0;
+}
+
+/* A host path named by the task: relative to its folder, inside it, an
+ * existing regular file; its content goes into the task hash. */
+static int host_file(struct loadctx *c, const char *ptr, const char *rel,
+		     const char **abs_out)
+{
+	struct engi_error e;
+	engi_error_init(&e);
+	if (env_path_check(rel, &e) < 0)
+		return bad(c, ptr, "%s", e.msg);
+	char abs[PATH_MAX];
+	if (snprintf(abs, sizeof(abs), "%s/%s", c->dir, rel) >= (int)sizeof(abs))
+		return bad(c, ptr, "path too long");
+	if (!path_is_file(abs))
+		return bad(c, ptr, "no such file '%s'", abs);
+	char hex[65];
+	if (engi_sha256_file(abs, hex, &e) < 0)
+		return bad(c, ptr, "%s", e.msg);
+	engi_sha256_update(c->files_hash, rel, strlen(rel) + 1);
+	engi_sha256_update(c->files_hash, hex, 64);
+	*abs_out = arena_strdup(c->a, abs);
+	return *abs_out ? 0 : oom(c);
+}
+
+static int get_str_array(struct loadctx *c, json_t *obj, const char *ptr,
+			 const char *key, int required, int min_items,
+			 const char ***out, size_t *n)
+{
+	json_t *arr;
+	TRY(field(c, obj, ptr, key, JSON_ARRAY, required, &arr));
+	*out = NULL;
+	*n = 0;
+	if (!arr)
+		return 0;
+	char p[PTR_MAX];
+	ptr_key(p, ptr, key);
+	size_t count = json_array_size(arr);
+	if (count < (size_t)min_items)
+		return bad(c, p, "needs at least %d item%s", min_items, min_items == 1 ? "" : "s");
+	const char **v = arena_array(c->a, count ? count : 1, sizeof(*v));
+	if (!v)
+		return oom(c);
+	for (size_t i = 0; i < count; i++) {
+		json_t *s = json_array_get(arr, i);
+		char pi[PTR_MAX];
+		ptr_idx(pi, p, i);
+		if (!json_is_string(s) || json_string_length(s) == 0)
+			return bad(c, pi, "expected a non-empty string, found %s", json_kind(s));
+		v[i] = arena_strdup(c->a, json_string_value(s));
+		if (!v[i])
+			return oom(c);
+	}
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr,
+		       struct task_steps *out)
+{
+	size_t n = json_array_size(arr);
+	if (n == 0)
+		return bad(c, ptr, "needs at least one step");
+	out->v = arena_array(c->a, n, sizeof(*out->v));
+	if (!out->v)
+		return oom(c);
+	out->n = n;
+	for (size_t i = 0; i < n; i++) {
+		json_t *st = json_array_get(arr, i);
+		char p[PTR_MAX], pk[PTR_MAX];
+		ptr_idx(p, ptr, i);
+		if (!json_is_object(st))
+			return bad(c, p, "expected an object, found %s", json_kind(st));
+		static const char *const keys[] = {"run", "write", "from", "text",
+						   "done", "fail", NULL};
+		TRY(only_keys(c, st, p, keys));
+		struct task_step *s = &out->v[i];
+		const char *run, *write, *from, *text, *done, *fail;
+		TRY(get_str(c, st, p, "run", 0, 1, &run));
+		TRY(get_str(c, st, p, "write", 0, 1, &write));
+		TRY(get_str(c, st, p, "from", 0, 1, &from));
+		TRY(get_str(c, st, p, "text", 0, 0, &text));
+		TRY(get_str(c, st, p, "done", 0, 0, &done));
+		TRY(get_str(c, st, p, "fail", 0, 0, &fail));
+		int kinds = !!run + !!write + !!done + !!fail;
+		if (kinds != 1)
+			return bad(c, p, "a step needs exactly one of run, write, done, fail");
+		if (run) {
+			if (from || text)
+				return bad(c, p, "'from' and 'text' belong to 'write' steps");
+			s->kind = STEP_RUN;
+			s->text = run;
+		} else if (write) {
+			ptr_key(pk, p, "write");
+			TRY(check_env_path(c, pk, write));
+			s->path = write;
+			if (!!from + !!text != 1)
+				return bad(c, p, "a write step needs exactly one of 'from' and 'text'");
+			if (from) {
+				ptr_key(pk, p, "from");
+				s->kind = STEP_WRITE_FILE;
+				TRY(host_file(c, pk, from, &s->host));
+			} else {
+				s->kind = STEP_WRITE_TEXT;
+				s->text = text;
+			}
+		} else {
+			if (from || text)
+				return bad(c, p, "'from' and 'text' belong to 'write' steps");
+			s->kind = done ? STEP_DONE : STEP_FAIL;
+			s->text = done ? done : fail;
+			if (i + 1 != n)
+				return bad(c, p, "'%s' must be the last step", done ? "done" : "fail");
+		}
+	}
+	return 0;
+}
+
+static int parse_environment(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *env;
+	TRY(field(c, root, "", "environment", JSON_OBJECT, 0, &env));
+	t->env.image = "host";
+	t->env.cpus = 1;
+	t->env.memory_mb = 1024;
+	t->env.network = 0;
+	if (!env)
+		return 0;
+	static const char *const keys[] = {"image", "cpus", "memory_mb", "network", NULL};
+	TRY(only_keys(c, env, "/environment", keys));
+	const char *image;
+	TRY(get_str(c, env, "/environment", "image", 0, 1, &image));
+	if (image)
+		t->env.image = image;
+	long v;
+	TRY(get_int(c, env, "/environment", "cpus", 1, 64, 1, &v));
+	t->env.cpus = (int)v;
+	TRY(get_int(c, env, "/environment", "memory_mb", 64, 262144, 1024, &v));
+	t->env.memory_mb = (int)v;
+	TRY(get_bool(c, env, "/environment", "network", 0, &t->env.network));
+	return 0;
+}
+
+static int parse_inputs(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *arr;
+	TRY(field(c, root, "", "inputs", JSON_ARRAY, 0, &arr));
+	if (!arr)
+		return 0;
+	t->ninputs = json_array_size(arr);
+	t->inputs = arena_array(c->a, t->ninputs ? t->ninputs : 1, sizeof(*t->inputs));
+	if (!t->inputs)
+		return oom(c);
+	for (size_t i = 0; i < t->ninputs; i++) {
+		json_t *o = json_array_get(arr, i);
+		char p[PTR_MAX], pk[PTR_MAX];
+		ptr_idx(p, "/inputs", i);
+		if (!json_is_object(o))
+			return bad(c, p, "expected an object, found %s", json_kind(o));
+		static const char *const keys[] = {"host", "env", "protected", NULL};
+		TRY(only_keys(c, o, p, keys));
+		struct task_input *in = &t->inputs[i];
+		const char *host;
+		TRY(get_str(c, o, p, "host", 1, 1, &host));
+		ptr_key(pk, p, "host");
+		TRY(host_file(c, pk, host, &in->host));
+		TRY(get_str(c, o, p, "env", 1, 1, &in->env));
+		ptr_key(pk, p, "env");
+		TRY(check_env_path(c, pk, in->env));
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(t->inputs[j].env, in->env))
+				return bad(c, pk, "'%s' is already the target of /inputs/%zu", in->env, j);
+		TRY(get_bool(c, o, p, "protected", 0, &in->protected_));
+	}
+	return 0;
+}
+
+static int parse_limits(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *lim;
+	TRY(field(c, root, "", "limits", JSON_OBJECT, 0, &lim));
+	t->turn_limit = task_default_turns(t->type, t->interface);
+	t->wall_s = TASK_DEFAULT_WALL_S;
+	if (!lim)
+		return 0;
+	static const char *const keys[] = {"turns", "wall_s", NULL};
+	TRY(only_keys(c, lim, "/limits", keys));
+	long turns;
+	TRY(get_int(c, lim, "/limits", "turns", 1, 100000, t->turn_limit, &turns));
+	t->turn_limit = (int)turns;
+	TRY(get_num(c, lim, "/limits", "wall_s", 0, t->wall_s, &t->wall_s));
+	if (!(t->wall_s > 0))
+		return bad(c, "/limits/wall_s", "must be greater than 0");
+	return 0;
+}
+
+static int parse_deliverables(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *arr;
+	TRY(field(c, root, "", "deliverables", JSON_ARRAY, 1, &arr));
+	t->ndeliverables = json_array_size(arr);
+	if (t->ndeliverables == 0)
+		return bad(c, "/deliverables", "needs at least one deliverable");
+	t->deliverables = arena_array(c->a, t->ndeliverables, sizeof(*t->deliverables));
+	if (!t->deliverables)
+		return oom(c);
+	for (size_t i = 0; i < t->ndeliverables; i++) {
+		json_t *o = json_array_get(arr, i);
+		char p[PTR_MAX], pk[PTR_MAX];
+		ptr_idx(p, "/deliverables", i);
+		if (!json_is_object(o))
+			return bad(c, p, "expected an object, found %s", json_kind(o));
+		static const char *const keys[] = {"path", "max_bytes", "required", NULL};
+		TRY(only_keys(c, o, p, keys));
+		struct task_deliverable *d = &t->deliverables[i];
+		TRY(get_str(c, o, p, "path", 1, 1, &d->path));
+		ptr_key(pk, p, "path");
+		TRY(check_env_path(c, pk, d->path));
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(t->deliverables[j].path, d->path))
+				return bad(c, pk, "'%s' is already /deliverables/%zu", d->path, j);
+		long mb;
+		TRY(get_int(c, o, p, "max_bytes", 1, LONG_MAX, 64L << 20, &mb));
+		d->max_bytes = (unsigned long long)mb;
+		TRY(get_bool(c, o, p, "required", 1, &d->required));
+	}
+	return 0;
+}
+
+static int parse_scoring(struct loadctx *c, json_t *ver, struct task *t)
+{
+	struct engi_scoring_spec *sc = &t->scoring;
+	memset(sc, 0, sizeof(*sc));
+	json_t *obj, *rew;
+	TRY(field(c, ver, "/verifier", "objective", JSON_OBJECT, 0, &obj));
+	TRY(field(c, ver, "/verifier", "reward", JSON_OBJECT, 0, &rew));
+	if (obj && rew)
+		return bad(c, "/verifier", "'objective' and 'reward' exclude each other");
+	if (t->type == TASK_OPTIMIZATION && !obj)
+		return bad(c, "/verifier/objective", "missing (type 'optimization' needs an objective)");
+	if (obj && t->type != TASK_OPTIMIZATION)
+		return bad(c, "/verifier/objective", "only tasks of type 'optimization' have an objective");
+	if (obj) {
+		static const char *const keys[] = {"metric", "sense", "baseline",
+						   "reference", "lambda", NULL};
+		TRY(only_keys(c, obj, "/verifier/objective", keys));
+		const char *metric, *sense;
+		TRY(get_str(c, obj, "/verifier/objective", "metric", 1, 1, &metric));
+		if (strlen(metric) >= sizeof(sc->metric))
+			return bad(c, "/verifier/objective/metric", "too long");
+		strcpy(sc->metric, metric);
+		sc->mode = ENGI_SCORING_OPTIMIZATION;
+		json_t *lam = json_object_get(obj, "lambda");
+		if (lam) {
+			TRY(get_num(c, obj, "/verifier/objective", "lambda", 1, 0, &sc->lambda));
+			if (json_object_get(obj, "baseline") || json_object_get(obj, "reference"))
+				return bad(c, "/verifier/objective/lambda",
+					   "a cost-based objective has no baseline or reference");
+			if (!(sc->lambda > 0))
+				return bad(c, "/verifier/objective/lambda", "must be greater than 0");
+			sc->cost_based = 1;
+			sc->minimize = 1;
+		} else {
+			TRY(get_str(c, obj, "/verifier/objective", "sense", 1, 1, &sense));
+			if (!strcmp(sense, "min"))
+				sc->minimize = 1;
+			else if (strcmp(sense, "max"))
+				return bad(c, "/verifier/objective/sense", "'%s' is neither 'min' nor 'max'", sense);
+			TRY(get_num(c, obj, "/verifier/objective", "baseline", 1, 0, &sc->baseline));
+			TRY(get_num(c, obj, "/verifier/objective", "reference", 1, 0, &sc->reference));
+			if (sc->minimize ? !(sc->reference < sc->baseline) : !(sc->reference > sc->baseline))
+				return bad(c, "/verifier/objective/reference",
+					   "must be better than the baseline (%s)", sense);
+		}
+	}
+	if (rew) {
+		static const char *const keys[] = {"geometry", "spec", NULL};
+		TRY(only_keys(c, rew, "/verifier/reward", keys));
+		const char *g, *s;
+		TRY(get_str(c, rew, "/verifier/reward", "geometry", 1, 1, &g));
+		TRY(get_str(c, rew, "/verifier/reward", "spec", 1, 1, &s));
+		if (strlen(g) >= sizeof(sc->geometry_metric) || strlen(s) >= sizeof(sc->spec_metric))
+			return bad(c, "/verifier/reward", "metric name too long");
+		strcpy(sc->geometry_metric, g);
+		strcpy(sc->spec_metric, s);
+		sc->mode = ENGI_SCORING_CONTINUOUS;
+	}
+	return 0;
+}
+
+static int parse_verifier(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *ver;
+	TRY(field(c, root, "", "verifier", JSON_OBJECT, 1, &ver));
+	const char *kind;
+	TRY(get_str(c, ver, "/verifier", "kind", 1, 1, &kind));
+	struct engi_error e;
+	engi_error_init(&e);
+	t->verifier = engi_verifier_lookup(kind, &e);
+	if (!t->verifier)
+		return bad(c, "/verifier/kind", "%s", e.msg);
+	TRY(get_str(c, ver, "/verifier", "file", 1, 1, &t->verifier_file));
+	int found = 0;
+	for (size_t i = 0; i < t->ndeliverables; i++)
+		if (!strcmp(t->deliverables[i].path, t->verifier_file))
+			found = 1;
+	if (!found)
+		return bad(c, "/verifier/file", "'%s' is not one of the deliverables", t->verifier_file);
+	TRY(parse_scoring(c, ver, t));
+	int rc = t->verifier->parse(ver, c->file, "/verifier", &t->criteria, c->err);
+	if (rc < 0 && c->err && c->err->code == 0)
+		return bad(c, "/verifier/criteria", "%s", engi_strerror(rc));
+	return rc;
+}
+
+static int parse_flawed(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *arr;
+	TRY(field(c, root, "", "flawed", JSON_ARRAY, 0, &arr));
+	if (!arr)
+		return 0;
+	t->nflawed = json_array_size(arr);
+	t->flawed = arena_array(c->a, t->nflawed ? t->nflawed : 1, sizeof(*t->flawed));
+	if (!t->flawed)
+		return oom(c);
+	for (size_t i = 0; i < t->nflawed; i++) {
+		json_t *o = json_array_get(arr, i);
+		char p[PTR_MAX], pk[PTR_MAX];
+		ptr_idx(p, "/flawed", i);
+		if (!json_is_object(o))
+			return bad(c, p, "expected an object, found %s", json_kind(o));
+		static const char *const keys[] = {"name", "steps", "expect", "failing", NULL};
+		TRY(only_keys(c, o, p, keys));
+		struct task_flawed *f = &t->flawed[i];
+		TRY(get_str(c, o, p, "name", 1, 1, &f->name));
+		ptr_key(pk, p, "name");
+		TRY(check_name(c, pk, f->name));
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(t->flawed[j].name, f->name))
+				return bad(c, pk, "'%s' is already /flawed/%zu", f->name, j);
+		json_t *steps;
+		TRY(field(c, o, p, "steps", JSON_ARRAY, 1, &steps));
+		ptr_key(pk, p, "steps");
+		TRY(parse_steps(c, steps, pk, &f->steps));
+		const char *expect;
+		TRY(get_str(c, o, p, "expect", 1, 1, &expect));
+		if (strcmp(expect, "fail")) {
+			ptr_key(pk, p, "expect");
+			return bad(c, pk, "'%s' is not a verdict a flawed variant may expect (valid: fail)", expect);
+		}
+		TRY(get_str_array(c, o, p, "failing", 0, 1, &f->failing, &f->nfailing));
+	}
+	return 0;
+}
+
+static int parse_resources(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *obj;
+	TRY(field(c, root, "", "resources", JSON_OBJECT, 0, &obj));
+	if (!obj)
+		return 0;
+	t->nresources = json_object_size(obj);
+	t->resources = arena_array(c->a, t->nresources ? t->nresources : 1, sizeof(*t->resources));
+	if (!t->resources)
+		return oom(c);
+	size_t i = 0;
+	const char *key;
+	json_t *v;
+	json_object_foreach(obj, key, v)
+	{
+		char p[PTR_MAX];
+		ptr_key(p, "/resources", key);
+		TRY(check_name(c, p, key));
+		if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1024)
+			return bad(c, p, "expected an integer from 1 to 1024");
+		t->resources[i].name = arena_strdup(c->a, key);
+		if (!t->resources[i].name)
+			return oom(c);
+		t->resources[i].count = (int)json_integer_value(v);
+		i++;
+	}
+	return 0;
+}
+
+static int parse_task(struct loadctx *c, json_t *root, struct task *t)
+{
+	if (!json_is_object(root))
+		return bad(c, "", "a task file holds one JSON object, found %s", json_kind(root));
+	static const char *const keys[] = {
+		"schema", "id", "title", "domain", "software", "type", "interface",
+		"instruction", "drawings", "environment", "inputs", "limits",
+		"deliverables", "verifier", "reference", "flawed", "resources", NULL};
+	TRY(only_keys(c, root, "", keys));
+	long schema;
+	TRY(get_int(c, root, "", "schema", 1, 1, 1, &schema));
+	TRY(get_str(c, root, "", "id", 1, 1, &t->id));
+	TRY(check_name(c, "/id", t->id));
+	TRY(get_str(c, root, "", "title", 0, 0, &t->title));
+	if (!t->title)
+		t->title = t->id;
+
+	TRY(get_str(c, root, "", "domain", 1, 1, &t->domain));
+	static const char *const domains[] = {
+#define DOMAIN_STR(d) #d,
+		TASK_DOMAIN_MAP(DOMAIN_STR)
+#undef DOMAIN_STR
+	};
+	int dom_ok = 0;
+	for (size_t i = 0; i < sizeof(domains) / sizeof(*domains); i++)
+		if (!strcmp(domains[i], t->domain))
+			dom_ok = 1;
+	if (!dom_ok)
+		return bad(c, "/domain", "'%s' is not a domain (valid: CAD, CAE, CAM, BIM, EDA, DCC)", t->domain);
+
+	TRY(get_str_array(c, root, "", "software", 1, 1, &t->software, &t->nsoftware));
+
+	const char *type, *iface;
+	TRY(get_str(c, root, "", "type", 1, 1, &type));
+	t->type = -1;
+#define TYPE_MATCH(n, s)                                                       \
+	if (!strcmp(type, s))                                                  \
+		t->type = TASK_##n;
+	TASK_TYPE_MAP(TYPE_MATCH)
+#undef TYPE_MATCH
+	if (t->type < 0)
+		return bad(c, "/type", "'%s' is not a task type (valid: single, selection, vision, optimization, cross, open)", type);
+	TRY(get_str(c, root, "", "interface", 1, 1, &iface));
+	if (!strcmp(iface, "cli"))
+		t->interface = IFACE_CLI;
+	else if (!strcmp(iface, "gui"))
+		t->interface = IFACE_GUI;
+	else
+		return bad(c, "/interface", "'%s' is neither 'cli' nor 'gui'", iface);
+	if (t->type == TASK_OPEN && t->interface == IFACE_GUI)
+		return bad(c, "/interface", "open-environment tasks are CLI only");
+
+	TRY(get_str(c, root, "", "instruction", 1, 1, &t->instruction));
+
+	const char **drawings;
+	TRY(get_str_array(c, root, "", "drawings", 0, 0, &drawings, &t->ndrawings));
+	if (t->ndrawings) {
+		t->drawings = arena_array(c->a, t->ndrawings, sizeof(*t->drawings));
+		if (!t->drawings)
+			return oom(c);
+		for (size_t i = 0; i < t->ndrawings; i++) {
+			char p[PTR_MAX];
+			ptr_idx(p, "/drawings", i);
+			TRY(host_file(c, p, drawings[i], &t->drawings[i]));
+		}
+	}
+	TRY(parse_environment(c, root, t));
+	TRY(parse_inputs(c, root, t));
+	TRY(parse_limits(c, root, t));
+	TRY(parse_deliverables(c, root, t));
+	TRY(parse_verifier(c, root, t));
+
+	json_t *ref;
+	TRY(field(c, root, "", "reference", JSON_ARRAY, 1, &ref));
+	TRY(parse_steps(c, ref, "/reference", &t->reference));
+	TRY(parse_flawed(c, root, t));
+	TRY(parse_resources(c, root, t));
+	return 0;
+}
+
+static int load_one(struct suite *s, const char *file, struct task *t,
+		    struct engi_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	TRY(read_file(file, TASK_FILE_CAP, &text, &len, err));
+	json_error_t je;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	engi_free(text);
+	if (!root)
+		RAISE(err, ENGI_EPARSE, "%s: line %d column %d: %s", file, je.line,
+		      je.column, je.text);
+
+	char absdir[PATH_MAX];
+	char *resolved = realpath(file, NULL);
+	if (!resolved) {
+		json_decref(root);
+		RAISE(err, ENGI_EIO, "cannot resolve '%s'", file);
+	}
+	snprintf(absdir, sizeof(absdir), "%s", resolved);
+	free(resolved);
+	char *slash = strrchr(absdir, '/');
+	if (slash)
+		*slash = '\0';
+
+	struct engi_sha256 files;
+	engi_sha256_init(&files);
+	struct loadctx c = {.file = file, .dir = absdir, .a = &s->arena, .err = err,
+			    .files_hash = &files};
+	memset(t, 0, sizeof(*t));
+	int rc = parse_task(&c, root, t);
+	if (rc == 0) {
+		t->file = arena_strdup(&s->arena, file);
+		t->dir = arena_strdup(&s->arena, absdir);
+		char *canon = json_dumps(root, JSON_SORT_KEYS | JSON_COMPACT);
+		if (!t->file || !t->dir || !canon) {
+			free(canon);
+			rc = oom(&c);
+		} else {
+			struct engi_sha256 h;
+			unsigned char d[32], fd[32];
+			engi_sha256_final(&files, fd);
+			engi_sha256_init(&h);
+			engi_sha256_update(&h, canon, strlen(canon));
+			engi_sha256_update(&h, fd, sizeof(fd));
+			engi_sha256_final(&h, d);
+			engi_sha256_hex(d, t->hash);
+			free(canon);
+		}
+	}
+	json_decref(root);
+	if (rc < 0 && t->verifier && t->criteria) {
+		engi_verifier_free(t->verifier, t->criteria);
+		t->criteria = NULL;
+	}
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int suite_load(struct suite *s, const char *path, struct engi_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	arena_init(&s->arena);
+	s->path = arena_strdup(&s->arena, path);
+	if (!s->path)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+
+	char **files = NULL;
+	size_t nfiles = 0, alloc = 0;
+	int rc = 0;
+	if (path_is_dir(path)) {
+		DIR *d = opendir(path);
+		if (!d)
+			RAISE(err, ENGI_EIO, "cannot open suite folder '%s'", path);
+		struct dirent *de;
+		while ((de = readdir(d)) != NULL) {
+			size_t n = strlen(de->d_name);
+			if (n < 6 || strcmp(de->d_name + n - 5, ".json") || de->d_name[0] == '.')
+				continue;
+			if (nfiles == alloc) {
+				alloc = alloc ? 2 * alloc : 16;
+				char **nf = engi_reallocarray(files, alloc, sizeof(*files));
+				if (!nf) {
+					rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+					break;
+				}
+				files = nf;
+			}
+			char buf[PATH_MAX];
+			snprintf(buf, sizeof(buf), "%s/%s", path, de->d_name);
+			files[nfiles] = engi_strdup(buf);
+			if (!files[nfiles]) {
+				rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+				break;
+			}
+			nfiles++;
+		}
+		closedir(d);
+		if (rc == 0 && nfiles == 0)
+			rc = engi_raise(err, ENGI_ENOTFOUND, "suite folder '%s' has no *.json task files", path);
+	} else if (path_is_file(path)) {
+		files = engi_malloc(sizeof(*files));
+		if (!files || !(files[0] = engi_strdup(path)))
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		else
+			nfiles = 1;
+	} else {
+		rc = engi_raise(err, ENGI_ENOTFOUND, "no task file or suite folder '%s'", path);
+	}
+	if (rc == 0) {
+		qsort(files, nfiles, sizeof(*files), cmp_str);
+		s->tasks = arena_array(&s->arena, nfiles, sizeof(*s->tasks));
+		if (!s->tasks)
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; rc == 0 && i < nfiles; i++) {
+		rc = load_one(s, files[i], &s->tasks[i], err);
+		if (rc == 0) {
+			s->ntasks++;
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(s->tasks[j].id, s->tasks[i].id))
+					rc = engi_raise(err, ENGI_EPARSE, "%s: /id: '%s' is already the id of %s",
+							files[i], s->tasks[i].id, s->tasks[j].file);
+		}
+	}
+	for (size_t i = 0; i < nfiles; i++)
+		engi_free(files[i]);
+	engi_free(files);
+	if (rc < 0)
+		suite_release(s);
+	return rc;
+}
+
+void suite_release(struct suite *s)
+{
+	for (size_t i = 0; i < s->ntasks; i++)
+		if (s->tasks[i].verifier)
+			engi_verifier_free(s->tasks[i].verifier, s->tasks[i].criteria);
+	arena_release(&s->arena);
+	s->tasks = NULL;
+	s->ntasks = 0;
+}
+
+const struct task *suite_find(const struct suite *s, const char *id)
+{
+	for (size_t i = 0; i < s->ntasks; i++)
+		if (!strcmp(s->tasks[i].id, id))
+			return &s->tasks[i];
+	return NULL;
+}
+
+const struct task_flawed *task_find_flawed(const struct task *t, const char *name)
+{
+	for (size_t i = 0; i < t->nflawed; i++)
+		if (!strcmp(t->flawed[i].name, name))
+			return &t->flawed[i];
+	return NULL;
+}

@@ -1,0 +1,131 @@
+/*
+ * task.h - task files (format v1, tasks/SCHEMA.md) and suites.
+ *
+ * suite_load validates every *.json file of a folder (or one file) into plain
+ * structs allocated from the suite's arena, and drops the JSON. It checks the
+ * whole suite before returning: the first error names the file and the JSON
+ * pointer. A loaded suite is read-only and may be shared by threads.
+ * suite_release frees everything, including each verifier's criteria.
+ */
+#ifndef ENGI_TASK_H
+#define ENGI_TASK_H
+
+#include <stddef.h>
+
+#include "arena.h"
+#include "engi/error.h"
+#include "engi/verify.h"
+
+#define TASK_DOMAIN_MAP(X) X(CAD) X(CAE) X(CAM) X(BIM) X(EDA) X(DCC)
+#define TASK_TYPE_MAP(X)                                                       \
+	X(SINGLE, "single")                                                    \
+	X(SELECTION, "selection")                                              \
+	X(VISION, "vision")                                                    \
+	X(OPTIMIZATION, "optimization")                                        \
+	X(CROSS, "cross")                                                      \
+	X(OPEN, "open")
+
+enum task_type {
+#define TASK_TYPE_ENUM(n, s) TASK_##n,
+	TASK_TYPE_MAP(TASK_TYPE_ENUM)
+#undef TASK_TYPE_ENUM
+};
+
+enum task_interface { IFACE_CLI, IFACE_GUI };
+
+const char *task_type_name(int type);
+const char *task_interface_name(int iface);
+
+enum step_kind { STEP_RUN, STEP_WRITE_FILE, STEP_WRITE_TEXT, STEP_DONE, STEP_FAIL };
+
+struct task_step {
+	int kind;
+	const char *text; /* command, literal text, summary or reason */
+	const char *path; /* environment path for writes */
+	const char *host; /* absolute host path for STEP_WRITE_FILE */
+};
+
+struct task_steps {
+	struct task_step *v;
+	size_t n;
+};
+
+struct task_flawed {
+	const char *name;
+	struct task_steps steps;
+	const char **failing; /* assertion names that must fail */
+	size_t nfailing;
+};
+
+struct task_input {
+	const char *host; /* absolute */
+	const char *env;
+	int protected_;
+};
+
+struct task_deliverable {
+	const char *path;
+	unsigned long long max_bytes;
+	int required;
+};
+
+struct task_resource {
+	const char *name;
+	int count;
+};
+
+struct task {
+	const char *id;
+	const char *title;
+	const char *file; /* as given, for messages */
+	const char *dir;  /* absolute folder of the task file */
+	char hash[65];    /* content: canonical JSON + every referenced file */
+	const char *domain;
+	const char **software;
+	size_t nsoftware;
+	int type;
+	int interface;
+	const char *instruction;
+	const char **drawings; /* absolute host paths */
+	size_t ndrawings;
+	struct {
+		const char *image;
+		int cpus;
+		int memory_mb;
+		int network;
+	} env;
+	struct task_input *inputs;
+	size_t ninputs;
+	int turn_limit;
+	double wall_s;
+	struct task_deliverable *deliverables;
+	size_t ndeliverables;
+	const struct engi_verifier_kind *verifier;
+	const char *verifier_file;
+	void *criteria;
+	struct engi_scoring_spec scoring;
+	struct task_steps reference;
+	struct task_flawed *flawed;
+	size_t nflawed;
+	struct task_resource *resources;
+	size_t nresources;
+};
+
+struct suite {
+	struct arena arena;
+	struct task *tasks;
+	size_t ntasks;
+	const char *path;
+};
+
+/* path: a folder of *.json task files, or a single task file. */
+int suite_load(struct suite *s, const char *path, struct engi_error *err);
+void suite_release(struct suite *s);
+const struct task *suite_find(const struct suite *s, const char *id);
+const struct task_flawed *task_find_flawed(const struct task *t, const char *name);
+
+/* Default limits from the seed papers (DESIGN.md). */
+int task_default_turns(int type, int iface);
+#define TASK_DEFAULT_WALL_S 18000.0
+
+#endif

@@ -1,0 +1,62 @@
+#include "text.h"
+
+#include "engi/alloc.h"
+
+#include <stdint.h>
+
+/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
+ * surrogates, at most U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	if (c >= 0x01 && c < 0x80)
+		return 1;
+	size_t len;
+	uint32_t cp, min;
+	if ((c & 0xE0) == 0xC0) {
+		len = 2, cp = c & 0x1F, min = 0x80;
+	} else if ((c & 0xF0) == 0xE0) {
+		len = 3, cp = c & 0x0F, min = 0x800;
+	} else if ((c & 0xF8) == 0xF0) {
+		len = 4, cp = c & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+char *utf8_clean(const char *s, size_t n, size_t *out_len)
+{
+	/* worst case every byte becomes the 3-byte replacement character */
+	char *out = engi_malloc(n * 3 + 1);
+	if (!out)
+		return NULL;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0, i = 0;
+	while (i < n) {
+		size_t k = utf8_seq(p + i, n - i);
+		if (k) {
+			for (size_t j = 0; j < k; j++)
+				out[o++] = (char)p[i + j];
+			i += k;
+		} else {
+			out[o++] = (char)0xEF;
+			out[o++] = (char)0xBF;
+			out[o++] = (char)0xBD;
+			i++;
+		}
+	}
+	out[o] = '\0';
+	if (out_len)
+		*out_len = o;
+	return out;
+}

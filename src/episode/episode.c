@@ -1,0 +1,475 @@
+#include "episode.h"
+
+#include "agent.h"
+#include "backend.h"
+#include "engi/alloc.h"
+#include "engi/sha256.h"
+#include "engi/verify.h"
+#include "fsutil.h"
+#include "text.h"
+#include "trace.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define INPUT_FILE_CAP ((size_t)256 << 20)
+
+void episode_spec_defaults(struct episode_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->backend = "local";
+	s->max_retries = 2;
+	s->cmd_timeout_s = 600;
+	s->obs_cap = 64 << 10;
+	s->trace_cap = TRACE_CAP_DEFAULT;
+	s->host = "";
+	s->run_id = "";
+}
+
+int episode_preflight(const char *backend, const struct sweepdef *d,
+		      struct engi_error *err)
+{
+	if (!backend_lookup(backend, err))
+		return err && err->code ? err->code : ENGI_ENOTFOUND;
+	for (size_t i = 0; i < d->nmodels; i++)
+		if (!agent_lookup(d->models[i].agent, err)) {
+			engi_error_prefix(err, "model '%s'", d->models[i].name);
+			return err && err->code ? err->code : ENGI_ENOTFOUND;
+		}
+	return 0;
+}
+
+/* Everything one attempt produces besides the trace. */
+struct attempt {
+	int outcome;
+	int turns;
+	int64_t tokens_in, tokens_out;
+	double cost_usd, env_s, model_s;
+	char message[256];
+	int interrupted;
+	/* protected inputs: digest before */
+	char (*protected_hash)[65];
+};
+
+static void tr(struct trace *t, json_t *ev)
+{
+	if (!ev)
+		return;
+	/* past the cap the trace keeps its head; trace->truncated says so */
+	if (trace_event(t, ev) < 0)
+		t->truncated = 1;
+	json_decref(ev);
+}
+
+struct cancel_ctx {
+	int (*should_abort)(void);
+};
+
+static int cancel_cb(void *p)
+{
+	struct cancel_ctx *c = p;
+	return c->should_abort && c->should_abort();
+}
+
+static void set_msg(struct attempt *a, const char *fmt, const char *s)
+{
+	snprintf(a->message, sizeof(a->message), fmt, s);
+}
+
+/* Runs the agent loop in a started environment. */
+static void agent_loop(const struct episode_spec *s, struct backend_env *env,
+		       struct trace *t, struct attempt *a, double t0)
+{
+	const struct task *task = s->task;
+	const struct agent_desc *ad;
+	struct engi_error e;
+	engi_error_init(&e);
+	ad = agent_lookup(s->model->agent, &e);
+	struct agent *ag = NULL;
+	const char *colon = strchr(s->model->agent, ':');
+	struct agent_ctx ctx = {.task = task,
+				.variant = colon ? colon + 1 : NULL,
+				.settings_json = s->model->settings,
+				.condition_json = s->cond->settings};
+	if (!ad || agent_start(ad, &ctx, &ag, &e) < 0) {
+		a->outcome = OUTCOME_AGENT_ERROR;
+		set_msg(a, "%s", e.msg);
+		tr(t, json_pack("{s:s,s:s}", "ev", "agent_error", "message", e.msg));
+		return;
+	}
+	struct observation obs = {.turn = 0, .output = "", .exit_code = 0};
+	char *obs_buf = NULL;
+	struct cancel_ctx cc = {s->should_abort};
+	a->outcome = OUTCOME_TURN_LIMIT;
+	for (int turn = 1; turn <= task->turn_limit; turn++) {
+		if (s->should_abort && s->should_abort()) {
+			a->interrupted = 1;
+			break;
+		}
+		double remaining = task->wall_s - (now_mono() - t0);
+		if (remaining <= 0) {
+			a->outcome = OUTCOME_TIME_LIMIT;
+			break;
+		}
+		struct agent_turn at;
+		double m0 = now_mono();
+		engi_error_init(&e);
+		int rc = agent_next(ag, &obs, &at, &e);
+		a->model_s += now_mono() - m0;
+		if (rc < 0) {
+			a->outcome = OUTCOME_AGENT_ERROR;
+			set_msg(a, "%s", e.msg);
+			tr(t, json_pack("{s:s,s:i,s:s}", "ev", "agent_error", "turn", turn, "message", e.msg));
+			break;
+		}
+		a->turns = turn;
+		a->tokens_in += at.tokens_in;
+		a->tokens_out += at.tokens_out;
+		a->cost_usd += at.cost_usd;
+		tr(t, json_pack("{s:s,s:i,s:I,s:I,s:f}", "ev", "turn", "turn", turn,
+				"tokens_in", (json_int_t)at.tokens_in, "tokens_out",
+				(json_int_t)at.tokens_out, "cost_usd", at.cost_usd));
+		int ended = 0;
+		for (size_t i = 0; i < at.n && !ended; i++) {
+			const struct agent_action *act = &at.actions[i];
+			switch (act->kind) {
+			case ACT_DONE:
+			case ACT_FAIL:
+				a->outcome = act->kind == ACT_DONE ? OUTCOME_DONE : OUTCOME_FAIL_DECLARED;
+				set_msg(a, "%s", act->text ? act->text : "");
+				tr(t, json_pack("{s:s,s:i,s:s,s:s?}", "ev", "action", "turn", turn, "kind",
+						act->kind == ACT_DONE ? "done" : "fail", "text", act->text));
+				ended = 1;
+				break;
+			case ACT_WRITE: {
+				double e0 = now_mono();
+				engi_error_init(&e);
+				rc = backend_put(env, act->data, act->len, act->path, &e);
+				a->env_s += now_mono() - e0;
+				tr(t, json_pack("{s:s,s:i,s:s,s:s,s:I,s:s?}", "ev", "action", "turn", turn,
+						"kind", "write", "path", act->path, "bytes", (json_int_t)act->len,
+						"error", rc < 0 ? e.msg : NULL));
+				if (rc == ENGI_EENV) {
+					a->outcome = OUTCOME_ENV_CRASH;
+					set_msg(a, "%s", e.msg);
+					ended = 1;
+				}
+				engi_free(obs_buf);
+				obs_buf = engi_strdup(rc < 0 ? e.msg : "written");
+				obs.output = obs_buf ? obs_buf : "";
+				obs.output_len = strlen(obs.output);
+				obs.exit_code = rc < 0 ? 1 : 0;
+				obs.timed_out = obs.truncated = 0;
+				break;
+			}
+			case ACT_RUN: {
+				remaining = task->wall_s - (now_mono() - t0);
+				struct exec_opts o = {
+					.timeout_s = fmin(s->cmd_timeout_s, fmax(remaining, 0.001)),
+					.out_cap = s->obs_cap,
+					.cancel = cancel_cb,
+					.cancel_ctx = &cc,
+				};
+				struct exec_result r;
+				double e0 = now_mono();
+				engi_error_init(&e);
+				tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "action", "turn", turn, "kind",
+						"run", "command", act->text));
+				rc = backend_exec(env, act->text, &o, &r, &e);
+				a->env_s += now_mono() - e0;
+				if (rc < 0) {
+					a->outcome = rc == ENGI_EENV ? OUTCOME_ENV_CRASH : OUTCOME_AGENT_ERROR;
+					set_msg(a, "%s", e.msg);
+					tr(t, json_pack("{s:s,s:i,s:s}", "ev", "exec_error", "turn", turn, "message", e.msg));
+					ended = 1;
+					break;
+				}
+				int truncated = r.out_total > r.out_len;
+				size_t clean_len = 0;
+				char *clean = utf8_clean(r.out, r.out_len, &clean_len);
+				tr(t, json_pack("{s:s,s:i,s:i,s:b,s:I,s:f,s:s%}", "ev", "observation",
+						"turn", turn, "exit", r.exit_code, "timed_out", r.timed_out,
+						"bytes", (json_int_t)r.out_total, "wall_s", r.wall_s,
+						"output", clean ? clean : "", clean_len));
+				engi_free(obs_buf);
+				obs_buf = NULL;
+				if (truncated && clean) {
+					size_t n = clean_len + 96;
+					obs_buf = engi_malloc(n);
+					if (obs_buf)
+						snprintf(obs_buf, n, "%s\n[output truncated: %llu more bytes]",
+							 clean, (unsigned long long)(r.out_total - r.out_len));
+					engi_free(clean);
+				} else {
+					obs_buf = clean;
+				}
+				obs.output = obs_buf ? obs_buf : "";
+				obs.output_len = strlen(obs.output);
+				obs.exit_code = r.exit_code;
+				obs.timed_out = r.timed_out;
+				obs.truncated = truncated;
+				int cancelled = r.cancelled;
+				exec_result_release(&r);
+				if (cancelled) {
+					a->interrupted = 1;
+					ended = 1;
+				} else if (o.timeout_s < s->cmd_timeout_s && obs.timed_out) {
+					a->outcome = OUTCOME_TIME_LIMIT;
+					ended = 1;
+				}
+				break;
+			}
+			}
+		}
+		obs.turn = turn;
+		if (ended)
+			break;
+	}
+	engi_free(obs_buf);
+	agent_stop(&ag);
+}
+
+static int copy_inputs(const struct episode_spec *s, struct backend_env *env,
+		       char (*hashes)[65], struct trace *t, struct engi_error *err)
+{
+	for (size_t i = 0; i < s->task->ninputs; i++) {
+		const struct task_input *in = &s->task->inputs[i];
+		char *data;
+		size_t len;
+		TRY(read_file(in->host, INPUT_FILE_CAP, &data, &len, err));
+		engi_sha256_str(data, len, hashes[i]);
+		int rc = backend_put(env, data, len, in->env, err);
+		engi_free(data);
+		if (rc < 0)
+			return rc;
+		tr(t, json_pack("{s:s,s:s,s:I,s:b,s:s}", "ev", "input", "path", in->env, "bytes",
+				(json_int_t)len, "protected", in->protected_, "sha256", hashes[i]));
+	}
+	return 0;
+}
+
+static void check_protected(const struct episode_spec *s, struct backend_env *env,
+			    char (*hashes)[65], const char *scratch,
+			    struct engi_verdict *v)
+{
+	for (size_t i = 0; i < s->task->ninputs; i++) {
+		const struct task_input *in = &s->task->inputs[i];
+		if (!in->protected_)
+			continue;
+		char name[ENGI_NAME_MAX];
+		snprintf(name, sizeof(name), "integrity:%s", in->env);
+		struct engi_error e;
+		engi_error_init(&e);
+		char hex[65] = "";
+		uint64_t bytes;
+		int rc = backend_get(env, in->env, scratch, INPUT_FILE_CAP, &bytes, &e);
+		if (rc == 0)
+			rc = engi_sha256_file(scratch, hex, &e);
+		unlink(scratch);
+		if (rc < 0)
+			engi_verdict_add(v, name, "integrity", ENGI_FAIL, 1, NAN, NAN,
+					 "protected input unreadable after the episode: %s", e.msg);
+		else if (strcmp(hex, hashes[i]))
+			engi_verdict_add(v, name, "integrity", ENGI_FAIL, 1, NAN, NAN,
+					 "protected input was modified");
+		else
+			engi_verdict_add(v, name, "integrity", ENGI_PASS, 1, NAN, NAN,
+					 "unchanged");
+	}
+}
+
+static int copy_out(const struct episode_spec *s, struct backend_env *env,
+		    const char *art_dir, struct record *rec, struct trace *t,
+		    struct engi_error *err)
+{
+	size_t n = s->task->ndeliverables;
+	rec->artifacts = engi_calloc(n ? n : 1, sizeof(*rec->artifacts));
+	if (!rec->artifacts)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const struct task_deliverable *d = &s->task->deliverables[i];
+		struct artifact *a = &rec->artifacts[rec->nartifacts++];
+		snprintf(a->path, sizeof(a->path), "%s", d->path);
+		char dest[PATH_MAX];
+		snprintf(dest, sizeof(dest), "%s/%s", art_dir, d->path);
+		struct engi_error e;
+		engi_error_init(&e);
+		uint64_t bytes = 0;
+		int rc = mkdir_parents(dest, 0755, &e);
+		if (rc == 0)
+			rc = backend_get(env, d->path, dest, d->max_bytes, &bytes, &e);
+		if (rc == 0)
+			rc = engi_sha256_file(dest, a->sha256, &e);
+		if (rc < 0) {
+			snprintf(a->note, sizeof(a->note), "%s", e.msg);
+			unlink(dest);
+		}
+		a->bytes = rc < 0 ? 0 : bytes;
+		tr(t, json_pack("{s:s,s:s,s:I,s:s,s:s}", "ev", "artifact", "path", a->path, "bytes",
+				(json_int_t)a->bytes, "sha256", a->sha256, "note", a->note));
+		if (rc == ENGI_EENV)
+			return rc;
+	}
+	return 0;
+}
+
+int episode_run(const struct episode_spec *s, struct record *rec,
+		struct engi_error *err)
+{
+	const struct task *task = s->task;
+	record_init(rec);
+	snprintf(rec->cell, sizeof(rec->cell), "%s", s->cell->id);
+	snprintf(rec->task_id, sizeof(rec->task_id), "%s", task->id);
+	snprintf(rec->model, sizeof(rec->model), "%s", s->model->name);
+	snprintf(rec->condition, sizeof(rec->condition), "%s", s->cond->name);
+	rec->trial = s->cell->trial;
+	rec->rank = s->rank;
+	snprintf(rec->host, sizeof(rec->host), "%s", s->host);
+	snprintf(rec->run_id, sizeof(rec->run_id), "%s", s->run_id);
+	rec->started_at = now_wall();
+
+	const struct backend_desc *bd = backend_lookup(s->backend, err);
+	if (!bd)
+		return err ? err->code : ENGI_ENOTFOUND;
+
+	char art_dir[PATH_MAX];
+	snprintf(art_dir, sizeof(art_dir), "%s/artifacts/%s", s->out_dir, rec->cell);
+
+	struct trace t;
+	trace_init(&t, s->trace_cap);
+	char (*hashes)[65] = engi_calloc(task->ninputs ? task->ninputs : 1, sizeof(*hashes));
+	if (!hashes) {
+		trace_release(&t);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	double t0 = now_mono();
+	struct attempt a;
+	int rc = 0;
+	struct engi_verdict v;
+	engi_verdict_init(&v);
+	for (int attempt = 1; attempt <= 1 + s->max_retries; attempt++) {
+		memset(&a, 0, sizeof(a));
+		rec->attempts = attempt;
+		double ta = now_mono();
+		tr(&t, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:f}", "ev", "episode", "cell",
+				 rec->cell, "task", task->id, "model", s->model->name, "condition",
+				 s->cond->name, "trial", rec->trial, "attempt", attempt, "backend",
+				 bd->name, "started_at", now_wall()));
+		struct engi_error e;
+		engi_error_init(&e);
+		if ((rc = rm_rf(art_dir, &e)) < 0 || (rc = mkdir_p(art_dir, 0755, &e)) < 0) {
+			engi_raise(err, rc, "%s", e.msg);
+			break;
+		}
+		char name[96];
+		snprintf(name, sizeof(name), "%s-a%d-r%d-p%d", rec->cell, attempt, s->rank, (int)getpid());
+		struct env_spec es = {.image = task->env.image, .cpus = task->env.cpus,
+				      .memory_mb = task->env.memory_mb, .network = task->env.network,
+				      .work_root = s->work_root, .name = name};
+		struct backend_env *env = NULL;
+		double e0 = now_mono();
+		int brc = backend_start(bd, &es, &env, &e);
+		if (brc == 0)
+			brc = copy_inputs(s, env, hashes, &t, &e);
+		a.env_s += now_mono() - e0;
+		if (brc < 0) {
+			a.outcome = OUTCOME_ENV_CRASH;
+			set_msg(&a, "%s", e.msg);
+			tr(&t, json_pack("{s:s,s:s}", "ev", "env_error", "message", e.msg));
+		} else {
+			agent_loop(s, env, &t, &a, ta);
+		}
+		if (a.interrupted) {
+			backend_stop(&env);
+			rc = ENGI_EINTERRUPTED;
+			break;
+		}
+		engi_verdict_release(&v);
+		engi_verdict_init(&v);
+		if (env) {
+			engi_error_init(&e);
+			e0 = now_mono();
+			char scratch[PATH_MAX];
+			snprintf(scratch, sizeof(scratch), "%s/%s.check", s->work_root, name);
+			check_protected(s, env, hashes, scratch, &v);
+			int crc = copy_out(s, env, art_dir, rec, &t, &e);
+			a.env_s += now_mono() - e0;
+			backend_stop(&env);
+			if (crc == ENGI_EENV && a.outcome != OUTCOME_ENV_CRASH) {
+				a.outcome = OUTCOME_ENV_CRASH;
+				set_msg(&a, "%s", e.msg);
+			} else if (crc < 0 && crc != ENGI_EENV) {
+				rc = engi_raise(err, crc, "%s", e.msg);
+				break;
+			}
+		}
+		tr(&t, json_pack("{s:s,s:s,s:i,s:s}", "ev", "end", "outcome", outcome_name(a.outcome),
+				 "turns", a.turns, "message", a.message));
+		if (a.outcome != OUTCOME_ENV_CRASH || attempt == 1 + s->max_retries)
+			break;
+		engi_free(rec->artifacts);
+		rec->artifacts = NULL;
+		rec->nartifacts = 0;
+		tr(&t, json_pack("{s:s,s:i}", "ev", "retry", "after_attempt", attempt));
+	}
+	engi_free(hashes);
+	if (rc < 0) {
+		engi_verdict_release(&v);
+		trace_release(&t);
+		rm_rf(art_dir, NULL);
+		record_release(rec);
+		return rc;
+	}
+
+	rec->outcome = a.outcome;
+	rec->turns = a.turns;
+	rec->tokens_in = a.tokens_in;
+	rec->tokens_out = a.tokens_out;
+	rec->cost_usd = a.cost_usd;
+	rec->env_s = a.env_s;
+	rec->model_s = a.model_s;
+	snprintf(rec->message, sizeof(rec->message), "%s", a.message);
+
+	if (a.outcome != OUTCOME_ENV_CRASH) {
+		double v0 = now_mono();
+		struct engi_verify_ctx vc = {.artifact_dir = art_dir, .task_dir = task->dir};
+		struct engi_error e;
+		engi_error_init(&e);
+		rc = engi_verify_file(task->verifier, task->criteria, task->verifier_file, &vc, &v, &e);
+		if (rc < 0) {
+			engi_verdict_release(&v);
+			trace_release(&t);
+			record_release(rec);
+			return engi_raise(err, rc, "verifying '%s': %s", task->id, e.msg);
+		}
+		engi_verdict_score(&v, &task->scoring);
+		rec->verify_s = now_mono() - v0;
+	}
+	json_t *asserts = json_array();
+	for (size_t i = 0; i < v.na; i++)
+		json_array_append_new(asserts, json_pack("{s:s,s:s,s:s,s:b}", "name", v.a[i].name,
+							 "stage", v.a[i].stage, "state",
+							 engi_astate_name(v.a[i].state), "required",
+							 v.a[i].required));
+	tr(&t, json_pack("{s:s,s:b,s:b,s:f,s:f,s:o}", "ev", "verdict", "success", v.success,
+			 "feasible", v.feasible, "score", v.score, "quality", v.quality,
+			 "assertions", asserts));
+	rc = record_take_verdict(rec, &v);
+	engi_verdict_release(&v);
+	if (rc == 0) {
+		rec->wall_s = now_mono() - t0;
+		struct engi_error e;
+		engi_error_init(&e);
+		rc = trace_finish(&t, &rec->trace, &rec->trace_len, &rec->trace_raw_len, &e);
+		if (rc < 0)
+			engi_raise(err, rc, "%s", e.msg);
+	}
+	trace_release(&t);
+	if (rc < 0)
+		record_release(rec);
+	return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * episode.h - runs one cell: environment up, inputs in, agent loop under
+ * turn and time limits, deliverables out, verification, record.
+ *
+ * The only module that sees backends, agents and verifiers together.
+ * episode_run blocks for the whole episode (seconds to hours) and is
+ * re-entrant: rank 0 runs several at once in threads. It always fills a
+ * record, whatever the task, agent or environment do; infrastructure
+ * failures (outcome env_crash) are retried here up to max_retries times and
+ * the last attempt is recorded with its attempt count. It returns
+ * ENGI_EINTERRUPTED without a record when should_abort turned true (the cell
+ * stays unrun and resumable), and other negative codes only for our own
+ * failures (out of memory), which the caller records as agent_error.
+ */
+#ifndef ENGI_EPISODE_H
+#define ENGI_EPISODE_H
+
+#include <stddef.h>
+
+#include "engi/error.h"
+#include "matrix.h"
+#include "record.h"
+#include "task.h"
+
+struct episode_spec {
+	const struct task *task;
+	const struct model *model;
+	const struct condition *cond;
+	const struct cell *cell;
+	const char *backend;   /* registry name */
+	const char *out_dir;   /* artifacts go to <out_dir>/artifacts/<cell>/ */
+	const char *work_root; /* scratch for the backend */
+	int max_retries;
+	double cmd_timeout_s; /* per command, inside the episode's wall limit */
+	size_t obs_cap;       /* bytes of command output the agent sees */
+	size_t trace_cap;
+	int (*should_abort)(void);
+	int rank;
+	const char *host;
+	const char *run_id;
+};
+
+void episode_spec_defaults(struct episode_spec *s);
+/* Checks, before a sweep starts, that the backend and every model's agent
+ * exist and are built into this binary. */
+int episode_preflight(const char *backend, const struct sweepdef *d,
+		      struct engi_error *err);
+int episode_run(const struct episode_spec *s, struct record *out,
+		struct engi_error *err);
+
+#endif

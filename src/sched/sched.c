@@ -1,0 +1,476 @@
+#include "scheduler.h"
+
+#include "engi/alloc.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum tag {
+	TAG_READY = 1,   /* worker -> 0: give me work (empty) */
+	TAG_RESULT = 2,  /* worker -> 0: uint64 cell + payload */
+	TAG_ABORTED = 3, /* worker -> 0: uint64 cell */
+	TAG_CELL = 10,   /* 0 -> worker: uint64 cell */
+	TAG_STOP = 11,   /* 0 -> worker: empty */
+};
+
+static int g_mpi, g_rank, g_size = 1;
+static volatile sig_atomic_t g_stop;
+static atomic_llong g_stop_at_ns;
+static double g_grace_s = 60;
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	if (!g_stop) {
+		atomic_store(&g_stop_at_ns, mono_ns());
+		g_stop = 1;
+	}
+}
+
+void sched_request_stop(void)
+{
+	on_stop_signal(0);
+}
+
+void sched_install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int sched_stop_requested(void)
+{
+	return g_stop != 0;
+}
+
+int sched_should_abort(void)
+{
+	if (!g_stop)
+		return 0;
+	return (double)(mono_ns() - atomic_load(&g_stop_at_ns)) * 1e-9 > g_grace_s;
+}
+
+static int launched_by_mpi(void)
+{
+	static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
+				     "PMI_SIZE", "MPI_LOCALNRANKS", NULL};
+	for (const char **v = vars; *v; v++)
+		if (getenv(*v))
+			return 1;
+	return 0;
+}
+
+int sched_init(int *argc, char ***argv, int force_serial, struct engi_error *err)
+{
+	if (force_serial || !launched_by_mpi()) {
+		g_mpi = 0;
+		g_rank = 0;
+		g_size = 1;
+		return 0;
+	}
+	int provided;
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+		RAISE(err, ENGI_EENV, "MPI_Init_thread failed");
+	if (provided < MPI_THREAD_FUNNELED) {
+		MPI_Finalize();
+		RAISE(err, ENGI_EENV, "the MPI library offers no MPI_THREAD_FUNNELED");
+	}
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+	g_mpi = 1;
+	return 0;
+}
+
+void sched_finalize(void)
+{
+	if (g_mpi)
+		MPI_Finalize();
+	g_mpi = 0;
+}
+
+int sched_rank(void)
+{
+	return g_rank;
+}
+
+int sched_size(void)
+{
+	return g_size;
+}
+
+int sched_is_mpi(void)
+{
+	return g_mpi;
+}
+
+int sched_agree(int ok)
+{
+	if (!g_mpi)
+		return ok != 0;
+	int in = ok != 0, out = 0;
+	MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	return out;
+}
+
+int sched_same_digest(const char *digest)
+{
+	if (!g_mpi)
+		return 1;
+	char buf[65] = "";
+	if (g_rank == 0)
+		strncpy(buf, digest, 64);
+	MPI_Bcast(buf, 65, MPI_CHAR, 0, MPI_COMM_WORLD);
+	return sched_agree(strncmp(buf, digest, 64) == 0);
+}
+
+void sched_bcast_str(char *buf, size_t n)
+{
+	if (!g_mpi || n == 0)
+		return;
+	MPI_Bcast(buf, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
+	buf[n - 1] = '\0';
+}
+
+double sched_sum(double v)
+{
+	if (!g_mpi)
+		return v;
+	double out = 0;
+	MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	return out;
+}
+
+/* ---- rank 0 ---- */
+
+struct slot {
+	pthread_t th;
+	atomic_int state; /* 0 free, 1 running, 2 finished */
+	size_t cell;
+	char *payload;
+	size_t len;
+	int rc;
+	int joinable;
+	const struct sched_hooks *h;
+};
+
+static void *slot_main(void *p)
+{
+	struct slot *s = p;
+	s->payload = NULL;
+	s->len = 0;
+	s->rc = s->h->run(s->h->ctx, s->cell, 0, &s->payload, &s->len);
+	atomic_store(&s->state, 2);
+	return NULL;
+}
+
+enum worker_state { W_BUSY, W_PARKED, W_STOPPED };
+
+struct master {
+	const size_t *order;
+	size_t n;
+	unsigned char *taken;
+	size_t first; /* every order[i] with i < first is taken */
+	const struct sched_hooks *h;
+	struct sched_status st;
+	int *wstate;
+	size_t *wcell;
+	int failed;
+	struct engi_error *err;
+};
+
+/* Next admissible cell, or -1 (none admissible now), or -2 (none left).
+ * With take = 0 it only looks. */
+static long pick(struct master *m, int take)
+{
+	while (m->first < m->n && m->taken[m->first])
+		m->first++;
+	if (m->first >= m->n)
+		return -2;
+	for (size_t i = m->first; i < m->n; i++) {
+		if (m->taken[i])
+			continue;
+		if (!m->h->admit || m->h->admit(m->h->ctx, m->order[i])) {
+			if (take) {
+				m->taken[i] = 1;
+				m->st.queued--;
+			}
+			return (long)m->order[i];
+		}
+	}
+	return -1;
+}
+
+static int dispatching(const struct master *m)
+{
+	return !g_stop && !m->failed;
+}
+
+static void send_stop(struct master *m, int w)
+{
+	MPI_Send(NULL, 0, MPI_BYTE, w, TAG_STOP, MPI_COMM_WORLD);
+	m->wstate[w] = W_STOPPED;
+}
+
+/* A worker is idle: give it a cell, park it, or stop it. */
+static void feed(struct master *m, int w)
+{
+	if (!dispatching(m)) {
+		send_stop(m, w);
+		return;
+	}
+	long c = pick(m, 1);
+	if (c == -2) {
+		send_stop(m, w);
+		return;
+	}
+	if (c == -1) {
+		m->wstate[w] = W_PARKED;
+		return;
+	}
+	uint64_t cell = (uint64_t)c;
+	MPI_Send(&cell, 1, MPI_UINT64_T, w, TAG_CELL, MPI_COMM_WORLD);
+	m->wstate[w] = W_BUSY;
+	m->wcell[w] = (size_t)c;
+	m->st.running++;
+	if (m->h->started)
+		m->h->started(m->h->ctx, (size_t)c, w);
+}
+
+static void deliver(struct master *m, size_t cell, int rank, const char *payload,
+		    size_t len)
+{
+	m->st.running--;
+	if (payload)
+		m->st.done++;
+	else
+		m->st.interrupted++;
+	if (m->failed)
+		return;
+	if (m->h->finished(m->h->ctx, cell, rank, payload, len, m->err) < 0)
+		m->failed = 1;
+}
+
+static int poll_workers(struct master *m)
+{
+	int activity = 0;
+	for (;;) {
+		int flag = 0;
+		MPI_Status stt;
+		MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &stt);
+		if (!flag)
+			return activity;
+		activity = 1;
+		int w = stt.MPI_SOURCE, count = 0;
+		MPI_Get_count(&stt, MPI_BYTE, &count);
+		char *buf = engi_malloc((size_t)count + 1);
+		if (!buf) {
+			/* cannot even receive: drop to a zero-length receive is not
+			 * allowed, so fail the run after draining this message */
+			static char scratch[8];
+			MPI_Recv(scratch, 0, MPI_BYTE, w, stt.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			engi_raise(m->err, ENGI_ENOMEM, "out of memory receiving a result");
+			m->failed = 1;
+			continue;
+		}
+		MPI_Recv(buf, count, MPI_BYTE, w, stt.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		buf[count] = '\0';
+		if (stt.MPI_TAG == TAG_RESULT || stt.MPI_TAG == TAG_ABORTED) {
+			uint64_t cell = 0;
+			if (count >= 8)
+				memcpy(&cell, buf, 8);
+			if (stt.MPI_TAG == TAG_RESULT)
+				deliver(m, (size_t)cell, w, buf + 8, (size_t)count - 8);
+			else
+				deliver(m, (size_t)cell, w, NULL, 0);
+		}
+		engi_free(buf);
+		feed(m, w);
+	}
+}
+
+static int run_master(const size_t *order, size_t n, const struct sched_hooks *h,
+		      int local_slots, struct sched_status *final,
+		      struct engi_error *err)
+{
+	struct master m = {.order = order, .n = n, .h = h, .err = err};
+	m.st.total = n;
+	m.st.queued = n;
+	m.st.ranks = g_size;
+	m.taken = engi_calloc(n ? n : 1, 1);
+	m.wstate = engi_calloc((size_t)g_size, sizeof(*m.wstate));
+	m.wcell = engi_calloc((size_t)g_size, sizeof(*m.wcell));
+	struct slot *slots = engi_calloc(local_slots > 0 ? (size_t)local_slots : 1, sizeof(*slots));
+	if (!m.taken || !m.wstate || !m.wcell || !slots) {
+		engi_free(m.taken);
+		engi_free(m.wstate);
+		engi_free(m.wcell);
+		engi_free(slots);
+		RAISE(err, ENGI_ENOMEM, "out of memory for a queue of %zu cells", n);
+	}
+	/* a worker counts as busy until its first READY arrives */
+	for (int w = 1; w < g_size; w++)
+		m.wstate[w] = W_BUSY;
+	long long last_tick = 0;
+	for (;;) {
+		int activity = 0;
+		m.st.draining = !dispatching(&m);
+		if (g_mpi)
+			activity |= poll_workers(&m);
+		int local_busy = 0;
+		for (int i = 0; i < local_slots; i++) {
+			struct slot *s = &slots[i];
+			if (atomic_load(&s->state) == 2) {
+				if (s->joinable)
+					pthread_join(s->th, NULL);
+				atomic_store(&s->state, 0);
+				deliver(&m, s->cell, 0, s->rc == 0 ? s->payload : NULL,
+					s->rc == 0 ? s->len : 0);
+				engi_free(s->payload);
+				s->payload = NULL;
+				activity = 1;
+			}
+			if (atomic_load(&s->state) == 0 && dispatching(&m)) {
+				long c = pick(&m, 1);
+				if (c >= 0) {
+					s->cell = (size_t)c;
+					s->h = h;
+					atomic_store(&s->state, 1);
+					m.st.running++;
+					if (h->started)
+						h->started(h->ctx, (size_t)c, 0);
+					s->joinable = pthread_create(&s->th, NULL, slot_main, s) == 0;
+					if (!s->joinable)
+						slot_main(s); /* run it here: slower, never lost */
+					activity = 1;
+				}
+			}
+			local_busy |= atomic_load(&s->state) == 1 ||
+				      (atomic_load(&s->state) == 2);
+		}
+		/* parked workers: a cap may have freed */
+		for (int w = 1; w < g_size; w++)
+			if (m.wstate[w] == W_PARKED && dispatching(&m) && pick(&m, 0) >= 0)
+				feed(&m, w);
+		int remote_live = 0, remote_busy = 0;
+		for (int w = 1; w < g_size; w++) {
+			remote_live += m.wstate[w] != W_STOPPED;
+			remote_busy += m.wstate[w] == W_BUSY;
+		}
+		long long now = mono_ns();
+		if (h->tick && (activity || now - last_tick > 500000000LL)) {
+			h->tick(h->ctx, &m.st);
+			last_tick = now;
+		}
+		int running = local_busy || remote_busy;
+		/* cells still queued but refused by admit while nothing runs
+		 * can never start (a spent budget): they stay unrun */
+		int exhausted = !dispatching(&m) || m.st.queued == 0 ||
+				(!running && pick(&m, 0) == -1);
+		if (exhausted && !running) {
+			for (int w = 1; w < g_size; w++)
+				if (m.wstate[w] == W_PARKED)
+					send_stop(&m, w);
+			if (remote_live == 0 || g_size == 1)
+				break;
+			remote_live = 0;
+			for (int w = 1; w < g_size; w++)
+				remote_live += m.wstate[w] != W_STOPPED;
+			if (remote_live == 0)
+				break;
+		}
+		if (!activity) {
+			struct timespec ts = {0, 1000000};
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (final)
+		*final = m.st;
+	if (h->tick)
+		h->tick(h->ctx, &m.st);
+	engi_free(m.taken);
+	engi_free(m.wstate);
+	engi_free(m.wcell);
+	engi_free(slots);
+	return m.failed ? (err && err->code ? err->code : ENGI_EIO) : 0;
+}
+
+/* ---- worker ranks ---- */
+
+static int run_worker(const struct sched_hooks *h, struct engi_error *err)
+{
+	MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_READY, MPI_COMM_WORLD);
+	for (;;) {
+		MPI_Status st;
+		uint64_t cell = 0;
+		/* poll instead of a blocking receive so that an oversubscribed
+		 * node does not spin a core while waiting */
+		int flag = 0;
+		while (!flag) {
+			MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+			if (!flag) {
+				struct timespec ts = {0, 2000000};
+				nanosleep(&ts, NULL);
+			}
+		}
+		MPI_Recv(&cell, st.MPI_TAG == TAG_CELL ? 1 : 0, MPI_UINT64_T, 0, st.MPI_TAG,
+			 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		if (st.MPI_TAG == TAG_STOP)
+			return 0;
+		char *payload = NULL;
+		size_t len = 0;
+		int rc = h->run(h->ctx, (size_t)cell, g_rank, &payload, &len);
+		if (rc == 0 && len <= (size_t)INT32_MAX - 8) {
+			char *msg = engi_malloc(len + 8);
+			if (msg) {
+				memcpy(msg, &cell, 8);
+				memcpy(msg + 8, payload, len);
+				MPI_Send(msg, (int)(len + 8), MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+				engi_free(msg);
+				engi_free(payload);
+				continue;
+			}
+		}
+		engi_free(payload);
+		MPI_Send(&cell, 8, MPI_BYTE, 0, TAG_ABORTED, MPI_COMM_WORLD);
+	}
+	(void)err;
+}
+
+int sched_run(const size_t *order, size_t n, const struct sched_hooks *h,
+	      const struct sched_opts *o, struct sched_status *final,
+	      struct engi_error *err)
+{
+	g_grace_s = o->grace_s;
+	int slots = o->local_slots;
+	if (slots < 0)
+		slots = g_size == 1 ? 1 : g_size < 4 ? 1 : 0;
+	if (g_size == 1 && slots < 1)
+		slots = 1;
+	int rc;
+	if (g_rank == 0)
+		rc = run_master(order, n, h, slots, final, err);
+	else
+		rc = run_worker(h, err);
+	return rc;
+}

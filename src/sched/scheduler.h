@@ -1,0 +1,86 @@
+/*
+ * scheduler.h - hands cells to ranks. The only module that includes <mpi.h>.
+ *
+ * Rank 0 holds the queue (given longest-predicted first) and dispatches
+ * dynamically: a worker rank asks for work, runs one cell, sends the result
+ * back and gets the next. Rank 0 also runs cells itself in `local_slots`
+ * threads (when ranks are few, and always in the serial twin). A cell is
+ * handed out only when the admit hook says its caps and tokens allow it.
+ * Results are handed to the finished hook on rank 0, in the main thread.
+ *
+ * The serial twin: a process not started by an MPI launcher never calls
+ * MPI_Init and runs the same loop with local slots only, so a sweep runs the
+ * same with or without mpirun.
+ *
+ * SIGTERM, SIGINT and SIGUSR1 start a drain: no new dispatch; running cells
+ * finish, or are interrupted once grace_s has passed (should_abort turns
+ * true), and interrupted cells come back as finished with payload NULL.
+ *
+ * Collective calls (every rank must make them, in the same order):
+ * sched_init, sched_agree, sched_same_digest, sched_bcast_str, sched_sum,
+ * sched_run, sched_finalize.
+ */
+#ifndef ENGI_SCHED_H
+#define ENGI_SCHED_H
+
+#include <stddef.h>
+
+#include "engi/error.h"
+
+struct sched_status {
+	size_t total, queued, running, done, interrupted;
+	int draining;
+	int ranks;
+};
+
+struct sched_hooks {
+	void *ctx;
+	/* Any rank, possibly in a thread of rank 0: run the cell, return a
+	 * payload (engi_malloc) or ENGI_EINTERRUPTED. Must be thread-safe. */
+	int (*run)(void *ctx, size_t cell, int rank, char **payload, size_t *len);
+	/* Rank 0: 1 when the cell may start now. NULL: always. */
+	int (*admit)(void *ctx, size_t cell);
+	/* Rank 0: the cell went to rank. NULL: nothing to do. */
+	void (*started)(void *ctx, size_t cell, int rank);
+	/* Rank 0: the cell came back (payload NULL: interrupted). Negative
+	 * return: a failure of rank 0 (disk full): drain and fail the run. */
+	int (*finished)(void *ctx, size_t cell, int rank, const char *payload,
+			size_t len, struct engi_error *err);
+	/* Rank 0: about every 0.5 s and after each result. NULL: none. */
+	void (*tick)(void *ctx, const struct sched_status *st);
+};
+
+struct sched_opts {
+	int local_slots; /* episodes rank 0 runs itself; -1: automatic */
+	double grace_s;  /* after a stop signal, before interrupting */
+};
+
+/* Starts MPI when launched by mpirun/srun (unless force_serial). */
+int sched_init(int *argc, char ***argv, int force_serial,
+	       struct engi_error *err);
+void sched_finalize(void);
+int sched_rank(void);
+int sched_size(void);
+int sched_is_mpi(void);
+/* 1 when every rank passes ok != 0. */
+int sched_agree(int ok);
+/* 1 when every rank holds the same digest string as rank 0. */
+int sched_same_digest(const char *digest);
+/* Copies rank 0's NUL-terminated string (at most n bytes) to every rank. */
+void sched_bcast_str(char *buf, size_t n);
+/* Sums a value over ranks onto every rank. */
+double sched_sum(double v);
+
+void sched_install_signals(void);
+int sched_stop_requested(void);
+/* A stop was requested and its grace time is over. */
+int sched_should_abort(void);
+/* For tests: request a stop as a signal would. */
+void sched_request_stop(void);
+
+/* Dispatches order[0..n) (cell indices). Collective. */
+int sched_run(const size_t *order, size_t n, const struct sched_hooks *h,
+	      const struct sched_opts *o, struct sched_status *final,
+	      struct engi_error *err);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * store.h - the HDF5 results file. The only place that includes <hdf5.h>.
+ *
+ * One writer (rank 0, or the serial run) creates the file with the sweep's
+ * metadata tables and frozen configuration, appends episode records to
+ * chunked, extendible compound datasets, and flushes after every batch so
+ * that a killed job leaves a file that opens. The journal, not this file, is
+ * the source of truth for resume: `run --resume` rebuilds the file from the
+ * journal (store_create on a temporary name, append all, rename).
+ *
+ * Layout (readable with h5py alone):
+ *   /tasks /models /conditions /episodes /assertions /metrics /artifacts
+ *       compound datasets whose rows are the structs of engi/results.h
+ *   /traces/<cell>  uint8, the zstd-compressed JSONL trace; attributes
+ *       raw_bytes (uint64) and codec ("zstd")
+ *   root attributes: format ("engisweep-results"), format_version (int),
+ *       sweep_id, planned_cells, config (JSON), versions (JSON),
+ *       command_line (all strings except the two integers)
+ *
+ * All calls block on file I/O; none is thread-safe with another on the same
+ * store.
+ */
+#ifndef ENGI_STORE_H
+#define ENGI_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engi/error.h"
+#include "engi/results.h"
+#include "record.h"
+
+struct store;
+
+struct store_meta {
+	const struct engi_res_task *tasks;
+	size_t ntasks;
+	const struct engi_res_model *models;
+	size_t nmodels;
+	const struct engi_res_condition *conditions;
+	size_t nconditions;
+	const char *sweep_id;
+	uint64_t planned_cells;
+	const char *config_json;
+	const char *versions_json;
+	const char *command_line;
+};
+
+/* Creates (truncates) path and writes the metadata. */
+int store_create(struct store **out, const char *path,
+		 const struct store_meta *meta, struct engi_error *err);
+/* Buffers the record's rows; written at the next flush. */
+int store_append(struct store *s, const struct record *r,
+		 struct engi_error *err);
+/* Writes buffered rows and traces, then H5Fflush. */
+int store_flush(struct store *s, struct engi_error *err);
+/* Flushes and closes; *s becomes NULL. Returns the flush's result. */
+int store_close(struct store **s, struct engi_error *err);
+
+/* Reads every table (not the traces) of a results file. */
+int store_read(const char *path, struct engi_results *res,
+	       struct engi_error *err);
+/* Reads one trace and decompresses it; *out is NUL-terminated, caller frees. */
+int store_read_trace(const char *path, const char *cell, char **out,
+		     size_t *len, struct engi_error *err);
+
+#endif

@@ -1,0 +1,7 @@
+// Bricks laid with no joint: faces touch.
+bl = 215; bw = 102.5; bh = 65; joint = 0;
+courses = 10; per_course = 10;
+
+for (c = [0 : courses - 1], i = [0 : per_course - 1])
+    translate([i * (bl + joint) + (c % 2) * (bl + joint) / 2, 0, c * (bh + joint)])
+        cube([bl, bw, bh]);

@@ -1,0 +1,7 @@
+// Stretcher-bond wall: 10 courses x 10 bricks 215 x 102.5 x 65, 10 mm joints.
+bl = 215; bw = 102.5; bh = 65; joint = 10;
+courses = 10; per_course = 10;
+
+for (c = [0 : courses - 1], i = [0 : per_course - 1])
+    translate([i * (bl + joint) + (c % 2) * (bl + joint) / 2, 0, c * (bh + joint)])
+        cube([bl, bw, bh]);

@@ -1,0 +1,529 @@
+/*
+ * The report on a hand-made sweep whose numbers are worked out by hand:
+ * 2 models x 3 tasks x 2 trials, one condition, 12 planned cells, one
+ * env_crash and one missing episode.
+ *
+ *   model m1: t1 1, 1 (both succeed)       -> 1.0  stable success
+ *             t2 1, 0 (one succeeds)       -> 0.5  mixed
+ *             t3 0, 0 (turn/time limit)    -> 0.0  stable failure
+ *             score (1 + 0.5 + 0) / 3 x 100 = 50, success rate 0.5
+ *   model m2: t1 1 (success), env_crash    -> 1.0  single scored trial
+ *             t2 0.8, 0.6 (no success)     -> 0.7  stable failure
+ *             t3 agent_error 0, trial 2 missing -> 0.0 single trial
+ *             score (1 + 0.7 + 0) / 3 x 100 = 56.67, success rate 1/3
+ */
+#include "check.h"
+
+#include "engi/alloc.h"
+#include "engi/report.h"
+#include "engi/stats.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static void set_task(struct engi_res_task *t, const char *id, const char *type,
+		     const char *domain, const char *interface)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->id, sizeof(t->id), "%s", id);
+	snprintf(t->type, sizeof(t->type), "%s", type);
+	snprintf(t->domain, sizeof(t->domain), "%s", domain);
+	snprintf(t->interface, sizeof(t->interface), "%s", interface);
+	snprintf(t->scoring, sizeof(t->scoring), "binary");
+}
+
+static void add_episode(struct engi_results *r, const char *task,
+			const char *model, int trial, const char *outcome,
+			int success, double score, int turns)
+{
+	struct engi_res_episode *e = &r->episodes[r->nepisodes++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->cell, sizeof(e->cell), "%02zu", r->nepisodes);
+	snprintf(e->task_id, sizeof(e->task_id), "%s", task);
+	snprintf(e->model, sizeof(e->model), "%s", model);
+	snprintf(e->condition, sizeof(e->condition), "base");
+	e->trial = trial;
+	snprintf(e->outcome, sizeof(e->outcome), "%s", outcome);
+	e->attempts = 1;
+	e->success = success;
+	e->score = score;
+	e->turns = turns;
+	e->tokens_in = 100;
+	e->tokens_out = 10;
+	e->cost_usd = 0.25;
+	e->wall_s = 60.0;
+}
+
+/* The sweep of the file comment; room for extra episodes. */
+static void make_results(struct engi_results *r)
+{
+	engi_results_init(r);
+	r->ntasks = 3;
+	r->tasks = engi_calloc(3, sizeof(*r->tasks));
+	set_task(&r->tasks[0], "t1", "single", "CAD", "cli");
+	set_task(&r->tasks[1], "t2", "optimization", "CAE", "gui");
+	set_task(&r->tasks[2], "t3", "single", "CAD", "cli");
+	r->nmodels = 2;
+	r->models = engi_calloc(2, sizeof(*r->models));
+	snprintf(r->models[0].name, sizeof(r->models[0].name), "m1");
+	snprintf(r->models[1].name, sizeof(r->models[1].name), "m2");
+	r->nconditions = 1;
+	r->conditions = engi_calloc(1, sizeof(*r->conditions));
+	snprintf(r->conditions[0].name, sizeof(r->conditions[0].name), "base");
+	r->planned_cells = 12;
+	r->episodes = engi_calloc(16, sizeof(*r->episodes));
+
+	add_episode(r, "t1", "m1", 1, "done", 1, 1.0, 10);
+	add_episode(r, "t1", "m1", 2, "done", 1, 1.0, 10);
+	add_episode(r, "t2", "m1", 1, "done", 1, 1.0, 10);
+	add_episode(r, "t2", "m1", 2, "fail_declared", 0, 0.0, 10);
+	add_episode(r, "t3", "m1", 1, "turn_limit", 0, 0.0, 10);
+	add_episode(r, "t3", "m1", 2, "time_limit", 0, 0.0, 10);
+
+	add_episode(r, "t1", "m2", 1, "done", 1, 1.0, 4);
+	add_episode(r, "t1", "m2", 2, "env_crash", 0, 0.0, 0);
+	add_episode(r, "t2", "m2", 1, "done", 0, 0.8, 6);
+	add_episode(r, "t2", "m2", 2, "done", 0, 0.6, 8);
+	add_episode(r, "t3", "m2", 1, "agent_error", 0, 0.0, 2);
+}
+
+/* The row of a model that has tasks in the group. */
+static const struct engi_report_row *row_of(const struct engi_report_data *d,
+					    int table, const char *group,
+					    const char *model)
+{
+	for (size_t i = 0; i < d->nrows; i++)
+		if (d->rows[i].table == table &&
+		    strcmp(d->rows[i].group, group) == 0 &&
+		    strcmp(d->rows[i].model, model) == 0 &&
+		    d->rows[i].tasks > 0)
+			return &d->rows[i];
+	return NULL;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	int c;
+	while ((c = fgetc(f)) != EOF) {
+		if (n + 2 > cap) {
+			cap = cap ? 2 * cap : 4096;
+			buf = realloc(buf, cap);
+		}
+		buf[n++] = (char)c;
+	}
+	fclose(f);
+	if (!buf)
+		buf = calloc(1, 1);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void test_numbers(void)
+{
+	struct engi_results r;
+	make_results(&r);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK_INT(engi_report_compute(&d, &r, &o, &err), 0);
+
+	CHECK_INT(d.planned, 12);
+	CHECK_INT(d.recorded, 11);
+	CHECK_INT(d.missing, 1);
+	CHECK_INT(d.extra, 0);
+	CHECK_INT(d.scored, 10);
+	CHECK_INT(d.env_crash, 1);
+	CHECK_INT(d.duplicates, 0);
+	CHECK_INT(d.other_outcome, 0);
+	CHECK_INT(d.tasks_listed, 3);
+	CHECK_INT(d.tasks_unrun, 0);
+	CHECK_INT(d.nmodels, 2);
+	CHECK_INT(d.nconditions, 1);
+	CHECK_INT(d.narms, 2);
+	/* overall 1 group, type 2, domain 2, interface 2: 7 groups x 2 arms */
+	CHECK_INT(d.nrows, 14);
+	CHECK_INT(d.table_groups[ENGI_REPORT_BY_TYPE], 2);
+
+	const struct engi_report_row *m1 =
+		row_of(&d, ENGI_REPORT_OVERALL, "all", "m1");
+	const struct engi_report_row *m2 =
+		row_of(&d, ENGI_REPORT_OVERALL, "all", "m2");
+	CHECK(m1 && m2);
+	if (!m1 || !m2)
+		goto out;
+	CHECK_STR(m1->condition, "base");
+	CHECK_INT(m1->tasks, 3);
+	CHECK_INT(m1->episodes, 6);
+	CHECK_INT(m1->scored, 6);
+	CHECK_NEAR(m1->score.mean, 50.0, 1e-12);
+	CHECK_INT(m1->score.flag, ENGI_CI_FEW_TASKS);
+	CHECK(isnan(m1->score.lo) && isnan(m1->score.hi));
+	CHECK_NEAR(m1->success_rate, 0.5, 1e-15);
+	CHECK_INT(m1->stable_success, 1);
+	CHECK_INT(m1->mixed, 1);
+	CHECK_INT(m1->stable_failure, 1);
+	CHECK_INT(m1->single_trial, 0);
+	CHECK_INT(m1->outcomes[ENGI_REPORT_DONE], 3);
+	CHECK_INT(m1->outcomes[ENGI_REPORT_FAIL_DECLARED], 1);
+	CHECK_INT(m1->outcomes[ENGI_REPORT_TURN_LIMIT], 1);
+	CHECK_INT(m1->outcomes[ENGI_REPORT_TIME_LIMIT], 1);
+	CHECK_INT(m1->outcomes[ENGI_REPORT_ENV_CRASH], 0);
+	CHECK_NEAR(m1->mean_turns, 10.0, 0);
+	CHECK_INT(m1->tokens_in, 600);
+	CHECK_INT(m1->tokens_out, 60);
+	CHECK_NEAR(m1->cost_usd, 1.5, 0);
+	CHECK_NEAR(m1->mean_wall_s, 60.0, 0);
+
+	CHECK_INT(m2->tasks, 3);
+	CHECK_INT(m2->episodes, 5);
+	CHECK_INT(m2->scored, 4);
+	CHECK_NEAR(m2->score.mean, 170.0 / 3.0, 1e-12);
+	CHECK_NEAR(m2->success_rate, 1.0 / 3.0, 1e-15);
+	CHECK_INT(m2->stable_success, 0);
+	CHECK_INT(m2->mixed, 0);
+	CHECK_INT(m2->stable_failure, 1);
+	CHECK_INT(m2->single_trial, 2);
+	CHECK_INT(m2->outcomes[ENGI_REPORT_DONE], 3);
+	CHECK_INT(m2->outcomes[ENGI_REPORT_ENV_CRASH], 1);
+	CHECK_INT(m2->outcomes[ENGI_REPORT_AGENT_ERROR], 1);
+	CHECK_NEAR(m2->mean_turns, 5.0, 0); /* (4 + 6 + 8 + 2) / 4 scored */
+	CHECK_INT(m2->tokens_in, 500);      /* the crash spent tokens too */
+	CHECK_NEAR(m2->cost_usd, 1.25, 0);
+
+	const struct engi_report_row *g;
+	g = row_of(&d, ENGI_REPORT_BY_TYPE, "single", "m1");
+	CHECK(g && g->tasks == 2 && fabs(g->score.mean - 50.0) < 1e-12);
+	g = row_of(&d, ENGI_REPORT_BY_TYPE, "optimization", "m2");
+	CHECK(g && g->tasks == 1 && fabs(g->score.mean - 70.0) < 1e-12);
+	CHECK(g && g->stable_failure == 1 && g->episodes == 2);
+	g = row_of(&d, ENGI_REPORT_BY_DOMAIN, "CAD", "m2");
+	CHECK(g && g->tasks == 2 && fabs(g->score.mean - 50.0) < 1e-12);
+	CHECK(g && g->single_trial == 2 &&
+	      g->outcomes[ENGI_REPORT_ENV_CRASH] == 1);
+	g = row_of(&d, ENGI_REPORT_BY_INTERFACE, "gui", "m1");
+	CHECK(g && g->tasks == 1 && g->mixed == 1);
+	/* groups sorted by name */
+	CHECK_STR(d.rows[d.table_first[ENGI_REPORT_BY_TYPE]].group,
+		  "optimization");
+out:
+	engi_report_data_release(&d);
+	engi_results_release(&r);
+}
+
+/* With min_tasks 2 the overall interval is the shared bootstrap's. */
+static void test_interval_wiring(void)
+{
+	struct engi_results r;
+	make_results(&r);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	o.min_tasks = 2;
+	o.draws = 2000;
+	o.seed = 77;
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	CHECK_INT(engi_report_compute(&d, &r, &o, NULL), 0);
+
+	double x[] = {1.0, 0.5, 0.0, 1.0, 0.7, 0.0};
+	struct engi_boot_opts b = {77, 2000, 0.95, 2};
+	struct engi_ci ci[2];
+	CHECK_INT(engi_boot_shared(x, NULL, 2, 3, &b, ci, NULL, NULL), 0);
+	for (size_t a = 0; a < 2 && d.nrows >= 2; a++) {
+		const struct engi_report_row *row = &d.rows[a];
+		CHECK_INT(row->score.flag, ENGI_CI_OK);
+		CHECK_NEAR(row->score.lo, 100.0 * ci[a].lo, 1e-12);
+		CHECK_NEAR(row->score.hi, 100.0 * ci[a].hi, 1e-12);
+		CHECK_INT(row->score.draws, 2000);
+		CHECK(row->score.lo <= row->score.mean &&
+		      row->score.mean <= row->score.hi);
+	}
+	engi_report_data_release(&d);
+	engi_results_release(&r);
+}
+
+static void test_outputs(void)
+{
+	char dir[] = "/tmp/engi-report-test-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char pa[64], pb[64], path[80];
+	snprintf(pa, sizeof(pa), "%s/a", dir);
+	snprintf(pb, sizeof(pb), "%s/b", dir);
+
+	struct engi_results r;
+	make_results(&r);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	char *md[2] = {NULL, NULL};
+	size_t mdlen[2] = {0, 0};
+	for (int run = 0; run < 2; run++) {
+		FILE *f = open_memstream(&md[run], &mdlen[run]);
+		o.prefix = run ? pb : pa;
+		struct engi_error err;
+		engi_error_init(&err);
+		CHECK_INT(engi_report(&r, &o, f, &err), 0);
+		CHECK_STR(err.msg, "");
+		fclose(f);
+	}
+	CHECK(mdlen[0] == mdlen[1] && memcmp(md[0], md[1], mdlen[0]) == 0);
+
+	const char *m = md[0];
+	CHECK(strstr(m, "# Sweep report") != NULL);
+	CHECK(strstr(m, "## Episodes") != NULL);
+	CHECK(strstr(m, "## Scores") != NULL);
+	CHECK(strstr(m, "## Trial stability") != NULL);
+	CHECK(strstr(m, "## Terminal outcomes") != NULL);
+	CHECK(strstr(m, "## Effort and cost") != NULL);
+	CHECK(strstr(m, "## Score by type") != NULL);
+	CHECK(strstr(m, "## Score by domain") != NULL);
+	CHECK(strstr(m, "## Score by interface") != NULL);
+	CHECK_INT(count_of(m, "\nDenominator: "), 8);
+	CHECK(strstr(m, "| missing (planned - recorded) | 1 |") != NULL);
+	CHECK(strstr(m,
+		     "| env_crash (infrastructure failure, not scored) | 1 |"));
+	CHECK(strstr(m,
+		     "| m1 | 3 | 6 | 50.0 | too few tasks (3 < 5) | 50.0 % |"));
+	CHECK(strstr(m,
+		     "| m2 | 3 | 4 | 56.7 | too few tasks (3 < 5) | 33.3 % |"));
+	CHECK(strstr(m, "| m1 | 3 | 1 | 1 | 1 | 0 |") != NULL);
+	CHECK(strstr(m, "| m2 | 1 | 0 | 0 | 1 | 2 |") != NULL);
+	CHECK(strstr(m, "| m2 | 5 | 3 | 0 | 0 | 0 | 1 | 1 | 0 |") != NULL);
+	CHECK(strstr(m, "| model | optimization | single |") != NULL);
+	CHECK(strstr(m, "| m2 | 70.0 (n=1, few tasks) | "
+			"50.0 (n=2, few tasks) |") != NULL);
+	/* one condition: no condition column */
+	CHECK(strstr(m, "| condition |") == NULL);
+
+	const char *ext[] = {"csv", "json"};
+	for (int i = 0; i < 2; i++) {
+		size_t la, lb;
+		snprintf(path, sizeof(path), "%s.%s", pa, ext[i]);
+		char *a = slurp(path, &la);
+		snprintf(path, sizeof(path), "%s.%s", pb, ext[i]);
+		char *b = slurp(path, &lb);
+		CHECK(a && b);
+		if (a && b) {
+			CHECK(la > 100);
+			CHECK(la == lb && memcmp(a, b, la) == 0);
+		}
+		if (a && i == 0) {
+			/* header + 14 rows */
+			CHECK_INT(count_of(a, "\r\n"), 15);
+			CHECK(strncmp(a, "table,group,model,condition,tasks,",
+				      34) == 0);
+			CHECK(strstr(a, "\r\noverall,all,m1,base,3,6,6,50,,,"
+					"few_tasks,0,0.5,1,1,1,0,3,1,1,1,0,0,0,"
+					"10,60,600,60,1.5\r\n") != NULL);
+			CHECK(strstr(a,
+				     "\r\ntype,optimization,m2,base,1,2,2,70,,,"
+				     "few_tasks,0,0,0,0,1,0,2,0,0,0,0,0,0,7,"
+				     "60,200,20,0.5\r\n") != NULL);
+		}
+		if (a && i == 1) {
+			CHECK(strncmp(a,
+				      "{\n  \"format\": \"engisweep-report\",",
+				      33) == 0);
+			CHECK(strstr(a, "\"planned\": 12, \"missing\": 1, "
+					"\"recorded\": 11,") != NULL);
+			CHECK(strstr(a, "{\"table\": \"overall\", "
+					"\"group\": \"all\", "
+					"\"model\": \"m1\", "
+					"\"condition\": \"base\", "
+					"\"tasks\": 3, \"episodes\": 6, "
+					"\"scored\": 6, \"score_x100\": 50, "
+					"\"ci_lo_x100\": null, "
+					"\"ci_hi_x100\": null, "
+					"\"ci_flag\": \"few_tasks\",") != NULL);
+			CHECK_INT(count_of(a, "{\"table\": "), 14);
+		}
+		free(a);
+		free(b);
+		remove(path);
+		snprintf(path, sizeof(path), "%s.%s", pa, ext[i]);
+		remove(path);
+	}
+	rmdir(dir);
+	free(md[0]);
+	free(md[1]);
+	engi_results_release(&r);
+}
+
+/* Duplicates, unknown outcomes and tasks, awkward names, two conditions. */
+static void test_edges(void)
+{
+	struct engi_results r;
+	make_results(&r);
+	/* a repeat of m1/t1/1 that crashed: the scored record is kept */
+	add_episode(&r, "t1", "m1", 1, "env_crash", 0, 0.0, 0);
+	/* an outcome nobody knows is counted, not scored */
+	add_episode(&r, "t2", "m2", 3, "exploded", 1, 1.0, 1);
+	/* a task missing from /tasks, a model name that needs quoting */
+	add_episode(&r, "t9", "a,\"b|c\"\n", 1, "done", 1, 1.0, 1);
+	snprintf(r.episodes[r.nepisodes - 1].condition, 64, "other");
+
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	o.draws = 200;
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	CHECK_INT(engi_report_compute(&d, &r, &o, NULL), 0);
+	CHECK_INT(d.duplicates, 1);
+	CHECK_INT(d.other_outcome, 1);
+	CHECK_INT(d.unknown_task, 1);
+	CHECK_INT(d.recorded, 13);
+	CHECK_INT(d.extra, 1);
+	CHECK_INT(d.missing, 0);
+	CHECK_INT(d.nmodels, 3);
+	CHECK_INT(d.nconditions, 2);
+	CHECK_INT(d.narms, 6);
+	const struct engi_report_row *m1 = &d.rows[0];
+	CHECK_STR(m1->model, "m1");
+	CHECK_STR(m1->condition, "base");
+	CHECK_INT(m1->episodes, 6);
+	CHECK_NEAR(m1->score.mean, 50.0, 1e-12);
+	const struct engi_report_row *m2 = &d.rows[2];
+	CHECK_STR(m2->model, "m2");
+	CHECK_INT(m2->outcomes[ENGI_REPORT_OTHER], 1);
+	CHECK_INT(m2->scored, 4);
+	CHECK_NEAR(m2->score.mean, 170.0 / 3.0, 1e-12);
+	const struct engi_report_row *odd = &d.rows[5];
+	CHECK_STR(odd->condition, "other");
+	CHECK_INT(odd->tasks, 1);
+	const struct engi_report_row *u =
+		row_of(&d, ENGI_REPORT_BY_TYPE, ENGI_REPORT_UNKNOWN_GROUP,
+		       "a,\"b|c\"\n");
+	CHECK(u && u->tasks == 1);
+	/* the unknown group comes last */
+	size_t last = d.table_first[ENGI_REPORT_BY_TYPE] +
+		      (d.table_groups[ENGI_REPORT_BY_TYPE] - 1) * d.narms;
+	CHECK_STR(d.rows[last].group, ENGI_REPORT_UNKNOWN_GROUP);
+
+	char dir[] = "/tmp/engi-report-test-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char path[80];
+	snprintf(path, sizeof(path), "%s/e.csv", dir);
+	CHECK_INT(engi_report_write_csv(&d, path, NULL), 0);
+	size_t len;
+	char *csv = slurp(path, &len);
+	CHECK(csv && strstr(csv, ",\"a,\"\"b|c\"\"\n\",other,") != NULL);
+	free(csv);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/e.json", dir);
+	CHECK_INT(engi_report_write_json(&d, path, NULL), 0);
+	char *json = slurp(path, &len);
+	CHECK(json && strstr(json, "\"model\": \"a,\\\"b|c\\\"\\n\"") != NULL);
+	free(json);
+	remove(path);
+
+	char *md = NULL;
+	size_t mdlen = 0;
+	FILE *f = open_memstream(&md, &mdlen);
+	CHECK_INT(engi_report_write_markdown(&d, f, NULL), 0);
+	fclose(f);
+	CHECK(strstr(md, "| a,\"b\\|c\"  | other |") != NULL);
+	CHECK(strstr(md, "| model | condition |") != NULL);
+	CHECK(strstr(md, "| unknown outcome (not scored) | 1 |") != NULL);
+	CHECK(strstr(md, "| duplicate records ignored | 1 |") != NULL);
+	free(md);
+
+	struct engi_error err;
+	engi_error_init(&err);
+	snprintf(path, sizeof(path), "%s/no/such/dir/x.csv", dir);
+	CHECK_INT(engi_report_write_csv(&d, path, &err), ENGI_EIO);
+	CHECK(strncmp(err.msg, "cannot open report file '", 25) == 0);
+	rmdir(dir);
+	engi_report_data_release(&d);
+
+	/* a scored episode without a finite score is bad input, named */
+	r.episodes[0].score = NAN;
+	engi_report_data_init(&d);
+	engi_error_init(&err);
+	CHECK_INT(engi_report_compute(&d, &r, &o, &err), ENGI_EINVALID);
+	CHECK_STR(err.msg, "making the report: episode '01': score is not a "
+			   "finite number");
+	CHECK_INT(d.nrows, 0);
+	engi_report_data_release(&d);
+
+	engi_error_init(&err);
+	o.level = 0;
+	CHECK_INT(engi_report(&r, &o, NULL, &err), ENGI_EINVALID);
+	CHECK_STR(err.msg, "confidence level 0 is outside (0, 1)");
+	engi_results_release(&r);
+}
+
+/* No results at all still makes a report that says so. */
+static void test_empty(void)
+{
+	struct engi_results r;
+	engi_results_init(&r);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	CHECK_INT(engi_report_compute(&d, &r, &o, NULL), 0);
+	CHECK_INT(d.nrows, 0);
+	char *md = NULL;
+	size_t mdlen = 0;
+	FILE *f = open_memstream(&md, &mdlen);
+	CHECK_INT(engi_report_write_markdown(&d, f, NULL), 0);
+	fclose(f);
+	CHECK(strstr(md, "No model has a recorded episode.") != NULL);
+	CHECK(strstr(md, "missing episodes cannot be counted") != NULL);
+	free(md);
+	engi_report_data_release(&d);
+	engi_results_release(&r);
+}
+
+/* Every allocation that fails is reported as ENGI_ENOMEM, never a crash. */
+static void test_alloc_failures(void)
+{
+	struct engi_results r;
+	make_results(&r);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	o.draws = 50;
+	int ok = 0;
+	for (long n = 1; n <= 200 && !ok; n++) {
+		struct engi_report_data d;
+		engi_report_data_init(&d);
+		struct engi_error err;
+		engi_error_init(&err);
+		engi_alloc_fail_after(n);
+		int rc = engi_report_compute(&d, &r, &o, &err);
+		engi_alloc_fail_after(0);
+		CHECK(rc == 0 || rc == ENGI_ENOMEM);
+		if (rc == ENGI_ENOMEM)
+			CHECK(strstr(err.msg, "out of memory") != NULL);
+		ok = rc == 0;
+		engi_report_data_release(&d);
+	}
+	CHECK(ok);
+	engi_results_release(&r);
+}
+
+int main(void)
+{
+	test_numbers();
+	test_interval_wiring();
+	test_outputs();
+	test_edges();
+	test_empty();
+	test_alloc_failures();
+	return check_exit();
+}

@@ -1,0 +1,222 @@
+/*
+ * verify.h - the verifier framework: assertion records, verdicts, scoring and
+ * the registry of verifier kinds.
+ *
+ * A verifier kind turns a task's criteria (parsed once, when the suite is
+ * loaded) and the files an episode delivered into assertion records. Each
+ * assertion has one of four states; a required assertion that is unavailable
+ * counts as failed, an inapplicable one is outside the denominator.
+ * engi_verdict_score applies the task's scoring rule (binary, optimization
+ * quality, or continuous reward) to the assertions and metrics.
+ *
+ * Lifecycle: engi_verdict_init / engi_verdict_release; criteria returned by a
+ * kind's parse belong to the caller and are freed with engi_verifier_free.
+ * Kinds are stateless and re-entrant; verify reads files and may take
+ * seconds (kernels) but never touches the network.
+ */
+#ifndef ENGI_VERIFY_H
+#define ENGI_VERIFY_H
+
+#include <stddef.h>
+
+#include "engi/error.h"
+
+typedef struct json_t json_t;
+
+enum engi_astate {
+	ENGI_PASS = 0,
+	ENGI_FAIL = 1,
+	ENGI_INAPPLICABLE = 2,
+	ENGI_UNAVAILABLE = 3,
+};
+
+const char *engi_astate_name(int state);
+
+#define ENGI_NAME_MAX 64
+#define ENGI_STAGE_MAX 32
+#define ENGI_DETAIL_MAX 256
+
+struct engi_assertion {
+	char name[ENGI_NAME_MAX];
+	char stage[ENGI_STAGE_MAX];
+	int state;    /* enum engi_astate */
+	int required; /* 1: counts for success and feasibility */
+	double value;    /* measured; NaN when none */
+	double expected; /* reference value or bound; NaN when none */
+	char detail[ENGI_DETAIL_MAX];
+};
+
+struct engi_metric {
+	char name[ENGI_NAME_MAX];
+	double value;
+};
+
+struct engi_verdict {
+	struct engi_assertion *a;
+	size_t na, alloc_a;
+	struct engi_metric *m;
+	size_t nm, alloc_m;
+	/* filled by engi_verdict_score */
+	int success;
+	int feasible;
+	double quality; /* optimization quality or continuous reward, [0,1] */
+	double score;   /* what the leaderboard averages, [0,1] */
+};
+
+void engi_verdict_init(struct engi_verdict *v);
+void engi_verdict_release(struct engi_verdict *v);
+/* Appends an assertion; detail is printf-style and may be NULL. */
+int engi_verdict_add(struct engi_verdict *v, const char *name,
+		     const char *stage, int state, int required, double value,
+		     double expected, const char *detail, ...)
+	__attribute__((format(printf, 8, 9)));
+int engi_verdict_metric(struct engi_verdict *v, const char *name, double value);
+/* Looks up a metric; returns 0 and sets *value, or ENGI_ENOTFOUND. */
+int engi_verdict_get_metric(const struct engi_verdict *v, const char *name,
+			    double *value);
+
+enum engi_scoring {
+	ENGI_SCORING_BINARY = 0,
+	ENGI_SCORING_OPTIMIZATION = 1,
+	ENGI_SCORING_CONTINUOUS = 2,
+};
+
+struct engi_scoring_spec {
+	int mode; /* enum engi_scoring */
+	/* optimization */
+	char metric[ENGI_NAME_MAX];
+	int minimize;
+	int cost_based; /* q = max(0, 1 - lambda * m) */
+	double baseline, reference, lambda;
+	/* continuous */
+	char geometry_metric[ENGI_NAME_MAX];
+	char spec_metric[ENGI_NAME_MAX];
+};
+
+/* Sets success, feasible, quality and score from the assertions. */
+void engi_verdict_score(struct engi_verdict *v,
+			const struct engi_scoring_spec *spec);
+
+/* Where a kind finds what the episode delivered. */
+struct engi_verify_ctx {
+	const char *artifact_dir; /* deliverables, copied out of the environment */
+	const char *task_dir;     /* the task's folder, for held-back references */
+};
+
+struct engi_verifier_kind {
+	const char *name;
+	const char *summary;
+	/* Validates and converts criteria (the task's "verifier" object, whose
+	 * "kind" and "file" the loader has already checked). Errors name file
+	 * and JSON pointer: "<file>: <pointer>/criteria/2/value: expected a number". */
+	int (*parse)(json_t *verifier, const char *file, const char *pointer,
+		     void **criteria, struct engi_error *err);
+	/* Appends assertions and metrics for the delivered `target` file
+	 * (relative to ctx->artifact_dir). A missing or broken file is not an
+	 * error: it gives unavailable or failed assertions. Errors are only for
+	 * our own failures (out of memory). */
+	int (*verify)(const void *criteria, const char *target,
+		      const struct engi_verify_ctx *ctx, struct engi_verdict *v,
+		      struct engi_error *err);
+	void (*free_criteria)(void *criteria);
+};
+
+/* NULL with a message listing the valid names when unknown. */
+const struct engi_verifier_kind *engi_verifier_lookup(const char *name,
+						      struct engi_error *err);
+/* All registered kinds, NULL-terminated. */
+const struct engi_verifier_kind *const *engi_verifier_kinds(void);
+
+/* Runs kind->verify after the framework's delivery check; see verify.c. */
+int engi_verify_file(const struct engi_verifier_kind *kind,
+		     const void *criteria, const char *target,
+		     const struct engi_verify_ctx *ctx, struct engi_verdict *v,
+		     struct engi_error *err);
+void engi_verifier_free(const struct engi_verifier_kind *kind, void *criteria);
+
+/* Caps of one verdict; engi_verdict_add and engi_verdict_metric answer
+ * ENGI_ETOOBIG past them. Names and details longer than their fields are
+ * truncated. A metric added twice keeps the later value. */
+#define ENGI_VERDICT_ASSERTIONS_MAX 4096
+#define ENGI_VERDICT_METRICS_MAX 4096
+
+/*
+ * Criteria, as every kind parses them (tasks/SCHEMA.md, "Verifier"): a unique
+ * name, `required` (default true), `stage` (default per check) and one
+ * comparator: `equals` (an integer, exact), `value` with `tol_rel` and/or
+ * `tol_abs` (|m - value| <= max(tol_abs, tol_rel |value|); tol_rel is
+ * ENGI_TOL_REL_DEFAULT when neither is given, 0 when only tol_abs is), or
+ * inclusive bounds `min` and/or `max`. Kinds embed struct engi_criterion in
+ * their own criterion structs and use these helpers so that every kind words
+ * its messages the same way: "<file>: <pointer>: <what is wrong>".
+ */
+#define ENGI_CRITERIA_MAX 256
+#define ENGI_TOL_REL_DEFAULT 0.01
+
+enum engi_cmp {
+	ENGI_CMP_NONE = 0, /* a boolean check, no comparator */
+	ENGI_CMP_EQUALS = 1,
+	ENGI_CMP_VALUE = 2,
+	ENGI_CMP_RANGE = 4,
+};
+
+struct engi_criterion {
+	char name[ENGI_NAME_MAX];
+	char stage[ENGI_STAGE_MAX];
+	int required;
+	int cmp; /* one enum engi_cmp */
+	long long equals;
+	double value, tol_rel, tol_abs;
+	double min, max; /* -INFINITY / INFINITY when absent */
+};
+
+#define ENGI_POINTER_MAX 512
+/* out = base + "/" + key, with '~' and '/' escaped as JSON pointers do;
+ * truncated to cap bytes. */
+void engi_json_pointer(char *out, size_t cap, const char *base, const char *key);
+/* out = base + "/" + index. */
+void engi_json_pointer_index(char *out, size_t cap, const char *base, size_t index);
+/* Raises ENGI_EPARSE with "<file>: <pointer>: <message>"; returns the code. */
+int engi_parse_error(struct engi_error *err, const char *file, const char *pointer,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Fails on the first member of obj not in allowed (NULL-terminated), listing
+ * the valid ones. */
+int engi_json_only_keys(json_t *obj, const char *const *allowed, const char *file,
+			const char *pointer, struct engi_error *err);
+/* Member key of obj, a string among choices (NULL-terminated): *index is its
+ * position. When absent: an error if required, else *index is left alone.
+ * what names the field in "unknown <what> 'x' (valid: ...)". */
+int engi_json_choice(json_t *obj, const char *key, const char *const *choices,
+		     const char *what, int required, const char *file,
+		     const char *pointer, int *index, struct engi_error *err);
+/* Optional finite number member; *present tells whether it was there. */
+int engi_json_number(json_t *obj, const char *key, const char *file,
+		     const char *pointer, int *present, double *out,
+		     struct engi_error *err);
+/* verifier["criteria"]: an array of 1 to ENGI_CRITERIA_MAX objects. */
+int engi_criteria_array(json_t *verifier, const char *file, const char *pointer,
+			json_t **criteria, struct engi_error *err);
+/* Parses name, required, stage and the comparator of one criterion at
+ * pointer. allowed is a mask of enum engi_cmp (0: the check takes no
+ * comparator); what names the measured quantity in messages. Does not check
+ * that the name is unique: the kind compares it with the earlier ones. */
+int engi_criterion_parse(json_t *item, const char *file, const char *pointer,
+			 const char *what, unsigned allowed,
+			 const char *default_stage, struct engi_criterion *c,
+			 struct engi_error *err);
+/* Whether measured satisfies the comparator (NaN never does). */
+int engi_criterion_holds(const struct engi_criterion *c, double measured);
+/* The reference value or the bound the comparator uses, NaN for none. */
+double engi_criterion_expected(const struct engi_criterion *c);
+/* Appends c's assertion, pass or fail by the comparator, with a detail such
+ * as "volume 1234.5 vs 1240 ± 1%" followed by note (may be NULL). */
+int engi_criterion_judge(const struct engi_criterion *c, const char *label,
+			 double measured, const char *note,
+			 struct engi_verdict *v, struct engi_error *err);
+/* Appends c's assertion in the given state with a printf-style detail. */
+int engi_criterion_report(const struct engi_criterion *c, int state,
+			  double value, struct engi_verdict *v,
+			  struct engi_error *err, const char *detail, ...)
+	__attribute__((format(printf, 6, 7)));
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * The static registry of verifier kinds. A kind is added by defining its
+ * descriptor in its own file and listing it here.
+ */
+#include "engi/verify.h"
+
+#include <string.h>
+
+extern const struct engi_verifier_kind engi_verifier_mesh;
+extern const struct engi_verifier_kind engi_verifier_ccx_dat;
+
+static const struct engi_verifier_kind *const kinds[] = {
+	&engi_verifier_mesh,
+	&engi_verifier_ccx_dat,
+	NULL,
+};
+
+const struct engi_verifier_kind *const *engi_verifier_kinds(void)
+{
+	return kinds;
+}
+
+const struct engi_verifier_kind *engi_verifier_lookup(const char *name,
+						      struct engi_error *err)
+{
+	for (size_t i = 0; kinds[i]; i++)
+		if (!strcmp(kinds[i]->name, name))
+			return kinds[i];
+	char list[256] = "";
+	for (size_t i = 0; kinds[i]; i++) {
+		strncat(list, kinds[i]->name, sizeof(list) - strlen(list) - 1);
+		if (kinds[i + 1])
+			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+	}
+	engi_raise(err, ENGI_ENOTFOUND, "unknown verifier kind '%s' (valid: %s)", name, list);
+	return NULL;
+}

@@ -1,0 +1,646 @@
+/*
+ * Verdicts, scoring (tasks/SCHEMA.md, "Scoring"), the delivery check, and
+ * the criterion helpers every kind uses.
+ */
+#include "engi/verify.h"
+
+#include "engi/alloc.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define POINTER_MAX ENGI_POINTER_MAX
+#define DELIVERED_PREFIX "delivered:"
+
+const char *engi_astate_name(int state)
+{
+	switch (state) {
+	case ENGI_PASS:
+		return "pass";
+	case ENGI_FAIL:
+		return "fail";
+	case ENGI_INAPPLICABLE:
+		return "inapplicable";
+	case ENGI_UNAVAILABLE:
+		return "unavailable";
+	}
+	return "?";
+}
+
+void engi_verdict_init(struct engi_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+}
+
+void engi_verdict_release(struct engi_verdict *v)
+{
+	engi_free(v->a);
+	engi_free(v->m);
+	engi_verdict_init(v);
+}
+
+static void copy_field(char *dst, size_t cap, const char *src)
+{
+	snprintf(dst, cap, "%s", src ? src : "");
+}
+
+int engi_verdict_add(struct engi_verdict *v, const char *name, const char *stage,
+		     int state, int required, double value, double expected,
+		     const char *detail, ...)
+{
+	if (v->na == v->alloc_a) {
+		if (v->na >= ENGI_VERDICT_ASSERTIONS_MAX)
+			return ENGI_ETOOBIG;
+		size_t n = v->alloc_a ? 2 * v->alloc_a : 16;
+		if (n > ENGI_VERDICT_ASSERTIONS_MAX)
+			n = ENGI_VERDICT_ASSERTIONS_MAX;
+		struct engi_assertion *a = engi_reallocarray(v->a, n, sizeof(*a));
+		if (!a)
+			return ENGI_ENOMEM;
+		v->a = a;
+		v->alloc_a = n;
+	}
+	struct engi_assertion *a = &v->a[v->na++];
+	memset(a, 0, sizeof(*a));
+	copy_field(a->name, sizeof(a->name), name);
+	copy_field(a->stage, sizeof(a->stage), stage);
+	a->state = state;
+	a->required = required ? 1 : 0;
+	a->value = value;
+	a->expected = expected;
+	if (detail) {
+		va_list ap;
+		va_start(ap, detail);
+		vsnprintf(a->detail, sizeof(a->detail), detail, ap);
+		va_end(ap);
+	}
+	return 0;
+}
+
+int engi_verdict_metric(struct engi_verdict *v, const char *name, double value)
+{
+	for (size_t i = 0; i < v->nm; i++)
+		if (!strncmp(v->m[i].name, name, ENGI_NAME_MAX - 1)) {
+			v->m[i].value = value;
+			return 0;
+		}
+	if (v->nm == v->alloc_m) {
+		if (v->nm >= ENGI_VERDICT_METRICS_MAX)
+			return ENGI_ETOOBIG;
+		size_t n = v->alloc_m ? 2 * v->alloc_m : 16;
+		if (n > ENGI_VERDICT_METRICS_MAX)
+			n = ENGI_VERDICT_METRICS_MAX;
+		struct engi_metric *m = engi_reallocarray(v->m, n, sizeof(*m));
+		if (!m)
+			return ENGI_ENOMEM;
+		v->m = m;
+		v->alloc_m = n;
+	}
+	struct engi_metric *m = &v->m[v->nm++];
+	copy_field(m->name, sizeof(m->name), name);
+	m->value = value;
+	return 0;
+}
+
+int engi_verdict_get_metric(const struct engi_verdict *v, const char *name,
+			    double *value)
+{
+	for (size_t i = 0; i < v->nm; i++)
+		if (!strcmp(v->m[i].name, name)) {
+			*value = v->m[i].value;
+			return 0;
+		}
+	return ENGI_ENOTFOUND;
+}
+
+static double clamp01(double x)
+{
+	return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+/* A metric for scoring: missing or NaN counts as the worst value. */
+static int scoring_metric(const struct engi_verdict *v, const char *name, double *out)
+{
+	return engi_verdict_get_metric(v, name, out) == 0 && !isnan(*out);
+}
+
+static double optimization_quality(const struct engi_verdict *v,
+				   const struct engi_scoring_spec *spec)
+{
+	double m;
+	if (!scoring_metric(v, spec->metric, &m))
+		return 0;
+	if (spec->cost_based)
+		return clamp01(1 - spec->lambda * m);
+	double span = spec->reference - spec->baseline;
+	if (span == 0 || !isfinite(span)) /* the loader rejects this; stay defined */
+		return (spec->minimize ? m <= spec->reference : m >= spec->reference) ? 1 : 0;
+	/* (m - baseline)/(reference - baseline) already points the right way for
+	 * both senses: minimising, reference < baseline and both factors are
+	 * negative for an improvement. */
+	return clamp01((m - spec->baseline) / span);
+}
+
+void engi_verdict_score(struct engi_verdict *v, const struct engi_scoring_spec *spec)
+{
+	int all_pass = 1;
+	for (size_t i = 0; i < v->na; i++) {
+		const struct engi_assertion *a = &v->a[i];
+		if (a->state == ENGI_INAPPLICABLE || !a->required)
+			continue;
+		if (a->state != ENGI_PASS) /* unavailable counts as failed */
+			all_pass = 0;
+	}
+	v->feasible = all_pass;
+	int mode = spec ? spec->mode : ENGI_SCORING_BINARY;
+	if (mode == ENGI_SCORING_OPTIMIZATION) {
+		v->quality = all_pass ? optimization_quality(v, spec) : 0;
+		v->score = v->quality;
+		v->success = all_pass && v->quality > 0;
+	} else if (mode == ENGI_SCORING_CONTINUOUS) {
+		double g = 0, s = 0;
+		if (!scoring_metric(v, spec->geometry_metric, &g))
+			g = 0;
+		if (!scoring_metric(v, spec->spec_metric, &s))
+			s = 0;
+		g = clamp01(g);
+		s = clamp01(s);
+		v->quality = g > 0 && s > 0 ? 2 * g * s / (g + s) : 0;
+		v->score = v->quality;
+		v->success = v->quality >= 1;
+	} else {
+		v->success = all_pass;
+		v->quality = all_pass ? 1 : 0;
+		v->score = v->quality;
+	}
+}
+
+int engi_verify_file(const struct engi_verifier_kind *kind, const void *criteria,
+		     const char *target, const struct engi_verify_ctx *ctx,
+		     struct engi_verdict *v, struct engi_error *err)
+{
+	BUG_ON(!kind || !target || !ctx || !ctx->artifact_dir);
+	char name[ENGI_NAME_MAX];
+	snprintf(name, sizeof(name), "%s%.*s", DELIVERED_PREFIX,
+		 (int)(sizeof(name) - sizeof(DELIVERED_PREFIX)), target);
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", ctx->artifact_dir, target);
+	struct stat st;
+	int rc;
+	if (n < 0 || (size_t)n >= sizeof(path))
+		rc = engi_verdict_add(v, name, "delivery", ENGI_FAIL, 1, NAN, NAN,
+				      "path of '%s' is too long", target);
+	else if (lstat(path, &st) < 0)
+		rc = engi_verdict_add(v, name, "delivery", ENGI_FAIL, 1, NAN, NAN,
+				      "'%s' was not delivered", target);
+	else if (!S_ISREG(st.st_mode))
+		rc = engi_verdict_add(v, name, "delivery", ENGI_FAIL, 1, NAN, NAN,
+				      "'%s' is not a regular file", target);
+	else
+		rc = engi_verdict_add(v, name, "delivery", ENGI_PASS, 1, (double)st.st_size,
+				      NAN, "'%s' delivered, %lld bytes", target,
+				      (long long)st.st_size);
+	if (rc < 0)
+		RAISE(err, rc, "cannot record assertion '%s': %s", name, engi_strerror(rc));
+	if (!kind->verify)
+		RAISE(err, ENGI_ENOTSUP, "verifier kind '%s' does not verify files", kind->name);
+	return kind->verify(criteria, target, ctx, v, err);
+}
+
+void engi_verifier_free(const struct engi_verifier_kind *kind, void *criteria)
+{
+	if (kind && criteria && kind->free_criteria)
+		kind->free_criteria(criteria);
+}
+
+/* ---- criterion helpers ---- */
+
+int engi_parse_error(struct engi_error *err, const char *file, const char *pointer,
+		     const char *fmt, ...)
+{
+	char msg[ENGI_ERROR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return engi_raise(err, ENGI_EPARSE, "%s: %s: %s", file, pointer[0] ? pointer : "/",
+			  msg);
+}
+
+void engi_json_pointer(char *out, size_t cap, const char *base, const char *key)
+{
+	if (cap == 0)
+		return;
+	size_t n = 0;
+	for (const char *b = base; *b && n + 1 < cap; b++)
+		out[n++] = *b;
+	if (n + 1 < cap)
+		out[n++] = '/';
+	for (const char *k = key; *k && n + 1 < cap; k++) {
+		if (*k == '~' || *k == '/') {
+			if (n + 2 >= cap)
+				break;
+			out[n++] = '~';
+			out[n++] = *k == '~' ? '0' : '1';
+		} else {
+			out[n++] = *k;
+		}
+	}
+	out[n] = '\0';
+}
+
+void engi_json_pointer_index(char *out, size_t cap, const char *base, size_t index)
+{
+	char num[24];
+	snprintf(num, sizeof(num), "%zu", index);
+	engi_json_pointer(out, cap, base, num);
+}
+
+static void pointer_key(char out[POINTER_MAX], const char *base, const char *key)
+{
+	engi_json_pointer(out, POINTER_MAX, base, key);
+}
+
+static const char *json_kind(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
+	}
+	return "?";
+}
+
+static void join_list(char *out, size_t cap, const char *const *names)
+{
+	out[0] = '\0';
+	for (const char *const *a = names; *a; a++) {
+		strncat(out, *a, cap - strlen(out) - 1);
+		if (a[1])
+			strncat(out, ", ", cap - strlen(out) - 1);
+	}
+}
+
+int engi_json_only_keys(json_t *obj, const char *const *allowed, const char *file,
+			const char *pointer, struct engi_error *err)
+{
+	const char *key;
+	json_t *val;
+	json_object_foreach(obj, key, val)
+	{
+		int ok = 0;
+		for (const char *const *a = allowed; *a && !ok; a++)
+			ok = !strcmp(*a, key);
+		if (!ok) {
+			char p[POINTER_MAX], list[256];
+			pointer_key(p, pointer, key);
+			join_list(list, sizeof(list), allowed);
+			return engi_parse_error(err, file, p, "unknown field (valid: %s)", list);
+		}
+	}
+	return 0;
+}
+
+int engi_json_choice(json_t *obj, const char *key, const char *const *choices,
+		     const char *what, int required, const char *file,
+		     const char *pointer, int *index, struct engi_error *err)
+{
+	char p[POINTER_MAX];
+	pointer_key(p, pointer, key);
+	json_t *j = json_object_get(obj, key);
+	if (!j) {
+		if (required)
+			return engi_parse_error(err, file, p, "missing required field");
+		return 0;
+	}
+	if (!json_is_string(j))
+		return engi_parse_error(err, file, p, "expected a string, found %s", json_kind(j));
+	const char *s = json_string_value(j);
+	for (int i = 0; choices[i]; i++)
+		if (!strcmp(choices[i], s) && strlen(s) == json_string_length(j)) {
+			*index = i;
+			return 0;
+		}
+	char list[256];
+	join_list(list, sizeof(list), choices);
+	return engi_parse_error(err, file, p, "unknown %s '%s' (valid: %s)", what, s, list);
+}
+
+int engi_json_number(json_t *obj, const char *key, const char *file,
+		     const char *pointer, int *present, double *out,
+		     struct engi_error *err)
+{
+	json_t *j = json_object_get(obj, key);
+	*present = 0;
+	if (!j)
+		return 0;
+	char p[POINTER_MAX];
+	pointer_key(p, pointer, key);
+	if (!json_is_number(j))
+		return engi_parse_error(err, file, p, "expected a number, found %s", json_kind(j));
+	*out = json_number_value(j);
+	if (!isfinite(*out))
+		return engi_parse_error(err, file, p, "must be finite");
+	*present = 1;
+	return 0;
+}
+
+int engi_criteria_array(json_t *verifier, const char *file, const char *pointer,
+			json_t **criteria, struct engi_error *err)
+{
+	char p[POINTER_MAX];
+	pointer_key(p, pointer, "criteria");
+	json_t *arr = json_object_get(verifier, "criteria");
+	if (!arr)
+		return engi_parse_error(err, file, p, "missing required field");
+	if (!json_is_array(arr))
+		return engi_parse_error(err, file, p, "expected an array, found %s", json_kind(arr));
+	size_t n = json_array_size(arr);
+	if (n == 0)
+		return engi_parse_error(err, file, p, "needs at least one criterion");
+	if (n > ENGI_CRITERIA_MAX)
+		return engi_parse_error(err, file, p, "%zu criteria, over the cap of %d", n,
+					ENGI_CRITERIA_MAX);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_array_get(arr, i);
+		if (!json_is_object(o)) {
+			char pi[POINTER_MAX];
+			engi_json_pointer_index(pi, sizeof(pi), p, i);
+			return engi_parse_error(err, file, pi, "expected an object, found %s",
+						json_kind(o));
+		}
+	}
+	*criteria = arr;
+	return 0;
+}
+
+static int valid_name(const char *s, size_t n)
+{
+	if (n == 0 || n >= ENGI_NAME_MAX || strlen(s) != n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		int alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			    (ch >= '0' && ch <= '9');
+		if (!alnum && (i == 0 || (ch != '.' && ch != '_' && ch != '-')))
+			return 0;
+	}
+	return 1;
+}
+
+static int parse_string(json_t *item, const char *key, const char *file,
+			const char *pointer, size_t cap, char *out, int required,
+			struct engi_error *err)
+{
+	char p[POINTER_MAX];
+	pointer_key(p, pointer, key);
+	json_t *j = json_object_get(item, key);
+	if (!j)
+		return required ? engi_parse_error(err, file, p, "missing required field") : 0;
+	if (!json_is_string(j))
+		return engi_parse_error(err, file, p, "expected a string, found %s", json_kind(j));
+	size_t n = json_string_length(j);
+	const char *s = json_string_value(j);
+	if (n == 0 || n >= cap || strlen(s) != n)
+		return engi_parse_error(err, file, p, "must be 1 to %zu characters", cap - 1);
+	memcpy(out, s, n + 1);
+	return 0;
+}
+
+static const char *cmp_words(unsigned allowed)
+{
+	switch (allowed & (ENGI_CMP_EQUALS | ENGI_CMP_VALUE | ENGI_CMP_RANGE)) {
+	case ENGI_CMP_EQUALS | ENGI_CMP_VALUE | ENGI_CMP_RANGE:
+		return "equals, value, or min and/or max";
+	case ENGI_CMP_VALUE | ENGI_CMP_RANGE:
+		return "value, or min and/or max";
+	case ENGI_CMP_EQUALS | ENGI_CMP_RANGE:
+		return "equals, or min and/or max";
+	case ENGI_CMP_EQUALS:
+		return "equals";
+	case ENGI_CMP_VALUE:
+		return "value";
+	case ENGI_CMP_RANGE:
+		return "min and/or max";
+	}
+	return "none";
+}
+
+int engi_criterion_parse(json_t *item, const char *file, const char *pointer,
+			 const char *what, unsigned allowed,
+			 const char *default_stage, struct engi_criterion *c,
+			 struct engi_error *err)
+{
+	char p[POINTER_MAX];
+	memset(c, 0, sizeof(*c));
+	c->required = 1;
+	c->min = -INFINITY;
+	c->max = INFINITY;
+	c->value = c->tol_rel = c->tol_abs = NAN;
+
+	TRY(parse_string(item, "name", file, pointer, sizeof(c->name), c->name, 1, err));
+	if (!valid_name(c->name, strlen(c->name))) {
+		pointer_key(p, pointer, "name");
+		return engi_parse_error(err, file, p,
+					"'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)",
+					c->name);
+	}
+	snprintf(c->stage, sizeof(c->stage), "%s", default_stage);
+	TRY(parse_string(item, "stage", file, pointer, sizeof(c->stage), c->stage, 0, err));
+	json_t *j = json_object_get(item, "required");
+	if (j) {
+		pointer_key(p, pointer, "required");
+		if (!json_is_boolean(j))
+			return engi_parse_error(err, file, p, "expected a boolean, found %s",
+						json_kind(j));
+		c->required = json_is_true(j);
+	}
+
+	/* Which comparator keys are present, in a fixed order for messages. */
+	static const char *const keys[] = {"equals", "value", "tol_rel", "tol_abs", "min", "max"};
+	json_t *k[6];
+	int nk = 0;
+	for (int i = 0; i < 6; i++) {
+		k[i] = json_object_get(item, keys[i]);
+		nk += k[i] != NULL;
+	}
+	if (allowed == ENGI_CMP_NONE) {
+		for (int i = 0; i < 6; i++)
+			if (k[i]) {
+				pointer_key(p, pointer, keys[i]);
+				return engi_parse_error(err, file, p, "%s takes no comparator", what);
+			}
+		c->cmp = ENGI_CMP_NONE;
+		return 0;
+	}
+	if (nk == 0)
+		return engi_parse_error(err, file, pointer, "%s needs a comparator (%s)", what,
+					cmp_words(allowed));
+	int has_range = k[4] || k[5];
+	if ((k[0] != NULL) + (k[1] != NULL) + has_range > 1)
+		return engi_parse_error(err, file, pointer,
+					"give one comparator: equals, value, or min and/or max");
+	for (int i = 0; i < 6; i++) {
+		if (!k[i])
+			continue;
+		pointer_key(p, pointer, keys[i]);
+		if (i == 0) {
+			if (!json_is_integer(k[i]))
+				return engi_parse_error(err, file, p,
+							"expected an integer, found %s",
+							json_kind(k[i]));
+			continue;
+		}
+		if (!json_is_number(k[i]))
+			return engi_parse_error(err, file, p, "expected a number, found %s",
+						json_kind(k[i]));
+		if (!isfinite(json_number_value(k[i])))
+			return engi_parse_error(err, file, p, "must be finite");
+	}
+	if (!k[1]) {
+		for (int i = 2; i < 4; i++)
+			if (k[i]) {
+				pointer_key(p, pointer, keys[i]);
+				return engi_parse_error(err, file, p, "only applies with value");
+			}
+	}
+	if (k[0]) {
+		pointer_key(p, pointer, "equals");
+		if (!(allowed & ENGI_CMP_EQUALS))
+			return engi_parse_error(err, file, p,
+						"%s is not an integer count; use %s", what,
+						cmp_words(allowed));
+		c->cmp = ENGI_CMP_EQUALS;
+		c->equals = json_integer_value(k[0]);
+		return 0;
+	}
+	if (k[1]) {
+		if (!(allowed & ENGI_CMP_VALUE)) {
+			pointer_key(p, pointer, "value");
+			return engi_parse_error(err, file, p, "%s does not take value; use %s",
+						what, cmp_words(allowed));
+		}
+		c->cmp = ENGI_CMP_VALUE;
+		c->value = json_number_value(k[1]);
+		c->tol_rel = k[2] ? json_number_value(k[2]) : k[3] ? 0 : ENGI_TOL_REL_DEFAULT;
+		c->tol_abs = k[3] ? json_number_value(k[3]) : 0;
+		for (int i = 2; i < 4; i++) {
+			if (k[i] && json_number_value(k[i]) < 0) {
+				pointer_key(p, pointer, keys[i]);
+				return engi_parse_error(err, file, p, "must be at least 0");
+			}
+		}
+		return 0;
+	}
+	if (!(allowed & ENGI_CMP_RANGE)) {
+		pointer_key(p, pointer, k[4] ? "min" : "max");
+		return engi_parse_error(err, file, p, "%s does not take bounds; use %s", what,
+					cmp_words(allowed));
+	}
+	c->cmp = ENGI_CMP_RANGE;
+	if (k[4])
+		c->min = json_number_value(k[4]);
+	if (k[5])
+		c->max = json_number_value(k[5]);
+	if (c->min > c->max) {
+		pointer_key(p, pointer, "max");
+		return engi_parse_error(err, file, p, "must be at least min (%.17g)", c->min);
+	}
+	return 0;
+}
+
+int engi_criterion_holds(const struct engi_criterion *c, double m)
+{
+	if (isnan(m))
+		return 0;
+	switch (c->cmp) {
+	case ENGI_CMP_EQUALS:
+		return m == (double)c->equals;
+	case ENGI_CMP_VALUE: {
+		double tol = c->tol_rel * fabs(c->value);
+		if (c->tol_abs > tol)
+			tol = c->tol_abs;
+		return fabs(m - c->value) <= tol;
+	}
+	case ENGI_CMP_RANGE:
+		return m >= c->min && m <= c->max;
+	}
+	return m != 0; /* a boolean check: 1 passes */
+}
+
+double engi_criterion_expected(const struct engi_criterion *c)
+{
+	switch (c->cmp) {
+	case ENGI_CMP_EQUALS:
+		return (double)c->equals;
+	case ENGI_CMP_VALUE:
+		return c->value;
+	case ENGI_CMP_RANGE:
+		return isfinite(c->min) ? c->min : c->max;
+	}
+	return 1;
+}
+
+int engi_criterion_judge(const struct engi_criterion *c, const char *label,
+			 double measured, const char *note, struct engi_verdict *v,
+			 struct engi_error *err)
+{
+	char how[160];
+	switch (c->cmp) {
+	case ENGI_CMP_EQUALS:
+		snprintf(how, sizeof(how), ", expected %lld", c->equals);
+		break;
+	case ENGI_CMP_VALUE:
+		if (c->tol_rel * fabs(c->value) >= c->tol_abs)
+			snprintf(how, sizeof(how), " vs %.8g ± %g%%", c->value, 100 * c->tol_rel);
+		else
+			snprintf(how, sizeof(how), " vs %.8g ± %g", c->value, c->tol_abs);
+		break;
+	case ENGI_CMP_RANGE:
+		if (isfinite(c->min) && isfinite(c->max))
+			snprintf(how, sizeof(how), ", expected in [%.8g, %.8g]", c->min, c->max);
+		else if (isfinite(c->min))
+			snprintf(how, sizeof(how), ", expected at least %.8g", c->min);
+		else
+			snprintf(how, sizeof(how), ", expected at most %.8g", c->max);
+		break;
+	default:
+		how[0] = '\0';
+	}
+	int state = engi_criterion_holds(c, measured) ? ENGI_PASS : ENGI_FAIL;
+	return engi_criterion_report(c, state, measured, v, err, "%s %.8g%s%s%s", label,
+				     measured, how, note ? " " : "", note ? note : "");
+}
+
+int engi_criterion_report(const struct engi_criterion *c, int state, double value,
+			  struct engi_verdict *v, struct engi_error *err,
+			  const char *detail, ...)
+{
+	char text[ENGI_DETAIL_MAX];
+	va_list ap;
+	va_start(ap, detail);
+	vsnprintf(text, sizeof(text), detail, ap);
+	va_end(ap);
+	int rc = engi_verdict_add(v, c->name, c->stage, state, c->required, value,
+				  engi_criterion_expected(c), "%s", text);
+	if (rc < 0)
+		RAISE(err, rc, "cannot record assertion '%s': %s", c->name, engi_strerror(rc));
+	return 0;
+}
