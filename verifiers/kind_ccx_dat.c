@@ -60,7 +60,8 @@ static int parse_set(json_t *item, const char *file, const char *ptr, char *out,
 	if (!j)
 		return engi_parse_error(err, file, p, "missing required field");
 	if (!json_is_string(j))
-		return engi_parse_error(err, file, p, "expected a string");
+		return engi_parse_error(err, file, p, "expected a string, found %s",
+					engi_json_kind(j));
 	const char *s = json_string_value(j);
 	size_t n = json_string_length(j);
 	if (n == 0 || n >= CCX_SET_MAX || strlen(s) != n)
@@ -395,7 +396,8 @@ static int judge(const struct ccx_criterion *c, const char *buf, size_t size,
 	char label[160], note[64];
 	snprintf(label, sizeof(label), "%s %s %s of set %s:", reduce_names[c->reduce],
 		 component_names[c->component], q, c->set);
-	snprintf(note, sizeof(note), "(%zu nodes, time %g)", rows, f->time);
+	snprintf(note, sizeof(note), "(%zu node%s, time %g)", rows, rows == 1 ? "" : "s",
+		 f->time);
 	return engi_criterion_judge(&c->c, label, m, note, v, err);
 }
 

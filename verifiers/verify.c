@@ -266,7 +266,7 @@ static void pointer_key(char out[POINTER_MAX], const char *base, const char *key
 	engi_json_pointer(out, POINTER_MAX, base, key);
 }
 
-static const char *json_kind(const json_t *j)
+const char *engi_json_kind(const json_t *j)
 {
 	switch (json_typeof(j)) {
 	case JSON_OBJECT:
@@ -331,7 +331,7 @@ int engi_json_choice(json_t *obj, const char *key, const char *const *choices,
 		return 0;
 	}
 	if (!json_is_string(j))
-		return engi_parse_error(err, file, p, "expected a string, found %s", json_kind(j));
+		return engi_parse_error(err, file, p, "expected a string, found %s", engi_json_kind(j));
 	const char *s = json_string_value(j);
 	for (int i = 0; choices[i]; i++)
 		if (!strcmp(choices[i], s) && strlen(s) == json_string_length(j)) {
@@ -354,7 +354,7 @@ int engi_json_number(json_t *obj, const char *key, const char *file,
 	char p[POINTER_MAX];
 	pointer_key(p, pointer, key);
 	if (!json_is_number(j))
-		return engi_parse_error(err, file, p, "expected a number, found %s", json_kind(j));
+		return engi_parse_error(err, file, p, "expected a number, found %s", engi_json_kind(j));
 	*out = json_number_value(j);
 	if (!isfinite(*out))
 		return engi_parse_error(err, file, p, "must be finite");
@@ -371,7 +371,7 @@ int engi_criteria_array(json_t *verifier, const char *file, const char *pointer,
 	if (!arr)
 		return engi_parse_error(err, file, p, "missing required field");
 	if (!json_is_array(arr))
-		return engi_parse_error(err, file, p, "expected an array, found %s", json_kind(arr));
+		return engi_parse_error(err, file, p, "expected an array, found %s", engi_json_kind(arr));
 	size_t n = json_array_size(arr);
 	if (n == 0)
 		return engi_parse_error(err, file, p, "needs at least one criterion");
@@ -384,7 +384,7 @@ int engi_criteria_array(json_t *verifier, const char *file, const char *pointer,
 			char pi[POINTER_MAX];
 			engi_json_pointer_index(pi, sizeof(pi), p, i);
 			return engi_parse_error(err, file, pi, "expected an object, found %s",
-						json_kind(o));
+						engi_json_kind(o));
 		}
 	}
 	*criteria = arr;
@@ -415,7 +415,7 @@ static int parse_string(json_t *item, const char *key, const char *file,
 	if (!j)
 		return required ? engi_parse_error(err, file, p, "missing required field") : 0;
 	if (!json_is_string(j))
-		return engi_parse_error(err, file, p, "expected a string, found %s", json_kind(j));
+		return engi_parse_error(err, file, p, "expected a string, found %s", engi_json_kind(j));
 	size_t n = json_string_length(j);
 	const char *s = json_string_value(j);
 	if (n == 0 || n >= cap || strlen(s) != n)
@@ -469,7 +469,7 @@ int engi_criterion_parse(json_t *item, const char *file, const char *pointer,
 		pointer_key(p, pointer, "required");
 		if (!json_is_boolean(j))
 			return engi_parse_error(err, file, p, "expected a boolean, found %s",
-						json_kind(j));
+						engi_json_kind(j));
 		c->required = json_is_true(j);
 	}
 
@@ -505,12 +505,12 @@ int engi_criterion_parse(json_t *item, const char *file, const char *pointer,
 			if (!json_is_integer(k[i]))
 				return engi_parse_error(err, file, p,
 							"expected an integer, found %s",
-							json_kind(k[i]));
+							engi_json_kind(k[i]));
 			continue;
 		}
 		if (!json_is_number(k[i]))
 			return engi_parse_error(err, file, p, "expected a number, found %s",
-						json_kind(k[i]));
+						engi_json_kind(k[i]));
 		if (!isfinite(json_number_value(k[i])))
 			return engi_parse_error(err, file, p, "must be finite");
 	}

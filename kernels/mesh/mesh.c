@@ -27,6 +27,8 @@
 #define NONE UINT32_MAX
 #define BLOCK_FACES 4096
 #define RADIX_CHUNK_MIN 65536
+#define WELD_EDGE_SAMPLES 1024
+#define WELD_CELL_MAX_TOL 64
 
 void engi_mesh_init(struct engi_mesh *m)
 {
@@ -279,6 +281,33 @@ static struct cell *cell_find(struct cell *tab, size_t mask, const int64_t c[3])
 	return &tab[i];
 }
 
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+	return (a > b) - (a < b);
+}
+
+/* Median length of the non-zero edges of up to WELD_EDGE_SAMPLES evenly
+ * spaced triangles; 0 when there are none. */
+static double median_edge(const struct engi_mesh *m)
+{
+	double len[3 * WELD_EDGE_SAMPLES];
+	size_t n = 0, step = m->ntris / WELD_EDGE_SAMPLES + 1;
+	for (size_t f = 0; f < m->ntris && n + 3 <= 3 * WELD_EDGE_SAMPLES; f += step)
+		for (int k = 0; k < 3; k++) {
+			const double *p = m->xyz + 3 * (size_t)m->tri[3 * f + k];
+			const double *q = m->xyz + 3 * (size_t)m->tri[3 * f + (k + 1) % 3];
+			double d = sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) +
+					(p[2] - q[2]) * (p[2] - q[2]));
+			if (d > 0)
+				len[n++] = d;
+		}
+	if (n == 0)
+		return 0;
+	qsort(len, n, sizeof(len[0]), cmp_double);
+	return len[n / 2];
+}
+
 int engi_mesh_weld(struct engi_mesh *m, double tol, struct engi_error *err)
 {
 	if (!(tol >= 0) || !isfinite(tol))
@@ -315,14 +344,22 @@ int engi_mesh_weld(struct engi_mesh *m, double tol, struct engi_error *err)
 				lo[d] = c < lo[d] ? c : lo[d];
 				hi[d] = c > hi[d] ? c : hi[d];
 			}
-		/* Cells at least 2 tol wide: the tol-box of a point meets at most
-		 * 2 x 2 x 2 of them. Wider cells stay correct (only the distance
-		 * test decides) and keep cell numbers far from int64 overflow. */
+		/* Any cell size at least 2 tol is correct: the tol-box of a point
+		 * then meets at most 2 x 2 x 2 cells, and only the distance test
+		 * decides. Cells near half the typical edge length make the box
+		 * fall inside one cell almost always; capping them at
+		 * WELD_CELL_MAX_TOL tol bounds how many representatives (more than
+		 * tol apart) a cell can hold. At most 2^40 cells per axis keeps
+		 * cell numbers far from int64 overflow. */
 		double ext = 0;
 		for (int d = 0; d < 3; d++)
 			ext = hi[d] - lo[d] > ext ? hi[d] - lo[d] : ext;
-		h = 2 * tol;
-		if (h < ext / 1099511627776.0) /* 2^40 cells per axis at most */
+		h = 0.5 * median_edge(m);
+		if (h > WELD_CELL_MAX_TOL * tol)
+			h = WELD_CELL_MAX_TOL * tol;
+		if (h < 2 * tol)
+			h = 2 * tol;
+		if (h < ext / 1099511627776.0)
 			h = ext / 1099511627776.0;
 		size_t cap = 16;
 		while (cap < 2 * nunique)

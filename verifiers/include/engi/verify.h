@@ -176,6 +176,8 @@ struct engi_criterion {
 void engi_json_pointer(char *out, size_t cap, const char *base, const char *key);
 /* out = base + "/" + index. */
 void engi_json_pointer_index(char *out, size_t cap, const char *base, size_t index);
+/* "a string", "an integer", ...: what a JSON value is, for messages. */
+const char *engi_json_kind(const json_t *j);
 /* Raises ENGI_EPARSE with "<file>: <pointer>: <message>"; returns the code. */
 int engi_parse_error(struct engi_error *err, const char *file, const char *pointer,
 		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));

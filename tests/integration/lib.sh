@@ -1,0 +1,30 @@
+# Sourced by the integration tests: a fresh scratch folder and helpers.
+set -euo pipefail
+: "${ENGISWEEP:?}" "${ENGI_SRC:?}" "${ENGI_PYTHON:?}" "${ENGI_SCRATCH:?}"
+T="$ENGI_SCRATCH/${ENGI_TEST_NAME:-$(basename "$0" .sh)}"
+rm -rf "$T"
+mkdir -p "$T"
+cd "$T"
+HERE="$ENGI_SRC/tests/integration"
+PY="$ENGI_PYTHON"
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# expect_rc CODE CMD...: runs CMD, fails unless it exits with CODE
+expect_rc() {
+	local want=$1
+	shift
+	set +e
+	"$@"
+	local got=$?
+	set -e
+	[ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want"
+}
+
+# says CMD...: stdout and stderr of CMD, whatever its exit code
+says() {
+	"$@" 2>&1 || true
+}
