@@ -249,8 +249,6 @@ static int load_everything(struct sweep *sw, const struct sweep_opts *o,
 	TRY(suite_load(&sw->suite, o->suite, err));
 	sw->def.trials = o->trials;
 	if (o->validation) {
-		for (size_t i = 0; i < o->nconditions; i++)
-			TRY(sweepdef_add_condition(&sw->def, o->conditions[i], err));
 		TRY(matrix_build_validation(&sw->matrix, &sw->suite, &sw->def, err));
 		return episode_preflight(o->backend, &sw->def, err);
 	}

@@ -252,8 +252,9 @@ int sweepdef_add_condition(struct sweepdef *d, const char *spec,
 			*eq = '\0';
 			char *end;
 			double x = strtod(eq + 1, &end);
+			int integral = isfinite(x) && fabs(x) < 9e15 && x == floor(x);
 			json_t *val = (*end == '\0' && end != eq + 1 && isfinite(x))
-					      ? (x == (double)(long long)x ? json_integer((long long)x) : json_real(x))
+					      ? (integral ? json_integer((json_int_t)x) : json_real(x))
 				      : !strcmp(eq + 1, "true")  ? json_true()
 				      : !strcmp(eq + 1, "false") ? json_false()
 								 : json_string(eq + 1);
@@ -448,9 +449,7 @@ int matrix_build_validation(struct matrix *m, const struct suite *s,
 	if (!f)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	fputs("reference,noop", f);
-	size_t total = 0;
 	for (size_t t = 0; t < s->ntasks; t++) {
-		total += 2 + s->tasks[t].nflawed;
 		for (size_t k = 0; k < s->tasks[t].nflawed; k++) {
 			const char *name = s->tasks[t].flawed[k].name;
 			int seen = 0;
@@ -466,6 +465,8 @@ int matrix_build_validation(struct matrix *m, const struct suite *s,
 	int rc = sweepdef_add_agents(d, list, err);
 	free(list);
 	TRY(rc);
+	/* at most one cell per task and model (models already in d count too) */
+	size_t total = s->ntasks * d->nmodels;
 	m->cells = arena_array(&m->arena, total ? total : 1, sizeof(*m->cells));
 	if (!m->cells)
 		RAISE(err, ENGI_ENOMEM, "out of memory");

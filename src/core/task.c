@@ -264,13 +264,21 @@ static int host_file(struct loadctx *c, const char *ptr, const char *rel,
 {
 	struct engi_error e;
 	engi_error_init(&e);
-	if (env_path_check(rel, &e) < 0)
-		return bad(c, ptr, "%s", e.msg);
+	if (rel[0] == '/' || env_path_check(rel, &e) < 0)
+		return bad(c, ptr, "'%s': host paths are relative to the task file's folder and stay inside it", rel);
 	char abs[PATH_MAX];
 	if (snprintf(abs, sizeof(abs), "%s/%s", c->dir, rel) >= (int)sizeof(abs))
 		return bad(c, ptr, "path too long");
+	char *real = realpath(abs, NULL);
+	if (!real)
+		return bad(c, ptr, "no such file '%s' beside the task file", rel);
+	size_t dl = strlen(c->dir);
+	int inside = !strncmp(real, c->dir, dl) && real[dl] == '/';
+	free(real);
+	if (!inside)
+		return bad(c, ptr, "'%s' leads outside the task's folder (through a link?)", rel);
 	if (!path_is_file(abs))
-		return bad(c, ptr, "no such file '%s'", abs);
+		return bad(c, ptr, "'%s' is not a regular file", rel);
 	char hex[65];
 	if (engi_sha256_file(abs, hex, &e) < 0)
 		return bad(c, ptr, "%s", e.msg);
@@ -528,7 +536,8 @@ static int parse_scoring(struct loadctx *c, json_t *ver, struct task *t)
 			TRY(get_num(c, obj, "/verifier/objective", "reference", 1, 0, &sc->reference));
 			if (sc->minimize ? !(sc->reference < sc->baseline) : !(sc->reference > sc->baseline))
 				return bad(c, "/verifier/objective/reference",
-					   "must be better than the baseline (%s)", sense);
+					   "reference %g must be better than baseline %g (sense '%s': %s is better)",
+					   sc->reference, sc->baseline, sense, sc->minimize ? "lower" : "higher");
 		}
 	}
 	if (rew) {
@@ -650,7 +659,9 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 		"deliverables", "verifier", "reference", "flawed", "resources", NULL};
 	TRY(only_keys(c, root, "", keys));
 	long schema;
-	TRY(get_int(c, root, "", "schema", 1, 1, 1, &schema));
+	TRY(get_int(c, root, "", "schema", 0, LONG_MAX, 1, &schema));
+	if (schema != 1)
+		return bad(c, "/schema", "unsupported schema version %ld (this engisweep reads version 1)", schema);
 	TRY(get_str(c, root, "", "id", 1, 1, &t->id));
 	TRY(check_name(c, "/id", t->id));
 	TRY(get_str(c, root, "", "title", 0, 0, &t->title));
@@ -796,8 +807,10 @@ int suite_load(struct suite *s, const char *path, struct engi_error *err)
 	int rc = 0;
 	if (path_is_dir(path)) {
 		DIR *d = opendir(path);
-		if (!d)
+		if (!d) {
+			suite_release(s);
 			RAISE(err, ENGI_EIO, "cannot open suite folder '%s'", path);
+		}
 		struct dirent *de;
 		while ((de = readdir(d)) != NULL) {
 			size_t n = strlen(de->d_name);

@@ -161,6 +161,17 @@ double sched_sum(double v)
 	return out;
 }
 
+/* Waiting for a message without spinning a core (ranks often share cores):
+ * naps start at 20 us and double up to 2 ms while nothing happens. */
+static void nap(long *ns)
+{
+	*ns = *ns ? *ns * 2 : 20000;
+	if (*ns > 2000000)
+		*ns = 2000000;
+	struct timespec ts = {0, *ns};
+	nanosleep(&ts, NULL);
+}
+
 /* ---- rank 0 ---- */
 
 struct slot {
@@ -332,6 +343,7 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 	for (int w = 1; w < g_size; w++)
 		m.wstate[w] = W_BUSY;
 	long long last_tick = 0;
+	long nap_ns = 0;
 	for (;;) {
 		int activity = 0;
 		m.st.draining = !dispatching(&m);
@@ -399,10 +411,10 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 			if (remote_live == 0)
 				break;
 		}
-		if (!activity) {
-			struct timespec ts = {0, 1000000};
-			nanosleep(&ts, NULL);
-		}
+		if (activity)
+			nap_ns = 0;
+		else
+			nap(&nap_ns);
 	}
 	if (final)
 		*final = m.st;
@@ -426,12 +438,11 @@ static int run_worker(const struct sched_hooks *h, struct engi_error *err)
 		/* poll instead of a blocking receive so that an oversubscribed
 		 * node does not spin a core while waiting */
 		int flag = 0;
+		long nap_ns = 0;
 		while (!flag) {
 			MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-			if (!flag) {
-				struct timespec ts = {0, 2000000};
-				nanosleep(&ts, NULL);
-			}
+			if (!flag)
+				nap(&nap_ns);
 		}
 		MPI_Recv(&cell, st.MPI_TAG == TAG_CELL ? 1 : 0, MPI_UINT64_T, 0, st.MPI_TAG,
 			 MPI_COMM_WORLD, MPI_STATUS_IGNORE);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <hdf5.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -209,6 +210,33 @@ static void h5_close(hid_t *id)
 		break;
 	}
 	*id = H5I_INVALID_HID;
+}
+
+/*
+ * H5Fflush is not atomic: a process killed while it runs can leave objects
+ * that point past the end the superblock records ("addr overflow"), and a
+ * file that no longer opens as a whole. A kill between flushes is safe.
+ * SIGKILL cannot be helped, but the signals schedulers and people send
+ * first (SLURM and mpirun send SIGTERM, then SIGKILL) are held back in
+ * this thread until the flush is done, then delivered as usual.
+ */
+static void defer_signals(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGXCPU);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 /* ---- types ---- */
@@ -536,7 +564,8 @@ int store_create(struct store **out, const char *path,
 	 * reuses freed file space (an old local heap after the group of
 	 * traces grows, say) within the same session, while the flushed
 	 * metadata still points there; with no free-space tracking, freed
-	 * space is never handed out again (the file may grow a little).
+	 * space is only taken back when it ends the file (so the file may
+	 * grow a little).
 	 * For the same reason the tables are not compressed: a compressed
 	 * chunk moves on every rewrite, an uncompressed one is rewritten
 	 * in place with its old rows unchanged.
@@ -553,8 +582,12 @@ int store_create(struct store **out, const char *path,
 			     path);
 	h5_close(&fcpl);
 	h5_close(&fapl);
-	if (rc == 0)
+	if (rc == 0) {
+		sigset_t old;
+		defer_signals(&old);
 		rc = write_meta(s, meta, err);
+		restore_signals(&old);
+	}
 	if (rc < 0) {
 		store_free_all(s);
 		return rc;
@@ -769,9 +802,8 @@ out:
 	return rc;
 }
 
-int store_flush(struct store *s, struct engi_error *err)
+static int flush_all(struct store *s, struct engi_error *err)
 {
-	h5_quiet();
 	/* What was written stays written: a failed flush can be retried and
 	 * goes on with what is left. */
 	for (int t = T_EPISODES; t < T_COUNT; t++) {
@@ -797,14 +829,28 @@ int store_flush(struct store *s, struct engi_error *err)
 	return 0;
 }
 
+int store_flush(struct store *s, struct engi_error *err)
+{
+	h5_quiet();
+	sigset_t old;
+	defer_signals(&old);
+	int rc = flush_all(s, err);
+	restore_signals(&old);
+	return rc;
+}
+
 int store_close(struct store **sp, struct engi_error *err)
 {
 	struct store *s = *sp;
 	if (!s)
 		return 0;
 	*sp = NULL;
-	int rc = store_flush(s, err);
-	store_free_all(s);
+	h5_quiet();
+	sigset_t old;
+	defer_signals(&old);
+	int rc = flush_all(s, err);
+	store_free_all(s); /* H5Fclose writes too */
+	restore_signals(&old);
 	return rc;
 }
 

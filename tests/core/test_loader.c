@@ -154,17 +154,21 @@ static void free_names(char **v, size_t n)
 }
 
 /* A case name is NN-short-name: two digits, a dash, [a-z0-9-]. */
-static int valid_case_name(const char *name, size_t len)
+/* Digits of a case's leading number (two or three), or 0 when the name is
+ * not NN-short-name / NNN-short-name. */
+static size_t case_digits(const char *name, size_t len)
 {
-	if (len < 4 || name[0] < '0' || name[0] > '9' || name[1] < '0' || name[1] > '9' ||
-	    name[2] != '-')
+	size_t d = 0;
+	while (d < 3 && d < len && name[d] >= '0' && name[d] <= '9')
+		d++;
+	if (d < 2 || len < d + 2 || name[d] != '-')
 		return 0;
-	for (size_t i = 3; i < len; i++) {
+	for (size_t i = d + 1; i < len; i++) {
 		char c = name[i];
 		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
 			return 0;
 	}
-	return 1;
+	return d;
 }
 
 static void test_corpus(const char *dir)
@@ -195,16 +199,17 @@ static void test_corpus(const char *dir)
 	char **expects = list_names(dir, ".expect", &nexp);
 	CHECK(n >= 30);
 	CHECK_INT(nexp, n);
-	int numbers[100] = {0};
+	int numbers[1000] = {0};
 	for (size_t i = 0; i < n; i++) {
 		const char *name = cases[i];
 		size_t stem = strlen(name) - strlen(".json");
-		if (!valid_case_name(name, stem)) {
+		size_t digits = case_digits(name, stem);
+		if (!digits) {
 			fprintf(stderr, "%s: a case is named NN-short-name.json\n", name);
 			CHECK(0);
 			continue;
 		}
-		int num = (name[0] - '0') * 10 + (name[1] - '0');
+		int num = atoi(name);
 		if (numbers[num]++)
 			fprintf(stderr, "%s: number %02d is used twice\n", name, num);
 		CHECK_INT(numbers[num], 1);
@@ -236,10 +241,11 @@ static void test_corpus(const char *dir)
 		if (rc == 0)
 			suite_release(&s);
 		if (strcmp(err.msg, expected)) {
-			char *got = replace_all(err.msg, path, "@FILE@");
-			fprintf(stderr,
-				"%s:\n  expected: %s\n  got:      %s\n  as .expect: %s\n",
+			char *got_file = replace_all(err.msg, path, "@FILE@");
+			char *got = replace_all(got_file, absdir, "@DIR@");
+			fprintf(stderr, "%s:\n  expected: %s\n  got:      %s\n  as .expect: %s\n",
 				name, expected, err.msg, got);
+			engi_free(got_file);
 			engi_free(got);
 		}
 		CHECK_STR(err.msg, expected);
@@ -455,10 +461,11 @@ static void write_task(const char *dir, const char *file, const char *id, const 
 		       const char *iface, const char *extra)
 {
 	char text[4096];
-	const char *objective = !strcmp(type, "optimization")
-					? ", \"objective\": {\"metric\": \"volume\", \"sense\": \"min\", "
-					  "\"baseline\": 2000, \"reference\": 1000}"
-					: "";
+	const char *objective =
+	    !strcmp(type, "optimization")
+		? ", \"objective\": {\"metric\": \"volume\", \"sense\": \"min\", "
+		  "\"baseline\": 2000, \"reference\": 1000}"
+		: "";
 	snprintf(text, sizeof(text),
 		 "{\"id\": \"%s\", \"domain\": \"CAD\", \"software\": [\"openscad\"],\n"
 		 " \"type\": \"%s\", \"interface\": \"%s\", \"instruction\": \"Make a cube.\",\n"
@@ -477,11 +484,10 @@ static void test_defaults(void)
 		const char *type, *iface;
 		int turns;
 	} cases[] = {
-		{"single", "cli", 100},	      {"single", "gui", 200},
-		{"selection", "cli", 100},    {"selection", "gui", 200},
-		{"vision", "gui", 200},	      {"optimization", "cli", 100},
-		{"optimization", "gui", 200}, {"cross", "cli", 150},
-		{"cross", "gui", 300},	      {"open", "cli", 150},
+	    {"single", "cli", 100},	  {"single", "gui", 200}, {"selection", "cli", 100},
+	    {"selection", "gui", 200},	  {"vision", "gui", 200}, {"optimization", "cli", 100},
+	    {"optimization", "gui", 200}, {"cross", "cli", 150},  {"cross", "gui", 300},
+	    {"open", "cli", 150},
 	};
 	size_t nc = sizeof(cases) / sizeof(*cases);
 	char *tmp = make_tmpdir();
@@ -532,8 +538,8 @@ static void test_defaults(void)
 		CHECK_INT(t->deliverables[0].max_bytes, 64ull << 20);
 		CHECK_INT(t->deliverables[0].required, 1);
 		CHECK_INT(t->scoring.mode, !strcmp(cases[i].type, "optimization")
-						   ? ENGI_SCORING_OPTIMIZATION
-						   : ENGI_SCORING_BINARY);
+					       ? ENGI_SCORING_OPTIMIZATION
+					       : ENGI_SCORING_BINARY);
 	}
 	const struct task *t = suite_find(&s, "turns-only");
 	CHECK(t != NULL);
@@ -572,8 +578,8 @@ static void test_duplicate_id(void)
 	CHECK_INT(rc, ENGI_EPARSE);
 	CHECK_INT(s.ntasks, 0);
 	char expected[3 * PATH_MAX];
-	snprintf(expected, sizeof(expected), "%s/c-second.json: /id: 'same' is already the id of %s/a-first.json",
-		 tmp, tmp);
+	snprintf(expected, sizeof(expected),
+		 "%s/c-second.json: /id: 'same' is already the id of %s/a-first.json", tmp, tmp);
 	CHECK_STR(err.msg, expected);
 
 	/* the same file loaded alone is fine */
@@ -618,6 +624,44 @@ static void test_suite_paths(void)
 	remove_tree(tmp);
 }
 
+/* Every allocation in turn fails: the load reports out of memory (never
+ * another error, never a crash) and leaks nothing, until it succeeds. */
+static void oom_sweep(const char *path, size_t ntasks)
+{
+	struct suite s;
+	struct engi_error err;
+	int done = 0, bad_code = 0, bad_msg = 0;
+	long n;
+	for (n = 1; n < 100000 && !done; n++) {
+		engi_error_init(&err);
+		engi_alloc_fail_after(n);
+		int rc = suite_load(&s, path, &err);
+		engi_alloc_fail_after(0);
+		if (rc == 0) {
+			CHECK_INT(s.ntasks, ntasks);
+			suite_release(&s);
+			done = 1;
+		} else if (rc != ENGI_ENOMEM && !bad_code++) {
+			fprintf(stderr, "%s, allocation %ld fails: code %d: %s\n", path, n, rc,
+				err.msg);
+		} else if (!strstr(err.msg, "out of memory") && !bad_msg++) {
+			fprintf(stderr, "%s, allocation %ld fails: %s\n", path, n, err.msg);
+		}
+	}
+	CHECK(done);
+	CHECK(n > 2); /* at least one allocation failed */
+	CHECK_INT(bad_code, 0);
+	CHECK_INT(bad_msg, 0);
+}
+
+static void test_out_of_memory(const char *bad_dir, const char *demo)
+{
+	char base[PATH_MAX];
+	snprintf(base, sizeof(base), "%s/base.task", bad_dir);
+	oom_sweep(base, 1);
+	oom_sweep(demo, 9);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -630,5 +674,6 @@ int main(int argc, char **argv)
 	test_defaults();
 	test_duplicate_id();
 	test_suite_paths();
+	test_out_of_memory(argv[1], argv[2]);
 	return check_exit();
 }
