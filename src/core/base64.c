@@ -4,8 +4,7 @@
 
 #include "engi/error.h"
 
-static const char alphabet[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 size_t base64_encoded_len(size_t n)
 {
@@ -20,8 +19,7 @@ void base64_encode(const void *in, size_t n, char *out)
 	const unsigned char *p = in;
 	size_t i = 0;
 	for (; i + 3 <= n; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 |
-			     p[i + 2];
+		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
 		*out++ = alphabet[v >> 18 & 63];
 		*out++ = alphabet[v >> 12 & 63];
 		*out++ = alphabet[v >> 6 & 63];
@@ -64,8 +62,7 @@ static int sextet(unsigned char c)
 	return -1;
 }
 
-int base64_decode(const char *in, size_t len, unsigned char *out,
-		  size_t *outlen, size_t *bad_at)
+int base64_decode(const char *in, size_t len, unsigned char *out, size_t *outlen, size_t *bad_at)
 {
 	const unsigned char *p = (const unsigned char *)in;
 	size_t o = 0;
@@ -79,7 +76,7 @@ int base64_decode(const char *in, size_t len, unsigned char *out,
 		int pad = 0;
 		if (last && p[i + 3] == '=')
 			pad = p[i + 2] == '=' ? 2 : 1;
-		int s[4] = { 0, 0, 0, 0 };
+		int s[4] = {0, 0, 0, 0};
 		for (int k = 0; k < 4 - pad; k++) {
 			s[k] = sextet(p[i + k]);
 			if (s[k] < 0) {
@@ -87,8 +84,8 @@ int base64_decode(const char *in, size_t len, unsigned char *out,
 				return ENGI_EPARSE;
 			}
 		}
-		uint32_t v = (uint32_t)s[0] << 18 | (uint32_t)s[1] << 12 |
-			     (uint32_t)s[2] << 6 | (uint32_t)s[3];
+		uint32_t v = (uint32_t)s[0] << 18 | (uint32_t)s[1] << 12 | (uint32_t)s[2] << 6 |
+			     (uint32_t)s[3];
 		out[o++] = (unsigned char)(v >> 16);
 		if (pad < 2)
 			out[o++] = (unsigned char)(v >> 8);

@@ -23,7 +23,6 @@ size_t base64_decoded_max(size_t len);
 /* Decodes len characters into out (base64_decoded_max(len) bytes) and sets
  * *outlen. Returns 0, or ENGI_EPARSE with *bad_at set to the offset of the
  * first character that is wrong (len when the length is wrong). */
-int base64_decode(const char *in, size_t len, unsigned char *out,
-		  size_t *outlen, size_t *bad_at);
+int base64_decode(const char *in, size_t len, unsigned char *out, size_t *outlen, size_t *bad_at);
 
 #endif

@@ -14,7 +14,7 @@
 
 static const char *const outcome_names[] = {
 #define OUTCOME_NAME(n, s) s,
-	OUTCOME_MAP(OUTCOME_NAME)
+    OUTCOME_MAP(OUTCOME_NAME)
 #undef OUTCOME_NAME
 };
 
@@ -199,8 +199,8 @@ static json_t *artifact_json(struct writer *w, const struct artifact *a)
 static int check_writable(const struct record *r, struct engi_error *err)
 {
 	if (r->outcome < 0 || r->outcome >= OUTCOME_COUNT)
-		RAISE(err, ENGI_EINVALID, "record '%s': outcome %d is not valid",
-		      r->cell, r->outcome);
+		RAISE(err, ENGI_EINVALID, "record '%s': outcome %d is not valid", r->cell,
+		      r->outcome);
 	for (size_t i = 0; i < r->nassertions; i++) {
 		int st = r->assertions[i].state;
 		if (st < ENGI_PASS || st > ENGI_UNAVAILABLE)
@@ -214,16 +214,12 @@ static int check_writable(const struct record *r, struct engi_error *err)
 			RAISE(err, ENGI_EINVALID,
 			      "record '%s': artifact '%s' has %" PRIu64
 			      " bytes, more than JSON carries",
-			      r->cell, r->artifacts[i].path,
-			      r->artifacts[i].bytes);
+			      r->cell, r->artifacts[i].path, r->artifacts[i].bytes);
 	if (r->trace_len && !r->trace)
-		RAISE(err, ENGI_EINVALID,
-		      "record '%s': trace of %zu bytes has no data", r->cell,
+		RAISE(err, ENGI_EINVALID, "record '%s': trace of %zu bytes has no data", r->cell,
 		      r->trace_len);
-	if (base64_encoded_len(r->trace_len) == SIZE_MAX ||
-	    r->trace_raw_len > (size_t)INT64_MAX)
-		RAISE(err, ENGI_ETOOBIG, "record '%s': trace too large",
-		      r->cell);
+	if (base64_encoded_len(r->trace_len) == SIZE_MAX || r->trace_raw_len > (size_t)INT64_MAX)
+		RAISE(err, ENGI_ETOOBIG, "record '%s': trace too large", r->cell);
 	return 0;
 }
 
@@ -243,7 +239,7 @@ static json_t *trace_json(const struct record *r)
 
 static json_t *record_json(const struct record *r)
 {
-	struct writer w = { 0 };
+	struct writer w = {0};
 	json_t *o = json_object();
 	put(&w, o, "cell", json_text(r->cell));
 	put(&w, o, "task_id", json_text(r->task_id));
@@ -295,8 +291,7 @@ static json_t *record_json(const struct record *r)
 	return o;
 }
 
-int record_to_json(const struct record *r, char **out, size_t *len,
-		   struct engi_error *err)
+int record_to_json(const struct record *r, char **out, size_t *len, struct engi_error *err)
 {
 	*out = NULL;
 	if (len)
@@ -304,16 +299,14 @@ int record_to_json(const struct record *r, char **out, size_t *len,
 	TRY(check_writable(r, err));
 	json_t *o = record_json(r);
 	if (!o)
-		RAISE(err, ENGI_ENOMEM, "out of memory writing record '%s'",
-		      r->cell);
+		RAISE(err, ENGI_ENOMEM, "out of memory writing record '%s'", r->cell);
 	const size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(17);
 	size_t n = json_dumpb(o, NULL, 0, flags);
 	char *buf = n ? engi_malloc(n + 1) : NULL;
 	if (!buf || json_dumpb(o, buf, n, flags) != n) {
 		json_decref(o);
 		engi_free(buf);
-		RAISE(err, ENGI_ENOMEM, "out of memory writing record '%s'",
-		      r->cell);
+		RAISE(err, ENGI_ENOMEM, "out of memory writing record '%s'", r->cell);
 	}
 	json_decref(o);
 	buf[n] = '\0';
@@ -330,11 +323,9 @@ struct reader {
 	char path[96]; /* JSON pointer of the object being read */
 };
 
-static int fail(struct reader *rd, int code, const char *key,
-		const char *what)
+static int fail(struct reader *rd, int code, const char *key, const char *what)
 {
-	return engi_raise(rd->err, code, "record: %s/%s: %s", rd->path, key,
-			  what);
+	return engi_raise(rd->err, code, "record: %s/%s: %s", rd->path, key, what);
 }
 
 static int get(struct reader *rd, json_t *obj, const char *key, json_t **val)
@@ -351,7 +342,8 @@ static int only_keys(struct reader *rd, json_t *obj, const char *const *keys)
 {
 	const char *key;
 	json_t *val;
-	json_object_foreach(obj, key, val) {
+	json_object_foreach(obj, key, val)
+	{
 		int known = 0;
 		for (const char *const *k = keys; *k; k++)
 			if (strcmp(*k, key) == 0)
@@ -362,8 +354,7 @@ static int only_keys(struct reader *rd, json_t *obj, const char *const *keys)
 	return 0;
 }
 
-static int get_str(struct reader *rd, json_t *obj, const char *key, char *dst,
-		   size_t cap)
+static int get_str(struct reader *rd, json_t *obj, const char *key, char *dst, size_t cap)
 {
 	json_t *v;
 	TRY(get(rd, obj, key, &v));
@@ -382,8 +373,8 @@ static int get_str(struct reader *rd, json_t *obj, const char *key, char *dst,
 	return 0;
 }
 
-static int get_i64(struct reader *rd, json_t *obj, const char *key,
-		   int64_t min, int64_t max, int64_t *dst)
+static int get_i64(struct reader *rd, json_t *obj, const char *key, int64_t min, int64_t max,
+		   int64_t *dst)
 {
 	json_t *v;
 	TRY(get(rd, obj, key, &v));
@@ -396,8 +387,7 @@ static int get_i64(struct reader *rd, json_t *obj, const char *key,
 	return 0;
 }
 
-static int get_int(struct reader *rd, json_t *obj, const char *key, int min,
-		   int *dst)
+static int get_int(struct reader *rd, json_t *obj, const char *key, int min, int *dst)
 {
 	int64_t v;
 	TRY(get_i64(rd, obj, key, min, INT_MAX, &v));
@@ -415,8 +405,7 @@ static int get_bool(struct reader *rd, json_t *obj, const char *key, int *dst)
 	return 0;
 }
 
-static int get_num(struct reader *rd, json_t *obj, const char *key,
-		   double *dst)
+static int get_num(struct reader *rd, json_t *obj, const char *key, double *dst)
 {
 	json_t *v;
 	TRY(get(rd, obj, key, &v));
@@ -424,11 +413,9 @@ static int get_num(struct reader *rd, json_t *obj, const char *key,
 		*dst = NAN;
 	} else if (json_is_number(v)) {
 		*dst = json_number_value(v);
-	} else if (json_is_string(v) &&
-		   strcmp(json_string_value(v), "Infinity") == 0) {
+	} else if (json_is_string(v) && strcmp(json_string_value(v), "Infinity") == 0) {
 		*dst = INFINITY;
-	} else if (json_is_string(v) &&
-		   strcmp(json_string_value(v), "-Infinity") == 0) {
+	} else if (json_is_string(v) && strcmp(json_string_value(v), "-Infinity") == 0) {
 		*dst = -INFINITY;
 	} else {
 		return fail(rd, ENGI_EPARSE, key, "expected a number or null");
@@ -436,8 +423,7 @@ static int get_num(struct reader *rd, json_t *obj, const char *key,
 	return 0;
 }
 
-static int get_array(struct reader *rd, json_t *obj, const char *key,
-		     json_t **arr)
+static int get_array(struct reader *rd, json_t *obj, const char *key, json_t **arr)
 {
 	TRY(get(rd, obj, key, arr));
 	if (!json_is_array(*arr))
@@ -450,18 +436,14 @@ static int enter(struct reader *rd, const char *key, size_t i, json_t *el)
 {
 	snprintf(rd->path, sizeof(rd->path), "/%s/%zu", key, i);
 	if (!json_is_object(el))
-		return engi_raise(rd->err, ENGI_EPARSE,
-				  "record: %s: expected an object", rd->path);
+		return engi_raise(rd->err, ENGI_EPARSE, "record: %s: expected an object", rd->path);
 	return 0;
 }
 
-static const char *const assertion_keys[] = { "name",	  "stage",
-					      "state",	  "required",
-					      "value",	  "expected",
-					      "detail",	  NULL };
+static const char *const assertion_keys[] = {"name",  "stage",	  "state",  "required",
+					     "value", "expected", "detail", NULL};
 
-static int read_assertion(struct reader *rd, json_t *o,
-			  struct engi_assertion *a)
+static int read_assertion(struct reader *rd, json_t *o, struct engi_assertion *a)
 {
 	TRY(only_keys(rd, o, assertion_keys));
 	TRY(get_str(rd, o, "name", a->name, sizeof(a->name)));
@@ -485,7 +467,7 @@ static int read_assertion(struct reader *rd, json_t *o,
 	return 0;
 }
 
-static const char *const metric_keys[] = { "name", "value", NULL };
+static const char *const metric_keys[] = {"name", "value", NULL};
 
 static int read_metric(struct reader *rd, json_t *o, struct engi_metric *m)
 {
@@ -495,8 +477,7 @@ static int read_metric(struct reader *rd, json_t *o, struct engi_metric *m)
 	return 0;
 }
 
-static const char *const artifact_keys[] = { "path", "bytes", "sha256",
-					     "note", NULL };
+static const char *const artifact_keys[] = {"path", "bytes", "sha256", "note", NULL};
 
 static int read_artifact(struct reader *rd, json_t *o, struct artifact *a)
 {
@@ -511,8 +492,8 @@ static int read_artifact(struct reader *rd, json_t *o, struct artifact *a)
 }
 
 /* Allocates *items for the array key; *n is its length. */
-static int read_items(struct reader *rd, json_t *root, const char *key,
-		      size_t size, void **items, size_t *n, json_t **arr)
+static int read_items(struct reader *rd, json_t *root, const char *key, size_t size, void **items,
+		      size_t *n, json_t **arr)
 {
 	TRY(get_array(rd, root, key, arr));
 	*n = json_array_size(*arr);
@@ -521,8 +502,7 @@ static int read_items(struct reader *rd, json_t *root, const char *key,
 		return 0;
 	*items = engi_calloc(*n, size);
 	if (!*items)
-		return engi_raise(rd->err, ENGI_ENOMEM,
-				  "out of memory reading record: /%s", key);
+		return engi_raise(rd->err, ENGI_ENOMEM, "out of memory reading record: /%s", key);
 	return 0;
 }
 
@@ -531,8 +511,7 @@ static int read_trace(struct reader *rd, json_t *root, struct record *r)
 	json_t *v;
 	TRY(get(rd, root, "trace", &v));
 	if (!json_is_string(v))
-		return fail(rd, ENGI_EPARSE, "trace",
-			    "expected a base64 string");
+		return fail(rd, ENGI_EPARSE, "trace", "expected a base64 string");
 	int64_t raw;
 	TRY(get_i64(rd, root, "trace_raw_len", 0, INT64_MAX, &raw));
 	r->trace_raw_len = (size_t)raw;
@@ -541,11 +520,9 @@ static int read_trace(struct reader *rd, json_t *root, struct record *r)
 		return 0;
 	r->trace = engi_malloc(base64_decoded_max(n));
 	if (!r->trace)
-		return engi_raise(rd->err, ENGI_ENOMEM,
-				  "out of memory reading record: /trace");
+		return engi_raise(rd->err, ENGI_ENOMEM, "out of memory reading record: /trace");
 	size_t bad;
-	if (base64_decode(json_string_value(v), n, r->trace, &r->trace_len,
-			  &bad) < 0) {
+	if (base64_decode(json_string_value(v), n, r->trace, &r->trace_len, &bad) < 0) {
 		if (bad == n)
 			return engi_raise(rd->err, ENGI_EPARSE,
 					  "record: /trace: base64 length %zu "
@@ -560,13 +537,11 @@ static int read_trace(struct reader *rd, json_t *root, struct record *r)
 }
 
 static const char *const record_keys[] = {
-	"cell",	      "task_id",    "model",	  "condition", "trial",
-	"outcome",    "attempts",   "success",	  "feasible",  "score",
-	"quality",    "turns",	    "tokens_in",  "tokens_out", "cost_usd",
-	"wall_s",     "env_s",	    "model_s",	  "verify_s",  "started_at",
-	"rank",	      "host",	    "run_id",	  "message",   "assertions",
-	"metrics",    "artifacts",  "trace",	  "trace_raw_len", NULL
-};
+    "cell",	  "task_id",	"model",     "condition", "trial",	   "outcome",
+    "attempts",	  "success",	"feasible",  "score",	  "quality",	   "turns",
+    "tokens_in",  "tokens_out", "cost_usd",  "wall_s",	  "env_s",	   "model_s",
+    "verify_s",	  "started_at", "rank",	     "host",	  "run_id",	   "message",
+    "assertions", "metrics",	"artifacts", "trace",	  "trace_raw_len", NULL};
 
 static int read_record(struct reader *rd, json_t *root, struct record *r)
 {
@@ -574,8 +549,7 @@ static int read_record(struct reader *rd, json_t *root, struct record *r)
 	TRY(get_str(rd, root, "cell", r->cell, sizeof(r->cell)));
 	TRY(get_str(rd, root, "task_id", r->task_id, sizeof(r->task_id)));
 	TRY(get_str(rd, root, "model", r->model, sizeof(r->model)));
-	TRY(get_str(rd, root, "condition", r->condition,
-		    sizeof(r->condition)));
+	TRY(get_str(rd, root, "condition", r->condition, sizeof(r->condition)));
 	TRY(get_int(rd, root, "trial", 0, &r->trial));
 
 	char outcome[32];
@@ -609,26 +583,27 @@ static int read_record(struct reader *rd, json_t *root, struct record *r)
 	json_t *arr, *el;
 	size_t i;
 	void *items;
-	TRY(read_items(rd, root, "assertions", sizeof(*r->assertions), &items,
-		       &r->nassertions, &arr));
+	TRY(read_items(rd, root, "assertions", sizeof(*r->assertions), &items, &r->nassertions,
+		       &arr));
 	r->assertions = items;
-	json_array_foreach(arr, i, el) {
+	json_array_foreach(arr, i, el)
+	{
 		TRY(enter(rd, "assertions", i, el));
 		TRY(read_assertion(rd, el, &r->assertions[i]));
 	}
 	rd->path[0] = '\0';
-	TRY(read_items(rd, root, "metrics", sizeof(*r->metrics), &items,
-		       &r->nmetrics, &arr));
+	TRY(read_items(rd, root, "metrics", sizeof(*r->metrics), &items, &r->nmetrics, &arr));
 	r->metrics = items;
-	json_array_foreach(arr, i, el) {
+	json_array_foreach(arr, i, el)
+	{
 		TRY(enter(rd, "metrics", i, el));
 		TRY(read_metric(rd, el, &r->metrics[i]));
 	}
 	rd->path[0] = '\0';
-	TRY(read_items(rd, root, "artifacts", sizeof(*r->artifacts), &items,
-		       &r->nartifacts, &arr));
+	TRY(read_items(rd, root, "artifacts", sizeof(*r->artifacts), &items, &r->nartifacts, &arr));
 	r->artifacts = items;
-	json_array_foreach(arr, i, el) {
+	json_array_foreach(arr, i, el)
+	{
 		TRY(enter(rd, "artifacts", i, el));
 		TRY(read_artifact(rd, el, &r->artifacts[i]));
 	}
@@ -636,14 +611,12 @@ static int read_record(struct reader *rd, json_t *root, struct record *r)
 	return read_trace(rd, root, r);
 }
 
-int record_from_json(const char *text, size_t len, struct record *r,
-		     struct engi_error *err)
+int record_from_json(const char *text, size_t len, struct record *r, struct engi_error *err)
 {
 	json_error_t jerr;
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		RAISE(err, ENGI_EPARSE,
-		      "malformed record JSON at line %d, column %d: %s",
+		RAISE(err, ENGI_EPARSE, "malformed record JSON at line %d, column %d: %s",
 		      jerr.line, jerr.column, jerr.text);
 	if (!json_is_object(root)) {
 		json_decref(root);
@@ -651,7 +624,7 @@ int record_from_json(const char *text, size_t len, struct record *r,
 	}
 	struct record tmp;
 	record_init(&tmp);
-	struct reader rd = { .err = err, .path = "" };
+	struct reader rd = {.err = err, .path = ""};
 	int rc = read_record(&rd, root, &tmp);
 	json_decref(root);
 	if (rc < 0) {

@@ -11,10 +11,10 @@
 #include "engi/alloc.h"
 #include "trace.h"
 
-#define STORE_FORMAT "engisweep-results"
+#define STORE_FORMAT	     "engisweep-results"
 #define STORE_FORMAT_VERSION 1
-#define STORE_CHUNK_ROWS 1024
-#define STORE_TRACE_CODEC "zstd"
+#define STORE_CHUNK_ROWS     1024
+#define STORE_TRACE_CODEC    "zstd"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -29,74 +29,69 @@ struct field {
 	enum field_kind kind;
 };
 
+/* clang-format off */
 #define FIELD(st, m, k) { #m, offsetof(st, m), sizeof(((st *)0)->m), k }
+/* clang-format on */
 
 #define T_ struct engi_res_task
 static const struct field task_fields[] = {
-	FIELD(T_, id, F_STR),	     FIELD(T_, title, F_STR),
-	FIELD(T_, domain, F_STR),    FIELD(T_, type, F_STR),
-	FIELD(T_, interface, F_STR), FIELD(T_, software, F_STR),
-	FIELD(T_, hash, F_STR),	     FIELD(T_, turns, F_I32),
-	FIELD(T_, wall_s, F_F64),    FIELD(T_, scoring, F_STR),
+    FIELD(T_, id, F_STR),      FIELD(T_, title, F_STR),	    FIELD(T_, domain, F_STR),
+    FIELD(T_, type, F_STR),    FIELD(T_, interface, F_STR), FIELD(T_, software, F_STR),
+    FIELD(T_, hash, F_STR),    FIELD(T_, turns, F_I32),	    FIELD(T_, wall_s, F_F64),
+    FIELD(T_, scoring, F_STR),
 };
 #undef T_
 
 #define T_ struct engi_res_model
 static const struct field model_fields[] = {
-	FIELD(T_, name, F_STR),
-	FIELD(T_, agent, F_STR),
-	FIELD(T_, settings, F_STR),
-	FIELD(T_, price_in_per_mtok, F_F64),
-	FIELD(T_, price_out_per_mtok, F_F64),
+    FIELD(T_, name, F_STR),
+    FIELD(T_, agent, F_STR),
+    FIELD(T_, settings, F_STR),
+    FIELD(T_, price_in_per_mtok, F_F64),
+    FIELD(T_, price_out_per_mtok, F_F64),
 };
 #undef T_
 
 #define T_ struct engi_res_condition
 static const struct field condition_fields[] = {
-	FIELD(T_, name, F_STR),
-	FIELD(T_, settings, F_STR),
+    FIELD(T_, name, F_STR),
+    FIELD(T_, settings, F_STR),
 };
 #undef T_
 
 #define T_ struct engi_res_episode
 static const struct field episode_fields[] = {
-	FIELD(T_, cell, F_STR),	      FIELD(T_, task_id, F_STR),
-	FIELD(T_, model, F_STR),      FIELD(T_, condition, F_STR),
-	FIELD(T_, trial, F_I32),      FIELD(T_, outcome, F_STR),
-	FIELD(T_, attempts, F_I32),   FIELD(T_, success, F_I32),
-	FIELD(T_, feasible, F_I32),   FIELD(T_, score, F_F64),
-	FIELD(T_, quality, F_F64),    FIELD(T_, turns, F_I32),
-	FIELD(T_, tokens_in, F_I64),  FIELD(T_, tokens_out, F_I64),
-	FIELD(T_, cost_usd, F_F64),   FIELD(T_, wall_s, F_F64),
-	FIELD(T_, env_s, F_F64),      FIELD(T_, model_s, F_F64),
-	FIELD(T_, verify_s, F_F64),   FIELD(T_, started_at, F_F64),
-	FIELD(T_, rank, F_I32),	      FIELD(T_, host, F_STR),
-	FIELD(T_, run_id, F_STR),     FIELD(T_, message, F_STR),
+    FIELD(T_, cell, F_STR),	 FIELD(T_, task_id, F_STR),    FIELD(T_, model, F_STR),
+    FIELD(T_, condition, F_STR), FIELD(T_, trial, F_I32),      FIELD(T_, outcome, F_STR),
+    FIELD(T_, attempts, F_I32),	 FIELD(T_, success, F_I32),    FIELD(T_, feasible, F_I32),
+    FIELD(T_, score, F_F64),	 FIELD(T_, quality, F_F64),    FIELD(T_, turns, F_I32),
+    FIELD(T_, tokens_in, F_I64), FIELD(T_, tokens_out, F_I64), FIELD(T_, cost_usd, F_F64),
+    FIELD(T_, wall_s, F_F64),	 FIELD(T_, env_s, F_F64),      FIELD(T_, model_s, F_F64),
+    FIELD(T_, verify_s, F_F64),	 FIELD(T_, started_at, F_F64), FIELD(T_, rank, F_I32),
+    FIELD(T_, host, F_STR),	 FIELD(T_, run_id, F_STR),     FIELD(T_, message, F_STR),
 };
 #undef T_
 
 #define T_ struct engi_res_assertion
 static const struct field assertion_fields[] = {
-	FIELD(T_, cell, F_STR),	    FIELD(T_, name, F_STR),
-	FIELD(T_, stage, F_STR),    FIELD(T_, state, F_STR),
-	FIELD(T_, required, F_I32), FIELD(T_, value, F_F64),
-	FIELD(T_, expected, F_F64), FIELD(T_, detail, F_STR),
+    FIELD(T_, cell, F_STR),	FIELD(T_, name, F_STR),	    FIELD(T_, stage, F_STR),
+    FIELD(T_, state, F_STR),	FIELD(T_, required, F_I32), FIELD(T_, value, F_F64),
+    FIELD(T_, expected, F_F64), FIELD(T_, detail, F_STR),
 };
 #undef T_
 
 #define T_ struct engi_res_metric
 static const struct field metric_fields[] = {
-	FIELD(T_, cell, F_STR),
-	FIELD(T_, name, F_STR),
-	FIELD(T_, value, F_F64),
+    FIELD(T_, cell, F_STR),
+    FIELD(T_, name, F_STR),
+    FIELD(T_, value, F_F64),
 };
 #undef T_
 
 #define T_ struct engi_res_artifact
 static const struct field artifact_fields[] = {
-	FIELD(T_, cell, F_STR),	  FIELD(T_, path, F_STR),
-	FIELD(T_, bytes, F_U64),  FIELD(T_, sha256, F_STR),
-	FIELD(T_, note, F_STR),
+    FIELD(T_, cell, F_STR),   FIELD(T_, path, F_STR), FIELD(T_, bytes, F_U64),
+    FIELD(T_, sha256, F_STR), FIELD(T_, note, F_STR),
 };
 #undef T_
 
@@ -118,19 +113,17 @@ struct table_desc {
 	size_t row_size;
 };
 
+/* clang-format off */
 #define TABLE(p, f, st) { p, f, ARRAY_SIZE(f), sizeof(st) }
+/* clang-format on */
 static const struct table_desc tables[T_COUNT] = {
-	[T_TASKS] = TABLE("/tasks", task_fields, struct engi_res_task),
-	[T_MODELS] = TABLE("/models", model_fields, struct engi_res_model),
-	[T_CONDITIONS] = TABLE("/conditions", condition_fields,
-			       struct engi_res_condition),
-	[T_EPISODES] = TABLE("/episodes", episode_fields,
-			     struct engi_res_episode),
-	[T_ASSERTIONS] = TABLE("/assertions", assertion_fields,
-			       struct engi_res_assertion),
-	[T_METRICS] = TABLE("/metrics", metric_fields, struct engi_res_metric),
-	[T_ARTIFACTS] = TABLE("/artifacts", artifact_fields,
-			      struct engi_res_artifact),
+    [T_TASKS] = TABLE("/tasks", task_fields, struct engi_res_task),
+    [T_MODELS] = TABLE("/models", model_fields, struct engi_res_model),
+    [T_CONDITIONS] = TABLE("/conditions", condition_fields, struct engi_res_condition),
+    [T_EPISODES] = TABLE("/episodes", episode_fields, struct engi_res_episode),
+    [T_ASSERTIONS] = TABLE("/assertions", assertion_fields, struct engi_res_assertion),
+    [T_METRICS] = TABLE("/metrics", metric_fields, struct engi_res_metric),
+    [T_ARTIFACTS] = TABLE("/artifacts", artifact_fields, struct engi_res_artifact),
 };
 #undef TABLE
 
@@ -165,8 +158,8 @@ static void h5_take_why(struct h5_why *w)
 	H5Eclear2(H5E_DEFAULT);
 }
 
-__attribute__((format(printf, 3, 4))) static int
-h5_fail(struct engi_error *err, int code, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int h5_fail(struct engi_error *err, int code,
+							 const char *fmt, ...)
 {
 	struct h5_why w;
 	h5_take_why(&w);
@@ -258,8 +251,7 @@ static hid_t vlen_string_type(void)
 	hid_t t = H5Tcopy(H5T_C_S1);
 	if (t < 0)
 		return t;
-	if (H5Tset_size(t, H5T_VARIABLE) < 0 ||
-	    H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+	if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
 		H5Tclose(t);
 		return H5I_INVALID_HID;
 	}
@@ -311,7 +303,7 @@ static hid_t row_type(const struct table_desc *d)
 
 /* ---- attributes ---- */
 
-static int write_str_attr(hid_t loc, const char *name, const char *value,
+static int write_str_attr(hid_t loc, const char *obj, const char *name, const char *value,
 			  const char *path, struct engi_error *err)
 {
 	hid_t type = vlen_string_type();
@@ -320,18 +312,17 @@ static int write_str_attr(hid_t loc, const char *name, const char *value,
 	int rc = 0;
 	const char *v = value ? value : "";
 	if (type < 0 || space < 0 ||
-	    (attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT,
-			       H5P_DEFAULT)) < 0 ||
+	    (attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
 	    H5Awrite(attr, type, &v) < 0)
-		rc = h5_fail(err, ENGI_EIO,
-			     "cannot write attribute '%s' in '%s'", name, path);
+		rc = h5_fail(err, ENGI_EIO, "cannot write attribute '%s' of '%s' in '%s'", name,
+			     obj, path);
 	h5_close(&attr);
 	h5_close(&space);
 	h5_close(&type);
 	return rc;
 }
 
-static int write_num_attr(hid_t loc, const char *name, hid_t file_type,
+static int write_num_attr(hid_t loc, const char *obj, const char *name, hid_t file_type,
 			  hid_t mem_type, const void *value, const char *path,
 			  struct engi_error *err)
 {
@@ -339,42 +330,39 @@ static int write_num_attr(hid_t loc, const char *name, hid_t file_type,
 	hid_t attr = H5I_INVALID_HID;
 	int rc = 0;
 	if (space < 0 ||
-	    (attr = H5Acreate2(loc, name, file_type, space, H5P_DEFAULT,
-			       H5P_DEFAULT)) < 0 ||
+	    (attr = H5Acreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
 	    H5Awrite(attr, mem_type, value) < 0)
-		rc = h5_fail(err, ENGI_EIO,
-			     "cannot write attribute '%s' in '%s'", name, path);
+		rc = h5_fail(err, ENGI_EIO, "cannot write attribute '%s' of '%s' in '%s'", name,
+			     obj, path);
 	h5_close(&attr);
 	h5_close(&space);
 	return rc;
 }
 
 /* Reads a string attribute, fixed-length or variable-length; *out is ours. */
-static int read_str_attr(hid_t loc, const char *name, char **out,
-			 const char *path, struct engi_error *err)
+static int read_str_attr(hid_t loc, const char *obj, const char *name, char **out, const char *path,
+			 struct engi_error *err)
 {
 	*out = NULL;
 	hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
 	hid_t ftype = H5I_INVALID_HID, mtype = H5I_INVALID_HID;
 	int rc = 0;
 	if (attr < 0 || (ftype = H5Aget_type(attr)) < 0) {
-		rc = h5_fail(err, ENGI_EIO,
-			     "cannot read attribute '%s' of '%s'", name, path);
+		rc = h5_fail(err, ENGI_EIO, "cannot read attribute '%s' of '%s' in '%s'", name, obj,
+			     path);
 		goto out;
 	}
 	if (H5Tget_class(ftype) != H5T_STRING) {
 		rc = engi_raise(err, ENGI_EINVALID,
-				"attribute '%s' of '%s' is not a string", name,
-				path);
+				"attribute '%s' of '%s' in '%s' is not a string", name, obj, path);
 		goto out;
 	}
 	if (H5Tis_variable_str(ftype) > 0) {
 		char *v = NULL;
 		mtype = vlen_string_type();
 		if (mtype < 0 || H5Aread(attr, mtype, &v) < 0) {
-			rc = h5_fail(err, ENGI_EIO,
-				     "cannot read attribute '%s' of '%s'",
-				     name, path);
+			rc = h5_fail(err, ENGI_EIO, "cannot read attribute '%s' of '%s' in '%s'",
+				     name, obj, path);
 			goto out;
 		}
 		*out = engi_strdup(v ? v : "");
@@ -382,20 +370,18 @@ static int read_str_attr(hid_t loc, const char *name, char **out,
 	} else {
 		size_t size = H5Tget_size(ftype);
 		char *v = engi_calloc(1, size + 1);
-		if (v && ((mtype = string_type(size + 1)) < 0 ||
-			  H5Aread(attr, mtype, v) < 0)) {
+		if (v && ((mtype = string_type(size + 1)) < 0 || H5Aread(attr, mtype, v) < 0)) {
 			engi_free(v);
-			rc = h5_fail(err, ENGI_EIO,
-				     "cannot read attribute '%s' of '%s'",
-				     name, path);
+			rc = h5_fail(err, ENGI_EIO, "cannot read attribute '%s' of '%s' in '%s'",
+				     name, obj, path);
 			goto out;
 		}
 		*out = v;
 	}
 	if (!*out)
 		rc = engi_raise(err, ENGI_ENOMEM,
-				"out of memory reading attribute '%s' of '%s'",
-				name, path);
+				"out of memory reading attribute '%s' of '%s' in '%s'", name, obj,
+				path);
 out:
 	h5_close(&mtype);
 	h5_close(&ftype);
@@ -403,14 +389,14 @@ out:
 	return rc;
 }
 
-static int read_num_attr(hid_t loc, const char *name, hid_t mem_type,
-			 void *value, const char *path, struct engi_error *err)
+static int read_num_attr(hid_t loc, const char *obj, const char *name, hid_t mem_type, void *value,
+			 const char *path, struct engi_error *err)
 {
 	hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
 	int rc = 0;
 	if (attr < 0 || H5Aread(attr, mem_type, value) < 0)
-		rc = h5_fail(err, ENGI_EIO,
-			     "cannot read attribute '%s' of '%s'", name, path);
+		rc = h5_fail(err, ENGI_EIO, "cannot read attribute '%s' of '%s' in '%s'", name, obj,
+			     path);
 	h5_close(&attr);
 	return rc;
 }
@@ -466,23 +452,19 @@ static int create_table(struct store *s, int t, struct engi_error *err)
 	int rc = 0;
 	s->type[t] = row_type(d);
 	/* the file type is the memory type without the struct padding */
-	if (s->type[t] < 0 || (ftype = H5Tcopy(s->type[t])) < 0 ||
-	    H5Tpack(ftype) < 0 ||
+	if (s->type[t] < 0 || (ftype = H5Tcopy(s->type[t])) < 0 || H5Tpack(ftype) < 0 ||
 	    (space = H5Screate_simple(1, &dims, &maxdims)) < 0 ||
-	    (dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 ||
-	    H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
-	    (s->dset[t] = H5Dcreate2(s->file, d->path, ftype, space,
-				     H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
-		rc = h5_fail(err, ENGI_EIO, "cannot create dataset '%s' in '%s'",
-			     d->path, s->path);
+	    (dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0 ||
+	    (s->dset[t] =
+		 H5Dcreate2(s->file, d->path, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+		rc = h5_fail(err, ENGI_EIO, "cannot create dataset '%s' in '%s'", d->path, s->path);
 	h5_close(&dcpl);
 	h5_close(&space);
 	h5_close(&ftype);
 	return rc;
 }
 
-static int write_rows(struct store *s, int t, const void *rows, size_t n,
-		      struct engi_error *err)
+static int write_rows(struct store *s, int t, const void *rows, size_t n, struct engi_error *err)
 {
 	if (n == 0)
 		return 0;
@@ -491,17 +473,12 @@ static int write_rows(struct store *s, int t, const void *rows, size_t n,
 	hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
 	int rc = 0;
 	if (H5Dset_extent(s->dset[t], &total) < 0) {
-		rc = h5_fail(err, ENGI_EIO,
-			     "cannot extend dataset '%s' in '%s'", name,
-			     s->path);
+		rc = h5_fail(err, ENGI_EIO, "cannot extend dataset '%s' in '%s'", name, s->path);
 	} else if ((fspace = H5Dget_space(s->dset[t])) < 0 ||
-		   H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL,
-				       &count, NULL) < 0 ||
+		   H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
 		   (mspace = H5Screate_simple(1, &count, NULL)) < 0 ||
-		   H5Dwrite(s->dset[t], s->type[t], mspace, fspace,
-			    H5P_DEFAULT, rows) < 0) {
-		rc = h5_fail(err, ENGI_EIO, "cannot write dataset '%s' in '%s'",
-			     name, s->path);
+		   H5Dwrite(s->dset[t], s->type[t], mspace, fspace, H5P_DEFAULT, rows) < 0) {
+		rc = h5_fail(err, ENGI_EIO, "cannot write dataset '%s' in '%s'", name, s->path);
 	} else {
 		s->written[t] = total;
 	}
@@ -510,39 +487,35 @@ static int write_rows(struct store *s, int t, const void *rows, size_t n,
 	return rc;
 }
 
-static int write_meta(struct store *s, const struct store_meta *m,
-		      struct engi_error *err)
+static int write_meta(struct store *s, const struct store_meta *m, struct engi_error *err)
 {
 	hid_t f = s->file;
 	int32_t version = STORE_FORMAT_VERSION;
 	uint64_t planned = m->planned_cells;
-	TRY(write_str_attr(f, "format", STORE_FORMAT, s->path, err));
-	TRY(write_num_attr(f, "format_version", H5T_STD_I32LE,
-			   H5T_NATIVE_INT32, &version, s->path, err));
-	TRY(write_str_attr(f, "sweep_id", m->sweep_id, s->path, err));
-	TRY(write_num_attr(f, "planned_cells", H5T_STD_U64LE,
-			   H5T_NATIVE_UINT64, &planned, s->path, err));
-	TRY(write_str_attr(f, "config", m->config_json, s->path, err));
-	TRY(write_str_attr(f, "versions", m->versions_json, s->path, err));
-	TRY(write_str_attr(f, "command_line", m->command_line, s->path, err));
+	TRY(write_str_attr(f, "/", "format", STORE_FORMAT, s->path, err));
+	TRY(write_num_attr(f, "/", "format_version", H5T_STD_I32LE, H5T_NATIVE_INT32, &version,
+			   s->path, err));
+	TRY(write_str_attr(f, "/", "sweep_id", m->sweep_id, s->path, err));
+	TRY(write_num_attr(f, "/", "planned_cells", H5T_STD_U64LE, H5T_NATIVE_UINT64, &planned,
+			   s->path, err));
+	TRY(write_str_attr(f, "/", "config", m->config_json, s->path, err));
+	TRY(write_str_attr(f, "/", "versions", m->versions_json, s->path, err));
+	TRY(write_str_attr(f, "/", "command_line", m->command_line, s->path, err));
 	for (int t = 0; t < T_COUNT; t++)
 		TRY(create_table(s, t, err));
 	TRY(write_rows(s, T_TASKS, m->tasks, m->ntasks, err));
 	TRY(write_rows(s, T_MODELS, m->models, m->nmodels, err));
 	TRY(write_rows(s, T_CONDITIONS, m->conditions, m->nconditions, err));
-	s->traces = H5Gcreate2(f, "/traces", H5P_DEFAULT, H5P_DEFAULT,
-			       H5P_DEFAULT);
+	s->traces = H5Gcreate2(f, "/traces", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (s->traces < 0)
-		return h5_fail(err, ENGI_EIO,
-			       "cannot create group '/traces' in '%s'",
-			       s->path);
+		return h5_fail(err, ENGI_EIO, "cannot create group '/traces' in '%s'", s->path);
 	if (H5Fflush(f, H5F_SCOPE_LOCAL) < 0)
 		return h5_fail(err, ENGI_EIO, "cannot flush '%s'", s->path);
 	return 0;
 }
 
-int store_create(struct store **out, const char *path,
-		 const struct store_meta *meta, struct engi_error *err)
+int store_create(struct store **out, const char *path, const struct store_meta *meta,
+		 struct engi_error *err)
 {
 	*out = NULL;
 	h5_quiet();
@@ -573,13 +546,11 @@ int store_create(struct store **out, const char *path,
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
 	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
 	if (fapl >= 0 && fcpl >= 0 && H5Pset_file_locking(fapl, 1, 1) >= 0 &&
-	    H5Pset_file_space_strategy(fcpl, H5F_FSPACE_STRATEGY_NONE, 0,
-				       1) >= 0)
+	    H5Pset_file_space_strategy(fcpl, H5F_FSPACE_STRATEGY_NONE, 0, 1) >= 0)
 		s->file = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
 	int rc = 0;
 	if (s->file < 0)
-		rc = h5_fail(err, ENGI_EIO, "cannot create results file '%s'",
-			     path);
+		rc = h5_fail(err, ENGI_EIO, "cannot create results file '%s'", path);
 	h5_close(&fcpl);
 	h5_close(&fapl);
 	if (rc == 0) {
@@ -608,10 +579,8 @@ static int check_cell(const char *cell, struct engi_error *err)
 {
 	if (cell[0] == '\0')
 		RAISE(err, ENGI_EINVALID, "record has an empty cell id");
-	if (strchr(cell, '/') || strcmp(cell, ".") == 0 ||
-	    strcmp(cell, "..") == 0)
-		RAISE(err, ENGI_EINVALID, "cell id '%s' is not a valid name",
-		      cell);
+	if (strchr(cell, '/') || strcmp(cell, ".") == 0 || strcmp(cell, "..") == 0)
+		RAISE(err, ENGI_EINVALID, "cell id '%s' is not a valid name", cell);
 	return 0;
 }
 
@@ -645,8 +614,8 @@ static int check_appendable(const struct record *r, struct engi_error *err)
 {
 	TRY(check_cell(r->cell, err));
 	if (r->outcome < 0 || r->outcome >= OUTCOME_COUNT)
-		RAISE(err, ENGI_EINVALID, "record '%s': outcome %d is not valid",
-		      r->cell, r->outcome);
+		RAISE(err, ENGI_EINVALID, "record '%s': outcome %d is not valid", r->cell,
+		      r->outcome);
 	for (size_t i = 0; i < r->nassertions; i++) {
 		int st = r->assertions[i].state;
 		if (st < ENGI_PASS || st > ENGI_UNAVAILABLE)
@@ -656,23 +625,21 @@ static int check_appendable(const struct record *r, struct engi_error *err)
 			      r->cell, r->assertions[i].name, st);
 	}
 	if (r->trace_len && !r->trace)
-		RAISE(err, ENGI_EINVALID,
-		      "record '%s': trace of %zu bytes has no data", r->cell,
+		RAISE(err, ENGI_EINVALID, "record '%s': trace of %zu bytes has no data", r->cell,
 		      r->trace_len);
 	return 0;
 }
 
 /* Everything is allocated before anything is added, so a failed append
  * leaves the store as it was. */
-static int reserve_record(struct store *s, const struct record *r,
-			  unsigned char **trace_copy)
+static int reserve_record(struct store *s, const struct record *r, unsigned char **trace_copy)
 {
 	*trace_copy = NULL;
 	const size_t more[T_COUNT] = {
-		[T_EPISODES] = 1,
-		[T_ASSERTIONS] = r->nassertions,
-		[T_METRICS] = r->nmetrics,
-		[T_ARTIFACTS] = r->nartifacts,
+	    [T_EPISODES] = 1,
+	    [T_ASSERTIONS] = r->nassertions,
+	    [T_METRICS] = r->nmetrics,
+	    [T_ARTIFACTS] = r->nartifacts,
 	};
 	for (int t = T_EPISODES; t < T_COUNT; t++)
 		TRY(reserve_rows(&s->pending[t], tables[t].row_size, more[t]));
@@ -680,8 +647,7 @@ static int reserve_record(struct store *s, const struct record *r,
 		return 0;
 	if (s->nptraces == s->alloc_ptraces) {
 		size_t want = s->alloc_ptraces ? 2 * s->alloc_ptraces : 8;
-		struct pending_trace *p = engi_reallocarray(
-			s->ptraces, want, sizeof(*p));
+		struct pending_trace *p = engi_reallocarray(s->ptraces, want, sizeof(*p));
 		if (!p)
 			return ENGI_ENOMEM;
 		s->ptraces = p;
@@ -694,14 +660,12 @@ static int reserve_record(struct store *s, const struct record *r,
 	return 0;
 }
 
-int store_append(struct store *s, const struct record *r,
-		 struct engi_error *err)
+int store_append(struct store *s, const struct record *r, struct engi_error *err)
 {
 	TRY(check_appendable(r, err));
 	unsigned char *trace_copy;
 	if (reserve_record(s, r, &trace_copy) < 0)
-		RAISE(err, ENGI_ENOMEM,
-		      "out of memory buffering record '%s' for '%s'", r->cell,
+		RAISE(err, ENGI_ENOMEM, "out of memory buffering record '%s' for '%s'", r->cell,
 		      s->path);
 
 	struct engi_res_episode *e = next_row(s, T_EPISODES);
@@ -736,8 +700,7 @@ int store_append(struct store *s, const struct record *r,
 		copy_str(row->cell, sizeof(row->cell), r->cell);
 		copy_str(row->name, sizeof(row->name), a->name);
 		copy_str(row->stage, sizeof(row->stage), a->stage);
-		copy_str(row->state, sizeof(row->state),
-			 engi_astate_name(a->state));
+		copy_str(row->state, sizeof(row->state), engi_astate_name(a->state));
 		row->required = a->required;
 		row->value = a->value;
 		row->expected = a->expected;
@@ -768,34 +731,29 @@ int store_append(struct store *s, const struct record *r,
 	return 0;
 }
 
-static int write_trace(struct store *s, const struct pending_trace *pt,
-		       struct engi_error *err)
+static int write_trace(struct store *s, const struct pending_trace *pt, struct engi_error *err)
 {
 	hsize_t n = pt->zlen;
 	hid_t space = H5I_INVALID_HID, dset = H5I_INVALID_HID;
 	int rc = 0;
+	char name[CELL_ID_LEN + 16];
+	snprintf(name, sizeof(name), "/traces/%s", pt->cell);
 	/* A cell appended twice keeps its latest trace, as its latest row
 	 * is the one that counts. */
 	if (H5Lexists(s->traces, pt->cell, H5P_DEFAULT) > 0 &&
 	    H5Ldelete(s->traces, pt->cell, H5P_DEFAULT) < 0)
-		return h5_fail(err, ENGI_EIO,
-			       "cannot replace dataset '/traces/%s' in '%s'",
-			       pt->cell, s->path);
+		return h5_fail(err, ENGI_EIO, "cannot replace dataset '%s' in '%s'", name, s->path);
 	if ((space = H5Screate_simple(1, &n, NULL)) < 0 ||
-	    (dset = H5Dcreate2(s->traces, pt->cell, H5T_STD_U8LE, space,
-			       H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
-	    H5Dwrite(dset, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-		     pt->z) < 0) {
-		rc = h5_fail(err, ENGI_EIO,
-			     "cannot write dataset '/traces/%s' in '%s'",
-			     pt->cell, s->path);
+	    (dset = H5Dcreate2(s->traces, pt->cell, H5T_STD_U8LE, space, H5P_DEFAULT, H5P_DEFAULT,
+			       H5P_DEFAULT)) < 0 ||
+	    H5Dwrite(dset, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, pt->z) < 0) {
+		rc = h5_fail(err, ENGI_EIO, "cannot write dataset '%s' in '%s'", name, s->path);
 		goto out;
 	}
-	rc = write_num_attr(dset, "raw_bytes", H5T_STD_U64LE,
-			    H5T_NATIVE_UINT64, &pt->raw_len, s->path, err);
+	rc = write_num_attr(dset, name, "raw_bytes", H5T_STD_U64LE, H5T_NATIVE_UINT64, &pt->raw_len,
+			    s->path, err);
 	if (rc == 0)
-		rc = write_str_attr(dset, "codec", STORE_TRACE_CODEC, s->path,
-				    err);
+		rc = write_str_attr(dset, name, "codec", STORE_TRACE_CODEC, s->path, err);
 out:
 	h5_close(&dset);
 	h5_close(&space);
@@ -819,9 +777,10 @@ static int flush_all(struct store *s, struct engi_error *err)
 			break;
 		engi_free(s->ptraces[done].z);
 	}
-	memmove(s->ptraces, s->ptraces + done,
-		(s->nptraces - done) * sizeof(*s->ptraces));
-	s->nptraces -= done;
+	if (done) {
+		memmove(s->ptraces, s->ptraces + done, (s->nptraces - done) * sizeof(*s->ptraces));
+		s->nptraces -= done;
+	}
 	if (rc < 0)
 		return rc;
 	if (H5Fflush(s->file, H5F_SCOPE_LOCAL) < 0)
@@ -856,8 +815,7 @@ int store_close(struct store **sp, struct engi_error *err)
 
 /* ---- the reader ---- */
 
-static hid_t open_rdonly(const char *path, int use_locking,
-			 struct h5_why *why)
+static hid_t open_rdonly(const char *path, int use_locking, struct h5_why *why)
 {
 	hid_t file = H5I_INVALID_HID;
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -874,8 +832,7 @@ static int open_for_read(const char *path, hid_t *file, struct engi_error *err)
 	if (access(path, R_OK) != 0) {
 		*file = H5I_INVALID_HID;
 		RAISE(err, errno == ENOENT ? ENGI_ENOTFOUND : ENGI_EIO,
-		      "cannot open results file '%s': %s", path,
-		      strerror(errno));
+		      "cannot open results file '%s': %s", path, strerror(errno));
 	}
 	/* A results file is read while its writer still has it open (a
 	 * report during a sweep), and a writer holds its lock until it
@@ -914,7 +871,7 @@ static int check_format(hid_t file, const char *path, struct engi_error *err)
 		      path);
 	}
 	char *format;
-	TRY(read_str_attr(file, "format", &format, path, err));
+	TRY(read_str_attr(file, "/", "format", &format, path, err));
 	int same = strcmp(format, STORE_FORMAT) == 0;
 	if (!same) {
 		engi_raise(err, ENGI_EINVALID,
@@ -926,8 +883,7 @@ static int check_format(hid_t file, const char *path, struct engi_error *err)
 	}
 	engi_free(format);
 	int32_t version;
-	TRY(read_num_attr(file, "format_version", H5T_NATIVE_INT32, &version,
-			  path, err));
+	TRY(read_num_attr(file, "/", "format_version", H5T_NATIVE_INT32, &version, path, err));
 	if (version < 1 || version > STORE_FORMAT_VERSION)
 		RAISE(err, ENGI_ENOTSUP,
 		      "'%s' has results format version %d; this engisweep "
@@ -939,8 +895,8 @@ static int check_format(hid_t file, const char *path, struct engi_error *err)
 /* Reads a whole table into a new array of its row structs. Fields are
  * matched by name, so a file whose rows are laid out differently still
  * reads, but every field we know must be there. */
-static int read_table(hid_t file, const char *path, int t, void **out,
-		      size_t *nout, struct engi_error *err)
+static int read_table(hid_t file, const char *path, int t, void **out, size_t *nout,
+		      struct engi_error *err)
 {
 	const struct table_desc *d = &tables[t];
 	*out = NULL;
@@ -957,14 +913,11 @@ static int read_table(hid_t file, const char *path, int t, void **out,
 	hid_t space = H5I_INVALID_HID;
 	char *rows = NULL;
 	int rc = 0;
-	if (dset < 0 || (ftype = H5Dget_type(dset)) < 0 ||
-	    (space = H5Dget_space(dset)) < 0) {
-		rc = h5_fail(err, ENGI_EIO, "cannot open dataset '%s' in '%s'",
-			     d->path, path);
+	if (dset < 0 || (ftype = H5Dget_type(dset)) < 0 || (space = H5Dget_space(dset)) < 0) {
+		rc = h5_fail(err, ENGI_EIO, "cannot open dataset '%s' in '%s'", d->path, path);
 		goto out;
 	}
-	if (H5Tget_class(ftype) != H5T_COMPOUND ||
-	    H5Sget_simple_extent_ndims(space) != 1) {
+	if (H5Tget_class(ftype) != H5T_COMPOUND || H5Sget_simple_extent_ndims(space) != 1) {
 		rc = engi_raise(err, ENGI_EINVALID,
 				"dataset '%s' in '%s' is not a table of "
 				"records",
@@ -983,8 +936,7 @@ static int read_table(hid_t file, const char *path, int t, void **out,
 	}
 	hsize_t n;
 	H5Sget_simple_extent_dims(space, &n, NULL);
-	if (n > SIZE_MAX / d->row_size ||
-	    !(rows = engi_calloc(n ? (size_t)n : 1, d->row_size))) {
+	if (n > SIZE_MAX / d->row_size || !(rows = engi_calloc(n ? (size_t)n : 1, d->row_size))) {
 		rc = engi_raise(err, ENGI_ENOMEM,
 				"out of memory reading %llu rows of dataset "
 				"'%s' in '%s'",
@@ -992,18 +944,16 @@ static int read_table(hid_t file, const char *path, int t, void **out,
 		goto out;
 	}
 	if (n && ((mtype = row_type(d)) < 0 ||
-		  H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) <
-			  0)) {
-		rc = h5_fail(err, ENGI_EIO, "cannot read dataset '%s' in '%s'",
-			     d->path, path);
+		  H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)) {
+		rc = h5_fail(err, ENGI_EIO, "cannot read dataset '%s' in '%s'", d->path, path);
 		goto out;
 	}
 	/* strings written by other tools may fill their field */
 	for (size_t r = 0; r < n; r++)
 		for (size_t i = 0; i < d->nfields; i++)
 			if (d->fields[i].kind == F_STR)
-				rows[r * d->row_size + d->fields[i].offset +
-				     d->fields[i].size - 1] = '\0';
+				rows[r * d->row_size + d->fields[i].offset + d->fields[i].size -
+				     1] = '\0';
 	*out = rows;
 	*nout = (size_t)n;
 	rows = NULL;
@@ -1016,8 +966,7 @@ out:
 	return rc;
 }
 
-static int read_all(hid_t file, const char *path, struct engi_results *res,
-		    struct engi_error *err)
+static int read_all(hid_t file, const char *path, struct engi_results *res, struct engi_error *err)
 {
 	TRY(check_format(file, path, err));
 	void *rows;
@@ -1025,25 +974,22 @@ static int read_all(hid_t file, const char *path, struct engi_results *res,
 	res->tasks = rows;
 	TRY(read_table(file, path, T_MODELS, &rows, &res->nmodels, err));
 	res->models = rows;
-	TRY(read_table(file, path, T_CONDITIONS, &rows, &res->nconditions,
-		       err));
+	TRY(read_table(file, path, T_CONDITIONS, &rows, &res->nconditions, err));
 	res->conditions = rows;
 	TRY(read_table(file, path, T_EPISODES, &rows, &res->nepisodes, err));
 	res->episodes = rows;
-	TRY(read_table(file, path, T_ASSERTIONS, &rows, &res->nassertions,
-		       err));
+	TRY(read_table(file, path, T_ASSERTIONS, &rows, &res->nassertions, err));
 	res->assertions = rows;
 	TRY(read_table(file, path, T_METRICS, &rows, &res->nmetrics, err));
 	res->metrics = rows;
 	TRY(read_table(file, path, T_ARTIFACTS, &rows, &res->nartifacts, err));
 	res->artifacts = rows;
-	TRY(read_num_attr(file, "planned_cells", H5T_NATIVE_UINT64,
-			  &res->planned_cells, path, err));
-	return read_str_attr(file, "config", &res->config_json, path, err);
+	TRY(read_num_attr(file, "/", "planned_cells", H5T_NATIVE_UINT64, &res->planned_cells, path,
+			  err));
+	return read_str_attr(file, "/", "config", &res->config_json, path, err);
 }
 
-int store_read(const char *path, struct engi_results *res,
-	       struct engi_error *err)
+int store_read(const char *path, struct engi_results *res, struct engi_error *err)
 {
 	h5_quiet();
 	engi_results_init(res);
@@ -1058,9 +1004,8 @@ int store_read(const char *path, struct engi_results *res,
 	return rc;
 }
 
-static int read_trace_bytes(hid_t file, const char *path, const char *cell,
-			    unsigned char **z, size_t *zlen, uint64_t *raw_len,
-			    struct engi_error *err)
+static int read_trace_bytes(hid_t file, const char *path, const char *cell, unsigned char **z,
+			    size_t *zlen, uint64_t *raw_len, struct engi_error *err)
 {
 	char name[CELL_ID_LEN + 16];
 	snprintf(name, sizeof(name), "/traces/%s", cell);
@@ -1068,8 +1013,7 @@ static int read_trace_bytes(hid_t file, const char *path, const char *cell,
 	if (H5Lexists(file, "/traces", H5P_DEFAULT) <= 0 ||
 	    H5Lexists(file, name, H5P_DEFAULT) <= 0) {
 		H5Eclear2(H5E_DEFAULT);
-		RAISE(err, ENGI_ENOTFOUND, "no trace for cell '%s' in '%s'",
-		      cell, path);
+		RAISE(err, ENGI_ENOTFOUND, "no trace for cell '%s' in '%s'", cell, path);
 	}
 	hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
 	hid_t space = H5I_INVALID_HID;
@@ -1077,33 +1021,28 @@ static int read_trace_bytes(hid_t file, const char *path, const char *cell,
 	int rc = 0;
 	if (dset < 0 || (space = H5Dget_space(dset)) < 0 ||
 	    H5Sget_simple_extent_ndims(space) != 1) {
-		rc = h5_fail(err, ENGI_EIO, "cannot open dataset '%s' in '%s'",
-			     name, path);
+		rc = h5_fail(err, ENGI_EIO, "cannot open dataset '%s' in '%s'", name, path);
 		goto out;
 	}
-	rc = read_str_attr(dset, "codec", &codec, path, err);
+	rc = read_str_attr(dset, name, "codec", &codec, path, err);
 	if (rc == 0 && strcmp(codec, STORE_TRACE_CODEC) != 0)
 		rc = engi_raise(err, ENGI_ENOTSUP,
 				"dataset '%s' in '%s' has codec '%.32s', not "
 				"'" STORE_TRACE_CODEC "'",
 				name, path, codec);
 	if (rc == 0)
-		rc = read_num_attr(dset, "raw_bytes", H5T_NATIVE_UINT64,
-				   raw_len, path, err);
+		rc = read_num_attr(dset, name, "raw_bytes", H5T_NATIVE_UINT64, raw_len, path, err);
 	if (rc < 0)
 		goto out;
 	hsize_t n;
 	H5Sget_simple_extent_dims(space, &n, NULL);
 	if (n > SIZE_MAX || !(*z = engi_malloc(n ? (size_t)n : 1))) {
-		rc = engi_raise(err, ENGI_ENOMEM,
-				"out of memory reading dataset '%s' in '%s'",
+		rc = engi_raise(err, ENGI_ENOMEM, "out of memory reading dataset '%s' in '%s'",
 				name, path);
 		goto out;
 	}
-	if (n && H5Dread(dset, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL,
-			 H5P_DEFAULT, *z) < 0) {
-		rc = h5_fail(err, ENGI_EIO, "cannot read dataset '%s' in '%s'",
-			     name, path);
+	if (n && H5Dread(dset, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, *z) < 0) {
+		rc = h5_fail(err, ENGI_EIO, "cannot read dataset '%s' in '%s'", name, path);
 		engi_free(*z);
 		*z = NULL;
 		goto out;
@@ -1116,8 +1055,8 @@ out:
 	return rc;
 }
 
-int store_read_trace(const char *path, const char *cell, char **out,
-		     size_t *len, struct engi_error *err)
+int store_read_trace(const char *path, const char *cell, char **out, size_t *len,
+		     struct engi_error *err)
 {
 	*out = NULL;
 	if (len)
@@ -1133,19 +1072,16 @@ int store_read_trace(const char *path, const char *cell, char **out,
 	uint64_t raw_len = 0;
 	int rc = check_format(file, path, err);
 	if (rc == 0)
-		rc = read_trace_bytes(file, path, cell, &z, &zlen, &raw_len,
-				      err);
+		rc = read_trace_bytes(file, path, cell, &z, &zlen, &raw_len, err);
 	h5_close(&file);
 	if (rc < 0)
 		return rc;
 	size_t got = 0;
-	rc = trace_decompress(z, zlen, raw_len > SIZE_MAX ? SIZE_MAX :
-							    (size_t)raw_len,
-			      out, &got, err);
+	rc = trace_decompress(z, zlen, raw_len > SIZE_MAX ? SIZE_MAX : (size_t)raw_len, out, &got,
+			      err);
 	engi_free(z);
 	if (rc < 0) {
-		engi_error_prefix(err, "trace of cell '%s' in '%s'", cell,
-				  path);
+		engi_error_prefix(err, "trace of cell '%s' in '%s'", cell, path);
 		return rc;
 	}
 	if (got != raw_len) {

@@ -38,7 +38,7 @@ int trace_event(struct trace *t, const json_t *obj)
 	/* Streamed straight into the buffer; an event that does not fit is
 	 * taken back out whole, so the trace stays valid JSON lines. */
 	size_t mark = t->buf.len;
-	struct sink s = { &t->buf, 0 };
+	struct sink s = {&t->buf, 0};
 	int rc = json_dump_callback(obj, sink_add, &s, JSON_COMPACT);
 	if (rc == 0)
 		rc = engi_dynbuf_add(&t->buf, "\n", 1);
@@ -55,8 +55,8 @@ int trace_event(struct trace *t, const json_t *obj)
 	return 0;
 }
 
-int trace_finish(struct trace *t, unsigned char **z, size_t *zlen,
-		 size_t *raw_len, struct engi_error *err)
+int trace_finish(struct trace *t, unsigned char **z, size_t *zlen, size_t *raw_len,
+		 struct engi_error *err)
 {
 	*z = NULL;
 	*zlen = 0;
@@ -64,18 +64,16 @@ int trace_finish(struct trace *t, unsigned char **z, size_t *zlen,
 	size_t n = t->buf.len;
 	size_t bound = ZSTD_compressBound(n);
 	if (ZSTD_isError(bound))
-		RAISE(err, ENGI_ETOOBIG,
-		      "cannot compress a trace of %zu bytes: %s", n,
+		RAISE(err, ENGI_ETOOBIG, "cannot compress a trace of %zu bytes: %s", n,
 		      ZSTD_getErrorName(bound));
 	unsigned char *dst = engi_malloc(bound);
 	if (!dst)
-		RAISE(err, ENGI_ENOMEM,
-		      "out of memory compressing a trace of %zu bytes", n);
+		RAISE(err, ENGI_ENOMEM, "out of memory compressing a trace of %zu bytes", n);
 	size_t got = ZSTD_compress(dst, bound, src, n, TRACE_ZSTD_LEVEL);
 	if (ZSTD_isError(got)) {
 		engi_free(dst);
-		RAISE(err, ENGI_EIO, "cannot compress a trace of %zu bytes: %s",
-		      n, ZSTD_getErrorName(got));
+		RAISE(err, ENGI_EIO, "cannot compress a trace of %zu bytes: %s", n,
+		      ZSTD_getErrorName(got));
 	}
 	unsigned char *shrunk = engi_realloc(dst, got);
 	*z = shrunk ? shrunk : dst;
@@ -90,8 +88,8 @@ int trace_finish(struct trace *t, unsigned char **z, size_t *zlen,
  * writes those when it reads a pipe) and concatenated frames work too, and
  * the cap is checked as the output grows, before it is allocated.
  */
-int trace_decompress(const unsigned char *z, size_t zlen, size_t cap,
-		     char **out, size_t *len, struct engi_error *err)
+int trace_decompress(const unsigned char *z, size_t zlen, size_t cap, char **out, size_t *len,
+		     struct engi_error *err)
 {
 	*out = NULL;
 	if (len)
@@ -108,16 +106,15 @@ int trace_decompress(const unsigned char *z, size_t zlen, size_t cap,
 	}
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, cap);
-	ZSTD_inBuffer in = { z, zlen, 0 };
+	ZSTD_inBuffer in = {z, zlen, 0};
 	size_t ret = 1; /* nonzero: inside a frame */
 	int rc = 0;
 	while (in.pos < in.size || ret != 0) {
-		ZSTD_outBuffer o = { chunk, chunk_len, 0 };
+		ZSTD_outBuffer o = {chunk, chunk_len, 0};
 		size_t before = in.pos;
 		ret = ZSTD_decompressStream(dctx, &o, &in);
 		if (ZSTD_isError(ret)) {
-			rc = engi_raise(err, ENGI_EPARSE,
-					"corrupt trace: %s",
+			rc = engi_raise(err, ENGI_EPARSE, "corrupt trace: %s",
 					ZSTD_getErrorName(ret));
 			break;
 		}
@@ -133,10 +130,8 @@ int trace_decompress(const unsigned char *z, size_t zlen, size_t cap,
 					   "trace");
 			break;
 		}
-		if (in.pos == in.size && ret != 0 && o.pos < o.size &&
-		    in.pos == before) {
-			rc = engi_raise(err, ENGI_EPARSE,
-					"corrupt trace: truncated zstd frame");
+		if (in.pos == in.size && ret != 0 && o.pos < o.size && in.pos == before) {
+			rc = engi_raise(err, ENGI_EPARSE, "corrupt trace: truncated zstd frame");
 			break;
 		}
 	}

@@ -16,8 +16,8 @@
 #include "store.h"
 #include "trace.h"
 
-#define FIXTURE_TASKS 2
-#define FIXTURE_MODELS 2
+#define FIXTURE_TASKS	   2
+#define FIXTURE_MODELS	   2
 #define FIXTURE_CONDITIONS 1
 
 static inline void fixture_cell(char *cell, int i)
@@ -38,8 +38,8 @@ static inline char *fixture_trace_text(int i, size_t pad)
 	char cell[CELL_ID_LEN + 1];
 	fixture_cell(cell, i);
 	for (int k = 0; fixture_has_trace(i) && k < i % 5 + 2; k++) {
-		json_t *ev = json_pack("{s:i, s:s, s:s}", "turn", k, "cell",
-				       cell, "text", "ls -l /work");
+		json_t *ev =
+		    json_pack("{s:i, s:s, s:s}", "turn", k, "cell", cell, "text", "ls -l /work");
 		if (pad) {
 			/* varied text, so that it does not compress to
 			 * nothing */
@@ -88,7 +88,10 @@ static inline void fixture_record(struct record *r, int i, size_t trace_pad)
 	r->rank = i % 4;
 	snprintf(r->host, sizeof(r->host), "node%02d", i % 4);
 	snprintf(r->run_id, sizeof(r->run_id), "run-20250101");
-	snprintf(r->message, sizeof(r->message), "message %d: \xc3\xbcnic\xc3\xb8" "de", i);
+	snprintf(r->message, sizeof(r->message),
+		 "message %d: \xc3\xbcnic\xc3\xb8"
+		 "de",
+		 i);
 
 	r->nassertions = (size_t)(i % 3 + 1);
 	r->assertions = engi_calloc(r->nassertions, sizeof(*r->assertions));
@@ -109,8 +112,7 @@ static inline void fixture_record(struct record *r, int i, size_t trace_pad)
 	snprintf(r->metrics[1].name, sizeof(r->metrics[1].name), "spec");
 	r->metrics[1].value = i % 3 == 2 ? NAN : 0.9;
 	r->nartifacts = (size_t)(i % 3);
-	r->artifacts = r->nartifacts ?
-		engi_calloc(r->nartifacts, sizeof(*r->artifacts)) : NULL;
+	r->artifacts = r->nartifacts ? engi_calloc(r->nartifacts, sizeof(*r->artifacts)) : NULL;
 	for (size_t j = 0; j < r->nartifacts; j++) {
 		struct artifact *a = &r->artifacts[j];
 		snprintf(a->path, sizeof(a->path), "out/part%zu.stl", j);
@@ -118,16 +120,14 @@ static inline void fixture_record(struct record *r, int i, size_t trace_pad)
 		for (int k = 0; k < 64; k++)
 			a->sha256[k] = "0123456789abcdef"[(k + (int)j + i) % 16];
 		a->sha256[64] = '\0';
-		snprintf(a->note, sizeof(a->note), "%s",
-			 j == 1 ? "not copied: too large" : "");
+		snprintf(a->note, sizeof(a->note), "%s", j == 1 ? "not copied: too large" : "");
 	}
 	if (fixture_has_trace(i)) {
 		char *text = fixture_trace_text(i, trace_pad);
 		struct trace t;
 		trace_init(&t, (size_t)1 << 26);
 		engi_dynbuf_addstr(&t.buf, text);
-		trace_finish(&t, &r->trace, &r->trace_len, &r->trace_raw_len,
-			     NULL);
+		trace_finish(&t, &r->trace, &r->trace_len, &r->trace_raw_len, NULL);
 		trace_release(&t);
 		engi_free(text);
 	}
@@ -142,8 +142,7 @@ struct fixture_meta {
 };
 
 /* config_bytes: size of the frozen configuration attribute */
-static inline void fixture_meta_init(struct fixture_meta *f,
-				     size_t config_bytes)
+static inline void fixture_meta_init(struct fixture_meta *f, size_t config_bytes)
 {
 	memset(f, 0, sizeof(*f));
 	for (int i = 0; i < FIXTURE_TASKS; i++) {
@@ -164,15 +163,12 @@ static inline void fixture_meta_init(struct fixture_meta *f,
 		struct engi_res_model *m = &f->models[i];
 		snprintf(m->name, sizeof(m->name), "model-%c", 'a' + i);
 		snprintf(m->agent, sizeof(m->agent), "model");
-		snprintf(m->settings, sizeof(m->settings),
-			 "{\"temperature\":0.%d}", i);
+		snprintf(m->settings, sizeof(m->settings), "{\"temperature\":0.%d}", i);
 		m->price_in_per_mtok = 3.0 + i;
 		m->price_out_per_mtok = 15.0 + i;
 	}
-	snprintf(f->conditions[0].name, sizeof(f->conditions[0].name),
-		 "baseline");
-	snprintf(f->conditions[0].settings, sizeof(f->conditions[0].settings),
-		 "{}");
+	snprintf(f->conditions[0].name, sizeof(f->conditions[0].name), "baseline");
+	snprintf(f->conditions[0].settings, sizeof(f->conditions[0].settings), "{}");
 	/* {"pad":"xxxx..."} of config_bytes bytes */
 	size_t n = config_bytes < 12 ? 12 : config_bytes;
 	f->config = engi_malloc(n + 1);

@@ -50,9 +50,8 @@ int main(int argc, char **argv)
 			printf("tasks=%zu models=%zu conditions=%zu "
 			       "episodes=%zu assertions=%zu metrics=%zu "
 			       "artifacts=%zu planned=%llu\n",
-			       res.ntasks, res.nmodels, res.nconditions,
-			       res.nepisodes, res.nassertions, res.nmetrics,
-			       res.nartifacts,
+			       res.ntasks, res.nmodels, res.nconditions, res.nepisodes,
+			       res.nassertions, res.nmetrics, res.nartifacts,
 			       (unsigned long long)res.planned_cells);
 		engi_results_release(&res);
 	} else if (argc == 4 && strcmp(argv[1], "trace") == 0) {

@@ -26,18 +26,17 @@
 #include "fixture.h"
 #include "store.h"
 
-#define BATCH 4
+#define BATCH	    4
 #define MAX_BATCHES 100000
-#define ROUNDS 8
+#define ROUNDS	    8
 
 struct plan {
 	int sig;
-	size_t trace_pad; /* filler bytes per trace event */
+	size_t trace_pad;  /* filler bytes per trace event */
 	sem_t *flush_lock; /* held by the child while it flushes, or NULL */
 };
 
-static _Noreturn void child_writes(const char *path, int out,
-				   const struct plan *p)
+static _Noreturn void child_writes(const char *path, int out, const struct plan *p)
 {
 	struct fixture_meta f;
 	fixture_meta_init(&f, 1000);
@@ -76,8 +75,7 @@ static _Noreturn void child_writes(const char *path, int out,
 	_exit(7);
 }
 
-static void check_file(const char *path, int flushed, size_t trace_pad,
-		       const char *h5dump)
+static void check_file(const char *path, int flushed, size_t trace_pad, const char *h5dump)
 {
 	struct engi_results res;
 	struct engi_error err;
@@ -116,8 +114,7 @@ static void check_file(const char *path, int flushed, size_t trace_pad,
 		char *got = NULL;
 		size_t len;
 		engi_error_init(&err);
-		rc = store_read_trace(path, res.episodes[i].cell, &got, &len,
-				      &err);
+		rc = store_read_trace(path, res.episodes[i].cell, &got, &len, &err);
 		CHECK_INT(rc, 0);
 		CHECK(got && strcmp(got, want) == 0);
 		if (rc < 0)
@@ -129,14 +126,13 @@ static void check_file(const char *path, int flushed, size_t trace_pad,
 
 	if (h5dump) {
 		char cmd[600];
-		snprintf(cmd, sizeof(cmd), "'%s' -H '%s' > /dev/null", h5dump,
-			 path);
+		snprintf(cmd, sizeof(cmd), "'%s' -H '%s' > /dev/null", h5dump, path);
 		CHECK_INT(system(cmd), 0);
 	}
 }
 
-static void run_round(const char *path, int round, const struct plan *p,
-		      long delay_us, const char *h5dump)
+static void run_round(const char *path, int round, const struct plan *p, long delay_us,
+		      const char *h5dump)
 {
 	int fds[2];
 	if (pipe(fds) != 0) {
@@ -161,7 +157,7 @@ static void run_round(const char *path, int round, const struct plan *p,
 	while (flushed < target && read(fds[0], &v, sizeof(v)) == sizeof(v))
 		flushed = v;
 	CHECK_INT(flushed, target);
-	struct timespec ts = { delay_us / 1000000, delay_us % 1000000 * 1000 };
+	struct timespec ts = {delay_us / 1000000, delay_us % 1000000 * 1000};
 	nanosleep(&ts, NULL);
 	if (p->flush_lock)
 		sem_wait(p->flush_lock); /* the child is not flushing */
@@ -175,8 +171,7 @@ static void run_round(const char *path, int round, const struct plan *p,
 		flushed = v;
 	close(fds[0]);
 	printf("%s round %d: killed %ld us on, after %d flushed batches\n",
-	       p->sig == SIGKILL ? "SIGKILL" : "SIGTERM", round, delay_us,
-	       flushed);
+	       p->sig == SIGKILL ? "SIGKILL" : "SIGTERM", round, delay_us, flushed);
 	check_file(path, flushed, p->trace_pad, h5dump);
 }
 
@@ -190,23 +185,21 @@ int main(int argc, char **argv)
 	}
 	char path[128];
 	snprintf(path, sizeof(path), "%s/killed.h5", dir);
-	sem_t *lock = mmap(NULL, sizeof(sem_t), PROT_READ | PROT_WRITE,
-			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	sem_t *lock =
+	    mmap(NULL, sizeof(sem_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (lock == MAP_FAILED) {
 		perror("mmap");
 		return 1;
 	}
-	static const long delay_us[ROUNDS] = { 0,    200,  700,   1500,
-					       3000, 6000, 11000, 23000 };
+	static const long delay_us[ROUNDS] = {0, 200, 700, 1500, 3000, 6000, 11000, 23000};
 	/* big traces: most time goes to building and appending records */
-	struct plan kill9 = { SIGKILL, 8000, lock };
+	struct plan kill9 = {SIGKILL, 8000, lock};
 	for (int round = 0; round < ROUNDS; round++)
 		run_round(path, round, &kill9, delay_us[round], h5dump);
 	/* small traces: much of the time goes to flushing */
-	struct plan term = { SIGTERM, 200, NULL };
+	struct plan term = {SIGTERM, 200, NULL};
 	for (int round = 0; round < 2 * ROUNDS; round++)
-		run_round(path, round, &term, delay_us[round % ROUNDS] / 4,
-			  h5dump);
+		run_round(path, round, &term, delay_us[round % ROUNDS] / 4, h5dump);
 	munmap(lock, sizeof(sem_t));
 	if (check_failed_ == 0) {
 		remove(path);

@@ -71,21 +71,21 @@ static void test_base64(void)
 		base64_encode(in, n, enc);
 		size_t blen, bad;
 		if (strlen(enc) != elen || base64_decoded_max(elen) < n ||
-		    base64_decode(enc, elen, back, &blen, &bad) != 0 ||
-		    blen != n || memcmp(in, back, n) != 0)
+		    base64_decode(enc, elen, back, &blen, &bad) != 0 || blen != n ||
+		    memcmp(in, back, n) != 0)
 			ok = 0;
 	}
 	CHECK(ok);
 
-	b64_bad("Zg=", 3);	/* length not a multiple of 4 */
-	b64_bad("Zg=a", 2);	/* padding in the middle */
-	b64_bad("Zh==", 1);	/* bits past the last byte */
-	b64_bad("Zm9=", 2);	/* same, one byte of padding */
+	b64_bad("Zg=", 3);  /* length not a multiple of 4 */
+	b64_bad("Zg=a", 2); /* padding in the middle */
+	b64_bad("Zh==", 1); /* bits past the last byte */
+	b64_bad("Zm9=", 2); /* same, one byte of padding */
 	b64_bad("====", 0);
 	b64_bad("Zm=v", 2);
 	b64_bad("Zg==Zg==", 2); /* padding before the end */
 	b64_bad("Zm9v\nZm9v", 9);
-	b64_bad("Zm9-", 3);	/* base64url is not accepted */
+	b64_bad("Zm9-", 3); /* base64url is not accepted */
 	b64_bad("Z m9", 1);
 	CHECK(base64_encoded_len(SIZE_MAX) == SIZE_MAX);
 }
@@ -140,8 +140,7 @@ static void full_record(struct record *r)
 	r->metrics[1].value = -INFINITY;
 	r->nartifacts = 1;
 	r->artifacts = engi_calloc(1, sizeof(*r->artifacts));
-	snprintf(r->artifacts[0].path, sizeof(r->artifacts[0].path),
-		 "deliver/part.step");
+	snprintf(r->artifacts[0].path, sizeof(r->artifacts[0].path), "deliver/part.step");
 	r->artifacts[0].bytes = 4294967297ULL;
 	memset(r->artifacts[0].sha256, 'a', 64);
 	snprintf(r->artifacts[0].note, sizeof(r->artifacts[0].note), "ok");
@@ -213,8 +212,7 @@ static void check_same(const struct record *a, const struct record *b)
 	CHECK_INT(b->trace_len, a->trace_len);
 	CHECK_INT(b->trace_raw_len, a->trace_raw_len);
 	CHECK(b->trace_len == a->trace_len &&
-	      (a->trace_len == 0 ||
-	       memcmp(b->trace, a->trace, a->trace_len) == 0));
+	      (a->trace_len == 0 || memcmp(b->trace, a->trace, a->trace_len) == 0));
 }
 
 static void test_round_trip(void)
@@ -341,8 +339,8 @@ static char *edited(const char *key, json_t *val, int in_assertion)
 	return text;
 }
 
-static void expect_edit(const char *key, json_t *val, int in_assertion,
-			int code, const char *needle)
+static void expect_edit(const char *key, json_t *val, int in_assertion, int code,
+			const char *needle)
 {
 	char *text = edited(key, val, in_assertion);
 	expect_error(text, code, needle);
@@ -355,8 +353,7 @@ static void test_errors(void)
 	expect_error("{", ENGI_EPARSE, "line 1");
 	expect_error("[]", ENGI_EPARSE, "expected a JSON object");
 	expect_error("{} x", ENGI_EPARSE, "malformed record JSON");
-	expect_error("{\"cell\":\"a\",\"cell\":\"b\"}", ENGI_EPARSE,
-		     "duplicate");
+	expect_error("{\"cell\":\"a\",\"cell\":\"b\"}", ENGI_EPARSE, "duplicate");
 	expect_error("{\"cell\":1}", ENGI_EPARSE, "/cell: expected a string");
 	expect_error("{\"cell\":\"a\"}", ENGI_EPARSE, "/task_id: missing");
 
@@ -365,52 +362,39 @@ static void test_errors(void)
 	long_id[64] = '\0';
 	expect_edit("task_id", json_string(long_id), 0, ENGI_ETOOBIG,
 		    "/task_id: string of 64 bytes is longer than the 63");
-	expect_edit("cell", json_string("0123456789abcdef0"), 0, ENGI_ETOOBIG,
-		    "/cell");
+	expect_edit("cell", json_string("0123456789abcdef0"), 0, ENGI_ETOOBIG, "/cell");
 	char long_detail[300];
 	memset(long_detail, 'y', 256);
 	long_detail[256] = '\0';
-	expect_edit("detail", json_string(long_detail), 1, ENGI_ETOOBIG,
-		    "/assertions/0/detail");
-	expect_edit("message", json_stringn("a\0b", 3), 0, ENGI_EPARSE,
-		    "malformed record JSON");
-	expect_edit("trial", json_real(1.5), 0, ENGI_EPARSE,
-		    "/trial: expected an integer");
-	expect_edit("turns", json_integer(-1), 0, ENGI_EINVALID,
-		    "/turns: integer out of range");
+	expect_edit("detail", json_string(long_detail), 1, ENGI_ETOOBIG, "/assertions/0/detail");
+	expect_edit("message", json_stringn("a\0b", 3), 0, ENGI_EPARSE, "malformed record JSON");
+	expect_edit("trial", json_real(1.5), 0, ENGI_EPARSE, "/trial: expected an integer");
+	expect_edit("turns", json_integer(-1), 0, ENGI_EINVALID, "/turns: integer out of range");
 	expect_edit("rank", json_integer(1LL << 40), 0, ENGI_EINVALID, "/rank");
-	expect_edit("success", json_integer(1), 0, ENGI_EPARSE,
-		    "/success: expected true or false");
+	expect_edit("success", json_integer(1), 0, ENGI_EPARSE, "/success: expected true or false");
 	expect_edit("score", json_string("high"), 0, ENGI_EPARSE,
 		    "/score: expected a number or null");
 	expect_edit("value", json_string("x"), 1, ENGI_EPARSE,
 		    "/assertions/0/value: expected a number or null");
 	expect_edit("state", json_string("passed"), 1, ENGI_EINVALID,
 		    "/assertions/0/state: unknown state 'passed'");
-	expect_edit("required", NULL, 1, ENGI_EPARSE,
-		    "/assertions/0/required: missing");
-	expect_edit("colour", json_true(), 1, ENGI_EPARSE,
-		    "/assertions/0/colour: unknown field");
+	expect_edit("required", NULL, 1, ENGI_EPARSE, "/assertions/0/required: missing");
+	expect_edit("colour", json_true(), 1, ENGI_EPARSE, "/assertions/0/colour: unknown field");
 	expect_edit("outcome", json_string("crashed"), 0, ENGI_EINVALID,
 		    "/outcome: unknown outcome 'crashed'");
-	expect_edit("extra", json_integer(1), 0, ENGI_EPARSE,
-		    "/extra: unknown field");
-	expect_edit("metrics", json_object(), 0, ENGI_EPARSE,
-		    "/metrics: expected an array");
+	expect_edit("extra", json_integer(1), 0, ENGI_EPARSE, "/extra: unknown field");
+	expect_edit("metrics", json_object(), 0, ENGI_EPARSE, "/metrics: expected an array");
 	expect_edit("artifacts", json_pack("[i]", 1), 0, ENGI_EPARSE,
 		    "/artifacts/0: expected an object");
 	expect_edit("artifacts",
-		    json_pack("[{s:s,s:I,s:s,s:s}]", "path", "p", "bytes",
-			      (json_int_t)-5, "sha256", "", "note", ""),
+		    json_pack("[{s:s,s:I,s:s,s:s}]", "path", "p", "bytes", (json_int_t)-5, "sha256",
+			      "", "note", ""),
 		    0, ENGI_EINVALID, "/artifacts/0/bytes: integer out of range");
-	expect_edit("trace", json_string("abc"), 0, ENGI_EPARSE,
-		    "/trace: base64 length 3");
+	expect_edit("trace", json_string("abc"), 0, ENGI_EPARSE, "/trace: base64 length 3");
 	expect_edit("trace", json_string("ab*d"), 0, ENGI_EPARSE,
 		    "/trace: invalid base64 at character 2");
-	expect_edit("trace", json_integer(0), 0, ENGI_EPARSE,
-		    "/trace: expected a base64 string");
-	expect_edit("trace_raw_len", NULL, 0, ENGI_EPARSE,
-		    "/trace_raw_len: missing");
+	expect_edit("trace", json_integer(0), 0, ENGI_EPARSE, "/trace: expected a base64 string");
+	expect_edit("trace_raw_len", NULL, 0, ENGI_EPARSE, "/trace_raw_len: missing");
 }
 
 /* The take moves the arrays and the scores out of the verdict. */
@@ -418,12 +402,10 @@ static void test_take_verdict(void)
 {
 	struct engi_verdict v;
 	engi_verdict_init(&v);
-	CHECK_INT(engi_verdict_add(&v, "exists", "delivery", ENGI_PASS, 1, NAN,
-				   NAN, "file %s", "part.stl"),
+	CHECK_INT(engi_verdict_add(&v, "exists", "delivery", ENGI_PASS, 1, NAN, NAN, "file %s",
+				   "part.stl"),
 		  0);
-	CHECK_INT(engi_verdict_add(&v, "volume", "geometry", ENGI_FAIL, 1, 2.0,
-				   1.0, NULL),
-		  0);
+	CHECK_INT(engi_verdict_add(&v, "volume", "geometry", ENGI_FAIL, 1, 2.0, 1.0, NULL), 0);
 	CHECK_INT(engi_verdict_metric(&v, "geometry", 0.75), 0);
 	v.success = 0;
 	v.feasible = 1;

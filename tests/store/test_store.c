@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -26,32 +27,28 @@ static int same_double(double a, double b)
 	return (isnan(a) && isnan(b)) || a == b;
 }
 
-#define CHECK_MSG(err, needle)                                                 \
-	do {                                                                   \
-		check_count_++;                                                \
-		if (!strstr((err).msg, (needle))) {                            \
-			check_failed_++;                                       \
-			fprintf(stderr, "%s:%d: message '%s' lacks '%s'\n",    \
-				__FILE__, __LINE__, (err).msg, (needle));      \
-		}                                                              \
+#define CHECK_MSG(err, needle)                                                                     \
+	do {                                                                                       \
+		check_count_++;                                                                    \
+		if (!strstr((err).msg, (needle))) {                                                \
+			check_failed_++;                                                           \
+			fprintf(stderr, "%s:%d: message '%s' lacks '%s'\n", __FILE__, __LINE__,    \
+				(err).msg, (needle));                                              \
+		}                                                                                  \
 	} while (0)
 
 /* Every row of res is the one the fixture's records give. */
-static void check_results(const struct engi_results *res,
-			  const struct fixture_meta *f, int nrec)
+static void check_results(const struct engi_results *res, const struct fixture_meta *f, int nrec)
 {
 	CHECK_INT(res->ntasks, FIXTURE_TASKS);
 	CHECK_INT(res->nmodels, FIXTURE_MODELS);
 	CHECK_INT(res->nconditions, FIXTURE_CONDITIONS);
 	for (size_t i = 0; i < res->ntasks && i < FIXTURE_TASKS; i++)
-		CHECK(memcmp(&res->tasks[i], &f->tasks[i],
-			     sizeof(f->tasks[i])) == 0);
+		CHECK(memcmp(&res->tasks[i], &f->tasks[i], sizeof(f->tasks[i])) == 0);
 	for (size_t i = 0; i < res->nmodels && i < FIXTURE_MODELS; i++)
-		CHECK(memcmp(&res->models[i], &f->models[i],
-			     sizeof(f->models[i])) == 0);
+		CHECK(memcmp(&res->models[i], &f->models[i], sizeof(f->models[i])) == 0);
 	CHECK(res->nconditions == 1 &&
-	      memcmp(&res->conditions[0], &f->conditions[0],
-		     sizeof(f->conditions[0])) == 0);
+	      memcmp(&res->conditions[0], &f->conditions[0], sizeof(f->conditions[0])) == 0);
 	CHECK_INT(res->planned_cells, 12);
 	CHECK(res->config_json && strcmp(res->config_json, f->config) == 0);
 
@@ -89,17 +86,14 @@ static void check_results(const struct engi_results *res,
 		for (size_t j = 0; j < r.nassertions; j++, na++) {
 			if (na >= res->nassertions)
 				break;
-			const struct engi_res_assertion *a =
-				&res->assertions[na];
+			const struct engi_res_assertion *a = &res->assertions[na];
 			CHECK_STR(a->cell, r.cell);
 			CHECK_STR(a->name, r.assertions[j].name);
 			CHECK_STR(a->stage, r.assertions[j].stage);
-			CHECK_STR(a->state,
-				  engi_astate_name(r.assertions[j].state));
+			CHECK_STR(a->state, engi_astate_name(r.assertions[j].state));
 			CHECK_INT(a->required, r.assertions[j].required);
 			CHECK(same_double(a->value, r.assertions[j].value));
-			CHECK(same_double(a->expected,
-					  r.assertions[j].expected));
+			CHECK(same_double(a->expected, r.assertions[j].expected));
 			CHECK_STR(a->detail, r.assertions[j].detail);
 		}
 		for (size_t j = 0; j < r.nmetrics; j++, nm++) {
@@ -107,8 +101,7 @@ static void check_results(const struct engi_results *res,
 				break;
 			CHECK_STR(res->metrics[nm].cell, r.cell);
 			CHECK_STR(res->metrics[nm].name, r.metrics[j].name);
-			CHECK(same_double(res->metrics[nm].value,
-					  r.metrics[j].value));
+			CHECK(same_double(res->metrics[nm].value, r.metrics[j].value));
 		}
 		for (size_t j = 0; j < r.nartifacts; j++, nf++) {
 			if (nf >= res->nartifacts)
@@ -151,8 +144,7 @@ static void check_traces(const char *path, int nrec)
 	}
 }
 
-static int append_fixture(struct store *s, int from, int to,
-			  struct engi_error *err)
+static int append_fixture(struct store *s, int from, int to, struct engi_error *err)
 {
 	for (int i = from; i < to; i++) {
 		struct record r;
@@ -216,7 +208,7 @@ static void test_write_read(void)
 
 	/* an empty sweep: no metadata rows, no episodes, NULL strings */
 	path_in(path, sizeof(path), "empty.h5");
-	struct store_meta empty = { 0 };
+	struct store_meta empty = {0};
 	CHECK_INT(store_create(&s, path, &empty, &err), 0);
 	CHECK_INT(store_close(&s, &err), 0);
 	CHECK_INT(store_read(path, &res, &err), 0);
@@ -258,6 +250,60 @@ static void test_read_while_writing(void)
 	check_results(&res, &f, NREC);
 	engi_results_release(&res);
 	fixture_meta_release(&f);
+}
+
+/* The same with the writer in another process, which holds HDF5's lock. */
+static void test_read_while_other_writes(void)
+{
+	char path[256];
+	path_in(path, sizeof(path), "other.h5");
+	int ready[2], done[2];
+	if (pipe(ready) != 0 || pipe(done) != 0) {
+		perror("pipe");
+		check_failed_++;
+		return;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct fixture_meta f;
+		fixture_meta_init(&f, 100);
+		struct store *s;
+		struct engi_error err;
+		engi_error_init(&err);
+		char c = 'x';
+		if (store_create(&s, path, &f.meta, &err) == 0 &&
+		    append_fixture(s, 0, 2, &err) == 0 && store_flush(s, &err) == 0)
+			c = 'k';
+		if (write(ready[1], &c, 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(2);
+		_exit(store_close(&s, &err) == 0 ? 0 : 3);
+	}
+	char c = 0;
+	CHECK(read(ready[0], &c, 1) == 1 && c == 'k');
+	struct engi_results res;
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK_INT(store_read(path, &res, &err), 0);
+	CHECK_STR(err.msg, "");
+	CHECK_INT(res.nepisodes, 2);
+	engi_results_release(&res);
+	/* a second writer is refused while the first has the file */
+	struct fixture_meta f;
+	fixture_meta_init(&f, 100);
+	struct store *s = NULL;
+	CHECK(store_create(&s, path, &f.meta, &err) < 0);
+	CHECK_MSG(err, "cannot create results file");
+	CHECK(s == NULL);
+	fixture_meta_release(&f);
+	CHECK(write(done[1], "x", 1) == 1);
+	int status;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(ready[0]);
+	close(ready[1]);
+	close(done[0]);
+	close(done[1]);
 }
 
 static void write_file(const char *path, const void *data, size_t n)
@@ -340,13 +386,11 @@ static void test_errors(void)
 	CHECK_MSG(err, "outcome");
 	r.outcome = OUTCOME_DONE;
 	engi_error_init(&err);
-	CHECK_INT(store_read_trace(path, "a/b", &(char *){ NULL }, NULL, &err),
-		  ENGI_EINVALID);
+	CHECK_INT(store_read_trace(path, "a/b", &(char *){NULL}, NULL, &err), ENGI_EINVALID);
 	engi_error_init(&err);
 	CHECK_INT(store_append(s, &r, &err), 0);
 	CHECK_INT(store_close(&s, &err), 0);
-	CHECK_INT(store_read_trace(path, "ok", &(char *){ NULL }, NULL, &err),
-		  ENGI_ENOTFOUND);
+	CHECK_INT(store_read_trace(path, "ok", &(char *){NULL}, NULL, &err), ENGI_ENOTFOUND);
 	record_release(&r);
 
 	/* the same cell twice keeps both rows and the latest trace */
@@ -366,7 +410,7 @@ static void test_errors(void)
 	dup2(saved, 2);
 	close(saved);
 	path_in(path, sizeof(path), "stderr.txt");
-	struct stat st = { 0 };
+	struct stat st = {0};
 	CHECK(stat(path, &st) == 0 && st.st_size == 0);
 	if (st.st_size) {
 		char cmd[300];
@@ -421,6 +465,7 @@ int main(void)
 	}
 	test_write_read();
 	test_read_while_writing();
+	test_read_while_other_writes();
 	test_errors();
 	test_out_of_memory();
 	if (check_failed_ == 0) {

@@ -11,8 +11,8 @@
 
 static json_t *event(int k)
 {
-	return json_pack("{s:i, s:s, s:f, s:[i,i]}", "turn", k, "action",
-			 "echo \"hi\"\n", "t", 0.5 * k, "xy", k, -k);
+	return json_pack("{s:i, s:s, s:f, s:[i,i]}", "turn", k, "action", "echo \"hi\"\n", "t",
+			 0.5 * k, "xy", k, -k);
 }
 
 static void test_round_trip(void)
@@ -43,13 +43,11 @@ static void test_round_trip(void)
 	CHECK_INT(trace_decompress(z, zlen, raw, &out, &len, &err), 0);
 	CHECK_INT(len, want.len);
 	CHECK(out && memcmp(out, want.buf, want.len) == 0 && out[len] == '\0');
-	CHECK(out && strncmp(out, "{\"turn\":0,\"action\":\"echo \\\"hi\\\"\\n\"",
-			     33) == 0);
+	CHECK(out && strncmp(out, "{\"turn\":0,\"action\":\"echo \\\"hi\\\"\\n\"", 33) == 0);
 	engi_free(out);
 
 	/* the cap is a limit on the output */
-	CHECK_INT(trace_decompress(z, zlen, raw - 1, &out, &len, &err),
-		  ENGI_ETOOBIG);
+	CHECK_INT(trace_decompress(z, zlen, raw - 1, &out, &len, &err), ENGI_ETOOBIG);
 	CHECK(out == NULL);
 	CHECK(strstr(err.msg, "cap of") != NULL);
 	engi_error_init(&err);
@@ -58,27 +56,23 @@ static void test_round_trip(void)
 	unsigned char *zz = engi_malloc(2 * zlen);
 	memcpy(zz, z, zlen);
 	memcpy(zz + zlen, z, zlen);
-	CHECK_INT(trace_decompress(zz, 2 * zlen, 2 * raw, &out, &len, &err),
-		  0);
+	CHECK_INT(trace_decompress(zz, 2 * zlen, 2 * raw, &out, &len, &err), 0);
 	CHECK_INT(len, 2 * raw);
 	CHECK(out && memcmp(out + raw, want.buf, raw) == 0);
 	engi_free(out);
 	engi_free(zz);
 
 	/* damaged input */
-	CHECK_INT(trace_decompress(z, zlen - 3, raw, &out, &len, &err),
-		  ENGI_EPARSE);
+	CHECK_INT(trace_decompress(z, zlen - 3, raw, &out, &len, &err), ENGI_EPARSE);
 	CHECK(strstr(err.msg, "corrupt trace") != NULL);
 	engi_error_init(&err);
 	unsigned char *bad = engi_malloc(zlen);
 	memcpy(bad, z, zlen);
 	bad[0] ^= 0xff; /* magic number */
-	CHECK_INT(trace_decompress(bad, zlen, raw, &out, &len, &err),
-		  ENGI_EPARSE);
+	CHECK_INT(trace_decompress(bad, zlen, raw, &out, &len, &err), ENGI_EPARSE);
 	engi_error_init(&err);
 	engi_free(bad);
-	CHECK_INT(trace_decompress((const unsigned char *)"hello", 5, 100,
-				   &out, &len, &err),
+	CHECK_INT(trace_decompress((const unsigned char *)"hello", 5, 100, &out, &len, &err),
 		  ENGI_EPARSE);
 	engi_error_init(&err);
 	CHECK_INT(trace_decompress(z, 0, 100, &out, &len, &err), ENGI_EPARSE);
@@ -163,8 +157,7 @@ static void test_zstd_tool(void)
 		return;
 	close(fd);
 	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "printf '%%s' '%s' | zstd -q -c > %s", text,
-		 path);
+	snprintf(cmd, sizeof(cmd), "printf '%%s' '%s' | zstd -q -c > %s", text, path);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "zstd tool not usable: skipped\n");
 		remove(path);
@@ -205,8 +198,7 @@ static void test_out_of_memory(void)
 			size_t len;
 			for (long m = 1; m < 40; m++) {
 				engi_alloc_fail_after(m);
-				rc = trace_decompress(z, zlen, raw, &out,
-						      &len, NULL);
+				rc = trace_decompress(z, zlen, raw, &out, &len, NULL);
 				engi_alloc_fail_after(0);
 				if (rc == 0)
 					break;
