@@ -25,8 +25,8 @@
 
 #define CCX_FILE_MAX ((size_t)256 << 20)
 #define CCX_LINE_MAX 4096
-#define CCX_SET_MAX 81 /* CalculiX names have at most 80 characters */
-#define POINTER_MAX ENGI_POINTER_MAX
+#define CCX_SET_MAX  81 /* CalculiX names have at most 80 characters */
+#define POINTER_MAX  ENGI_POINTER_MAX
 
 static const char *const quantity_names[] = {"displacements", "forces", NULL};
 static const char *const component_names[] = {"x", "y", "z", "magnitude", NULL};
@@ -65,7 +65,8 @@ static int parse_set(json_t *item, const char *file, const char *ptr, char *out,
 	const char *s = json_string_value(j);
 	size_t n = json_string_length(j);
 	if (n == 0 || n >= CCX_SET_MAX || strlen(s) != n)
-		return engi_parse_error(err, file, p, "must be 1 to %d characters", CCX_SET_MAX - 1);
+		return engi_parse_error(err, file, p, "must be 1 to %d characters",
+					CCX_SET_MAX - 1);
 	for (size_t i = 0; i < n; i++)
 		if (isspace((unsigned char)s[i]) || !isprint((unsigned char)s[i]))
 			return engi_parse_error(err, file, p,
@@ -79,11 +80,10 @@ static int parse_set(json_t *item, const char *file, const char *ptr, char *out,
 static int ccx_parse(json_t *ver, const char *file, const char *pointer, void **criteria,
 		     struct engi_error *err)
 {
-	static const char *const keys[] = {"kind", "file", "criteria", "objective", "reward",
-					   NULL};
+	static const char *const keys[] = {"kind", "file", "criteria", "objective", "reward", NULL};
 	static const char *const item_keys[] = {
-		"name",    "quantity", "set", "component", "reduce",   "equals", "value",
-		"tol_rel", "tol_abs",  "min", "max",       "required", "stage",  NULL};
+	    "name",    "quantity", "set", "component", "reduce",   "equals", "value",
+	    "tol_rel", "tol_abs",  "min", "max",       "required", "stage",  NULL};
 	*criteria = NULL;
 	TRY(engi_json_only_keys(ver, keys, file, pointer, err));
 	json_t *arr;
@@ -114,8 +114,9 @@ static int ccx_parse(json_t *ver, const char *file, const char *pointer, void **
 			if (!strcmp(cc->v[j].c.name, c->c.name)) {
 				char p[POINTER_MAX];
 				engi_json_pointer(p, sizeof(p), ptr, "name");
-				rc = engi_parse_error(err, file, p, "'%s' is already %s/criteria/%zu",
-						      c->c.name, pointer, j);
+				rc = engi_parse_error(err, file, p,
+						      "'%s' is already %s/criteria/%zu", c->c.name,
+						      pointer, j);
 			}
 		if (rc == 0)
 			rc = parse_set(item, file, ptr, c->set, err);
@@ -194,8 +195,7 @@ static int fortran_double(const char *s, const char **end, double *out)
 
 /* A header "<quantity> (...) for set <SET> and time <t>": fills quantity
  * (its words before the parenthesis), set and time. */
-static int parse_header(const struct line *l, char *quantity, size_t qcap, char *set,
-			double *time)
+static int parse_header(const struct line *l, char *quantity, size_t qcap, char *set, double *time)
 {
 	char text[CCX_LINE_MAX + 1];
 	memcpy(text, l->s, l->len);
@@ -258,7 +258,7 @@ static int parse_row(const struct line *l, double v[3])
 }
 
 struct found {
-	size_t pos;     /* offset of the first line after the header */
+	size_t pos;	/* offset of the first line after the header */
 	size_t line_no; /* of the header */
 	double time;
 	int seen;
@@ -295,8 +295,7 @@ static int read_file(const char *path, const char *target, char **buf, size_t *s
 
 /* Finds, for every criterion, the last block of its quantity and set. */
 static int scan_blocks(const char *buf, size_t size, const char *target,
-		       const struct ccx_criteria *cc, struct found *found,
-		       struct engi_error *e)
+		       const struct ccx_criteria *cc, struct found *found, struct engi_error *e)
 {
 	size_t pos = 0, no = 0;
 	struct line l;
@@ -329,9 +328,8 @@ static int scan_blocks(const char *buf, size_t size, const char *target,
 	return 0;
 }
 
-static int judge(const struct ccx_criterion *c, const char *buf, size_t size,
-		 const char *target, const struct found *f, struct engi_verdict *v,
-		 struct engi_error *err)
+static int judge(const struct ccx_criterion *c, const char *buf, size_t size, const char *target,
+		 const struct found *f, struct engi_verdict *v, struct engi_error *err)
 {
 	const char *q = quantity_names[c->quantity];
 	if (!f->seen)
@@ -357,8 +355,8 @@ static int judge(const struct ccx_criterion *c, const char *buf, size_t size,
 						     "expected a node number and 3 finite values",
 						     target, l.no);
 		double val = c->component == COMP_MAGNITUDE
-				     ? sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2])
-				     : x[c->component];
+				 ? sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2])
+				 : x[c->component];
 		double t = sum.s + val; /* Neumaier */
 		sum.c += fabs(sum.s) >= fabs(val) ? (sum.s - t) + val : (val - t) + sum.s;
 		sum.s = t;
@@ -396,14 +394,12 @@ static int judge(const struct ccx_criterion *c, const char *buf, size_t size,
 	char label[160], note[64];
 	snprintf(label, sizeof(label), "%s %s %s of set %s:", reduce_names[c->reduce],
 		 component_names[c->component], q, c->set);
-	snprintf(note, sizeof(note), "(%zu node%s, time %g)", rows, rows == 1 ? "" : "s",
-		 f->time);
+	snprintf(note, sizeof(note), "(%zu node%s, time %g)", rows, rows == 1 ? "" : "s", f->time);
 	return engi_criterion_judge(&c->c, label, m, note, v, err);
 }
 
-static int ccx_verify(const void *criteria, const char *target,
-		      const struct engi_verify_ctx *ctx, struct engi_verdict *v,
-		      struct engi_error *err)
+static int ccx_verify(const void *criteria, const char *target, const struct engi_verify_ctx *ctx,
+		      struct engi_verdict *v, struct engi_error *err)
 {
 	const struct ccx_criteria *cc = criteria;
 	struct engi_error e;
@@ -417,8 +413,8 @@ static int ccx_verify(const void *criteria, const char *target,
 	int rc;
 	int n = snprintf(path, sizeof(path), "%s/%s", ctx->artifact_dir, target);
 	if (n < 0 || (size_t)n >= sizeof(path))
-		rc = engi_raise(&e, ENGI_EINVALID, "cannot read CalculiX output '%s': path too long",
-				target);
+		rc = engi_raise(&e, ENGI_EINVALID,
+				"cannot read CalculiX output '%s': path too long", target);
 	else
 		rc = read_file(path, target, &buf, &size, &e);
 	if (rc == 0)
@@ -431,8 +427,8 @@ static int ccx_verify(const void *criteria, const char *target,
 	int read_rc = rc;
 	rc = 0;
 	for (size_t i = 0; i < cc->n && rc == 0; i++)
-		rc = read_rc < 0 ? engi_criterion_report(&cc->v[i].c, ENGI_UNAVAILABLE, NAN, v,
-							 err, "%s", e.msg)
+		rc = read_rc < 0 ? engi_criterion_report(&cc->v[i].c, ENGI_UNAVAILABLE, NAN, v, err,
+							 "%s", e.msg)
 				 : judge(&cc->v[i], buf, size, target, &found[i], v, err);
 	engi_free(found);
 	engi_free(buf);
@@ -440,9 +436,9 @@ static int ccx_verify(const void *criteria, const char *target,
 }
 
 const struct engi_verifier_kind engi_verifier_ccx_dat = {
-	.name = "ccx_dat",
-	.summary = "CalculiX .dat nodal results (*NODE PRINT)",
-	.parse = ccx_parse,
-	.verify = ccx_verify,
-	.free_criteria = ccx_free,
+    .name = "ccx_dat",
+    .summary = "CalculiX .dat nodal results (*NODE PRINT)",
+    .parse = ccx_parse,
+    .verify = ccx_verify,
+    .free_criteria = ccx_free,
 };

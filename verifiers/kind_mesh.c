@@ -14,8 +14,8 @@
 #include <string.h>
 
 #define MESH_WELD_TOL_DEFAULT 1e-6
-#define MESH_MAX_TRIS ((size_t)20 * 1000 * 1000)
-#define POINTER_MAX ENGI_POINTER_MAX
+#define MESH_MAX_TRIS	      ((size_t)20 * 1000 * 1000)
+#define POINTER_MAX	      ENGI_POINTER_MAX
 
 enum mesh_check {
 	CHECK_WATERTIGHT,
@@ -29,21 +29,20 @@ enum mesh_check {
 };
 
 static const char *const check_names[] = {
-	"watertight", "oriented", "shells", "genus", "volume", "area", "bbox_span",
-	"section_inertia", NULL,
+    "watertight", "oriented",  "shells",	  "genus", "volume",
+    "area",	  "bbox_span", "section_inertia", NULL,
 };
 
 static const char *const check_stages[] = {
-	"validity", "validity", "validity", "topology",
-	"geometry", "geometry", "geometry", "performance",
+    "validity", "validity", "validity", "topology",
+    "geometry", "geometry", "geometry", "performance",
 };
 
-#define ANY_CMP (ENGI_CMP_EQUALS | ENGI_CMP_VALUE | ENGI_CMP_RANGE)
+#define ANY_CMP	 (ENGI_CMP_EQUALS | ENGI_CMP_VALUE | ENGI_CMP_RANGE)
 #define REAL_CMP (ENGI_CMP_VALUE | ENGI_CMP_RANGE)
 
 static const unsigned check_cmps[] = {
-	ENGI_CMP_NONE, ENGI_CMP_NONE, ANY_CMP,  ANY_CMP,
-	REAL_CMP,      REAL_CMP,      REAL_CMP, REAL_CMP,
+    ENGI_CMP_NONE, ENGI_CMP_NONE, ANY_CMP, ANY_CMP, REAL_CMP, REAL_CMP, REAL_CMP, REAL_CMP,
 };
 
 static const char *const axis_names[] = {"x", "y", "z", NULL};
@@ -62,17 +61,17 @@ struct mesh_criteria {
 	struct mesh_criterion v[];
 };
 
-static int parse_axes(json_t *item, const char *file, const char *ptr,
-		      struct mesh_criterion *mc, struct engi_error *err)
+static int parse_axes(json_t *item, const char *file, const char *ptr, struct mesh_criterion *mc,
+		      struct engi_error *err)
 {
 	char p[POINTER_MAX];
 	static const struct {
 		const char *key;
 		int for_check;
 	} fields[] = {
-		{"axis", CHECK_BBOX_SPAN},
-		{"beam_axis", CHECK_SECTION_INERTIA},
-		{"about", CHECK_SECTION_INERTIA},
+	    {"axis", CHECK_BBOX_SPAN},
+	    {"beam_axis", CHECK_SECTION_INERTIA},
+	    {"about", CHECK_SECTION_INERTIA},
 	};
 	int *dst[] = {&mc->axis, &mc->beam_axis, &mc->about};
 	for (int i = 0; i < 3; i++) {
@@ -83,8 +82,8 @@ static int parse_axes(json_t *item, const char *file, const char *ptr,
 						check_names[fields[i].for_check]);
 		}
 		if (wanted)
-			TRY(engi_json_choice(item, fields[i].key, axis_names, "axis", 1, file,
-					     ptr, dst[i], err));
+			TRY(engi_json_choice(item, fields[i].key, axis_names, "axis", 1, file, ptr,
+					     dst[i], err));
 	}
 	if (mc->check == CHECK_SECTION_INERTIA && mc->about == mc->beam_axis) {
 		engi_json_pointer(p, sizeof(p), ptr, "about");
@@ -99,14 +98,14 @@ static void mesh_free(void *criteria)
 	engi_free(criteria);
 }
 
-static int mesh_parse(json_t *ver, const char *file, const char *pointer,
-		      void **criteria, struct engi_error *err)
+static int mesh_parse(json_t *ver, const char *file, const char *pointer, void **criteria,
+		      struct engi_error *err)
 {
-	static const char *const keys[] = {"kind",      "file",      "weld_tol", "criteria",
-					   "objective", "reward",    NULL};
+	static const char *const keys[] = {"kind",	"file",	  "weld_tol", "criteria",
+					   "objective", "reward", NULL};
 	static const char *const item_keys[] = {
-		"name",    "check", "equals", "value",     "tol_rel", "tol_abs", "min",
-		"max",     "axis",  "beam_axis", "about",  "required", "stage",  NULL};
+	    "name", "check", "equals",	  "value", "tol_rel",  "tol_abs", "min",
+	    "max",  "axis",  "beam_axis", "about", "required", "stage",	  NULL};
 	*criteria = NULL;
 	TRY(engi_json_only_keys(ver, keys, file, pointer, err));
 	double weld_tol = MESH_WELD_TOL_DEFAULT;
@@ -120,8 +119,7 @@ static int mesh_parse(json_t *ver, const char *file, const char *pointer,
 	json_t *arr;
 	TRY(engi_criteria_array(ver, file, pointer, &arr, err));
 	size_t n = json_array_size(arr);
-	struct mesh_criteria *mc =
-		engi_calloc(1, sizeof(*mc) + n * sizeof(struct mesh_criterion));
+	struct mesh_criteria *mc = engi_calloc(1, sizeof(*mc) + n * sizeof(struct mesh_criterion));
 	if (!mc)
 		RAISE(err, ENGI_ENOMEM, "%s: out of memory", file);
 	mc->weld_tol = weld_tol;
@@ -147,8 +145,9 @@ static int mesh_parse(json_t *ver, const char *file, const char *pointer,
 			if (!strcmp(mc->v[j].c.name, c->c.name)) {
 				char p[POINTER_MAX];
 				engi_json_pointer(p, sizeof(p), ptr, "name");
-				rc = engi_parse_error(err, file, p, "'%s' is already %s/criteria/%zu",
-						      c->c.name, pointer, j);
+				rc = engi_parse_error(err, file, p,
+						      "'%s' is already %s/criteria/%zu", c->c.name,
+						      pointer, j);
 			}
 		if (rc == 0)
 			rc = parse_axes(item, file, ptr, c, err);
@@ -170,9 +169,9 @@ static int judge(const struct mesh_criterion *mc, const struct engi_mesh_report 
 	switch (mc->check) {
 	case CHECK_WATERTIGHT:
 		if (r->watertight)
-			return engi_criterion_report(c, ENGI_PASS, 1, v, err,
-						     "watertight: %zu edges, each used by two faces",
-						     r->nedges);
+			return engi_criterion_report(
+			    c, ENGI_PASS, 1, v, err,
+			    "watertight: %zu edges, each used by two faces", r->nedges);
 		return engi_criterion_report(c, ENGI_FAIL, 0, v, err,
 					     "not watertight: %zu boundary edges, %zu non-manifold "
 					     "edges%s",
@@ -180,9 +179,9 @@ static int judge(const struct mesh_criterion *mc, const struct engi_mesh_report 
 					     r->ntris ? "" : " (no triangles)");
 	case CHECK_ORIENTED:
 		if (r->oriented)
-			return engi_criterion_report(c, ENGI_PASS, 1, v, err,
-						     "oriented: consistent outward faces, volume %.8g",
-						     r->volume);
+			return engi_criterion_report(
+			    c, ENGI_PASS, 1, v, err,
+			    "oriented: consistent outward faces, volume %.8g", r->volume);
 		if (!r->watertight)
 			return engi_criterion_report(c, ENGI_FAIL, 0, v, err,
 						     "not oriented: not watertight (%zu boundary, "
@@ -201,10 +200,11 @@ static int judge(const struct mesh_criterion *mc, const struct engi_mesh_report 
 		return engi_criterion_judge(c, "shells", (double)r->shells, NULL, v, err);
 	case CHECK_GENUS:
 		if (r->genus < 0)
-			return engi_criterion_report(c, ENGI_FAIL, -1, v, err,
-						     "genus undefined: not watertight (%zu boundary, "
-						     "%zu non-manifold edges)",
-						     r->boundary_edges, r->nonmanifold_edges);
+			return engi_criterion_report(
+			    c, ENGI_FAIL, -1, v, err,
+			    "genus undefined: not watertight (%zu boundary, "
+			    "%zu non-manifold edges)",
+			    r->boundary_edges, r->nonmanifold_edges);
 		return engi_criterion_judge(c, "genus", (double)r->genus, NULL, v, err);
 	case CHECK_VOLUME:
 		return engi_criterion_judge(c, "volume", r->volume, leaky, v, err);
@@ -212,9 +212,8 @@ static int judge(const struct mesh_criterion *mc, const struct engi_mesh_report 
 		return engi_criterion_judge(c, "area", r->area, NULL, v, err);
 	case CHECK_BBOX_SPAN:
 		snprintf(label, sizeof(label), "span along %s", axis_names[mc->axis]);
-		return engi_criterion_judge(c, label,
-					    r->bbox_max[mc->axis] - r->bbox_min[mc->axis], NULL,
-					    v, err);
+		return engi_criterion_judge(c, label, r->bbox_max[mc->axis] - r->bbox_min[mc->axis],
+					    NULL, v, err);
 	case CHECK_SECTION_INERTIA: {
 		double span = r->bbox_max[mc->beam_axis] - r->bbox_min[mc->beam_axis];
 		if (!(span > 0))
@@ -222,10 +221,13 @@ static int judge(const struct mesh_criterion *mc, const struct engi_mesh_report 
 						     "section inertia undefined: zero span along "
 						     "the beam axis %s",
 						     axis_names[mc->beam_axis]);
+		/* Engineering convention: the moment about y of a beam along x
+		 * sums distances from the y axis, int (z - zbar)^2 dA. */
+		int other = 3 - mc->beam_axis - mc->about;
 		snprintf(label, sizeof(label), "section inertia about %s (beam along %s)",
 			 axis_names[mc->about], axis_names[mc->beam_axis]);
-		return engi_criterion_judge(c, label, r->second_moment[mc->about] / span, leaky,
-					    v, err);
+		return engi_criterion_judge(c, label, r->second_moment[other] / span, leaky, v,
+					    err);
 	}
 	}
 	BUG_ON(1);
@@ -239,13 +241,13 @@ static int record_metrics(const struct engi_mesh_report *r, struct engi_verdict 
 		const char *name;
 		double value;
 	} m[] = {
-		{"volume", r->volume},
-		{"area", r->area},
-		{"shells", (double)r->shells},
-		{"genus", (double)r->genus},
-		{"span_x", r->bbox_max[0] - r->bbox_min[0]},
-		{"span_y", r->bbox_max[1] - r->bbox_min[1]},
-		{"span_z", r->bbox_max[2] - r->bbox_min[2]},
+	    {"volume", r->volume},
+	    {"area", r->area},
+	    {"shells", (double)r->shells},
+	    {"genus", (double)r->genus},
+	    {"span_x", r->bbox_max[0] - r->bbox_min[0]},
+	    {"span_y", r->bbox_max[1] - r->bbox_min[1]},
+	    {"span_z", r->bbox_max[2] - r->bbox_min[2]},
 	};
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
 		int rc = engi_verdict_metric(v, m[i].name, m[i].value);
@@ -256,9 +258,8 @@ static int record_metrics(const struct engi_mesh_report *r, struct engi_verdict 
 	return 0;
 }
 
-static int mesh_verify(const void *criteria, const char *target,
-		       const struct engi_verify_ctx *ctx, struct engi_verdict *v,
-		       struct engi_error *err)
+static int mesh_verify(const void *criteria, const char *target, const struct engi_verify_ctx *ctx,
+		       struct engi_verdict *v, struct engi_error *err)
 {
 	const struct mesh_criteria *mc = criteria;
 	char path[PATH_MAX];
@@ -292,9 +293,9 @@ static int mesh_verify(const void *criteria, const char *target,
 }
 
 const struct engi_verifier_kind engi_verifier_mesh = {
-	.name = "mesh",
-	.summary = "STL validity, topology and mass properties",
-	.parse = mesh_parse,
-	.verify = mesh_verify,
-	.free_criteria = mesh_free,
+    .name = "mesh",
+    .summary = "STL validity, topology and mass properties",
+    .parse = mesh_parse,
+    .verify = mesh_verify,
+    .free_criteria = mesh_free,
 };

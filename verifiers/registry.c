@@ -10,9 +10,9 @@ extern const struct engi_verifier_kind engi_verifier_mesh;
 extern const struct engi_verifier_kind engi_verifier_ccx_dat;
 
 static const struct engi_verifier_kind *const kinds[] = {
-	&engi_verifier_mesh,
-	&engi_verifier_ccx_dat,
-	NULL,
+    &engi_verifier_mesh,
+    &engi_verifier_ccx_dat,
+    NULL,
 };
 
 const struct engi_verifier_kind *const *engi_verifier_kinds(void)
@@ -20,8 +20,7 @@ const struct engi_verifier_kind *const *engi_verifier_kinds(void)
 	return kinds;
 }
 
-const struct engi_verifier_kind *engi_verifier_lookup(const char *name,
-						      struct engi_error *err)
+const struct engi_verifier_kind *engi_verifier_lookup(const char *name, struct engi_error *err)
 {
 	for (size_t i = 0; kinds[i]; i++)
 		if (!strcmp(kinds[i]->name, name))

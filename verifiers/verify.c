@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define POINTER_MAX ENGI_POINTER_MAX
+#define POINTER_MAX	 ENGI_POINTER_MAX
 #define DELIVERED_PREFIX "delivered:"
 
 const char *engi_astate_name(int state)
@@ -49,9 +49,8 @@ static void copy_field(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
-int engi_verdict_add(struct engi_verdict *v, const char *name, const char *stage,
-		     int state, int required, double value, double expected,
-		     const char *detail, ...)
+int engi_verdict_add(struct engi_verdict *v, const char *name, const char *stage, int state,
+		     int required, double value, double expected, const char *detail, ...)
 {
 	if (v->na == v->alloc_a) {
 		if (v->na >= ENGI_VERDICT_ASSERTIONS_MAX)
@@ -107,11 +106,10 @@ int engi_verdict_metric(struct engi_verdict *v, const char *name, double value)
 	return 0;
 }
 
-int engi_verdict_get_metric(const struct engi_verdict *v, const char *name,
-			    double *value)
+int engi_verdict_get_metric(const struct engi_verdict *v, const char *name, double *value)
 {
 	for (size_t i = 0; i < v->nm; i++)
-		if (!strcmp(v->m[i].name, name)) {
+		if (!strncmp(v->m[i].name, name, ENGI_NAME_MAX - 1)) {
 			*value = v->m[i].value;
 			return 0;
 		}
@@ -181,8 +179,8 @@ void engi_verdict_score(struct engi_verdict *v, const struct engi_scoring_spec *
 }
 
 int engi_verify_file(const struct engi_verifier_kind *kind, const void *criteria,
-		     const char *target, const struct engi_verify_ctx *ctx,
-		     struct engi_verdict *v, struct engi_error *err)
+		     const char *target, const struct engi_verify_ctx *ctx, struct engi_verdict *v,
+		     struct engi_error *err)
 {
 	BUG_ON(!kind || !target || !ctx || !ctx->artifact_dir);
 	char name[ENGI_NAME_MAX];
@@ -202,9 +200,8 @@ int engi_verify_file(const struct engi_verifier_kind *kind, const void *criteria
 		rc = engi_verdict_add(v, name, "delivery", ENGI_FAIL, 1, NAN, NAN,
 				      "'%s' is not a regular file", target);
 	else
-		rc = engi_verdict_add(v, name, "delivery", ENGI_PASS, 1, (double)st.st_size,
-				      NAN, "'%s' delivered, %lld bytes", target,
-				      (long long)st.st_size);
+		rc = engi_verdict_add(v, name, "delivery", ENGI_PASS, 1, (double)st.st_size, NAN,
+				      "'%s' delivered, %lld bytes", target, (long long)st.st_size);
 	if (rc < 0)
 		RAISE(err, rc, "cannot record assertion '%s': %s", name, engi_strerror(rc));
 	if (!kind->verify)
@@ -220,16 +217,15 @@ void engi_verifier_free(const struct engi_verifier_kind *kind, void *criteria)
 
 /* ---- criterion helpers ---- */
 
-int engi_parse_error(struct engi_error *err, const char *file, const char *pointer,
-		     const char *fmt, ...)
+int engi_parse_error(struct engi_error *err, const char *file, const char *pointer, const char *fmt,
+		     ...)
 {
 	char msg[ENGI_ERROR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return engi_raise(err, ENGI_EPARSE, "%s: %s: %s", file, pointer[0] ? pointer : "/",
-			  msg);
+	return engi_raise(err, ENGI_EPARSE, "%s: %s: %s", file, pointer[0] ? pointer : "/", msg);
 }
 
 void engi_json_pointer(char *out, size_t cap, const char *base, const char *key)
@@ -318,9 +314,9 @@ int engi_json_only_keys(json_t *obj, const char *const *allowed, const char *fil
 	return 0;
 }
 
-int engi_json_choice(json_t *obj, const char *key, const char *const *choices,
-		     const char *what, int required, const char *file,
-		     const char *pointer, int *index, struct engi_error *err)
+int engi_json_choice(json_t *obj, const char *key, const char *const *choices, const char *what,
+		     int required, const char *file, const char *pointer, int *index,
+		     struct engi_error *err)
 {
 	char p[POINTER_MAX];
 	pointer_key(p, pointer, key);
@@ -331,7 +327,8 @@ int engi_json_choice(json_t *obj, const char *key, const char *const *choices,
 		return 0;
 	}
 	if (!json_is_string(j))
-		return engi_parse_error(err, file, p, "expected a string, found %s", engi_json_kind(j));
+		return engi_parse_error(err, file, p, "expected a string, found %s",
+					engi_json_kind(j));
 	const char *s = json_string_value(j);
 	for (int i = 0; choices[i]; i++)
 		if (!strcmp(choices[i], s) && strlen(s) == json_string_length(j)) {
@@ -343,9 +340,8 @@ int engi_json_choice(json_t *obj, const char *key, const char *const *choices,
 	return engi_parse_error(err, file, p, "unknown %s '%s' (valid: %s)", what, s, list);
 }
 
-int engi_json_number(json_t *obj, const char *key, const char *file,
-		     const char *pointer, int *present, double *out,
-		     struct engi_error *err)
+int engi_json_number(json_t *obj, const char *key, const char *file, const char *pointer,
+		     int *present, double *out, struct engi_error *err)
 {
 	json_t *j = json_object_get(obj, key);
 	*present = 0;
@@ -354,7 +350,8 @@ int engi_json_number(json_t *obj, const char *key, const char *file,
 	char p[POINTER_MAX];
 	pointer_key(p, pointer, key);
 	if (!json_is_number(j))
-		return engi_parse_error(err, file, p, "expected a number, found %s", engi_json_kind(j));
+		return engi_parse_error(err, file, p, "expected a number, found %s",
+					engi_json_kind(j));
 	*out = json_number_value(j);
 	if (!isfinite(*out))
 		return engi_parse_error(err, file, p, "must be finite");
@@ -362,8 +359,8 @@ int engi_json_number(json_t *obj, const char *key, const char *file,
 	return 0;
 }
 
-int engi_criteria_array(json_t *verifier, const char *file, const char *pointer,
-			json_t **criteria, struct engi_error *err)
+int engi_criteria_array(json_t *verifier, const char *file, const char *pointer, json_t **criteria,
+			struct engi_error *err)
 {
 	char p[POINTER_MAX];
 	pointer_key(p, pointer, "criteria");
@@ -371,7 +368,8 @@ int engi_criteria_array(json_t *verifier, const char *file, const char *pointer,
 	if (!arr)
 		return engi_parse_error(err, file, p, "missing required field");
 	if (!json_is_array(arr))
-		return engi_parse_error(err, file, p, "expected an array, found %s", engi_json_kind(arr));
+		return engi_parse_error(err, file, p, "expected an array, found %s",
+					engi_json_kind(arr));
 	size_t n = json_array_size(arr);
 	if (n == 0)
 		return engi_parse_error(err, file, p, "needs at least one criterion");
@@ -405,9 +403,8 @@ static int valid_name(const char *s, size_t n)
 	return 1;
 }
 
-static int parse_string(json_t *item, const char *key, const char *file,
-			const char *pointer, size_t cap, char *out, int required,
-			struct engi_error *err)
+static int parse_string(json_t *item, const char *key, const char *file, const char *pointer,
+			size_t cap, char *out, int required, struct engi_error *err)
 {
 	char p[POINTER_MAX];
 	pointer_key(p, pointer, key);
@@ -415,7 +412,8 @@ static int parse_string(json_t *item, const char *key, const char *file,
 	if (!j)
 		return required ? engi_parse_error(err, file, p, "missing required field") : 0;
 	if (!json_is_string(j))
-		return engi_parse_error(err, file, p, "expected a string, found %s", engi_json_kind(j));
+		return engi_parse_error(err, file, p, "expected a string, found %s",
+					engi_json_kind(j));
 	size_t n = json_string_length(j);
 	const char *s = json_string_value(j);
 	if (n == 0 || n >= cap || strlen(s) != n)
@@ -443,9 +441,8 @@ static const char *cmp_words(unsigned allowed)
 	return "none";
 }
 
-int engi_criterion_parse(json_t *item, const char *file, const char *pointer,
-			 const char *what, unsigned allowed,
-			 const char *default_stage, struct engi_criterion *c,
+int engi_criterion_parse(json_t *item, const char *file, const char *pointer, const char *what,
+			 unsigned allowed, const char *default_stage, struct engi_criterion *c,
 			 struct engi_error *err)
 {
 	char p[POINTER_MAX];
@@ -458,9 +455,8 @@ int engi_criterion_parse(json_t *item, const char *file, const char *pointer,
 	TRY(parse_string(item, "name", file, pointer, sizeof(c->name), c->name, 1, err));
 	if (!valid_name(c->name, strlen(c->name))) {
 		pointer_key(p, pointer, "name");
-		return engi_parse_error(err, file, p,
-					"'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)",
-					c->name);
+		return engi_parse_error(
+		    err, file, p, "'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)", c->name);
 	}
 	snprintf(c->stage, sizeof(c->stage), "%s", default_stage);
 	TRY(parse_string(item, "stage", file, pointer, sizeof(c->stage), c->stage, 0, err));
@@ -485,7 +481,8 @@ int engi_criterion_parse(json_t *item, const char *file, const char *pointer,
 		for (int i = 0; i < 6; i++)
 			if (k[i]) {
 				pointer_key(p, pointer, keys[i]);
-				return engi_parse_error(err, file, p, "%s takes no comparator", what);
+				return engi_parse_error(err, file, p, "%s takes no comparator",
+							what);
 			}
 		c->cmp = ENGI_CMP_NONE;
 		return 0;
@@ -524,9 +521,8 @@ int engi_criterion_parse(json_t *item, const char *file, const char *pointer,
 	if (k[0]) {
 		pointer_key(p, pointer, "equals");
 		if (!(allowed & ENGI_CMP_EQUALS))
-			return engi_parse_error(err, file, p,
-						"%s is not an integer count; use %s", what,
-						cmp_words(allowed));
+			return engi_parse_error(err, file, p, "%s is not an integer count; use %s",
+						what, cmp_words(allowed));
 		c->cmp = ENGI_CMP_EQUALS;
 		c->equals = json_integer_value(k[0]);
 		return 0;
@@ -598,9 +594,8 @@ double engi_criterion_expected(const struct engi_criterion *c)
 	return 1;
 }
 
-int engi_criterion_judge(const struct engi_criterion *c, const char *label,
-			 double measured, const char *note, struct engi_verdict *v,
-			 struct engi_error *err)
+int engi_criterion_judge(const struct engi_criterion *c, const char *label, double measured,
+			 const char *note, struct engi_verdict *v, struct engi_error *err)
 {
 	char how[160];
 	switch (c->cmp) {
@@ -625,13 +620,12 @@ int engi_criterion_judge(const struct engi_criterion *c, const char *label,
 		how[0] = '\0';
 	}
 	int state = engi_criterion_holds(c, measured) ? ENGI_PASS : ENGI_FAIL;
-	return engi_criterion_report(c, state, measured, v, err, "%s %.8g%s%s%s", label,
-				     measured, how, note ? " " : "", note ? note : "");
+	return engi_criterion_report(c, state, measured, v, err, "%s %.8g%s%s%s", label, measured,
+				     how, note ? " " : "", note ? note : "");
 }
 
 int engi_criterion_report(const struct engi_criterion *c, int state, double value,
-			  struct engi_verdict *v, struct engi_error *err,
-			  const char *detail, ...)
+			  struct engi_verdict *v, struct engi_error *err, const char *detail, ...)
 {
 	char text[ENGI_DETAIL_MAX];
 	va_list ap;

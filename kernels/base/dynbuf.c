@@ -91,8 +91,11 @@ int engi_dynbuf_printf(struct engi_dynbuf *b, const char *fmt, ...)
 
 char *engi_dynbuf_take(struct engi_dynbuf *b, size_t *len)
 {
-	if (!b->buf && ensure(b, 0) < 0)
-		return NULL;
+	if (!b->buf) {
+		if (ensure(b, 0) < 0)
+			return NULL;
+		b->buf[0] = '\0';
+	}
 	char *p = b->buf;
 	if (len)
 		*len = b->len;

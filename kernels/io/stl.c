@@ -24,16 +24,15 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#define STL_HEADER 84
-#define STL_FACET 50
-#define STL_SNIFF 1024
-#define STL_TOKEN_MAX 256
+#define STL_HEADER	 84
+#define STL_FACET	 50
+#define STL_SNIFF	 1024
+#define STL_TOKEN_MAX	 256
 #define STL_CHUNK_FACETS 65536
-#define STL_TRIS_MAX ((size_t)(UINT32_MAX - 1) / 3) /* 32-bit vertex indices */
+#define STL_TRIS_MAX	 ((size_t)(UINT32_MAX - 1) / 3) /* 32-bit vertex indices */
 
 __attribute__((format(printf, 4, 5))) static int stl_fail(struct engi_error *err, int code,
-							   const char *path,
-							   const char *fmt, ...)
+							  const char *path, const char *fmt, ...)
 {
 	char msg[ENGI_ERROR_MSG_MAX];
 	va_list ap;
@@ -45,8 +44,8 @@ __attribute__((format(printf, 4, 5))) static int stl_fail(struct engi_error *err
 
 static float le_float(const unsigned char *p)
 {
-	uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-		     (uint32_t)p[3] << 24;
+	uint32_t u =
+	    (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 	float f;
 	memcpy(&f, &u, sizeof(f));
 	return f;
@@ -159,8 +158,8 @@ static int lex_next(struct lexer *lx, struct engi_error *err)
 	size_t n = 0;
 	while (c != EOF && !isspace(c)) {
 		if (c == 0)
-			return stl_fail(err, ENGI_EPARSE, lx->path, "line %zu: NUL byte in ASCII STL",
-					lx->line);
+			return stl_fail(err, ENGI_EPARSE, lx->path,
+					"line %zu: NUL byte in ASCII STL", lx->line);
 		if (n == STL_TOKEN_MAX)
 			return stl_fail(err, ENGI_EPARSE, lx->path,
 					"line %zu: token longer than %d characters", lx->line,
@@ -190,8 +189,8 @@ static int expect(struct lexer *lx, const char *word, struct engi_error *err)
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
-		return stl_fail(err, ENGI_EPARSE, lx->path, "line %zu: expected '%s', found end of file",
-				lx->line, word);
+		return stl_fail(err, ENGI_EPARSE, lx->path,
+				"line %zu: expected '%s', found end of file", lx->line, word);
 	if (strcasecmp(lx->tok, word))
 		return stl_fail(err, ENGI_EPARSE, lx->path, "line %zu: expected '%s', found '%s'",
 				lx->line, word, lx->tok);
@@ -210,8 +209,8 @@ static int number(struct lexer *lx, double *out, struct engi_error *err)
 	errno = 0;
 	*out = strtod(lx->tok, &end);
 	if (end == lx->tok || *end)
-		return stl_fail(err, ENGI_EPARSE, lx->path, "line %zu: expected a number, found '%s'",
-				lx->line, lx->tok);
+		return stl_fail(err, ENGI_EPARSE, lx->path,
+				"line %zu: expected a number, found '%s'", lx->line, lx->tok);
 	return 0;
 }
 
@@ -266,9 +265,10 @@ static int read_ascii(FILE *fp, const char *path, size_t max_tris, struct engi_m
 		if (!in_solid) {
 			/* Some exporters write several solids into one file. */
 			if (strcasecmp(lx->tok, "solid")) {
-				rc = stl_fail(err, ENGI_EPARSE, path,
-					      "line %zu: expected 'solid' or end of file, found '%s'",
-					      lx->line, lx->tok);
+				rc = stl_fail(
+				    err, ENGI_EPARSE, path,
+				    "line %zu: expected 'solid' or end of file, found '%s'",
+				    lx->line, lx->tok);
 				break;
 			}
 			lex_skip_line(lx);
@@ -282,8 +282,8 @@ static int read_ascii(FILE *fp, const char *path, size_t max_tris, struct engi_m
 		}
 		if (strcasecmp(lx->tok, "facet")) {
 			rc = stl_fail(err, ENGI_EPARSE, path,
-				      "line %zu: expected 'facet' or 'endsolid', found '%s'", lx->line,
-				      lx->tok);
+				      "line %zu: expected 'facet' or 'endsolid', found '%s'",
+				      lx->line, lx->tok);
 			break;
 		}
 		if (m->ntris == max_tris) {
@@ -324,8 +324,7 @@ static int looks_ascii(const unsigned char *p, size_t n)
 	return 1;
 }
 
-int engi_stl_read(const char *path, struct engi_mesh *m, size_t max_tris,
-		  struct engi_error *err)
+int engi_stl_read(const char *path, struct engi_mesh *m, size_t max_tris, struct engi_error *err)
 {
 	engi_mesh_release(m);
 	if (max_tris > STL_TRIS_MAX)
@@ -362,8 +361,9 @@ int engi_stl_read(const char *path, struct engi_mesh *m, size_t max_tris,
 	}
 	if (size >= STL_HEADER && size == need) {
 		if (count > max_tris) {
-			rc = stl_fail(err, ENGI_ETOOBIG, path, "%llu triangles, over the cap of %zu",
-				      (unsigned long long)count, max_tris);
+			rc =
+			    stl_fail(err, ENGI_ETOOBIG, path, "%llu triangles, over the cap of %zu",
+				     (unsigned long long)count, max_tris);
 			goto out;
 		}
 		if (fseek(fp, STL_HEADER, SEEK_SET) < 0) {
@@ -375,16 +375,18 @@ int engi_stl_read(const char *path, struct engi_mesh *m, size_t max_tris,
 		rewind(fp);
 		rc = read_ascii(fp, path, max_tris, m, err);
 	} else if (size < STL_HEADER) {
-		rc = stl_fail(err, ENGI_EPARSE, path,
-			      "neither ASCII STL nor binary STL (%llu bytes, shorter than the %d-byte "
-			      "binary header)",
-			      (unsigned long long)size, STL_HEADER);
+		rc = stl_fail(
+		    err, ENGI_EPARSE, path,
+		    "neither ASCII STL nor binary STL (%llu bytes, shorter than the %d-byte "
+		    "binary header)",
+		    (unsigned long long)size, STL_HEADER);
 	} else {
-		rc = stl_fail(err, ENGI_EPARSE, path,
-			      "%s: the binary header says %llu triangles (%llu bytes) but the "
-			      "file has %llu bytes",
-			      size < need ? "truncated" : "trailing data", (unsigned long long)count,
-			      (unsigned long long)need, (unsigned long long)size);
+		rc =
+		    stl_fail(err, ENGI_EPARSE, path,
+			     "%s: the binary header says %llu triangles (%llu bytes) but the "
+			     "file has %llu bytes",
+			     size < need ? "truncated" : "trailing data", (unsigned long long)count,
+			     (unsigned long long)need, (unsigned long long)size);
 	}
 out:
 	fclose(fp);

@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
-#define BLOCK_FACES 4096
-#define RADIX_CHUNK_MIN 65536
+#define NONE		  UINT32_MAX
+#define BLOCK_FACES	  4096
+#define RADIX_CHUNK_MIN	  65536
 #define WELD_EDGE_SAMPLES 1024
 #define WELD_CELL_MAX_TOL 64
 
@@ -74,8 +74,8 @@ static int check_mesh(const struct engi_mesh *m, struct engi_error *err)
 		RAISE(err, ENGI_ETOOBIG, "mesh has %zu vertices, more than 32-bit indices address",
 		      m->nverts);
 	if (m->ntris > (NONE - 1) / 3)
-		RAISE(err, ENGI_ETOOBIG, "mesh has %zu triangles, over the cap of %u",
-		      m->ntris, (NONE - 1) / 3);
+		RAISE(err, ENGI_ETOOBIG, "mesh has %zu triangles, over the cap of %u", m->ntris,
+		      (NONE - 1) / 3);
 	size_t ntris = m->ntris, nverts = m->nverts, bad = SIZE_MAX;
 	const uint32_t *t = m->tri;
 #pragma omp parallel for reduction(min : bad) schedule(static)
@@ -87,8 +87,9 @@ static int check_mesh(const struct engi_mesh *m, struct engi_error *err)
 		uint32_t v = t[3 * bad];
 		for (int k = 1; k < 3 && v < nverts; k++)
 			v = t[3 * bad + k];
-		RAISE(err, ENGI_EINVALID, "triangle %zu refers to vertex %u, but the mesh has %zu vertices",
-		      bad, (unsigned)v, nverts);
+		RAISE(err, ENGI_EINVALID,
+		      "triangle %zu refers to vertex %u, but the mesh has %zu vertices", bad,
+		      (unsigned)v, nverts);
 	}
 	const double *x = m->xyz;
 	bad = SIZE_MAX;
@@ -297,8 +298,9 @@ static double median_edge(const struct engi_mesh *m)
 		for (int k = 0; k < 3; k++) {
 			const double *p = m->xyz + 3 * (size_t)m->tri[3 * f + k];
 			const double *q = m->xyz + 3 * (size_t)m->tri[3 * f + (k + 1) % 3];
-			double d = sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) +
-					(p[2] - q[2]) * (p[2] - q[2]));
+			double d =
+			    sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) +
+				 (p[2] - q[2]) * (p[2] - q[2]));
 			if (d > 0)
 				len[n++] = d;
 		}
@@ -456,9 +458,9 @@ out:
 /* ---- analysis ---- */
 
 enum {
-	S_AREA2, /* twice the area */
-	S_VOL6,  /* six times the signed volume */
-	S_M1,    /* 24 * first moments: 3 slots */
+	S_AREA2,	 /* twice the area */
+	S_VOL6,		 /* six times the signed volume */
+	S_M1,		 /* 24 * first moments: 3 slots */
 	S_M2 = S_M1 + 3, /* 120 * second moments xx yy zz xy xz yz: 6 slots */
 	S_AC = S_M2 + 6, /* 6 * area-weighted face centroid: 3 slots */
 	S_N = S_AC + 3,
@@ -473,8 +475,8 @@ static inline int proper_face(const uint32_t *t)
 }
 
 /* Sums of one block of faces, relative to origin o; counts degenerates. */
-static size_t mass_block(const struct engi_mesh *m, const double o[3], size_t f0,
-			 size_t f1, double out[S_N])
+static size_t mass_block(const struct engi_mesh *m, const double o[3], size_t f0, size_t f1,
+			 double out[S_N])
 {
 	struct nsum acc[S_N];
 	memset(acc, 0, sizeof(acc));
@@ -550,13 +552,13 @@ static inline void uf_union(uint32_t *p, uint32_t a, uint32_t b)
 
 /* Workspace of the topology pass, released together. */
 struct topo {
-	uint32_t *start;  /* nverts + 1 bucket starts */
-	uint64_t *he;     /* (other vertex << 32 | half-edge id) per bucket */
-	uint32_t *parent; /* union-find over faces */
-	uint32_t *shell;  /* root -> shell label */
-	uint32_t *vshell; /* first shell seen at each vertex */
+	uint32_t *start;	 /* nverts + 1 bucket starts */
+	uint64_t *he;		 /* (other vertex << 32 | half-edge id) per bucket */
+	uint32_t *parent;	 /* union-find over faces */
+	uint32_t *shell;	 /* root -> shell label */
+	uint32_t *vshell;	 /* first shell seen at each vertex */
 	size_t *fcount, *vcount; /* per shell */
-	uint64_t *extra;  /* (shell << 32 | vertex) of vertices in several shells */
+	uint64_t *extra;	 /* (shell << 32 | vertex) of vertices in several shells */
 };
 
 static void topo_release(struct topo *w)
@@ -587,9 +589,21 @@ static size_t count_duplicates(const struct engi_mesh *m, struct topo *w)
 	for (size_t f = 0; f < nf; f++) {
 		uint32_t s[3] = {m->tri[3 * f], m->tri[3 * f + 1], m->tri[3 * f + 2]};
 		uint32_t x;
-		if (s[0] > s[1]) { x = s[0]; s[0] = s[1]; s[1] = x; }
-		if (s[1] > s[2]) { x = s[1]; s[1] = s[2]; s[2] = x; }
-		if (s[0] > s[1]) { x = s[0]; s[0] = s[1]; s[1] = x; }
+		if (s[0] > s[1]) {
+			x = s[0];
+			s[0] = s[1];
+			s[1] = x;
+		}
+		if (s[1] > s[2]) {
+			x = s[1];
+			s[1] = s[2];
+			s[2] = x;
+		}
+		if (s[0] > s[1]) {
+			x = s[0];
+			s[0] = s[1];
+			s[1] = x;
+		}
 		w->he[start[s[0]]++] = (uint64_t)s[1] << 32 | s[2];
 	}
 	/* start[v] now holds the end of bucket v, i.e. the start of v + 1. */
@@ -643,8 +657,7 @@ static size_t build_edges(const struct engi_mesh *m, struct topo *w)
 }
 
 /* Walks the edge runs: counts edges by use, unions the faces of each edge. */
-static void walk_edges(const struct engi_mesh *m, struct topo *w,
-		       struct engi_mesh_report *r)
+static void walk_edges(const struct engi_mesh *m, struct topo *w, struct engi_mesh_report *r)
 {
 	size_t nv = m->nverts;
 	size_t nedges = 0, boundary = 0, nonmanifold = 0, inconsistent = 0;
@@ -694,8 +707,7 @@ static void walk_edges(const struct engi_mesh *m, struct topo *w,
 
 /* Labels shells, counts faces and vertices per shell; fills shells, euler
  * and genus. */
-static int count_shells(const struct engi_mesh *m, struct topo *w,
-			struct engi_mesh_report *r)
+static int count_shells(const struct engi_mesh *m, struct topo *w, struct engi_mesh_report *r)
 {
 	size_t nv = m->nverts, nf = m->ntris;
 	size_t nshell = 0, nextra = 0, alloc_extra = 0, nproper = 0, vref = 0;
@@ -765,8 +777,7 @@ static int analyze_topology(const struct engi_mesh *m, struct engi_mesh_report *
 	w.vshell = engi_malloc((nv + 1) * sizeof(*w.vshell));
 	w.fcount = engi_calloc(nf + 1, sizeof(*w.fcount));
 	w.vcount = engi_calloc(nf + 1, sizeof(*w.vcount));
-	if (!w.start || !w.he || !w.parent || !w.shell || !w.vshell || !w.fcount ||
-	    !w.vcount) {
+	if (!w.start || !w.he || !w.parent || !w.shell || !w.vshell || !w.fcount || !w.vcount) {
 		topo_release(&w);
 		return ENGI_ENOMEM;
 	}
@@ -784,9 +795,8 @@ static int principal_moments(const double s[6], double out[3])
 {
 	/* Inertia tensor from second moments: I_xx = int y^2 + z^2,
 	 * I_xy = -int xy, ... */
-	double a[9] = {s[1] + s[2], -s[3], -s[4],
-		       -s[3], s[0] + s[2], -s[5],
-		       -s[4], -s[5], s[0] + s[1]};
+	double a[9] = {s[1] + s[2], -s[3], -s[4], -s[3],      s[0] + s[2],
+		       -s[5],	    -s[4], -s[5], s[0] + s[1]};
 	double w[3];
 	lapack_int info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', 3, a, 3, w);
 	if (info != 0)
@@ -796,8 +806,7 @@ static int principal_moments(const double s[6], double out[3])
 	return 0;
 }
 
-int engi_mesh_analyze(const struct engi_mesh *m, struct engi_mesh_report *r,
-		      struct engi_error *err)
+int engi_mesh_analyze(const struct engi_mesh *m, struct engi_mesh_report *r, struct engi_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->genus = -1;
@@ -815,8 +824,9 @@ int engi_mesh_analyze(const struct engi_mesh *m, struct engi_mesh_report *r,
 	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 	double lo0 = lo[0], lo1 = lo[1], lo2 = lo[2], hi0 = hi[0], hi1 = hi[1], hi2 = hi[2];
 	const double *x = m->xyz;
-#pragma omp parallel for reduction(min : lo0, lo1, lo2) reduction(max : hi0, hi1, hi2) \
-	schedule(static)
+#pragma omp parallel for reduction(min                                                             \
+				   : lo0, lo1, lo2) reduction(max                                  \
+							      : hi0, hi1, hi2) schedule(static)
 	for (size_t v = 0; v < nv; v++) {
 		if (!used[v])
 			continue;
@@ -848,8 +858,7 @@ int engi_mesh_analyze(const struct engi_mesh *m, struct engi_mesh_report *r,
 #pragma omp parallel for reduction(+ : degenerate) schedule(static)
 	for (size_t b = 0; b < nblocks; b++) {
 		size_t f1 = (b + 1) * BLOCK_FACES;
-		degenerate += mass_block(m, o, b * BLOCK_FACES, f1 < nf ? f1 : nf,
-					 part + b * S_N);
+		degenerate += mass_block(m, o, b * BLOCK_FACES, f1 < nf ? f1 : nf, part + b * S_N);
 	}
 	struct nsum tot[S_N];
 	memset(tot, 0, sizeof(tot));
@@ -875,9 +884,10 @@ int engi_mesh_analyze(const struct engi_mesh *m, struct engi_mesh_report *r,
 		 * same moments as the right way round. */
 		for (int k = 0; k < 6; k++)
 			r->second_moment[k] =
-				sgn * (sum[S_M2 + k] / 120 - vol * d[pair_i[k]] * d[pair_j[k]]);
+			    sgn * (sum[S_M2 + k] / 120 - vol * d[pair_i[k]] * d[pair_j[k]]);
 		if (principal_moments(r->second_moment, r->principal) < 0)
-			RAISE(err, ENGI_EINVALID, "eigenvalues of the inertia tensor did not converge");
+			RAISE(err, ENGI_EINVALID,
+			      "eigenvalues of the inertia tensor did not converge");
 	} else if (sum[S_AREA2] > 0) {
 		for (int k = 0; k < 3; k++)
 			r->centroid[k] = o[k] + sum[S_AC + k] / 3 / sum[S_AREA2];
@@ -888,7 +898,7 @@ int engi_mesh_analyze(const struct engi_mesh *m, struct engi_mesh_report *r,
 
 	if (analyze_topology(m, r) < 0)
 		RAISE(err, ENGI_ENOMEM, "out of memory analysing a mesh of %zu triangles", nf);
-	r->oriented = r->watertight && r->inconsistent_edges == 0 &&
-		      vol > ENGI_MESH_ZERO_VOLUME_REL * diag3;
+	r->oriented =
+	    r->watertight && r->inconsistent_edges == 0 && vol > ENGI_MESH_ZERO_VOLUME_REL * diag3;
 	return 0;
 }

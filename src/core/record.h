@@ -5,6 +5,10 @@
  * A record is a plain struct that owns its arrays (record_init /
  * record_release). record_to_json and record_from_json give its one wire and
  * journal form: a single JSON object, the trace as base64 of its zstd bytes.
+ * NaN is written as null, infinities as "Infinity"/"-Infinity"; bytes that
+ * are not valid UTF-8 become '?'. Unknown fields are errors.
+ * record_from_json needs an initialised record: on success it releases the
+ * old contents and fills it, on failure it leaves it unchanged.
  */
 #ifndef ENGI_RECORD_H
 #define ENGI_RECORD_H

@@ -17,6 +17,14 @@
  *       sweep_id, planned_cells, config (JSON), versions (JSON),
  *       command_line (all strings except the two integers)
  *
+ * Crashes: a file is safe between flushes; store_create, store_flush and
+ * store_close hold back SIGTERM-like signals until the flush is done; a
+ * SIGKILL inside a flush can damage the file, and the journal covers that.
+ * A cell id must be one path component. Appending a cell twice keeps both
+ * episode rows (the sweep never does; merge and resume rely on that) and the
+ * later trace replaces the earlier one. Root string attributes are UTF-8.
+ * store_read initialises res itself and leaves it empty on failure.
+ *
  * All calls block on file I/O; none is thread-safe with another on the same
  * store.
  */

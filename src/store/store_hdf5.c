@@ -534,9 +534,9 @@ int store_create(struct store **out, const char *path, const struct store_meta *
 	 *
 	 * A killed writer leaves the file as of its last H5Fflush only if
 	 * nothing written before that flush is overwritten after it. HDF5
-	 * reuses freed file space (an old local heap after the group of
-	 * traces grows, say) within the same session, while the flushed
-	 * metadata still points there; with no free-space tracking, freed
+	 * normally hands freed file space (an old local heap after the group
+	 * of traces grows, say) out again before the next flush, while the
+	 * flushed metadata still points there; with no free-space tracking, freed
 	 * space is only taken back when it ends the file (so the file may
 	 * grow a little).
 	 * For the same reason the tables are not compressed: a compressed

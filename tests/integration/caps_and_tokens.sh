@@ -24,7 +24,7 @@ PY
 
 "$ENGISWEEP" run --jobs 3 --resource lic=1 --quiet --out serial lic
 check_no_overlap serial/results.h5 1
-mpirun -np 4 "$ENGISWEEP" run --resource lic=1 --quiet --out mpi lic
+mpirun_ -np 4 "$ENGISWEEP" run --resource lic=1 --quiet --out mpi lic
 check_no_overlap mpi/results.h5 1
 
 # a per-model cap: at most 2 at once with 3 slots

@@ -23,14 +23,14 @@ grep -q "continue with --resume" a.log || fail "no hint to resume"
 [ "$(PYTHONPATH="$HERE" "$PY" "$HERE/results.py" count a/results.h5)" -eq 8 ] || fail "resume did not complete"
 
 # 2. under mpirun, SIGUSR1 reaches the ranks
-setsid mpirun -np 3 "$ENGISWEEP" run --grace 30 --out b suite > b.log 2>&1 &
+setsid env ASAN_OPTIONS="$MPI_ASAN_OPTIONS" mpirun -np 3 "$ENGISWEEP" run --grace 30 --out b suite > b.log 2>&1 &
 pid=$!
 sleep 2.5
 kill -USR1 "$pid"
 set +e; wait "$pid"; rc=$?; set -e
 [ "$rc" -eq 0 ] || { cat b.log; fail "mpirun drain exited $rc"; }
 "$PY" -c 'import json,sys; st=json.load(open("b/status.json")); assert st["draining"] and st["done"] < 8, st'
-mpirun -np 3 "$ENGISWEEP" run --resume --quiet --out b suite
+mpirun_ -np 3 "$ENGISWEEP" run --resume --quiet --out b suite
 [ "$(PYTHONPATH="$HERE" "$PY" "$HERE/results.py" count b/results.h5)" -eq 8 ] || fail "mpirun resume did not complete"
 
 # 3. grace over: a long episode is interrupted, not recorded, resumable

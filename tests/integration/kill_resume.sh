@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 bash "$HERE/make_suite.sh" suite 12 0.4
 ARGS=(--agents reference,flawed:open --trials 2 --quiet --out k suite)
-setsid mpirun -np 3 "$ENGISWEEP" run "${ARGS[@]}" > run1.log 2>&1 &
+setsid env ASAN_OPTIONS="$MPI_ASAN_OPTIONS" mpirun -np 3 "$ENGISWEEP" run "${ARGS[@]}" > run1.log 2>&1 &
 pid=$!
 delay=$("$PY" -c 'import random; print(round(random.uniform(1.5, 5.0), 2))')
 echo "killing mpirun after ${delay}s"
@@ -32,7 +32,7 @@ assert n <= len(done) + 1, (n, len(done))
 print("before resume:", len(done), "journaled,", n, "rows in the HDF5 file")
 PY
 
-mpirun -np 3 "$ENGISWEEP" run --resume "${ARGS[@]}" > run2.log 2>&1 || { cat run2.log; fail "resume failed"; }
+mpirun_ -np 3 "$ENGISWEEP" run --resume "${ARGS[@]}" > run2.log 2>&1 || { cat run2.log; fail "resume failed"; }
 
 PYTHONPATH="$HERE" "$PY" - <<'PY'
 import collections, json

@@ -4,7 +4,7 @@
 # twin (no mpirun) gives identical cell ids and verdicts.
 . "$(dirname "$0")/lib.sh"
 SUITE="$ENGI_SRC/tasks/demo"
-mpirun -np 3 "$ENGISWEEP" run --agents reference,noop --trials 2 --out mpi "$SUITE" 2> mpi.log \
+mpirun_ -np 3 "$ENGISWEEP" run --agents reference,noop --trials 2 --out mpi "$SUITE" 2> mpi.log \
 	|| { cat mpi.log; fail "mpirun sweep failed"; }
 grep -q "on 3 ranks" mpi.log || fail "the sweep did not run on 3 ranks"
 "$ENGISWEEP" run --agents reference,noop --trials 2 --jobs 2 --quiet --out serial "$SUITE"

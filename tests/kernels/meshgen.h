@@ -15,16 +15,30 @@
 #include "engi/alloc.h"
 #include "engi/mesh.h"
 
+/* Capacity grows in powers of two, derived from the counts, so the mesh
+ * struct needs no capacity fields. */
+static inline size_t gen_cap(size_t n)
+{
+	size_t c = 16;
+	while (c < n)
+		c *= 2;
+	return c;
+}
+
 static inline void gen_reserve(struct engi_mesh *m, size_t nv, size_t nt)
 {
-	double *x = engi_reallocarray(m->xyz, 3 * nv + 3, sizeof(double));
-	uint32_t *t = engi_reallocarray(m->tri, 3 * nt + 3, sizeof(uint32_t));
-	if (!x || !t) {
-		fprintf(stderr, "meshgen: out of memory\n");
-		abort();
+	if (!m->xyz || gen_cap(nv) != gen_cap(m->nverts)) {
+		double *x = engi_reallocarray(m->xyz, 3 * gen_cap(nv), sizeof(double));
+		if (!x)
+			abort();
+		m->xyz = x;
 	}
-	m->xyz = x;
-	m->tri = t;
+	if (!m->tri || gen_cap(nt) != gen_cap(m->ntris)) {
+		uint32_t *t = engi_reallocarray(m->tri, 3 * gen_cap(nt), sizeof(uint32_t));
+		if (!t)
+			abort();
+		m->tri = t;
+	}
 }
 
 static inline uint32_t gen_vertex(struct engi_mesh *m, double x, double y, double z)
@@ -49,12 +63,12 @@ static inline void gen_tri(struct engi_mesh *m, uint32_t a, uint32_t b, uint32_t
  * order -z, +z, -y, +y, -x, +x, each as a quad counter-clockwise seen from
  * outside. */
 static const int gen_cube_quads[6][4] = {
-	{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5},
+    {0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5},
 };
 
 /* Appends an axis-aligned box [x0, x0+a] x [y0, y0+b] x [z0, z0+c]. */
-static inline void gen_box(struct engi_mesh *m, double x0, double y0, double z0, double a,
-			   double b, double c)
+static inline void gen_box(struct engi_mesh *m, double x0, double y0, double z0, double a, double b,
+			   double c)
 {
 	uint32_t v0 = (uint32_t)m->nverts;
 	for (int k = 0; k < 8; k++)
@@ -71,18 +85,18 @@ static inline void gen_box(struct engi_mesh *m, double x0, double y0, double z0,
  * non-zero marks voxel (i, j, k). Vertices are grid points, shared, so the
  * result is closed wherever voxels meet face to face.
  */
-static inline void gen_voxels(struct engi_mesh *m, int nx, int ny, int nz,
-			      const unsigned char *occ, double h)
+static inline void gen_voxels(struct engi_mesh *m, int nx, int ny, int nz, const unsigned char *occ,
+			      double h)
 {
 	uint32_t v0 = (uint32_t)m->nverts;
 	for (int k = 0; k <= nz; k++)
 		for (int j = 0; j <= ny; j++)
 			for (int i = 0; i <= nx; i++)
 				gen_vertex(m, i * h, j * h, k * h);
-#define GEN_OCC(i, j, k)                                                       \
-	((i) >= 0 && (j) >= 0 && (k) >= 0 && (i) < nx && (j) < ny && (k) < nz &&    \
+#define GEN_OCC(i, j, k)                                                                           \
+	((i) >= 0 && (j) >= 0 && (k) >= 0 && (i) < nx && (j) < ny && (k) < nz &&                   \
 	 occ[(i) + nx * ((j) + ny * (k))])
-	static const int dir[6][3] = {{0, 0, -1}, {0, 0, 1}, {0, -1, 0},
+	static const int dir[6][3] = {{0, 0, -1}, {0, 0, 1},  {0, -1, 0},
 				      {0, 1, 0},  {-1, 0, 0}, {1, 0, 0}};
 	for (int k = 0; k < nz; k++)
 		for (int j = 0; j < ny; j++)
@@ -97,7 +111,9 @@ static inline void gen_voxels(struct engi_mesh *m, int nx, int ny, int nz,
 						int cc = gen_cube_quads[f][c];
 						int gi = i + (cc & 1), gj = j + (cc >> 1 & 1),
 						    gk = k + (cc >> 2 & 1);
-						q[c] = v0 + (uint32_t)(gi + (nx + 1) * (gj + (ny + 1) * gk));
+						q[c] =
+						    v0 + (uint32_t)(gi + (nx + 1) *
+									     (gj + (ny + 1) * gk));
 					}
 					gen_tri(m, q[0], q[1], q[2]);
 					gen_tri(m, q[0], q[2], q[3]);

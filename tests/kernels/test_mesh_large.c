@@ -30,8 +30,8 @@ int main(void)
 	CHECK_INT(r.nedges, 1500000);
 	const double pi = 3.14159265358979323846;
 	CHECK_NEAR(r.volume / (2 * pi * pi * 100 * 900), 1, 1e-4);
-	printf("%d threads: weld %.3f s, analyze %.3f s for %zu triangles\n",
-	       omp_get_max_threads(), t1 - t0, t2 - t1, m.ntris);
+	printf("%d threads: weld %.3f s, analyze %.3f s for %zu triangles\n", omp_get_max_threads(),
+	       t1 - t0, t2 - t1, m.ntris);
 	engi_mesh_release(&m);
 	return check_exit();
 }

@@ -72,7 +72,8 @@ static void test_detection(void)
 	gen_box(&src, 0, 0, 0, 1, 2, 3);
 
 	/* A binary file whose header starts with "solid". */
-	CHECK_INT(gen_write_stl_binary(tmp("solidbin.stl"), &src, "solid exported by a CAD tool"), 0);
+	CHECK_INT(gen_write_stl_binary(tmp("solidbin.stl"), &src, "solid exported by a CAD tool"),
+		  0);
 	CHECK_INT(read_stl(tmp("solidbin.stl"), &m, 100, &e), 0);
 	CHECK_INT(m.ntris, 12);
 	CHECK_NEAR(m.xyz[3 * 7 + 2], 3, 0); /* facet 2 is box corners 4 5 7: 5 is at z = 3 */
@@ -86,13 +87,13 @@ static void test_detection(void)
 
 	/* ASCII in capitals, CRLF, two solids, a name with spaces. */
 	const char *txt =
-		"  SOLID part one\r\n"
-		"FACET NORMAL 0 0 1\r\n OUTER LOOP\r\n"
-		"  VERTEX 0 0 0\r\n  VERTEX 1 0 0\r\n  VERTEX 0 1 0\r\n"
-		" ENDLOOP\r\nENDFACET\r\n"
-		"ENDSOLID part one\r\n"
-		"solid two\nfacet normal 0 0 1 outer loop vertex 0 0 1e1 vertex 1.5e-1 0 10 "
-		"vertex 0 -1 +10 endloop endfacet endsolid\n";
+	    "  SOLID part one\r\n"
+	    "FACET NORMAL 0 0 1\r\n OUTER LOOP\r\n"
+	    "  VERTEX 0 0 0\r\n  VERTEX 1 0 0\r\n  VERTEX 0 1 0\r\n"
+	    " ENDLOOP\r\nENDFACET\r\n"
+	    "ENDSOLID part one\r\n"
+	    "solid two\nfacet normal 0 0 1 outer loop vertex 0 0 1e1 vertex 1.5e-1 0 10 "
+	    "vertex 0 -1 +10 endloop endfacet endsolid\n";
 	CHECK_INT(gen_write_file(tmp("two.stl"), txt, strlen(txt)), 0);
 	CHECK_INT(read_stl(tmp("two.stl"), &m, 100, &e), 0);
 	CHECK_INT(m.ntris, 2);
@@ -176,8 +177,9 @@ static void test_errors(void)
 			    "vertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\n";
 	CHECK_INT(gen_write_file(tmp("noend.stl"), noend, strlen(noend)), 0);
 	expect_error("noend.stl", 100, ENGI_EPARSE, "line 9: end of file before 'endsolid'");
-	const char *quad = "solid x\nfacet normal 0 0 0\nouter loop\nvertex 0 0 0\n"
-			   "vertex 1 0 0\nvertex 0 1 0\nvertex 1 1 0\nendloop\nendfacet\nendsolid\n";
+	const char *quad =
+	    "solid x\nfacet normal 0 0 0\nouter loop\nvertex 0 0 0\n"
+	    "vertex 1 0 0\nvertex 0 1 0\nvertex 1 1 0\nendloop\nendfacet\nendsolid\n";
 	CHECK_INT(gen_write_file(tmp("quad.stl"), quad, strlen(quad)), 0);
 	expect_error("quad.stl", 100, ENGI_EPARSE, "line 7: expected 'endloop', found 'vertex'");
 	const char *word = "solid x\nfacet normal 0 0 0\nouter loop\nvertex 0 0 zero\n";

@@ -113,8 +113,10 @@ static double opt_score(int feasible, const char *metric, double m,
 static void test_optimization(void)
 {
 	int ok;
-	struct engi_scoring_spec max = {.mode = ENGI_SCORING_OPTIMIZATION, .metric = "stiffness",
-					.baseline = 100, .reference = 200};
+	struct engi_scoring_spec max = {.mode = ENGI_SCORING_OPTIMIZATION,
+					.metric = "stiffness",
+					.baseline = 100,
+					.reference = 200};
 	CHECK_NEAR(opt_score(1, "stiffness", 150, &max, &ok), 0.5, 1e-15);
 	CHECK_INT(ok, 1);
 	CHECK_NEAR(opt_score(1, "stiffness", 250, &max, &ok), 1, 0);
@@ -125,16 +127,22 @@ static void test_optimization(void)
 	CHECK_NEAR(opt_score(1, NULL, 0, &max, &ok), 0, 0); /* metric missing */
 	CHECK_NEAR(opt_score(1, "stiffness", NAN, &max, &ok), 0, 0);
 
-	struct engi_scoring_spec min = {.mode = ENGI_SCORING_OPTIMIZATION, .metric = "volume",
-					.minimize = 1, .baseline = 9000, .reference = 6000};
+	struct engi_scoring_spec min = {.mode = ENGI_SCORING_OPTIMIZATION,
+					.metric = "volume",
+					.minimize = 1,
+					.baseline = 9000,
+					.reference = 6000};
 	CHECK_NEAR(opt_score(1, "volume", 7500, &min, &ok), 0.5, 1e-15);
 	CHECK_INT(ok, 1);
 	CHECK_NEAR(opt_score(1, "volume", 5000, &min, &ok), 1, 0);
 	CHECK_NEAR(opt_score(1, "volume", 9500, &min, &ok), 0, 0);
 	CHECK_NEAR(opt_score(0, "volume", 6000, &min, &ok), 0, 0);
 
-	struct engi_scoring_spec cost = {.mode = ENGI_SCORING_OPTIMIZATION, .metric = "mass",
-					 .minimize = 1, .cost_based = 1, .lambda = 0.1};
+	struct engi_scoring_spec cost = {.mode = ENGI_SCORING_OPTIMIZATION,
+					 .metric = "mass",
+					 .minimize = 1,
+					 .cost_based = 1,
+					 .lambda = 0.1};
 	CHECK_NEAR(opt_score(1, "mass", 3, &cost, &ok), 0.7, 1e-15);
 	CHECK_INT(ok, 1);
 	CHECK_NEAR(opt_score(1, "mass", 20, &cost, &ok), 0, 0);
@@ -145,8 +153,8 @@ static void test_optimization(void)
 
 static double reward(const char *g, double gv, const char *s, double sv, int *success)
 {
-	struct engi_scoring_spec spec = {.mode = ENGI_SCORING_CONTINUOUS,
-					 .geometry_metric = "geometry", .spec_metric = "spec"};
+	struct engi_scoring_spec spec = {
+	    .mode = ENGI_SCORING_CONTINUOUS, .geometry_metric = "geometry", .spec_metric = "spec"};
 	struct engi_verdict v;
 	engi_verdict_init(&v);
 	add(&v, "delivered:part.stl", ENGI_PASS, 1);
@@ -224,8 +232,8 @@ static void test_missing_delivery(void)
 	CHECK_INT(v.a[2].state, ENGI_UNAVAILABLE);
 	CHECK_INT(v.a[2].required, 0);
 	char want[300];
-	snprintf(want, sizeof(want),
-		 "cannot read STL '%s/part.stl': No such file or directory", dir);
+	snprintf(want, sizeof(want), "cannot read STL '%s/part.stl': No such file or directory",
+		 dir);
 	CHECK_STR(v.a[1].detail, want);
 	CHECK_INT(v.nm, 0);
 	engi_verdict_score(&v, NULL);

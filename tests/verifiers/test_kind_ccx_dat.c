@@ -51,7 +51,7 @@ static void parse_error(int line, const char *criteria, const char *msg)
 }
 
 #define PARSE_ERROR(c, m) parse_error(__LINE__, c, m)
-#define ITEM "\"name\": \"d\", \"quantity\": \"displacements\", \"set\": \"TIP\", "
+#define ITEM		  "\"name\": \"d\", \"quantity\": \"displacements\", \"set\": \"TIP\", "
 
 static void test_parse_errors(void)
 {
@@ -70,26 +70,31 @@ static void test_parse_errors(void)
 		    " \"set\": \"A B\", \"component\": \"x\", \"reduce\": \"sum\"}]",
 		    "/verifier/criteria/0/set: 'A B' is not a set name (no spaces or control "
 		    "characters)");
-	PARSE_ERROR("\"criteria\": [{" ITEM "\"value\": 1, \"component\": \"w\", \"reduce\": \"sum\"}]",
+	PARSE_ERROR("\"criteria\": [{" ITEM
+		    "\"value\": 1, \"component\": \"w\", \"reduce\": \"sum\"}]",
 		    "/verifier/criteria/0/component: unknown component 'w' (valid: x, y, z, "
 		    "magnitude)");
 	PARSE_ERROR("\"criteria\": [{" ITEM "\"value\": 1, \"component\": \"x\"}]",
 		    "/verifier/criteria/0/reduce: missing required field");
-	PARSE_ERROR("\"criteria\": [{" ITEM "\"value\": 1, \"component\": \"x\", \"reduce\": \"avg\"}]",
+	PARSE_ERROR("\"criteria\": [{" ITEM
+		    "\"value\": 1, \"component\": \"x\", \"reduce\": \"avg\"}]",
 		    "/verifier/criteria/0/reduce: unknown reduction 'avg' (valid: mean, min, max, "
 		    "maxabs, sum)");
 	PARSE_ERROR("\"criteria\": [{" ITEM "\"component\": \"x\", \"reduce\": \"sum\"}]",
 		    "/verifier/criteria/0: quantity 'displacements' needs a comparator (value, or "
 		    "min and/or max)");
-	PARSE_ERROR("\"criteria\": [{" ITEM "\"equals\": 0, \"component\": \"x\", \"reduce\": \"sum\"}]",
-		    "/verifier/criteria/0/equals: quantity 'displacements' is not an integer count; "
-		    "use value, or min and/or max");
-	PARSE_ERROR("\"criteria\": [{" ITEM "\"value\": 1, \"component\": \"x\", \"reduce\": \"sum\","
+	PARSE_ERROR(
+	    "\"criteria\": [{" ITEM "\"equals\": 0, \"component\": \"x\", \"reduce\": \"sum\"}]",
+	    "/verifier/criteria/0/equals: quantity 'displacements' is not an integer count; "
+	    "use value, or min and/or max");
+	PARSE_ERROR("\"criteria\": [{" ITEM
+		    "\"value\": 1, \"component\": \"x\", \"reduce\": \"sum\","
 		    " \"check\": \"volume\"}]",
 		    "/verifier/criteria/0/check: unknown field (valid: name, quantity, set, "
 		    "component, reduce, equals, value, tol_rel, tol_abs, min, max, required, "
 		    "stage)");
-	PARSE_ERROR("\"criteria\": [{" ITEM "\"value\": 1, \"component\": \"x\", \"reduce\": \"sum\"},"
+	PARSE_ERROR("\"criteria\": [{" ITEM
+		    "\"value\": 1, \"component\": \"x\", \"reduce\": \"sum\"},"
 		    " {" ITEM "\"value\": 1, \"component\": \"y\", \"reduce\": \"sum\"}]",
 		    "/verifier/criteria/1/name: 'd' is already /verifier/criteria/0");
 }
@@ -110,8 +115,8 @@ static void expect_line(int line, const struct engi_verdict *v, const char *name
 {
 	const struct engi_assertion *a = find(v, name);
 	if (a->state != st || (detail && strcmp(a->detail, detail)))
-		fprintf(stderr, "line %d: '%s' is %s: %s\n", line, name,
-			engi_astate_name(a->state), a->detail);
+		fprintf(stderr, "line %d: '%s' is %s: %s\n", line, name, engi_astate_name(a->state),
+			a->detail);
 	CHECK_STR(engi_astate_name(a->state), engi_astate_name(st));
 	if (detail)
 		CHECK_STR(a->detail, detail);
@@ -119,8 +124,7 @@ static void expect_line(int line, const struct engi_verdict *v, const char *name
 
 #define EXPECT(v, name, st, det) expect_line(__LINE__, v, name, st, det)
 
-static void run(const char *dir, const char *file, const char *criteria,
-		struct engi_verdict *v)
+static void run(const char *dir, const char *file, const char *criteria, struct engi_verdict *v)
 {
 	void *crit;
 	struct engi_error e;
@@ -137,24 +141,24 @@ static void run(const char *dir, const char *file, const char *criteria,
 }
 
 static const char *beam_criteria =
-	"\"criteria\": ["
-	"{\"name\": \"tip-y\", \"quantity\": \"displacements\", \"set\": \"TIP\","
-	" \"component\": \"y\", \"reduce\": \"mean\", \"value\": -0.0121905},"
-	"{\"name\": \"tip-z-min\", \"quantity\": \"displacements\", \"set\": \"tip\","
-	" \"component\": \"z\", \"reduce\": \"min\", \"max\": 0},"
-	"{\"name\": \"tip-z-max\", \"quantity\": \"displacements\", \"set\": \"TIP\","
-	" \"component\": \"z\", \"reduce\": \"max\", \"min\": 0},"
-	"{\"name\": \"tip-x-maxabs\", \"quantity\": \"displacements\", \"set\": \"TIP\","
-	" \"component\": \"x\", \"reduce\": \"maxabs\", \"max\": 1e-4},"
-	"{\"name\": \"tip-mag\", \"quantity\": \"displacements\", \"set\": \"TIP\","
-	" \"component\": \"magnitude\", \"reduce\": \"max\", \"value\": 0.0124, \"tol_rel\": 0.05},"
-	"{\"name\": \"reaction-y\", \"quantity\": \"forces\", \"set\": \"FIX\","
-	" \"component\": \"y\", \"reduce\": \"sum\", \"value\": 10, \"tol_abs\": 1e-6,"
-	" \"stage\": \"equilibrium\"},"
-	"{\"name\": \"reaction-z\", \"quantity\": \"forces\", \"set\": \"FIX\","
-	" \"component\": \"z\", \"reduce\": \"sum\", \"value\": 0, \"tol_abs\": 1e-6},"
-	"{\"name\": \"load-set\", \"quantity\": \"displacements\", \"set\": \"LOAD\","
-	" \"component\": \"y\", \"reduce\": \"mean\", \"max\": 0, \"required\": false}]";
+    "\"criteria\": ["
+    "{\"name\": \"tip-y\", \"quantity\": \"displacements\", \"set\": \"TIP\","
+    " \"component\": \"y\", \"reduce\": \"mean\", \"value\": -0.0121905},"
+    "{\"name\": \"tip-z-min\", \"quantity\": \"displacements\", \"set\": \"tip\","
+    " \"component\": \"z\", \"reduce\": \"min\", \"max\": 0},"
+    "{\"name\": \"tip-z-max\", \"quantity\": \"displacements\", \"set\": \"TIP\","
+    " \"component\": \"z\", \"reduce\": \"max\", \"min\": 0},"
+    "{\"name\": \"tip-x-maxabs\", \"quantity\": \"displacements\", \"set\": \"TIP\","
+    " \"component\": \"x\", \"reduce\": \"maxabs\", \"max\": 1e-4},"
+    "{\"name\": \"tip-mag\", \"quantity\": \"displacements\", \"set\": \"TIP\","
+    " \"component\": \"magnitude\", \"reduce\": \"max\", \"value\": 0.0124, \"tol_rel\": 0.05},"
+    "{\"name\": \"reaction-y\", \"quantity\": \"forces\", \"set\": \"FIX\","
+    " \"component\": \"y\", \"reduce\": \"sum\", \"value\": 10, \"tol_abs\": 1e-6,"
+    " \"stage\": \"equilibrium\"},"
+    "{\"name\": \"reaction-z\", \"quantity\": \"forces\", \"set\": \"FIX\","
+    " \"component\": \"z\", \"reduce\": \"sum\", \"value\": 0, \"tol_abs\": 1e-6},"
+    "{\"name\": \"load-set\", \"quantity\": \"displacements\", \"set\": \"LOAD\","
+    " \"component\": \"y\", \"reduce\": \"mean\", \"max\": 0, \"required\": false}]";
 
 static void metric(const struct engi_verdict *v, const char *name, double *x)
 {
@@ -192,8 +196,9 @@ static void test_beam(const char *dir, const char *label)
 	metric(&v, "tip-x-maxabs", &x);
 	CHECK_NEAR(x, 1.797423E-05, 1e-11);
 	metric(&v, "tip-mag", &x);
-	CHECK_NEAR(x, sqrt(1.797423E-05 * 1.797423E-05 + 1.218982E-02 * 1.218982E-02 +
-			   2.247061E-03 * 2.247061E-03),
+	CHECK_NEAR(x,
+		   sqrt(1.797423E-05 * 1.797423E-05 + 1.218982E-02 * 1.218982E-02 +
+			2.247061E-03 * 2.247061E-03),
 		   1e-9);
 	metric(&v, "reaction-y", &x);
 	CHECK_NEAR(x, 10, 1e-9);
@@ -283,6 +288,60 @@ static void test_synthetic(void)
 	engi_verdict_release(&v);
 }
 
+/* Random text built from .dat fragments: any verdict, never a crash. */
+static void test_garbage(void)
+{
+	static const char *const bits[] = {
+	    " displacements (vx,vy,vz) for set S and time  0.1E+01",
+	    " forces (fx,fy,fz)",
+	    " for set ",
+	    " and time ",
+	    "S",
+	    "\n",
+	    "\n",
+	    "  12 ",
+	    " 1.0E+00",
+	    "-1.0-100",
+	    " nan",
+	    " inf",
+	    "(",
+	    "\r\n",
+	    "  ",
+	    "9999999999999999999999 ",
+	    "e",
+	    "+",
+	    "\t",
+	};
+	const char *crit = "\"criteria\": ["
+			   "{\"name\": \"u\", \"quantity\": \"displacements\", \"set\": \"S\","
+			   " \"component\": \"magnitude\", \"reduce\": \"maxabs\", \"max\": 1},"
+			   "{\"name\": \"f\", \"quantity\": \"forces\", \"set\": \"S\","
+			   " \"component\": \"z\", \"reduce\": \"mean\", \"value\": 2}]";
+	unsigned long long x = 2463534242ULL;
+	char text[8192];
+	for (int round = 0; round < 200; round++) {
+		size_t n = 0;
+		int pieces = 1 + round % 60;
+		for (int k = 0; k < pieces; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			const char *b = bits[x % (sizeof(bits) / sizeof(bits[0]))];
+			size_t len = strlen(b);
+			if (n + len + 1 >= sizeof(text))
+				break;
+			memcpy(text + n, b, len);
+			n += len;
+		}
+		text[n] = '\0';
+		write_tmp("junk.dat", text);
+		struct engi_verdict v;
+		run(tmpdir, "junk.dat", crit, &v);
+		CHECK_INT(v.na, 3);
+		engi_verdict_release(&v);
+	}
+}
+
 /* The fresh run must reproduce the checked-in result. */
 static void compare_with_sample(const char *dir)
 {
@@ -315,6 +374,7 @@ int main(int argc, char **argv)
 	test_parse_errors();
 	test_beam(ENGI_VERIFIER_DATA, "checked-in sample");
 	test_synthetic();
+	test_garbage();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
