@@ -168,7 +168,8 @@ void engi_verdict_score(struct engi_verdict *v, const struct engi_scoring_spec *
 			s = 0;
 		g = clamp01(g);
 		s = clamp01(s);
-		v->quality = g > 0 && s > 0 ? 2 * g * s / (g + s) : 0;
+		/* required assertions act as gates: a failed one zeroes the reward */
+		v->quality = all_pass && g > 0 && s > 0 ? 2 * g * s / (g + s) : 0;
 		v->score = v->quality;
 		v->success = v->quality >= 1;
 	} else {

@@ -180,6 +180,21 @@ static void test_continuous(void)
 	CHECK_NEAR(reward("geometry", 1, NULL, 0, &ok), 0, 0);
 	CHECK_NEAR(reward("geometry", 1, "spec", 1, &ok), 1, 0);
 	CHECK_INT(ok, 1);
+
+	/* a failed required assertion is a gate: the reward is 0 */
+	struct engi_scoring_spec spec = {
+	    .mode = ENGI_SCORING_CONTINUOUS, .geometry_metric = "geometry", .spec_metric = "spec"};
+	struct engi_verdict v;
+	engi_verdict_init(&v);
+	add(&v, "delivered:part.stl", ENGI_PASS, 1);
+	add(&v, "face_count_gate", ENGI_FAIL, 1);
+	add(&v, "note", ENGI_FAIL, 0);
+	engi_verdict_metric(&v, "geometry", 0.9);
+	engi_verdict_metric(&v, "spec", 0.8);
+	engi_verdict_score(&v, &spec);
+	CHECK_NEAR(v.score, 0, 0);
+	CHECK_INT(v.success, 0);
+	engi_verdict_release(&v);
 }
 
 static void test_registry(void)
