@@ -101,21 +101,6 @@ static int open_beneath(int dirfd, const char *rel, int flags, struct engi_error
 	return f;
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static int local_put(struct backend_env *env, const void *data, size_t len,
 		     const char *env_path, struct engi_error *err)
 {
@@ -124,7 +109,7 @@ static int local_put(struct backend_env *env, const void *data, size_t len,
 	if (fd < 0)
 		return fd;
 	int rc = 0;
-	if (write_all(fd, data, len) < 0)
+	if (write_all_fd(fd, data, len) < 0)
 		rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", env_path, strerror(errno));
 	close(fd);
 	return rc;
@@ -138,52 +123,8 @@ static int local_get(struct backend_env *env, const char *env_path,
 	int in = open_beneath(le->dirfd, env_path, O_RDONLY, err);
 	if (in < 0)
 		return in;
-	struct stat st;
-	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(in);
-		RAISE(err, ENGI_EINVALID, "'%s' is not a regular file", env_path);
-	}
-	if ((uint64_t)st.st_size > max_bytes) {
-		close(in);
-		RAISE(err, ENGI_ETOOBIG, "'%s' is %lld bytes, over the cap of %llu", env_path,
-		      (long long)st.st_size, (unsigned long long)max_bytes);
-	}
-	int out = open(host_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out < 0) {
-		int e = errno;
-		close(in);
-		RAISE(err, ENGI_EIO, "cannot create '%s': %s", host_path, strerror(e));
-	}
-	char buf[65536];
-	uint64_t total = 0;
-	int rc = 0;
-	for (;;) {
-		ssize_t r = read(in, buf, sizeof(buf));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = engi_raise(err, ENGI_EIO, "cannot read '%s': %s", env_path, strerror(errno));
-			break;
-		}
-		if (r == 0)
-			break;
-		total += (uint64_t)r;
-		if (total > max_bytes) {
-			rc = engi_raise(err, ENGI_ETOOBIG, "'%s' grew over the cap of %llu bytes",
-					env_path, (unsigned long long)max_bytes);
-			break;
-		}
-		if (write_all(out, buf, (size_t)r) < 0) {
-			rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", host_path, strerror(errno));
-			break;
-		}
-	}
+	int rc = copy_fd_capped(in, env_path, host_path, max_bytes, bytes, err);
 	close(in);
-	close(out);
-	if (rc < 0)
-		unlink(host_path);
-	else if (bytes)
-		*bytes = total;
 	return rc;
 }
 

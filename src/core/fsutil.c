@@ -160,7 +160,7 @@ int read_file(const char *path, size_t cap, char **out, size_t *len,
 	return 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int write_all_fd(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 	while (len) {
@@ -184,7 +184,7 @@ int write_file_atomic(const char *path, const void *data, size_t len,
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		RAISE(err, ENGI_EIO, "cannot create '%s': %s", tmp, strerror(errno));
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (write_all_fd(fd, data, len) < 0 || fsync(fd) < 0) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
@@ -199,28 +199,18 @@ int write_file_atomic(const char *path, const void *data, size_t len,
 	return 0;
 }
 
-int copy_file_capped(const char *src, const char *dst, uint64_t cap,
-		     uint64_t *copied, struct engi_error *err)
+int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap,
+		   uint64_t *copied, struct engi_error *err)
 {
-	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (in < 0)
-		RAISE(err, ENGI_EIO, "cannot open '%s': %s", src, strerror(errno));
 	struct stat st;
-	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(in);
-		RAISE(err, ENGI_EINVALID, "'%s' is not a regular file", src);
-	}
-	if ((uint64_t)st.st_size > cap) {
-		close(in);
-		RAISE(err, ENGI_ETOOBIG, "'%s' is %lld bytes, over the cap of %llu",
-		      src, (long long)st.st_size, (unsigned long long)cap);
-	}
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode))
+		RAISE(err, ENGI_EINVALID, "'%s' is not a regular file", src_name);
+	if ((uint64_t)st.st_size > cap)
+		RAISE(err, ENGI_ETOOBIG, "'%s' is %lld bytes, over the cap of %llu", src_name,
+		      (long long)st.st_size, (unsigned long long)cap);
 	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out < 0) {
-		int e = errno;
-		close(in);
-		RAISE(err, ENGI_EIO, "cannot create '%s': %s", dst, strerror(e));
-	}
+	if (out < 0)
+		RAISE(err, ENGI_EIO, "cannot create '%s': %s", dst, strerror(errno));
 	char buf[65536];
 	uint64_t total = 0;
 	int rc = 0;
@@ -229,7 +219,7 @@ int copy_file_capped(const char *src, const char *dst, uint64_t cap,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			rc = engi_raise(err, ENGI_EIO, "cannot read '%s': %s", src, strerror(errno));
+			rc = engi_raise(err, ENGI_EIO, "cannot read '%s': %s", src_name, strerror(errno));
 			break;
 		}
 		if (r == 0)
@@ -237,21 +227,31 @@ int copy_file_capped(const char *src, const char *dst, uint64_t cap,
 		total += (uint64_t)r;
 		if (total > cap) { /* grew while we copied */
 			rc = engi_raise(err, ENGI_ETOOBIG, "'%s' grew over the cap of %llu bytes",
-					src, (unsigned long long)cap);
+					src_name, (unsigned long long)cap);
 			break;
 		}
-		if (write_all(out, buf, (size_t)r) < 0) {
+		if (write_all_fd(out, buf, (size_t)r) < 0) {
 			rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", dst, strerror(errno));
 			break;
 		}
 	}
-	close(in);
 	if (close(out) < 0 && rc == 0)
 		rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", dst, strerror(errno));
 	if (rc < 0)
 		unlink(dst);
 	else if (copied)
 		*copied = total;
+	return rc;
+}
+
+int copy_file_capped(const char *src, const char *dst, uint64_t cap,
+		     uint64_t *copied, struct engi_error *err)
+{
+	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (in < 0)
+		RAISE(err, ENGI_EIO, "cannot open '%s': %s", src, strerror(errno));
+	int rc = copy_fd_capped(in, src, dst, cap, copied, err);
+	close(in);
 	return rc;
 }
 

@@ -37,6 +37,13 @@ int write_file_atomic(const char *path, const void *data, size_t len,
 int copy_file_capped(const char *src, const char *dst, uint64_t cap,
 		     uint64_t *copied, struct engi_error *err);
 
+/* write() until done, retrying on EINTR; -1 with errno on failure. */
+int write_all_fd(int fd, const void *data, size_t len);
+/* Copies an open regular file to a new file dst (mode 0644, not following a
+ * link at dst), at most cap bytes; src_name names the source in messages. */
+int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap,
+		   uint64_t *copied, struct engi_error *err);
+
 int path_is_dir(const char *p);
 int path_is_file(const char *p);
 

@@ -14,20 +14,6 @@
 #define JOURNAL_HEADER "{\"format\":\"engisweep-journal\",\"version\":1}\n"
 #define JOURNAL_LINE_CAP ((size_t)1 << 30)
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Length of the prefix made of complete lines, found by reading backwards
  * from the end; -1 on a read error. */
 static off_t complete_length(int fd)
@@ -78,7 +64,7 @@ int journal_open(struct journal *j, const char *path, int resume,
 			journal_close(j);
 			RAISE(err, ENGI_EIO, "cannot repair journal '%s': %s", path, strerror(e));
 		}
-		if (!has_header && write_all(j->fd, JOURNAL_HEADER, hl) < 0) {
+		if (!has_header && write_all_fd(j->fd, JOURNAL_HEADER, hl) < 0) {
 			journal_close(j);
 			RAISE(err, ENGI_EIO, "cannot write journal '%s'", path);
 		}
@@ -90,7 +76,7 @@ int journal_open(struct journal *j, const char *path, int resume,
 		journal_close(j);
 		RAISE(err, ENGI_EIO, "cannot create journal '%s': %s", path, strerror(e));
 	}
-	if (write_all(j->fd, JOURNAL_HEADER, strlen(JOURNAL_HEADER)) < 0 || fsync(j->fd) < 0) {
+	if (write_all_fd(j->fd, JOURNAL_HEADER, strlen(JOURNAL_HEADER)) < 0 || fsync(j->fd) < 0) {
 		journal_close(j);
 		RAISE(err, ENGI_EIO, "cannot write journal '%s'", path);
 	}
@@ -110,7 +96,7 @@ int journal_append(struct journal *j, const struct record *r,
 	}
 	buf[len] = '\n';
 	int rc = 0;
-	if (write_all(j->fd, buf, len + 1) < 0 || fdatasync(j->fd) < 0)
+	if (write_all_fd(j->fd, buf, len + 1) < 0 || fdatasync(j->fd) < 0)
 		rc = engi_raise(err, ENGI_EIO, "cannot append to journal '%s': %s", j->path, strerror(errno));
 	engi_free(buf);
 	return rc;

@@ -73,46 +73,12 @@ static int oom(struct loadctx *c)
 /* ptr + "/" + key, with JSON-pointer escaping of '~' and '/'. */
 static void ptr_key(char *out, const char *base, const char *key)
 {
-	size_t n = (size_t)snprintf(out, PTR_MAX, "%s/", base);
-	for (const char *k = key; *k && n + 3 < PTR_MAX; k++) {
-		if (*k == '~') {
-			out[n++] = '~';
-			out[n++] = '0';
-		} else if (*k == '/') {
-			out[n++] = '~';
-			out[n++] = '1';
-		} else {
-			out[n++] = *k;
-		}
-	}
-	out[n < PTR_MAX ? n : PTR_MAX - 1] = '\0';
+	engi_json_pointer(out, PTR_MAX, base, key);
 }
 
 static void ptr_idx(char *out, const char *base, size_t i)
 {
 	snprintf(out, PTR_MAX, "%s/%zu", base, i);
-}
-
-static const char *json_kind(const json_t *j)
-{
-	switch (json_typeof(j)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "a boolean";
-	case JSON_NULL:
-		return "null";
-	}
-	return "?";
 }
 
 static int only_keys(struct loadctx *c, json_t *obj, const char *ptr,
@@ -164,7 +130,7 @@ static int field(struct loadctx *c, json_t *obj, const char *ptr,
 			[JSON_STRING] = "a string",  [JSON_INTEGER] = "an integer",
 			[JSON_REAL] = "a number",    [JSON_TRUE] = "a boolean",
 		};
-		return bad(c, p, "expected %s, found %s", names[want], json_kind(v));
+		return bad(c, p, "expected %s, found %s", names[want], engi_json_kind(v));
 	}
 	*out = v;
 	return 0;
@@ -311,7 +277,7 @@ static int get_str_array(struct loadctx *c, json_t *obj, const char *ptr,
 		char pi[PTR_MAX];
 		ptr_idx(pi, p, i);
 		if (!json_is_string(s) || json_string_length(s) == 0)
-			return bad(c, pi, "expected a non-empty string, found %s", json_kind(s));
+			return bad(c, pi, "expected a non-empty string, found %s", engi_json_kind(s));
 		v[i] = arena_strdup(c->a, json_string_value(s));
 		if (!v[i])
 			return oom(c);
@@ -336,7 +302,7 @@ static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr,
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, ptr, i);
 		if (!json_is_object(st))
-			return bad(c, p, "expected an object, found %s", json_kind(st));
+			return bad(c, p, "expected an object, found %s", engi_json_kind(st));
 		static const char *const keys[] = {"run", "write", "from", "text",
 						   "done", "fail", NULL};
 		TRY(only_keys(c, st, p, keys));
@@ -422,7 +388,7 @@ static int parse_inputs(struct loadctx *c, json_t *root, struct task *t)
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/inputs", i);
 		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", json_kind(o));
+			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
 		static const char *const keys[] = {"host", "env", "protected", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_input *in = &t->inputs[i];
@@ -475,7 +441,7 @@ static int parse_deliverables(struct loadctx *c, json_t *root, struct task *t)
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/deliverables", i);
 		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", json_kind(o));
+			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
 		static const char *const keys[] = {"path", "max_bytes", "required", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_deliverable *d = &t->deliverables[i];
@@ -595,7 +561,7 @@ static int parse_flawed(struct loadctx *c, json_t *root, struct task *t)
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/flawed", i);
 		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", json_kind(o));
+			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
 		static const char *const keys[] = {"name", "steps", "expect", "failing", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_flawed *f = &t->flawed[i];
@@ -652,7 +618,7 @@ static int parse_resources(struct loadctx *c, json_t *root, struct task *t)
 static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 {
 	if (!json_is_object(root))
-		return bad(c, "", "a task file holds one JSON object, found %s", json_kind(root));
+		return bad(c, "", "a task file holds one JSON object, found %s", engi_json_kind(root));
 	static const char *const keys[] = {
 		"schema", "id", "title", "domain", "software", "type", "interface",
 		"instruction", "drawings", "environment", "inputs", "limits",

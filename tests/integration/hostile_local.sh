@@ -4,8 +4,9 @@
 # a command past its time limit and anything it left running are killed.
 . "$(dirname "$0")/lib.sh"
 mkdir -p suite
-"$PY" - <<'PY'
-import json
+"$PY" - "$$" <<'PY'
+import json, sys
+tag = sys.argv[1]
 tetra = ("solid t\n" + "".join(
     f" facet normal 0 0 0\n  outer loop\n   vertex {a}\n   vertex {b}\n   vertex {c}\n  endloop\n endfacet\n"
     for a, b, c in [("0 0 0", "0 1 0", "1 0 0"), ("0 0 0", "1 0 0", "0 0 1"),
@@ -26,8 +27,8 @@ task = {
         {"run": "ln -s /etc linked"},
         {"run": "head -c 3000000 /dev/zero > big.bin"},
         {"run": "head -c 5000000 /dev/zero | tr '\\000' a"},
-        {"run": "(sleep 300 &) ; echo started"},
-        {"run": "sleep 100"},
+        {"run": f"(sleep 300.{tag} &) ; echo started"},
+        {"run": f"sleep 100.{tag}"},
         {"write": "tetra.stl", "text": tetra},
     ],
 }
@@ -36,8 +37,8 @@ PY
 start=$(date +%s)
 "$ENGISWEEP" run --cmd-timeout 2 --quiet --out r suite
 [ $(( $(date +%s) - start )) -lt 60 ] || fail "the command time limit did not hold"
-pgrep -f "sleep 300" >/dev/null && fail "a background process of the agent survived the episode"
-pgrep -f "sleep 100" >/dev/null && fail "a timed-out command survived"
+pgrep -f "sleep 300.$$" >/dev/null && fail "a background process of the agent survived the episode"
+pgrep -f "sleep 100.$$" >/dev/null && fail "a timed-out command survived"
 cell=$(ls r/artifacts)
 [ -f "r/artifacts/$cell/tetra.stl" ] || fail "the real deliverable was not copied"
 [ ! -e "r/artifacts/$cell/passwd.txt" ] || fail "a link to a host file was followed"

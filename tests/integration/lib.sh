@@ -36,3 +36,23 @@ MPI_ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 mpirun_() {
 	ASAN_OPTIONS="$MPI_ASAN_OPTIONS" mpirun "$@"
 }
+
+# wait_for_status FILE EXPR [TIMEOUT_S]: polls a status.json until the Python
+# expression EXPR over its fields (as `s`) holds; fails after the timeout.
+wait_for_status() {
+	local file=$1 expr=$2 limit=${3:-60}
+	"$PY" - "$file" "$expr" "$limit" <<'PY' || fail "status never reached: $2"
+import json, sys, time
+path, expr, limit = sys.argv[1], sys.argv[2], float(sys.argv[3])
+end = time.time() + limit
+while time.time() < end:
+    try:
+        s = json.load(open(path))
+        if eval(expr, {}, {"s": s}):
+            sys.exit(0)
+    except (OSError, ValueError):
+        pass
+    time.sleep(0.05)
+sys.exit(1)
+PY
+}
