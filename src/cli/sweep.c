@@ -8,6 +8,7 @@
 #include "record.h"
 #include "scheduler.h"
 #include "store.h"
+#include "trace.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -366,9 +367,17 @@ static int open_store(struct runctx *c, const char *path, struct engi_error *err
 		snprintf(conds[i].name, sizeof(conds[i].name), "%s", sw->def.conds[i].name);
 		snprintf(conds[i].settings, sizeof(conds[i].settings), "%s", sw->def.conds[i].settings);
 	}
-	char versions[256];
-	snprintf(versions, sizeof(versions), "{\"engisweep\":\"%s\",\"jansson\":\"%s\"}",
-		 ENGISWEEP_VERSION, JANSSON_VERSION);
+	char mpi[256];
+	sched_library_version(mpi, sizeof(mpi));
+	json_t *vj = json_pack("{s:s,s:s,s:s,s:s,s:s}", "engisweep", ENGISWEEP_VERSION,
+			       "jansson", JANSSON_VERSION, "zstd", trace_codec_version(),
+			       "hdf5", store_library_version(), "mpi", mpi);
+	char *versions = vj ? json_dumps(vj, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+	json_decref(vj);
+	if (!versions) {
+		rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		goto out;
+	}
 	struct store_meta meta = {
 		.tasks = tasks, .ntasks = sw->suite.ntasks, .models = models,
 		.nmodels = sw->def.nmodels, .conditions = conds, .nconditions = sw->def.nconds,
@@ -376,6 +385,7 @@ static int open_store(struct runctx *c, const char *path, struct engi_error *err
 		.config_json = cfg, .versions_json = versions,
 		.command_line = c->o->command_line ? c->o->command_line : ""};
 	rc = store_create(&c->store, path, &meta, err);
+	free(versions);
 out:
 	engi_free(tasks);
 	engi_free(models);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -100,6 +101,20 @@ int sched_init(int *argc, char ***argv, int force_serial, struct engi_error *err
 	MPI_Comm_size(MPI_COMM_WORLD, &g_size);
 	g_mpi = 1;
 	return 0;
+}
+
+void sched_library_version(char *buf, size_t n)
+{
+	char v[MPI_MAX_LIBRARY_VERSION_STRING];
+	int len = 0;
+	if (n == 0)
+		return;
+	buf[0] = '\0';
+	if (MPI_Get_library_version(v, &len) != MPI_SUCCESS)
+		return;
+	v[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
+	v[strcspn(v, ",\n")] = '\0';
+	snprintf(buf, n, "%s", v);
 }
 
 void sched_finalize(void)

@@ -71,6 +71,9 @@ void sched_bcast_str(char *buf, size_t n);
 /* Sums a value over ranks onto every rank. */
 double sched_sum(double v);
 
+/* The MPI library's own version line (callable before sched_init). */
+void sched_library_version(char *buf, size_t n);
+
 void sched_install_signals(void);
 int sched_stop_requested(void);
 /* A stop was requested and its grace time is over. */

@@ -54,6 +54,9 @@ struct store_meta {
 	const char *command_line;
 };
 
+/* "HDF5 1.10.8": the library this binary runs with. */
+const char *store_library_version(void);
+
 /* Creates (truncates) path and writes the metadata. */
 int store_create(struct store **out, const char *path,
 		 const struct store_meta *meta, struct engi_error *err);

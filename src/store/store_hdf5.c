@@ -1096,3 +1096,12 @@ int store_read_trace(const char *path, const char *cell, char **out, size_t *len
 		*len = got;
 	return 0;
 }
+
+const char *store_library_version(void)
+{
+	static char buf[32];
+	unsigned maj = 0, min = 0, rel = 0;
+	if (!buf[0] && H5get_libversion(&maj, &min, &rel) >= 0)
+		snprintf(buf, sizeof(buf), "HDF5 %u.%u.%u", maj, min, rel);
+	return buf;
+}

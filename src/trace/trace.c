@@ -1,6 +1,7 @@
 #include "trace.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <zstd.h>
 
 #include "engi/alloc.h"
@@ -149,4 +150,12 @@ int trace_decompress(const unsigned char *z, size_t zlen, size_t cap, char **out
 	if (!*out)
 		RAISE(err, ENGI_ENOMEM, "out of memory decompressing a trace");
 	return 0;
+}
+
+const char *trace_codec_version(void)
+{
+	static char buf[32];
+	if (!buf[0])
+		snprintf(buf, sizeof(buf), "zstd %s", ZSTD_versionString());
+	return buf;
 }

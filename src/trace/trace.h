@@ -24,6 +24,9 @@ struct trace {
 	int truncated;
 };
 
+/* "zstd 1.5.4": the codec library this binary runs with. */
+const char *trace_codec_version(void);
+
 void trace_init(struct trace *t, size_t cap);
 void trace_release(struct trace *t);
 /* Appends the object as one line; steals nothing (caller keeps obj). */
