@@ -54,6 +54,17 @@ struct store_meta {
 	const char *command_line;
 };
 
+/* A results file open for reading many traces (merge): store_reader_open,
+ * store_reader_trace (the compressed bytes as stored, ENGI_ENOTFOUND when the
+ * cell has none), store_reader_close. */
+struct store_reader;
+int store_reader_open(struct store_reader **out, const char *path,
+		      struct engi_error *err);
+int store_reader_trace(struct store_reader *r, const char *cell,
+		       unsigned char **z, size_t *zlen, uint64_t *raw_len,
+		       struct engi_error *err);
+void store_reader_close(struct store_reader **r);
+
 /* "HDF5 1.10.8": the library this binary runs with. */
 const char *store_library_version(void);
 

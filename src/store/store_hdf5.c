@@ -986,6 +986,7 @@ static int read_all(hid_t file, const char *path, struct engi_results *res, stru
 	res->artifacts = rows;
 	TRY(read_num_attr(file, "/", "planned_cells", H5T_NATIVE_UINT64, &res->planned_cells, path,
 			  err));
+	TRY(read_str_attr(file, "/", "sweep_id", &res->sweep_id, path, err));
 	return read_str_attr(file, "/", "config", &res->config_json, path, err);
 }
 
@@ -1104,4 +1105,49 @@ const char *store_library_version(void)
 	if (!buf[0] && H5get_libversion(&maj, &min, &rel) >= 0)
 		snprintf(buf, sizeof(buf), "HDF5 %u.%u.%u", maj, min, rel);
 	return buf;
+}
+
+struct store_reader {
+	hid_t file;
+	char *path;
+};
+
+int store_reader_open(struct store_reader **out, const char *path,
+		      struct engi_error *err)
+{
+	*out = NULL;
+	h5_quiet();
+	struct store_reader *r = engi_calloc(1, sizeof(*r));
+	if (!r || !(r->path = engi_strdup(path))) {
+		engi_free(r);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	int rc = open_for_read(path, &r->file, err);
+	if (rc == 0 && (rc = check_format(r->file, path, err)) < 0)
+		h5_close(&r->file);
+	if (rc < 0) {
+		engi_free(r->path);
+		engi_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int store_reader_trace(struct store_reader *r, const char *cell,
+		       unsigned char **z, size_t *zlen, uint64_t *raw_len,
+		       struct engi_error *err)
+{
+	TRY(check_cell(cell, err));
+	return read_trace_bytes(r->file, r->path, cell, z, zlen, raw_len, err);
+}
+
+void store_reader_close(struct store_reader **r)
+{
+	if (!*r)
+		return;
+	h5_close(&(*r)->file);
+	engi_free((*r)->path);
+	engi_free(*r);
+	*r = NULL;
 }

@@ -1,10 +1,10 @@
 # Every subcommand answers --help on stdout with exit 0; bad usage exits 2.
 . "$(dirname "$0")/lib.sh"
-for cmd in run plan validate report inspect; do
+for cmd in run plan validate report inspect merge; do
 	out=$("$ENGISWEEP" "$cmd" --help)
 	echo "$out" | grep -q "usage: engisweep $cmd" || fail "$cmd --help prints no usage"
 done
-"$ENGISWEEP" --help | grep -q "commands:" || fail "top-level --help"
+says "$ENGISWEEP" --help | grep -q "commands:" || fail "top-level --help"
 expect_rc 2 "$ENGISWEEP" nosuchcommand
 expect_rc 2 "$ENGISWEEP" run
 expect_rc 2 "$ENGISWEEP" run --trials zero "$ENGI_SRC/tasks/demo"
@@ -18,5 +18,5 @@ says "$ENGISWEEP" run --agents model --out x "$ENGI_SRC/tasks/demo" | grep -q "a
 says "$ENGISWEEP" run --agents flawed:nosuch --out x "$ENGI_SRC/tasks/demo" | grep -q "no task in .* has a flawed variant 'nosuch'" \
 	|| fail "unknown flawed variant message"
 [ ! -e x/journal.jsonl ] || fail "a refused run wrote a journal"
-"$ENGISWEEP" inspect | grep -q "mesh" || fail "inspect lists no verifier kinds"
+says "$ENGISWEEP" inspect | grep -q "mesh" || fail "inspect lists no verifier kinds"
 echo "ok"

@@ -113,6 +113,7 @@ struct engi_results {
 	 * episodes are reported instead of silently dropped */
 	uint64_t planned_cells;
 	char *config_json; /* frozen configuration, or NULL */
+	char *sweep_id;    /* the sweep's id (hash of its cell ids), or NULL */
 };
 
 void engi_results_init(struct engi_results *r);

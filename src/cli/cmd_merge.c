@@ -1,0 +1,422 @@
+/*
+ * engisweep merge: several results files (job-array shards, sweeps run in
+ * pieces) into one, each cell exactly once. Files whose tasks or models
+ * disagree (same task id, other content hash; same model name, other
+ * settings) are refused: their cells would not mean the same thing.
+ */
+#include "cli.h"
+
+#include "engi/alloc.h"
+#include "engi/results.h"
+#include "engi/verify.h"
+#include "fsutil.h"
+#include "record.h"
+#include "store.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char merge_help[] =
+	"usage: engisweep merge -o OUT.h5 RESULTS.h5...\n"
+	"\n"
+	"Combines results files (job-array shards, continued runs) into one, each\n"
+	"cell exactly once. When a cell appears in several files, a scored episode\n"
+	"wins over an infrastructure failure, then the one that started last.\n"
+	"Refuses files whose tasks (same id, other content) or models (same name,\n"
+	"other settings) differ. Traces and artifact digests are carried over;\n"
+	"artifact files stay in the folders of the inputs.\n"
+	"\n"
+	"options:\n"
+	"  -o, --out FILE   the merged results file (must not exist)\n"
+	"  -h, --help       this text\n";
+
+struct pick {
+	const char *cell;
+	size_t input, episode;
+};
+
+struct rowidx {
+	const char *cell;
+	size_t row;
+};
+
+static int cmp_rowidx(const void *a, const void *b)
+{
+	const struct rowidx *x = a, *y = b;
+	int c = strcmp(x->cell, y->cell);
+	return c ? c : (x->row < y->row ? -1 : x->row > y->row);
+}
+
+static int cmp_pick(const void *a, const void *b)
+{
+	return strcmp(((const struct pick *)a)->cell, ((const struct pick *)b)->cell);
+}
+
+/* Rows of one table sorted by cell, to find a cell's rows by bisection. */
+struct index {
+	struct rowidx *v;
+	size_t n;
+};
+
+static int index_build(struct index *ix, const char *base, size_t stride, size_t n)
+{
+	ix->n = n;
+	ix->v = engi_calloc(n ? n : 1, sizeof(*ix->v));
+	if (!ix->v)
+		return ENGI_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		ix->v[i].cell = base + i * stride; /* cell is each row's first field */
+		ix->v[i].row = i;
+	}
+	qsort(ix->v, n, sizeof(*ix->v), cmp_rowidx);
+	return 0;
+}
+
+/* First position of cell in ix (or ix->n) and how many rows it has. */
+static size_t index_range(const struct index *ix, const char *cell, size_t *count)
+{
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(ix->v[mid].cell, cell) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t k = lo;
+	while (k < ix->n && !strcmp(ix->v[k].cell, cell))
+		k++;
+	*count = k - lo;
+	return lo;
+}
+
+struct input {
+	const char *path;
+	struct engi_results res;
+	struct index asserts, metrics, artifacts;
+	struct store_reader *reader;
+};
+
+static int state_from_name(const char *s)
+{
+	for (int st = ENGI_PASS; st <= ENGI_UNAVAILABLE; st++)
+		if (!strcmp(engi_astate_name(st), s))
+			return st;
+	return ENGI_UNAVAILABLE;
+}
+
+static int better(const struct engi_res_episode *a, const struct engi_res_episode *b)
+{
+	int ia = !strcmp(a->outcome, "env_crash"), ib = !strcmp(b->outcome, "env_crash");
+	if (ia != ib)
+		return ib;
+	return a->started_at > b->started_at;
+}
+
+/* One episode of one input back into a record, trace included. */
+static int to_record(struct input *in, size_t e, struct record *r, struct engi_error *err)
+{
+	const struct engi_res_episode *ep = &in->res.episodes[e];
+	record_init(r);
+	memcpy(r->cell, ep->cell, sizeof(r->cell));
+	snprintf(r->task_id, sizeof(r->task_id), "%s", ep->task_id);
+	snprintf(r->model, sizeof(r->model), "%s", ep->model);
+	snprintf(r->condition, sizeof(r->condition), "%s", ep->condition);
+	r->trial = ep->trial;
+	r->outcome = outcome_from_name(ep->outcome);
+	if (r->outcome < 0)
+		RAISE(err, ENGI_EPARSE, "%s: cell %s has the unknown outcome '%s'", in->path,
+		      ep->cell, ep->outcome);
+	r->attempts = ep->attempts;
+	r->success = ep->success;
+	r->feasible = ep->feasible;
+	r->score = ep->score;
+	r->quality = ep->quality;
+	r->turns = ep->turns;
+	r->tokens_in = ep->tokens_in;
+	r->tokens_out = ep->tokens_out;
+	r->cost_usd = ep->cost_usd;
+	r->wall_s = ep->wall_s;
+	r->env_s = ep->env_s;
+	r->model_s = ep->model_s;
+	r->verify_s = ep->verify_s;
+	r->started_at = ep->started_at;
+	r->rank = ep->rank;
+	snprintf(r->host, sizeof(r->host), "%s", ep->host);
+	snprintf(r->run_id, sizeof(r->run_id), "%s", ep->run_id);
+	snprintf(r->message, sizeof(r->message), "%s", ep->message);
+
+	size_t n, at = index_range(&in->asserts, ep->cell, &n);
+	r->assertions = engi_calloc(n ? n : 1, sizeof(*r->assertions));
+	if (!r->assertions)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		const struct engi_res_assertion *a = &in->res.assertions[in->asserts.v[at + k].row];
+		struct engi_assertion *d = &r->assertions[r->nassertions++];
+		snprintf(d->name, sizeof(d->name), "%s", a->name);
+		snprintf(d->stage, sizeof(d->stage), "%s", a->stage);
+		d->state = state_from_name(a->state);
+		d->required = a->required;
+		d->value = a->value;
+		d->expected = a->expected;
+		snprintf(d->detail, sizeof(d->detail), "%s", a->detail);
+	}
+	at = index_range(&in->metrics, ep->cell, &n);
+	r->metrics = engi_calloc(n ? n : 1, sizeof(*r->metrics));
+	if (!r->metrics)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		const struct engi_res_metric *m = &in->res.metrics[in->metrics.v[at + k].row];
+		snprintf(r->metrics[k].name, sizeof(r->metrics[k].name), "%s", m->name);
+		r->metrics[k].value = m->value;
+		r->nmetrics++;
+	}
+	at = index_range(&in->artifacts, ep->cell, &n);
+	r->artifacts = engi_calloc(n ? n : 1, sizeof(*r->artifacts));
+	if (!r->artifacts)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		const struct engi_res_artifact *a = &in->res.artifacts[in->artifacts.v[at + k].row];
+		struct artifact *d = &r->artifacts[r->nartifacts++];
+		snprintf(d->path, sizeof(d->path), "%s", a->path);
+		d->bytes = a->bytes;
+		memcpy(d->sha256, a->sha256, sizeof(d->sha256));
+		snprintf(d->note, sizeof(d->note), "%s", a->note);
+	}
+	uint64_t raw = 0;
+	struct engi_error te;
+	engi_error_init(&te);
+	int rc = store_reader_trace(in->reader, ep->cell, &r->trace, &r->trace_len, &raw, &te);
+	if (rc == ENGI_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return engi_raise(err, rc, "%s", te.msg);
+	r->trace_raw_len = (size_t)raw;
+	return 0;
+}
+
+/* Union of the metadata tables; disagreement is an error. */
+static int union_meta(struct input *in, size_t nin, struct engi_results *u,
+		      struct engi_error *err)
+{
+	size_t nt = 0, nm = 0, nc = 0;
+	for (size_t i = 0; i < nin; i++) {
+		nt += in[i].res.ntasks;
+		nm += in[i].res.nmodels;
+		nc += in[i].res.nconditions;
+	}
+	u->tasks = engi_calloc(nt ? nt : 1, sizeof(*u->tasks));
+	u->models = engi_calloc(nm ? nm : 1, sizeof(*u->models));
+	u->conditions = engi_calloc(nc ? nc : 1, sizeof(*u->conditions));
+	if (!u->tasks || !u->models || !u->conditions)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nin; i++) {
+		const struct engi_results *r = &in[i].res;
+		for (size_t t = 0; t < r->ntasks; t++) {
+			size_t k = 0;
+			while (k < u->ntasks && strcmp(u->tasks[k].id, r->tasks[t].id))
+				k++;
+			if (k == u->ntasks)
+				u->tasks[u->ntasks++] = r->tasks[t];
+			else if (strcmp(u->tasks[k].hash, r->tasks[t].hash))
+				RAISE(err, ENGI_EMISMATCH,
+				      "'%s' and an earlier input define task '%s' differently "
+				      "(content hash %.12s vs %.12s): their cells are not the same",
+				      in[i].path, r->tasks[t].id, r->tasks[t].hash, u->tasks[k].hash);
+		}
+		for (size_t m = 0; m < r->nmodels; m++) {
+			size_t k = 0;
+			while (k < u->nmodels && strcmp(u->models[k].name, r->models[m].name))
+				k++;
+			if (k == u->nmodels)
+				u->models[u->nmodels++] = r->models[m];
+			else if (strcmp(u->models[k].settings, r->models[m].settings))
+				RAISE(err, ENGI_EMISMATCH,
+				      "'%s' and an earlier input define model '%s' differently (%s vs %s)",
+				      in[i].path, r->models[m].name, r->models[m].settings,
+				      u->models[k].settings);
+		}
+		for (size_t c = 0; c < r->nconditions; c++) {
+			size_t k = 0;
+			while (k < u->nconditions && strcmp(u->conditions[k].name, r->conditions[c].name))
+				k++;
+			if (k == u->nconditions)
+				u->conditions[u->nconditions++] = r->conditions[c];
+			else if (strcmp(u->conditions[k].settings, r->conditions[c].settings))
+				RAISE(err, ENGI_EMISMATCH,
+				      "'%s' and an earlier input define condition '%s' differently",
+				      in[i].path, r->conditions[c].name);
+		}
+	}
+	return 0;
+}
+
+static int do_merge(const char *out, char **paths, size_t nin, struct engi_error *err)
+{
+	struct input *in = engi_calloc(nin, sizeof(*in));
+	struct engi_results u;
+	engi_results_init(&u);
+	struct pick *picks = NULL;
+	struct store *st = NULL;
+	char *cfg = NULL;
+	int rc = 0;
+	if (!in)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	size_t total = 0;
+	for (size_t i = 0; i < nin && rc == 0; i++) {
+		in[i].path = paths[i];
+		engi_results_init(&in[i].res);
+		rc = store_read(paths[i], &in[i].res, err);
+		if (rc == 0)
+			rc = store_reader_open(&in[i].reader, paths[i], err);
+		if (rc == 0 &&
+		    (index_build(&in[i].asserts, (const char *)in[i].res.assertions,
+				 sizeof(*in[i].res.assertions), in[i].res.nassertions) < 0 ||
+		     index_build(&in[i].metrics, (const char *)in[i].res.metrics,
+				 sizeof(*in[i].res.metrics), in[i].res.nmetrics) < 0 ||
+		     index_build(&in[i].artifacts, (const char *)in[i].res.artifacts,
+				 sizeof(*in[i].res.artifacts), in[i].res.nartifacts) < 0))
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		total += in[i].res.nepisodes;
+	}
+	if (rc == 0)
+		rc = union_meta(in, nin, &u, err);
+	/* each cell once: sort every episode by cell, keep the best of each run */
+	size_t npicks = 0, dropped = 0;
+	if (rc == 0 && !(picks = engi_calloc(total ? total : 1, sizeof(*picks))))
+		rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < nin; i++)
+		for (size_t e = 0; e < in[i].res.nepisodes; e++)
+			picks[npicks++] = (struct pick){in[i].res.episodes[e].cell, i, e};
+	if (rc == 0)
+		qsort(picks, npicks, sizeof(*picks), cmp_pick);
+	size_t kept = 0;
+	for (size_t k = 0; rc == 0 && k < npicks; k++) {
+		if (kept && !strcmp(picks[kept - 1].cell, picks[k].cell)) {
+			const struct engi_res_episode *a = &in[picks[k].input].res.episodes[picks[k].episode];
+			const struct engi_res_episode *b =
+				&in[picks[kept - 1].input].res.episodes[picks[kept - 1].episode];
+			if (better(a, b))
+				picks[kept - 1] = picks[k];
+			dropped++;
+			continue;
+		}
+		picks[kept++] = picks[k];
+	}
+	/* planned cells: one sweep id counted once (continued runs), others added */
+	uint64_t planned = 0;
+	json_t *from = json_array();
+	for (size_t i = 0; rc == 0 && i < nin; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < i; j++)
+			seen |= in[j].res.sweep_id && in[i].res.sweep_id &&
+				!strcmp(in[j].res.sweep_id, in[i].res.sweep_id);
+		if (!seen)
+			planned += in[i].res.planned_cells;
+		json_array_append_new(from, json_pack("{s:s,s:s?,s:I}", "path", paths[i],
+						      "sweep_id", in[i].res.sweep_id,
+						      "episodes", (json_int_t)in[i].res.nepisodes));
+	}
+	if (planned < kept)
+		planned = kept;
+	json_t *cj = json_pack("{s:o}", "merged_from", from);
+	cfg = cj ? json_dumps(cj, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+	json_decref(cj);
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s.part", out);
+	if (rc == 0) {
+		char sid[80];
+		snprintf(sid, sizeof(sid), "merged-%zu-inputs", nin);
+		struct store_meta meta = {
+			.tasks = u.tasks, .ntasks = u.ntasks, .models = u.models,
+			.nmodels = u.nmodels, .conditions = u.conditions,
+			.nconditions = u.nconditions, .sweep_id = sid, .planned_cells = planned,
+			.config_json = cfg ? cfg : "{}", .versions_json = "{}",
+			.command_line = "engisweep merge"};
+		rc = store_create(&st, tmp, &meta, err);
+	}
+	for (size_t k = 0; rc == 0 && k < kept; k++) {
+		struct record r;
+		rc = to_record(&in[picks[k].input], picks[k].episode, &r, err);
+		if (rc == 0)
+			rc = store_append(st, &r, err);
+		if (rc == 0 && k % 256 == 255)
+			rc = store_flush(st, err);
+		record_release(&r);
+	}
+	if (st) {
+		struct engi_error e2;
+		engi_error_init(&e2);
+		int crc = store_close(&st, &e2);
+		if (rc == 0 && crc < 0)
+			rc = engi_raise(err, crc, "%s", e2.msg);
+	}
+	if (rc == 0 && rename(tmp, out) < 0)
+		rc = engi_raise(err, ENGI_EIO, "cannot rename '%s' to '%s'", tmp, out);
+	if (rc < 0)
+		unlink(tmp);
+	else
+		fprintf(stderr, "engisweep: merged %zu files: %zu cells (%zu duplicate records dropped) into %s\n",
+			nin, kept, dropped, out);
+	free(cfg);
+	engi_free(picks);
+	for (size_t i = 0; i < nin; i++) {
+		store_reader_close(&in[i].reader);
+		engi_free(in[i].asserts.v);
+		engi_free(in[i].metrics.v);
+		engi_free(in[i].artifacts.v);
+		engi_results_release(&in[i].res);
+	}
+	/* the union holds copies of rows, not pointers into the inputs */
+	engi_results_release(&u);
+	engi_free(in);
+	return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"out", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *out = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(merge_help, stdout);
+			return 0;
+		default:
+			fputs(merge_help, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!out || optind >= argc) {
+		cli_errorf("merge: needs -o OUT.h5 and at least one results file");
+		fputs(merge_help, stderr);
+		return EXIT_USAGE;
+	}
+	if (path_is_file(out)) {
+		cli_errorf("merge: '%s' exists; choose a new output file", out);
+		return EXIT_USAGE;
+	}
+	struct engi_error err;
+	engi_error_init(&err);
+	int rc = do_merge(out, argv + optind, (size_t)(argc - optind), &err);
+	if (rc < 0) {
+		cli_error(&err);
+		return rc == ENGI_EMISMATCH || rc == ENGI_EPARSE || rc == ENGI_EIO ? EXIT_USAGE
+										   : EXIT_FAILED;
+	}
+	return 0;
+}
