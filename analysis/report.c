@@ -57,6 +57,7 @@ void engi_report_opts_init(struct engi_report_opts *o)
 	o->draws = ENGI_STATS_DRAWS_DEFAULT;
 	o->level = ENGI_STATS_LEVEL_DEFAULT;
 	o->min_tasks = ENGI_STATS_MIN_TASKS_DEFAULT;
+	o->interval = ENGI_INTERVAL_PERCENTILE;
 	o->prefix = NULL;
 }
 
@@ -603,6 +604,7 @@ int engi_report_compute(struct engi_report_data *d,
 	d->boot.draws = o->draws;
 	d->boot.level = o->level;
 	d->boot.min_tasks = o->min_tasks;
+	d->boot.interval = o->interval;
 	TRY(engi_boot_opts_check(&d->boot, err));
 
 	struct ctx c;
@@ -899,8 +901,9 @@ static void render_json(struct out *o, const struct engi_report_data *d)
 		   "  \"format_version\": 1,\n");
 	out_fmt(o,
 		"  \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
-		"\"level\": %.12g, \"min_tasks\": %zu},\n",
-		d->boot.seed, d->boot.draws, d->boot.level, d->boot.min_tasks);
+		"\"level\": %.12g, \"min_tasks\": %zu, \"interval\": \"%s\"},\n",
+		d->boot.seed, d->boot.draws, d->boot.level, d->boot.min_tasks,
+		engi_interval_name(d->boot.interval));
 	out_str(o, "  \"episodes\": {\"planned\": ");
 	if (d->planned)
 		out_fmt(o, "%" PRIu64 ", \"missing\": %" PRIu64, d->planned,
@@ -1218,12 +1221,14 @@ static void render_markdown(struct out *o, const struct engi_report_data *d)
 	out_fmt(o,
 		"Scores are x100: the mean over tasks of the per-task mean "
 		"episode score, trials averaged within a task first. "
-		"Intervals: %s %% percentile bootstrap over tasks "
+		"Intervals: %s %% %s bootstrap over tasks "
 		"(task-clustered; %zu draws, seed %" PRIu64
 		"; all models resampled together), shown only for at least "
 		"%zu tasks whose scores are not all equal. env_crash episodes "
 		"are infrastructure failures: counted, never scored.\n\n",
-		pct, d->boot.draws, d->boot.seed, d->boot.min_tasks);
+		pct,
+		d->boot.interval == ENGI_INTERVAL_BCA ? "BCa" : "percentile",
+		d->boot.draws, d->boot.seed, d->boot.min_tasks);
 	md_episodes(o, d);
 	if (d->narms == 0) {
 		out_str(o, "No model has a recorded episode.\n");

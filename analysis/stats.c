@@ -78,12 +78,71 @@ const char *engi_ci_flag_name(int flag)
 	}
 }
 
+const char *engi_interval_name(int interval)
+{
+	switch (interval) {
+	case ENGI_INTERVAL_PERCENTILE:
+		return "percentile";
+	case ENGI_INTERVAL_BCA:
+		return "bca";
+	default:
+		return "unknown";
+	}
+}
+
 void engi_boot_opts_init(struct engi_boot_opts *o)
 {
 	o->seed = ENGI_STATS_SEED_DEFAULT;
 	o->draws = ENGI_STATS_DRAWS_DEFAULT;
 	o->level = ENGI_STATS_LEVEL_DEFAULT;
 	o->min_tasks = ENGI_STATS_MIN_TASKS_DEFAULT;
+	o->interval = ENGI_INTERVAL_PERCENTILE;
+}
+
+double engi_normal_cdf(double x)
+{
+	return 0.5 * erfc(-x / M_SQRT2);
+}
+
+/* Acklam's rational approximation, then one Halley step on erfc. */
+double engi_normal_quantile(double p)
+{
+	static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+				   -2.759285104469687e+02, 1.383577518672690e+02,
+				   -3.066479806614716e+01, 2.506628277459239e+00};
+	static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+				   -1.556989798598866e+02, 6.680131188771972e+01,
+				   -1.328068155288572e+01};
+	static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+				   -2.400758277161838e+00, -2.549732539343734e+00,
+				   4.374664141464968e+00,  2.938163982698783e+00};
+	static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+				   2.445134137142996e+00, 3.754408661907416e+00};
+	if (!(p > 0.0 && p < 1.0))
+		return p == 0.0 ? -INFINITY : p == 1.0 ? INFINITY : NAN;
+	double x, q, r;
+	if (p < 0.02425) {
+		q = sqrt(-2 * log(p));
+		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q +
+		     c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	} else if (p <= 1 - 0.02425) {
+		q = p - 0.5;
+		r = q * q;
+		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r +
+		     a[5]) *
+		    q /
+		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r +
+		     1);
+	} else {
+		q = sqrt(-2 * log(1 - p));
+		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q +
+		      c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+	}
+	double e = engi_normal_cdf(x) - p;
+	double u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+	return x - u / (1 + x * u / 2);
 }
 
 static int check_draws(size_t draws, struct engi_error *err)
@@ -104,6 +163,10 @@ int engi_boot_opts_check(const struct engi_boot_opts *o, struct engi_error *err)
 	if (o->min_tasks < 1)
 		RAISE(err, ENGI_EINVALID,
 		      "minimum number of tasks must be >= 1");
+	if (o->interval != ENGI_INTERVAL_PERCENTILE &&
+	    o->interval != ENGI_INTERVAL_BCA)
+		RAISE(err, ENGI_EINVALID, "interval method %d is unknown",
+		      o->interval);
 	return 0;
 }
 
@@ -204,6 +267,58 @@ static void classify(const double *x, const unsigned char *present,
 		ci->flag = ENGI_CI_OK;
 }
 
+/*
+ * The interval from m sorted usable draws of the statistic whose estimate
+ * is ci->mean over the values x[t] with present[t] (present NULL: all).
+ */
+static void read_interval(const double *sorted, size_t m, const double *x,
+			  const unsigned char *present, size_t ntasks,
+			  const struct engi_boot_opts *o, struct engi_ci *ci)
+{
+	double tail = (1.0 - o->level) / 2.0, qlo = tail, qhi = 1.0 - tail;
+	if (o->interval == ENGI_INTERVAL_BCA) {
+		size_t below = 0;
+		while (below < m && sorted[below] < ci->mean)
+			below++;
+		double share = (double)below / (double)m;
+		double floor_share = 0.5 / (double)m;
+		if (share < floor_share)
+			share = floor_share;
+		if (share > 1.0 - floor_share)
+			share = 1.0 - floor_share;
+		double z0 = engi_normal_quantile(share);
+		/* jackknife: leave-one-task-out means */
+		double sum = 0.0, n = (double)ci->ntasks;
+		for (size_t t = 0; t < ntasks; t++)
+			if (!present || present[t])
+				sum += x[t];
+		double accel = 0.0;
+		if (ci->ntasks > 1) {
+			double jbar = 0.0;
+			for (size_t t = 0; t < ntasks; t++)
+				if (!present || present[t])
+					jbar += (sum - x[t]) / (n - 1.0);
+			jbar /= n;
+			double s2 = 0.0, s3 = 0.0;
+			for (size_t t = 0; t < ntasks; t++) {
+				if (present && !present[t])
+					continue;
+				double dd = jbar - (sum - x[t]) / (n - 1.0);
+				s2 += dd * dd;
+				s3 += dd * dd * dd;
+			}
+			if (s2 > 0.0)
+				accel = s3 / (6.0 * pow(s2, 1.5));
+		}
+		double zl = z0 + engi_normal_quantile(tail);
+		double zh = z0 + engi_normal_quantile(1.0 - tail);
+		qlo = engi_normal_cdf(z0 + zl / (1.0 - accel * zl));
+		qhi = engi_normal_cdf(z0 + zh / (1.0 - accel * zh));
+	}
+	ci->lo = engi_quantile_sorted(sorted, m, qlo);
+	ci->hi = engi_quantile_sorted(sorted, m, qhi);
+}
+
 int engi_boot_shared(const double *x, const unsigned char *present,
 		     size_t narms, size_t ntasks,
 		     const struct engi_boot_opts *o, struct engi_ci *out,
@@ -278,7 +393,6 @@ int engi_boot_shared(const double *x, const unsigned char *present,
 		}
 	}
 
-	double tail = (1.0 - o->level) / 2.0;
 	for (size_t a = 0; a < narms; a++) {
 		const double *s = stat + a * o->draws;
 		if (draws_out)
@@ -294,11 +408,41 @@ int engi_boot_shared(const double *x, const unsigned char *present,
 		if (m == 0)
 			continue;
 		qsort(sorted, m, sizeof *sorted, cmp_double);
-		out[a].lo = engi_quantile_sorted(sorted, m, tail);
-		out[a].hi = engi_quantile_sorted(sorted, m, 1.0 - tail);
+		read_interval(sorted, m, x + a * ntasks,
+			      present ? present + a * ntasks : NULL, ntasks, o,
+			      &out[a]);
 	}
 	engi_free(idx);
 	engi_free(stat);
+	engi_free(sorted);
+	return 0;
+}
+
+int engi_ci_from_draws(const double *x, size_t n, const double *draws,
+		       size_t ndraws, const struct engi_boot_opts *o,
+		       struct engi_ci *out, struct engi_error *err)
+{
+	TRY(engi_boot_opts_check(o, err));
+	for (size_t t = 0; t < n; t++)
+		if (!isfinite(x[t]))
+			RAISE(err, ENGI_EINVALID, "value of task %zu is not finite",
+			      t);
+	classify(x, NULL, n, o->min_tasks, out);
+	if (out->flag != ENGI_CI_OK)
+		return 0;
+	double *sorted = engi_reallocarray(NULL, ndraws ? ndraws : 1,
+					   sizeof *sorted);
+	if (!sorted)
+		RAISE(err, ENGI_ENOMEM, "out of memory for %zu draws", ndraws);
+	size_t m = 0;
+	for (size_t k = 0; k < ndraws; k++)
+		if (!isnan(draws[k]))
+			sorted[m++] = draws[k];
+	out->draws = m;
+	if (m) {
+		qsort(sorted, m, sizeof *sorted, cmp_double);
+		read_interval(sorted, m, x, NULL, n, o, out);
+	}
 	engi_free(sorted);
 	return 0;
 }
@@ -362,6 +506,8 @@ int engi_signflip_test(const double *a, const double *b, size_t n,
 	uint64_t bits = 0;
 	int nbits = 0;
 	size_t extreme = 0;
+	/* d * -1 is exactly -d: the same sums as a branch, without the branch */
+	static const double sign[2] = {1.0, -1.0};
 	for (size_t k = 0; k < draws; k++) {
 		double s = 0.0;
 		for (size_t i = 0; i < n; i++) {
@@ -369,7 +515,7 @@ int engi_signflip_test(const double *a, const double *b, size_t n,
 				bits = engi_rng_next(&rng);
 				nbits = 64;
 			}
-			s += (bits & 1) ? -d[i] : d[i];
+			s += sign[bits & 1] * d[i];
 			bits >>= 1;
 			nbits--;
 		}

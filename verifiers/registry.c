@@ -8,10 +8,18 @@
 
 extern const struct engi_verifier_kind engi_verifier_mesh;
 extern const struct engi_verifier_kind engi_verifier_ccx_dat;
+extern const struct engi_verifier_kind engi_verifier_occupancy;
+extern const struct engi_verifier_kind engi_verifier_cad_similarity;
+extern const struct engi_verifier_kind engi_verifier_structural;
+extern const struct engi_verifier_kind engi_verifier_fe_solid;
 
 static const struct engi_verifier_kind *const kinds[] = {
     &engi_verifier_mesh,
     &engi_verifier_ccx_dat,
+    &engi_verifier_occupancy,
+    &engi_verifier_cad_similarity,
+    &engi_verifier_structural,
+    &engi_verifier_fe_solid,
     NULL,
 };
 

@@ -19,11 +19,11 @@
 #include "engi/error.h"
 #include "task.h"
 
-enum action_kind { ACT_RUN, ACT_WRITE, ACT_DONE, ACT_FAIL };
+enum action_kind { ACT_RUN, ACT_WRITE, ACT_DONE, ACT_FAIL, ACT_INPUT };
 
 struct agent_action {
 	int kind;
-	const char *text; /* command, summary or reason */
+	const char *text; /* command, summary, reason or ACT_INPUT's event JSON */
 	const char *path; /* ACT_WRITE: environment path */
 	const void *data; /* ACT_WRITE: content */
 	size_t len;
@@ -52,6 +52,22 @@ struct agent_ctx {
 	const char *variant; /* flawed variant name, or NULL */
 	const char *settings_json; /* the model's settings */
 	const char *condition_json;
+	/* the model's whole models.json entry (names the key variable, never
+	 * holds a key), or NULL for built-in agents */
+	const char *model_json;
+	/* appends one JSON object (as text) to the episode's trace; may be NULL */
+	void (*trace)(void *trace_arg, const char *event_json);
+	void *trace_arg;
+	int trial;
+	/* replay:SOURCE: the decompressed trace to play back for this task and
+	 * trial (the caller's, engi_free); NULL where no results file is read */
+	int (*replay_load)(const char *source, const char *task_id, int trial,
+			   char **jsonl, size_t *len, struct engi_error *err);
+	/* the sweep's request governor: "ask EST_TOKENS" answers the seconds to
+	 * wait before a request, "tell STATUS TOKENS EST_TOKENS" reports one;
+	 * NULL: the agent paces itself within this process */
+	double (*govern)(void *govern_arg, const char *msg);
+	void *govern_arg;
 };
 
 struct agent;

@@ -130,17 +130,3 @@ const struct agent_desc agent_noop = {
 	.summary = "declares done at once (an empty delivery)",
 	.ops = &noop_ops,
 };
-
-/* Registry entries for agents this build does not have yet. */
-const struct agent_desc agent_model = {
-	.name = "model",
-	.summary = "a language model behind an OpenAI-compatible or Anthropic API",
-	.not_built_hint = "this build has no model providers yet",
-};
-
-const struct agent_desc agent_replay = {
-	.name = "replay",
-	.summary = "replay:RESULTS.h5 replays recorded model replies",
-	.not_built_hint = "this build has no trace replay yet",
-	.takes_variant = 1,
-};

@@ -7,9 +7,10 @@
 
 extern const struct backend_desc backend_local;
 extern const struct backend_desc backend_qemu;
+extern const struct backend_desc backend_simulate;
 
-static const struct backend_desc *const registry[] = {&backend_local,
-						      &backend_qemu, NULL};
+static const struct backend_desc *const registry[] = {&backend_local, &backend_qemu,
+						      &backend_simulate, NULL};
 
 const struct backend_desc *const *backend_all(void)
 {

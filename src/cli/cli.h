@@ -16,7 +16,22 @@ int cmd_run(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
+/* engisweep kernel mesh | icp | distance (cmd_kernel_geom.c) */
+int kernel_geom_mesh(int argc, char **argv);
+int kernel_geom_icp(int argc, char **argv);
+int kernel_geom_distance(int argc, char **argv);
+int cmd_truth(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+struct engi_results;
+/* Reads and merges results files: .csv files with the episodes CSV format
+ * (the assertions CSV, when not NULL, belongs to the first of them), any
+ * other with store_read. res is initialised here; empty on failure. */
+int cli_load_results(char **paths, size_t npaths, const char *assertions_csv,
+		     struct engi_results *res, struct engi_error *err);
 
 /* "engisweep: <message>" on stderr. */
 void cli_error(const struct engi_error *err);
@@ -39,6 +54,7 @@ struct sweep_opts;
 /* Parses the options run and validate share: 0 parsed, 1 help printed,
  * -1 usage error (printed). */
 int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o,
-		     struct strlist *conds, struct strlist *res, int *keep);
+		     struct strlist *conds, struct strlist *res, struct strlist *grid,
+		     int *keep);
 
 #endif

@@ -3,6 +3,7 @@
 #include "agent.h"
 #include "backend.h"
 #include "engi/verify.h"
+#include "provider.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,8 +34,8 @@ int cmd_inspect(int argc, char **argv)
 		printf("  %-10s %-10s %s\n", (*a)->name, (*a)->ops ? "built" : "not built",
 		       (*a)->summary);
 	printf("\nmodel providers:\n");
-	printf("  %-10s %-10s %s\n", "openai", "not built", "OpenAI-compatible Chat Completions");
-	printf("  %-10s %-10s %s\n", "anthropic", "not built", "Anthropic Messages");
+	for (const struct provider_desc *const *p = provider_all(); *p; p++)
+		printf("  %-10s %-10s %s\n", (*p)->name, "built", (*p)->summary);
 	printf("\nverifier kinds:\n");
 	for (const struct engi_verifier_kind *const *k = engi_verifier_kinds(); *k; k++)
 		printf("  %-14s %s\n", (*k)->name, (*k)->summary);

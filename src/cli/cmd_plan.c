@@ -25,6 +25,8 @@ static const char plan_help[] =
 	"  -t, --trials N         trials (default 1)\n"
 	"  -c, --condition SPEC   NAME or NAME:key=value,... (repeat)\n"
 	"      --history FILE     results.h5 of an earlier sweep: measured durations\n"
+	"      --grid AXIS=V1,V2  a condition axis (repeat: cartesian product)\n"
+	"      --subset SPEC      stratified subset, as for run\n"
 	"  -n, --ranks R          ranks running episodes (default 1)\n"
 	"  -h, --help             this text\n";
 
@@ -37,10 +39,13 @@ int cmd_plan(int argc, char **argv)
 		{"condition", required_argument, NULL, 'c'},
 		{"history", required_argument, NULL, 'H'},
 		{"ranks", required_argument, NULL, 'n'},
+		{"grid", required_argument, NULL, 'G'},
+		{"subset", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *agents = NULL, *models = NULL, *history = NULL;
+	const char *agents = NULL, *models = NULL, *history = NULL, *subset = NULL;
+	struct strlist grid = {0};
 	long trials = 1, ranks = 1;
 	struct strlist conds = {0};
 	int c;
@@ -62,6 +67,12 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case 'H':
 			history = optarg;
+			break;
+		case 'G':
+			strlist_push(&grid, optarg);
+			break;
+		case 'S':
+			subset = optarg;
 			break;
 		case 'n':
 			if (cli_int("--ranks", optarg, 1, 1000000, &ranks) < 0)
@@ -95,6 +106,11 @@ int cmd_plan(int argc, char **argv)
 		cli_error(&err);
 		goto out_nosuite;
 	}
+	size_t nstrata = 0;
+	if (subset && suite_subset(&s, subset, &nstrata, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
 	d.trials = (int)trials;
 	if ((agents && sweepdef_add_agents(&d, agents, &err) < 0) ||
 	    (models && sweepdef_load_models(&d, models, &err) < 0) ||
@@ -107,6 +123,10 @@ int cmd_plan(int argc, char **argv)
 			cli_error(&err);
 			goto out;
 		}
+	if (sweepdef_add_grid(&d, grid.v, grid.n, &err) < 0) {
+		cli_error(&err);
+		goto out;
+	}
 	size_t nrows = 0;
 	if (history) {
 		if (store_read(history, &hist, &err) < 0) {
@@ -134,6 +154,8 @@ int cmd_plan(int argc, char **argv)
 	       argv[optind], s.ntasks, d.nmodels, d.trials, d.nconds, m.ncells);
 	if (m.skipped)
 		printf(" (%zu pairs skipped: no such flawed variant)", m.skipped);
+	if (subset)
+		printf("\nsubset '%s': %zu tasks from %zu strata", subset, s.ntasks, nstrata);
 	printf("\nsweep id %.16s; predictions from %s\n\n", m.sweep_id,
 	       history ? "measured durations where known, else turn limits" : "turn limits and estimates");
 	printf("| %-28s | %7s | %15s | %15s |\n", "model", "cells", "episode-hours", "API cost (USD)");
@@ -167,5 +189,6 @@ out_nosuite:
 	engi_results_release(&hist);
 	sweepdef_release(&d);
 	strlist_release(&conds);
+	strlist_release(&grid);
 	return code;
 }

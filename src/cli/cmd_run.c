@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "engi/alloc.h"
+#include "fsutil.h"
 #include "scheduler.h"
 #include "sweep.h"
 
@@ -26,6 +27,11 @@ static const char run_help[] =
 	"  -m, --models FILE      models.json: language models and their prices, caps\n"
 	"  -t, --trials N         trials per task and model (default 1)\n"
 	"  -c, --condition SPEC   NAME or NAME:key=value,... (repeat for an ablation)\n"
+	"      --grid AXIS=V1,V2  a condition axis; several --grid make the cartesian\n"
+	"                         product of conditions AXIS-V1_AXIS2-W1, ...\n"
+	"      --subset SPEC      a stratified subset of the suite, e.g.\n"
+	"                         'strata=software,type,interface per=4-5 seed=7\n"
+	"                         all=type:open' (4 or 5 tasks per stratum)\n"
 	"  -b, --backend NAME     local or qemu (default: local)\n"
 	"  -r, --resume           continue the sweep in --out: skip finished cells,\n"
 	"                         rerun missing and infrastructure-failed ones\n"
@@ -35,7 +41,13 @@ static const char run_help[] =
 	"      --retries N        retries of an infrastructure failure (default 2)\n"
 	"      --grace S          seconds running episodes get after a stop (default 60)\n"
 	"      --cmd-timeout S    limit of one command in an episode (default 600)\n"
+	"      --deadline T       the allocation ends at T (unix seconds, or +S from\n"
+	"                         now; default: $SLURM_JOB_END_TIME when set): a cell\n"
+	"                         starts only if its predicted duration (measured\n"
+	"                         ones once known) fits, --grace seconds to spare\n"
 	"      --progress-every N without a terminal, a line every N episodes (10)\n"
+	"      --budget-usd D     stop dispatching once the sweep's recorded cost\n"
+	"                         reaches D dollars (per model: budget_usd)\n"
 	"  -q, --quiet            no progress output\n"
 	"  -h, --help             this text\n";
 
@@ -56,7 +68,8 @@ static const char validate_help[] =
 	"  -q, --quiet            no progress output\n"
 	"  -h, --help             this text\n";
 
-enum { OPT_RESOURCE = 256, OPT_RETRIES, OPT_GRACE, OPT_CMD_TIMEOUT, OPT_PROGRESS, OPT_KEEP };
+enum { OPT_RESOURCE = 256, OPT_RETRIES, OPT_GRACE, OPT_CMD_TIMEOUT, OPT_PROGRESS, OPT_KEEP,
+       OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_BUDGET };
 
 static const struct option run_options[] = {
 	{"out", required_argument, NULL, 'o'},
@@ -73,13 +86,34 @@ static const struct option run_options[] = {
 	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
 	{"progress-every", required_argument, NULL, OPT_PROGRESS},
 	{"keep", no_argument, NULL, OPT_KEEP},
+	{"deadline", required_argument, NULL, OPT_DEADLINE},
+	{"grid", required_argument, NULL, OPT_GRID},
+	{"subset", required_argument, NULL, OPT_SUBSET},
+	{"budget-usd", required_argument, NULL, OPT_BUDGET},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
+/* "1795999999" (unix seconds) or "+3600" (from now). */
+static int parse_deadline(const char *what, const char *s, double *out)
+{
+	double v;
+	if (s[0] == '+') {
+		if (cli_num(what, s + 1, 0, 1e9, &v) < 0)
+			return -1;
+		*out = now_wall() + v;
+		return 0;
+	}
+	if (cli_num(what, s, 1, 1e11, &v) < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o,
-		     struct strlist *conds, struct strlist *res, int *keep)
+		     struct strlist *conds, struct strlist *res, struct strlist *grid,
+		     int *keep)
 {
 	const char *help = validation ? validate_help : run_help;
 	int c;
@@ -134,6 +168,12 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 				return -1;
 			o->max_retries = (int)v;
 			break;
+		case OPT_BUDGET:
+			run_only = 1;
+			if (cli_num("--budget-usd", optarg, 0, 1e12, &d) < 0)
+				return -1;
+			o->budget_usd = d;
+			break;
 		case OPT_GRACE:
 			run_only = 1;
 			if (cli_num("--grace", optarg, 0, 1e7, &d) < 0)
@@ -151,6 +191,20 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			if (cli_int("--progress-every", optarg, 1, 1000000, &v) < 0)
 				return -1;
 			o->progress_every = (int)v;
+			break;
+		case OPT_GRID:
+			run_only = 1;
+			if (strlist_push(grid, optarg) < 0)
+				return -1;
+			break;
+		case OPT_SUBSET:
+			run_only = 1;
+			o->subset = optarg;
+			break;
+		case OPT_DEADLINE:
+			run_only = 1;
+			if (parse_deadline("--deadline", optarg, &o->deadline) < 0)
+				return -1;
 			break;
 		case OPT_KEEP:
 			if (!validation) {
@@ -181,10 +235,17 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 		return -1;
 	}
 	o->suite = argv[optind];
+	const char *end = getenv("SLURM_JOB_END_TIME");
+	if (!validation && o->deadline == 0 && end && *end &&
+	    parse_deadline("SLURM_JOB_END_TIME", end, &o->deadline) < 0)
+		return -1;
+	o->deadline_margin_s = o->grace_s;
 	o->conditions = conds->v;
 	o->nconditions = conds->n;
 	o->resources = res->v;
 	o->nresources = res->n;
+	o->grid = grid->v;
+	o->ngrid = grid->n;
 	return 0;
 }
 
@@ -192,12 +253,13 @@ int cmd_run(int argc, char **argv)
 {
 	struct sweep_opts o;
 	sweep_opts_defaults(&o);
-	struct strlist conds = {0}, res = {0};
+	struct strlist conds = {0}, res = {0}, grid = {0};
 	int keep = 0;
-	int prc = sweep_parse_args(argc, argv, 0, &o, &conds, &res, &keep);
+	int prc = sweep_parse_args(argc, argv, 0, &o, &conds, &res, &grid, &keep);
 	if (prc != 0) {
 		strlist_release(&conds);
 		strlist_release(&res);
+		strlist_release(&grid);
 		return prc > 0 ? 0 : EXIT_USAGE;
 	}
 	struct engi_error err;
@@ -223,6 +285,7 @@ int cmd_run(int argc, char **argv)
 	engi_free(cmdline);
 	strlist_release(&conds);
 	strlist_release(&res);
+	strlist_release(&grid);
 	sched_finalize();
 	return code;
 }

@@ -57,9 +57,9 @@ int cmd_validate(int argc, char **argv)
 	o.jobs = 1;
 	o.validation = 1;
 	o.max_retries = 1;
-	struct strlist conds = {0}, res = {0};
+	struct strlist conds = {0}, res = {0}, grid = {0};
 	int keep = 0;
-	int prc = sweep_parse_args(argc, argv, 1, &o, &conds, &res, &keep);
+	int prc = sweep_parse_args(argc, argv, 1, &o, &conds, &res, &grid, &keep);
 	if (prc != 0)
 		return prc > 0 ? 0 : EXIT_USAGE;
 	struct engi_error err;
@@ -114,6 +114,7 @@ int cmd_validate(int argc, char **argv)
 	engi_free(cmdline);
 	strlist_release(&conds);
 	strlist_release(&res);
+	strlist_release(&grid);
 	sched_finalize();
 	return code;
 }

@@ -16,6 +16,10 @@ static const struct subcommand {
 	{"plan", cmd_plan, "print the cells, predicted episode-hours and API cost of a sweep"},
 	{"validate", cmd_validate, "check a suite: references pass, flawed variants and noop fail"},
 	{"report", cmd_report, "leaderboard with task-clustered bootstrap intervals from results.h5"},
+	{"compare", cmd_compare, "paired comparisons of models or conditions, Holm-adjusted"},
+	{"merge", cmd_merge, "combine results files (array shards, continued runs), each cell once"},
+	{"kernel", cmd_kernel, "run a verifier kernel by hand on files (fe, frame, mesh, icp, distance)"},
+	{"truth", cmd_truth, "freeze the results of a reference structural model (two solves)"},
 	{"inspect", cmd_inspect, "list backends, agents, providers and verifier kinds of this binary"},
 };
 

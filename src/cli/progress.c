@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 void progress_init(struct progress *p, const char *status_path, size_t total,
@@ -46,15 +47,18 @@ static void write_status(struct progress *p, int final)
 {
 	if (!p->status_path)
 		return;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
 	char buf[1024];
 	int n = snprintf(buf, sizeof(buf),
 			 "{\"total\":%zu,\"done_before\":%zu,\"done\":%zu,\"passed\":%zu,"
 			 "\"running\":%zu,\"queued\":%zu,\"interrupted\":%zu,\"infra_failed\":%zu,"
 			 "\"cost_usd\":%.6f,\"elapsed_s\":%.3f,\"eta_s\":%.1f,\"draining\":%s,"
-			 "\"finished\":%s,\"updated_at\":%.3f}\n",
+			 "\"finished\":%s,\"rank0_peak_rss_mb\":%.1f,\"updated_at\":%.3f}\n",
 			 p->total, p->before, p->done, p->passed, p->running, p->queued,
 			 p->interrupted, p->infra, p->cost_usd, now_mono() - p->t0, eta_s(p),
-			 p->draining ? "true" : "false", final ? "true" : "false", now_wall());
+			 p->draining ? "true" : "false", final ? "true" : "false",
+			 ru.ru_maxrss / 1024.0, now_wall());
 	write_file_atomic(p->status_path, buf, (size_t)n, NULL);
 	p->last_status = now_mono();
 }

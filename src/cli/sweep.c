@@ -1,11 +1,14 @@
 #include "sweep.h"
 
 #include "engi/alloc.h"
+#include "engi/threads.h"
 #include "episode.h"
 #include "fsutil.h"
 #include "journal.h"
 #include "progress.h"
+#include "provider.h"
 #include "record.h"
+#include "replay_source.h"
 #include "scheduler.h"
 #include "store.h"
 #include "trace.h"
@@ -13,6 +16,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +24,10 @@
 
 #define FLUSH_EVERY_RECORDS 16
 #define FLUSH_EVERY_S 2.0
+/* the governor: a 429 scales a model's concurrency limit by GOV_BACKOFF;
+ * after GOV_QUIET_S without one it grows by one episode */
+#define GOV_BACKOFF 0.8
+#define GOV_QUIET_S 60.0
 
 void sweep_opts_defaults(struct sweep_opts *o)
 {
@@ -52,13 +60,27 @@ struct runctx {
 	char h5[PATH_MAX];
 	char host[64];
 	char run_id[40];
+	int kernel_threads;
 	/* rank 0 */
 	struct journal journal;
 	struct store *store;
 	int *model_running;
+	double *model_spent; /* dollars of each model's recorded episodes */
+	/* the request governor: per model, its provider settings (parsed on
+	 * first use) and the adaptive concurrency limit */
+	pthread_mutex_t gov_lock;
+	struct provider_config *gov_cfg;
+	unsigned char *gov_state; /* 0 unparsed, 1 parsed, 2 not a provider */
+	double *gov_limit, *gov_changed;
 	struct pool_entry *pool;
 	size_t npool;
 	struct idx_entry *index; /* sorted by id */
+	/* measured durations per (task, model), improving the predictions */
+	double *measured_sum;
+	int *measured_n;
+	/* per model: measured and predicted seconds of its finished cells, to
+	 * scale the predictions of tasks it has not finished yet */
+	double *model_measured_s, *model_predicted_s;
 	long *last_line;         /* resume: journal line of each cell's last record */
 	size_t line;
 	size_t since_flush;
@@ -101,6 +123,9 @@ static int hook_run(void *p, size_t ci, int rank, char **payload, size_t *len)
 	s.rank = rank;
 	s.host = c->host;
 	s.run_id = c->run_id;
+	s.kernel_threads = c->kernel_threads;
+	s.replay_load = replay_source_load;
+	s.govern = sched_govern;
 	struct record rec;
 	struct engi_error e;
 	engi_error_init(&e);
@@ -129,13 +154,64 @@ static int hook_run(void *p, size_t ci, int rank, char **payload, size_t *len)
 	return rc < 0 ? ENGI_EINTERRUPTED : 0;
 }
 
+/* Predicted seconds of a cell: the mean measured duration of its task and
+ * model once there is one; else the matrix's prediction scaled by how the
+ * model's finished cells compared with theirs; else the prediction. */
+static double predicted_s(const struct runctx *c, const struct cell *cell)
+{
+	size_t k = (size_t)cell->task * c->sw->def.nmodels + cell->model;
+	if (c->measured_n[k])
+		return c->measured_sum[k] / c->measured_n[k];
+	if (c->model_predicted_s[cell->model] > 0)
+		return cell->pred_s * c->model_measured_s[cell->model] /
+		       c->model_predicted_s[cell->model];
+	return cell->pred_s;
+}
+
+static void note_duration(struct runctx *c, size_t ci, const struct record *r)
+{
+	if (outcome_is_infra(r->outcome))
+		return;
+	const struct cell *cell = &c->sw->matrix.cells[ci];
+	size_t k = (size_t)cell->task * c->sw->def.nmodels + cell->model;
+	c->measured_sum[k] += r->wall_s;
+	c->measured_n[k]++;
+	c->model_measured_s[cell->model] += r->wall_s;
+	c->model_predicted_s[cell->model] += cell->pred_s;
+}
+
 static int hook_admit(void *p, size_t ci)
 {
 	struct runctx *c = p;
 	const struct cell *cell = &c->sw->matrix.cells[ci];
+	if (c->o->deadline > 0 &&
+	    now_wall() + predicted_s(c, cell) + c->o->deadline_margin_s > c->o->deadline)
+		return 0; /* would not fit in the allocation: leave it for the next */
 	const struct model *m = &c->sw->def.models[cell->model];
 	if (m->max_concurrent > 0 && c->model_running[cell->model] >= m->max_concurrent)
 		return 0;
+	if (m->max_concurrent > 0 && c->gov_limit) {
+		pthread_mutex_lock(&c->gov_lock);
+		double *lim = &c->gov_limit[cell->model];
+		if (*lim < m->max_concurrent && now_mono() - c->gov_changed[cell->model] > GOV_QUIET_S) {
+			*lim = fmin(*lim + 1, m->max_concurrent);
+			c->gov_changed[cell->model] = now_mono();
+		}
+		int cap = (int)*lim;
+		pthread_mutex_unlock(&c->gov_lock);
+		if (c->model_running[cell->model] >= (cap < 1 ? 1 : cap))
+			return 0;
+	}
+	/* a spent budget: the model's remaining cells stay unrun (resumable) */
+	if (m->budget_usd > 0 && c->model_spent[cell->model] >= m->budget_usd)
+		return 0;
+	if (c->o->budget_usd > 0) {
+		double spent = 0;
+		for (size_t i = 0; i < c->sw->def.nmodels; i++)
+			spent += c->model_spent[i];
+		if (spent >= c->o->budget_usd)
+			return 0;
+	}
 	const struct task *t = &c->sw->suite.tasks[cell->task];
 	for (size_t i = 0; i < t->nresources; i++)
 		for (size_t k = 0; k < c->npool; k++)
@@ -143,6 +219,43 @@ static int hook_admit(void *p, size_t ci)
 			    c->pool[k].used + t->resources[i].count > c->pool[k].cap)
 				return 0;
 	return 1;
+}
+
+/* The governor on rank 0: "MODEL ask EST" answers the seconds a request
+ * must wait (token buckets shared by all ranks); "MODEL tell STATUS TOKENS
+ * EST" books the tokens and, on a 429, lowers the model's concurrency limit
+ * to 0.8 of itself (hook_admit raises it by one after a quiet period).
+ * Called under the scheduler's governor lock. */
+static double hook_govern(void *p, const char *msg)
+{
+	struct runctx *c = p;
+	unsigned mi;
+	char verb[8];
+	double a = 0, b = 0, d = 0;
+	if (!c->gov_cfg || sscanf(msg, "%u %7s %lf %lf %lf", &mi, verb, &a, &b, &d) < 3 ||
+	    mi >= c->sw->def.nmodels)
+		return 0;
+	const struct model *m = &c->sw->def.models[mi];
+	if (c->gov_state[mi] == 0) {
+		c->gov_state[mi] = 2;
+		if (m->entry && provider_config_parse(&c->gov_cfg[mi], m->entry, NULL) == 0)
+			c->gov_state[mi] = 1;
+	}
+	if (c->gov_state[mi] != 1)
+		return 0;
+	if (!strcmp(verb, "ask"))
+		return provider_throttle_reserve(&c->gov_cfg[mi], a);
+	if (!strcmp(verb, "tell")) {
+		provider_throttle_used(&c->gov_cfg[mi], b, d);
+		if ((long)a == 429) {
+			pthread_mutex_lock(&c->gov_lock);
+			double lim = c->gov_limit[mi] * GOV_BACKOFF;
+			c->gov_limit[mi] = lim < 1 ? 1 : lim;
+			c->gov_changed[mi] = now_mono();
+			pthread_mutex_unlock(&c->gov_lock);
+		}
+	}
+	return 0;
 }
 
 static void account(struct runctx *c, size_t ci, int sign)
@@ -223,8 +336,11 @@ static int hook_finished(void *p, size_t ci, int rank, const char *payload,
 		c->since_flush++;
 		rc = maybe_flush(c, 0, err);
 	}
+	if (rc == 0)
+		note_duration(c, ci, &r);
 	if (rc == 0) {
 		note_result(c->sw, ci, &r);
+		c->model_spent[c->sw->matrix.cells[ci].model] += r.cost_usd;
 		if (outcome_is_infra(r.outcome))
 			c->sw->infra_failed++;
 		progress_result(&c->progress, &r, &c->sw->matrix.cells[ci]);
@@ -248,6 +364,8 @@ static int load_everything(struct sweep *sw, const struct sweep_opts *o,
 			   struct engi_error *err)
 {
 	TRY(suite_load(&sw->suite, o->suite, err));
+	if (o->subset)
+		TRY(suite_subset(&sw->suite, o->subset, NULL, err));
 	sw->def.trials = o->trials;
 	if (o->validation) {
 		TRY(matrix_build_validation(&sw->matrix, &sw->suite, &sw->def, err));
@@ -261,6 +379,7 @@ static int load_everything(struct sweep *sw, const struct sweep_opts *o,
 		TRY(sweepdef_add_agents(&sw->def, "reference", err));
 	for (size_t i = 0; i < o->nconditions; i++)
 		TRY(sweepdef_add_condition(&sw->def, o->conditions[i], err));
+	TRY(sweepdef_add_grid(&sw->def, o->grid, o->ngrid, err));
 	/* every agent named must exist and be built, before anything runs */
 	for (size_t i = 0; i < sw->def.nmodels; i++) {
 		const char *agent = sw->def.models[i].agent;
@@ -418,8 +537,11 @@ static int resume_load(void *p, struct record *r, struct engi_error *err)
 		rc = store_append(c->store, r, err);
 		if (rc == 0 && ++c->since_flush >= 256)
 			rc = maybe_flush(c, 1, err);
-		if (rc == 0)
+		if (rc == 0) {
 			note_result(c->sw, (size_t)ci, r);
+			c->model_spent[c->sw->matrix.cells[ci].model] += r->cost_usd;
+			note_duration(c, (size_t)ci, r);
+		}
 	}
 	record_release(r);
 	return rc;
@@ -440,9 +562,25 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder,
 		      "or choose another --out", jpath);
 	sw->results = engi_calloc(n ? n : 1, sizeof(*sw->results));
 	c->model_running = engi_calloc(sw->def.nmodels, sizeof(int));
+	c->model_spent = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(double));
+	c->gov_cfg = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(*c->gov_cfg));
+	c->gov_state = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, 1);
+	c->gov_limit = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(double));
+	c->gov_changed = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(double));
+	for (size_t i = 0; c->gov_limit && c->gov_changed && i < sw->def.nmodels; i++) {
+		c->gov_limit[i] = sw->def.models[i].max_concurrent;
+		c->gov_changed[i] = now_mono();
+	}
 	c->index = engi_calloc(n ? n : 1, sizeof(*c->index));
 	c->last_line = engi_calloc(n ? n : 1, sizeof(long));
-	if (!sw->results || !c->model_running || !c->index || !c->last_line)
+	size_t npairs = sw->suite.ntasks * sw->def.nmodels;
+	c->measured_sum = engi_calloc(npairs ? npairs : 1, sizeof(double));
+	c->measured_n = engi_calloc(npairs ? npairs : 1, sizeof(int));
+	c->model_measured_s = engi_calloc(sw->def.nmodels, sizeof(double));
+	c->model_predicted_s = engi_calloc(sw->def.nmodels, sizeof(double));
+	if (!sw->results || !c->model_running || !c->model_spent || !c->gov_cfg || !c->gov_state ||
+	    !c->gov_limit || !c->gov_changed || !c->index || !c->last_line ||
+	    !c->measured_sum || !c->measured_n || !c->model_measured_s || !c->model_predicted_s)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		c->index[i].id = sw->matrix.cells[i].id;
@@ -507,6 +645,7 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 
 	struct runctx c;
 	memset(&c, 0, sizeof(c));
+	pthread_mutex_init(&c.gov_lock, NULL);
 	c.journal.fd = -1;
 	c.sw = sw;
 	c.o = o;
@@ -517,6 +656,15 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 	free(abs);
 	sched_bcast_str(c.out, sizeof(c.out));
 	snprintf(c.work_root, sizeof(c.work_root), "%s/work", c.out);
+	/* the node's cores shared by its ranks and rank 0's episode threads,
+	 * unless the user chose with OMP_NUM_THREADS */
+	if (!getenv("OMP_NUM_THREADS")) {
+		int slots = o->jobs > 0 ? o->jobs : 1;
+		int share = sched_local_size() * (sched_size() == 1 ? slots : 1);
+		c.kernel_threads = engi_threads_available() / (share > 0 ? share : 1);
+		if (c.kernel_threads < 1)
+			c.kernel_threads = 1;
+	}
 	snprintf(c.h5, sizeof(c.h5), "%s/results.h5", c.out);
 	gethostname(c.host, sizeof(c.host) - 1);
 	snprintf(c.run_id, sizeof(c.run_id), "%lx-%x", (unsigned long)now_wall(), (unsigned)getpid());
@@ -538,7 +686,7 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 	sched_install_signals();
 	struct sched_hooks h = {.ctx = &c, .run = hook_run, .admit = hook_admit,
 				.started = hook_started, .finished = hook_finished,
-				.tick = hook_tick};
+				.tick = hook_tick, .govern = hook_govern};
 	struct sched_opts so = {.local_slots = o->jobs, .grace_s = o->grace_s};
 	struct sched_status st;
 	memset(&st, 0, sizeof(st));
@@ -569,8 +717,21 @@ out:
 		engi_free((void *)c.pool[i].name);
 	engi_free(c.pool);
 	engi_free(c.model_running);
+	engi_free(c.model_spent);
+	for (size_t i = 0; c.gov_state && i < sw->def.nmodels; i++)
+		if (c.gov_state[i] == 1)
+			provider_config_release(&c.gov_cfg[i]);
+	engi_free(c.gov_cfg);
+	engi_free(c.gov_state);
+	engi_free(c.gov_limit);
+	engi_free(c.gov_changed);
+	pthread_mutex_destroy(&c.gov_lock);
 	engi_free(c.index);
 	engi_free(c.last_line);
+	engi_free(c.measured_sum);
+	engi_free(c.measured_n);
+	engi_free(c.model_measured_s);
+	engi_free(c.model_predicted_s);
 	engi_free(order);
 	return rc;
 }

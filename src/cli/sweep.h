@@ -27,6 +27,9 @@ struct sweep_opts {
 	size_t nconditions;
 	const char **resources; /* "name=count" */
 	size_t nresources;
+	const char **grid; /* condition axes "AXIS=V1,V2" */
+	size_t ngrid;
+	const char *subset; /* "strata=... per=... seed=..." */
 	int trials;
 	int resume;
 	int jobs; /* local slots on rank 0; -1 automatic */
@@ -36,6 +39,13 @@ struct sweep_opts {
 	int progress_every;
 	int quiet;
 	int validation; /* reference + noop + flawed per task */
+	/* unix time the allocation ends (0: none); a cell is dispatched only
+	 * when its predicted duration fits before it, less deadline_margin_s */
+	double deadline;
+	double deadline_margin_s;
+	/* dollars the whole sweep may spend (0: no cap): once the recorded cost
+	 * reaches it, no cell is dispatched; the rest stay unrun for --resume */
+	double budget_usd;
 	const char *command_line;
 };
 

@@ -137,11 +137,13 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 		"temperature", "max_tokens", "reasoning_effort", "price_in_per_mtok",
 		"price_out_per_mtok", "max_concurrent", "rpm", "tpm", "budget_usd",
 		"headers", "est_s_per_turn", "est_tokens_in_per_turn",
-		"est_tokens_out_per_turn", NULL};
+		"est_tokens_out_per_turn", "timeout_s", "max_retries", "retry_base_s",
+		"history_turns", "tools", "image_tool", NULL};
 	/* what changes the behaviour being measured, so what the cell id hashes */
 	static const char *const semantic[] = {"agent", "provider", "model",
 					       "temperature", "max_tokens",
-					       "reasoning_effort", NULL};
+					       "reasoning_effort", "history_turns",
+					       "tools", "image_tool", NULL};
 	for (size_t i = 0; i < json_array_size(arr) && rc == 0; i++) {
 		json_t *o = json_array_get(arr, i);
 		if (!json_is_object(o)) {
@@ -194,7 +196,10 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 		m->agent = arena_strdup(&d->arena, agent_s);
 		m->settings = canon ? arena_strdup(&d->arena, canon) : NULL;
 		free(canon);
-		if (!m->name || !m->agent || !m->settings) {
+		char *entry = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+		m->entry = entry ? arena_strdup(&d->arena, entry) : NULL;
+		free(entry);
+		if (!m->name || !m->agent || !m->settings || !m->entry) {
 			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
 			break;
 		}
@@ -499,4 +504,72 @@ long matrix_find(const struct matrix *m, const char *id)
 		if (!strcmp(m->cells[i].id, id))
 			return (long)i;
 	return -1;
+}
+
+int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
+		      struct engi_error *err)
+{
+	if (naxes == 0)
+		return 0;
+	/* split every axis into its name and values */
+	char *copies[16];
+	const char *names[16], *values[16][64];
+	size_t nvalues[16];
+	if (naxes > 16)
+		RAISE(err, ENGI_EINVALID, "--grid: at most 16 axes");
+	int rc = 0;
+	size_t made = 0;
+	for (size_t a = 0; a < naxes; a++)
+		copies[a] = NULL;
+	for (size_t a = 0; a < naxes && rc == 0; a++) {
+		copies[a] = engi_strdup(axes[a]);
+		if (!copies[a]) {
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+			break;
+		}
+		char *eq = strchr(copies[a], '=');
+		if (!eq || eq == copies[a] || !eq[1]) {
+			rc = engi_raise(err, ENGI_EINVALID, "--grid '%s': expected AXIS=V1,V2,...", axes[a]);
+			break;
+		}
+		*eq = '\0';
+		names[a] = copies[a];
+		nvalues[a] = 0;
+		char *save = NULL;
+		for (char *v = strtok_r(eq + 1, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
+			if (nvalues[a] == 64 || !valid_label(v) || strchr(v, ':')) {
+				rc = engi_raise(err, ENGI_EINVALID,
+						"--grid '%s': '%s' is not a value (letters, digits, . _ -; at most 64)",
+						axes[a], v);
+				break;
+			}
+			values[a][nvalues[a]++] = v;
+		}
+		for (size_t b = 0; b < a && rc == 0; b++)
+			if (!strcmp(names[a], names[b]))
+				rc = engi_raise(err, ENGI_EINVALID, "--grid: axis '%s' named twice", names[a]);
+	}
+	size_t idx[16] = {0};
+	while (rc == 0) {
+		char spec[1024] = "", settings[1024] = "";
+		for (size_t a = 0; a < naxes; a++) {
+			size_t n = strlen(spec), m = strlen(settings);
+			snprintf(spec + n, sizeof(spec) - n, "%s%s-%s", a ? "_" : "", names[a], values[a][idx[a]]);
+			snprintf(settings + m, sizeof(settings) - m, "%s%s=%s", a ? "," : "", names[a],
+				 values[a][idx[a]]);
+		}
+		char full[2100];
+		snprintf(full, sizeof(full), "%s:%s", spec, settings);
+		rc = sweepdef_add_condition(d, full, err);
+		made++;
+		size_t a = 0;
+		while (a < naxes && ++idx[a] == nvalues[a])
+			idx[a++] = 0;
+		if (a == naxes)
+			break;
+	}
+	for (size_t a = 0; a < naxes; a++)
+		engi_free(copies[a]);
+	(void)made;
+	return rc;
 }

@@ -26,6 +26,7 @@ struct model {
 	const char *name;
 	const char *agent;    /* agent spec: reference, noop, flawed:NAME, model */
 	const char *settings; /* canonical JSON of the semantic settings */
+	const char *entry;    /* the whole models.json entry as JSON, or NULL */
 	double price_in_per_mtok, price_out_per_mtok;
 	int max_concurrent; /* 0: unlimited */
 	double budget_usd;  /* 0: none */
@@ -74,6 +75,11 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 /* Adds a condition from "NAME" or "NAME:key=value,key=value". */
 int sweepdef_add_condition(struct sweepdef *d, const char *spec,
 			   struct engi_error *err);
+
+/* Adds the cartesian product of condition axes, each "AXIS=V1,V2,...", as
+ * conditions named "AXIS-V1_AXIS2-W1" with settings {"AXIS": V1, ...}. */
+int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
+		      struct engi_error *err);
 
 struct matrix {
 	struct arena arena;

@@ -124,6 +124,15 @@ void suite_release(struct suite *s);
 const struct task *suite_find(const struct suite *s, const char *id);
 const struct task_flawed *task_find_flawed(const struct task *t, const char *name);
 
+/* Keeps a stratified subset of the suite's tasks, in place. spec, e.g.
+ * "strata=software,type,interface per=4-5 seed=7 all=type:open": group
+ * tasks by the strata keys (software is a task's first application), draw
+ * MIN to MAX tasks from each group (all when fewer), seeded per group so the
+ * draw does not depend on file order; `all=KEY:VALUE` keeps every such task
+ * too. *nstrata (may be NULL) gets the number of groups. */
+int suite_subset(struct suite *s, const char *spec, size_t *nstrata,
+		 struct engi_error *err);
+
 /* Default limits from the seed papers (DESIGN.md). */
 int task_default_turns(int type, int iface);
 #define TASK_DEFAULT_WALL_S 18000.0

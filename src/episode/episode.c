@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "engi/alloc.h"
 #include "engi/sha256.h"
+#include "engi/threads.h"
 #include "engi/verify.h"
 #include "fsutil.h"
 #include "text.h"
@@ -35,11 +36,16 @@ int episode_preflight(const char *backend, const struct sweepdef *d,
 {
 	if (!backend_lookup(backend, err))
 		return err && err->code ? err->code : ENGI_ENOTFOUND;
-	for (size_t i = 0; i < d->nmodels; i++)
+	for (size_t i = 0; i < d->nmodels; i++) {
 		if (!agent_lookup(d->models[i].agent, err)) {
 			engi_error_prefix(err, "model '%s'", d->models[i].name);
 			return err && err->code ? err->code : ENGI_ENOTFOUND;
 		}
+		if (!strcmp(d->models[i].agent, "model") && !d->models[i].entry)
+			RAISE(err, ENGI_EINVALID,
+			      "model '%s': the agent 'model' needs a models.json entry with a provider "
+			      "(--models FILE)", d->models[i].name);
+	}
 	return 0;
 }
 
@@ -63,6 +69,21 @@ static void tr(struct trace *t, json_t *ev)
 	if (trace_event(t, ev) < 0)
 		t->truncated = 1;
 	json_decref(ev);
+}
+
+/* The agent's own events (model requests and replies) join the trace. */
+static void agent_trace_cb(void *arg, const char *event_json)
+{
+	tr(arg, json_loads(event_json, 0, NULL));
+}
+
+/* The agent's governor messages, tagged with the model's index. */
+static double agent_govern_cb(void *arg, const char *msg)
+{
+	const struct episode_spec *s = arg;
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%u %s", (unsigned)s->cell->model, msg);
+	return s->govern(buf);
 }
 
 struct cancel_ctx {
@@ -94,7 +115,14 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 	struct agent_ctx ctx = {.task = task,
 				.variant = colon ? colon + 1 : NULL,
 				.settings_json = s->model->settings,
-				.condition_json = s->cond->settings};
+				.condition_json = s->cond->settings,
+				.model_json = s->model->entry,
+				.trace = agent_trace_cb,
+				.trace_arg = t,
+				.trial = s->cell->trial,
+				.replay_load = s->replay_load,
+				.govern = s->govern ? agent_govern_cb : NULL,
+				.govern_arg = (void *)s};
 	if (!ad || agent_start(ad, &ctx, &ag, &e) < 0) {
 		a->outcome = OUTCOME_AGENT_ERROR;
 		set_msg(a, "%s", e.msg);
@@ -160,6 +188,26 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				}
 				engi_free(obs_buf);
 				obs_buf = engi_strdup(rc < 0 ? e.msg : "written");
+				obs.output = obs_buf ? obs_buf : "";
+				obs.output_len = strlen(obs.output);
+				obs.exit_code = rc < 0 ? 1 : 0;
+				obs.timed_out = obs.truncated = 0;
+				break;
+			}
+			case ACT_INPUT: {
+				double e0 = now_mono();
+				engi_error_init(&e);
+				rc = backend_input(env, act->text, &e);
+				a->env_s += now_mono() - e0;
+				tr(t, json_pack("{s:s,s:i,s:s,s:s,s:s?}", "ev", "action", "turn", turn, "kind",
+						"input", "event", act->text, "error", rc < 0 ? e.msg : NULL));
+				if (rc == ENGI_EENV) {
+					a->outcome = OUTCOME_ENV_CRASH;
+					set_msg(a, "%s", e.msg);
+					ended = 1;
+				}
+				engi_free(obs_buf);
+				obs_buf = engi_strdup(rc < 0 ? e.msg : "ok");
 				obs.output = obs_buf ? obs_buf : "";
 				obs.output_len = strlen(obs.output);
 				obs.exit_code = rc < 0 ? 1 : 0;
@@ -332,6 +380,8 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 	snprintf(rec->run_id, sizeof(rec->run_id), "%s", s->run_id);
 	rec->started_at = now_wall();
 
+	if (s->kernel_threads > 0)
+		engi_threads_set(s->kernel_threads);
 	const struct backend_desc *bd = backend_lookup(s->backend, err);
 	if (!bd)
 		return err ? err->code : ENGI_ENOTFOUND;

@@ -34,10 +34,17 @@ struct episode_spec {
 	double cmd_timeout_s; /* per command, inside the episode's wall limit */
 	size_t obs_cap;       /* bytes of command output the agent sees */
 	size_t trace_cap;
+	int kernel_threads; /* OpenMP threads for the verifier (0: leave as is) */
 	int (*should_abort)(void);
 	int rank;
 	const char *host;
 	const char *run_id;
+	/* where replay:RESULTS.h5 agents find their trace (agent.h); may be NULL */
+	int (*replay_load)(const char *source, const char *task_id, int trial,
+			   char **jsonl, size_t *len, struct engi_error *err);
+	/* the sweep's request governor (agent.h), given "MODEL_INDEX msg";
+	 * NULL: none */
+	double (*govern)(const char *msg);
 };
 
 void episode_spec_defaults(struct episode_spec *s);

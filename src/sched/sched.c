@@ -16,11 +16,13 @@ enum tag {
 	TAG_READY = 1,   /* worker -> 0: give me work (empty) */
 	TAG_RESULT = 2,  /* worker -> 0: uint64 cell + payload */
 	TAG_ABORTED = 3, /* worker -> 0: uint64 cell */
+	TAG_GOVERN = 4,  /* worker -> 0: a governor message (text) */
 	TAG_CELL = 10,   /* 0 -> worker: uint64 cell */
 	TAG_STOP = 11,   /* 0 -> worker: empty */
+	TAG_GOVERNED = 12, /* 0 -> worker: double, the governor's answer */
 };
 
-static int g_mpi, g_rank, g_size = 1;
+static int g_mpi, g_rank, g_size = 1, g_local_size = 1;
 static volatile sig_atomic_t g_stop;
 static atomic_llong g_stop_at_ns;
 static double g_grace_s = 60;
@@ -99,6 +101,12 @@ int sched_init(int *argc, char ***argv, int force_serial, struct engi_error *err
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+	MPI_Comm node;
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+	    MPI_SUCCESS) {
+		MPI_Comm_size(node, &g_local_size);
+		MPI_Comm_free(&node);
+	}
 	g_mpi = 1;
 	return 0;
 }
@@ -132,6 +140,11 @@ int sched_rank(void)
 int sched_size(void)
 {
 	return g_size;
+}
+
+int sched_local_size(void)
+{
+	return g_local_size;
 }
 
 int sched_is_mpi(void)
@@ -297,6 +310,42 @@ static void deliver(struct master *m, size_t cell, int rank, const char *payload
 		m->failed = 1;
 }
 
+/* The hooks of the running sched_run, for sched_govern. */
+static const struct sched_hooks *g_hooks;
+static pthread_mutex_t g_govern_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double govern_here(const char *msg)
+{
+	const struct sched_hooks *h = g_hooks;
+	if (!h || !h->govern)
+		return 0;
+	pthread_mutex_lock(&g_govern_lock);
+	double v = h->govern(h->ctx, msg);
+	pthread_mutex_unlock(&g_govern_lock);
+	return v;
+}
+
+double sched_govern(const char *msg)
+{
+	size_t n = strlen(msg);
+	if (!g_hooks || n > SCHED_GOVERN_MSG_MAX)
+		return 0;
+	if (!g_mpi || g_rank == 0)
+		return govern_here(msg);
+	MPI_Send(msg, (int)n, MPI_CHAR, 0, TAG_GOVERN, MPI_COMM_WORLD);
+	int flag = 0;
+	long nap_ns = 0;
+	MPI_Status st;
+	while (!flag) {
+		MPI_Iprobe(0, TAG_GOVERNED, MPI_COMM_WORLD, &flag, &st);
+		if (!flag)
+			nap(&nap_ns);
+	}
+	double v = 0;
+	MPI_Recv(&v, 1, MPI_DOUBLE, 0, TAG_GOVERNED, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	return v;
+}
+
 static int poll_workers(struct master *m)
 {
 	int activity = 0;
@@ -321,6 +370,13 @@ static int poll_workers(struct master *m)
 		}
 		MPI_Recv(buf, count, MPI_BYTE, w, stt.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		buf[count] = '\0';
+		if (stt.MPI_TAG == TAG_GOVERN) {
+			/* a question from a running cell: answer, the worker stays busy */
+			double v = govern_here(buf);
+			MPI_Send(&v, 1, MPI_DOUBLE, w, TAG_GOVERNED, MPI_COMM_WORLD);
+			engi_free(buf);
+			continue;
+		}
 		if (stt.MPI_TAG == TAG_RESULT || stt.MPI_TAG == TAG_ABORTED) {
 			uint64_t cell = 0;
 			if (count >= 8)
@@ -494,9 +550,11 @@ int sched_run(const size_t *order, size_t n, const struct sched_hooks *h,
 	if (g_size == 1 && slots < 1)
 		slots = 1;
 	int rc;
+	g_hooks = h;
 	if (g_rank == 0)
 		rc = run_master(order, n, h, slots, final, err);
 	else
 		rc = run_worker(h, err);
+	g_hooks = NULL;
 	return rc;
 }

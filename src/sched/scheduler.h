@@ -48,7 +48,22 @@ struct sched_hooks {
 			size_t len, struct engi_error *err);
 	/* Rank 0: about every 0.5 s and after each result. NULL: none. */
 	void (*tick)(void *ctx, const struct sched_status *st);
+	/* Rank 0: answers a governor message (sched_govern) from any rank with
+	 * a number (seconds to wait). Called under one lock, from the main
+	 * thread or a slot thread. NULL: every answer is 0. */
+	double (*govern)(void *ctx, const char *msg);
 };
+
+#define SCHED_GOVERN_MSG_MAX 256
+
+/*
+ * Asks rank 0's govern hook, from the thread running a cell, and returns its
+ * answer: on worker ranks (where cells run in the main thread) through a
+ * message round trip, on rank 0 and in the serial twin by a direct call.
+ * Outside sched_run, or when msg is longer than SCHED_GOVERN_MSG_MAX, 0.
+ * Not collective; blocks for the round trip only.
+ */
+double sched_govern(const char *msg);
 
 struct sched_opts {
 	int local_slots; /* episodes rank 0 runs itself; -1: automatic */
@@ -62,6 +77,8 @@ void sched_finalize(void);
 int sched_rank(void);
 int sched_size(void);
 int sched_is_mpi(void);
+/* Ranks on this node (1 alone). */
+int sched_local_size(void);
 /* 1 when every rank passes ok != 0. */
 int sched_agree(int ok);
 /* 1 when every rank holds the same digest string as rank 0. */

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <hdf5.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -514,7 +515,7 @@ static int write_meta(struct store *s, const struct store_meta *m, struct engi_e
 	return 0;
 }
 
-int store_create(struct store **out, const char *path, const struct store_meta *meta,
+static int store_create_impl(struct store **out, const char *path, const struct store_meta *meta,
 		 struct engi_error *err)
 {
 	*out = NULL;
@@ -660,7 +661,7 @@ static int reserve_record(struct store *s, const struct record *r, unsigned char
 	return 0;
 }
 
-int store_append(struct store *s, const struct record *r, struct engi_error *err)
+static int store_append_impl(struct store *s, const struct record *r, struct engi_error *err)
 {
 	TRY(check_appendable(r, err));
 	unsigned char *trace_copy;
@@ -788,7 +789,7 @@ static int flush_all(struct store *s, struct engi_error *err)
 	return 0;
 }
 
-int store_flush(struct store *s, struct engi_error *err)
+static int store_flush_impl(struct store *s, struct engi_error *err)
 {
 	h5_quiet();
 	sigset_t old;
@@ -798,7 +799,7 @@ int store_flush(struct store *s, struct engi_error *err)
 	return rc;
 }
 
-int store_close(struct store **sp, struct engi_error *err)
+static int store_close_impl(struct store **sp, struct engi_error *err)
 {
 	struct store *s = *sp;
 	if (!s)
@@ -990,7 +991,7 @@ static int read_all(hid_t file, const char *path, struct engi_results *res, stru
 	return read_str_attr(file, "/", "config", &res->config_json, path, err);
 }
 
-int store_read(const char *path, struct engi_results *res, struct engi_error *err)
+static int store_read_impl(const char *path, struct engi_results *res, struct engi_error *err)
 {
 	h5_quiet();
 	engi_results_init(res);
@@ -1056,7 +1057,7 @@ out:
 	return rc;
 }
 
-int store_read_trace(const char *path, const char *cell, char **out, size_t *len,
+static int store_read_trace_impl(const char *path, const char *cell, char **out, size_t *len,
 		     struct engi_error *err)
 {
 	*out = NULL;
@@ -1112,7 +1113,7 @@ struct store_reader {
 	char *path;
 };
 
-int store_reader_open(struct store_reader **out, const char *path,
+static int store_reader_open_impl(struct store_reader **out, const char *path,
 		      struct engi_error *err)
 {
 	*out = NULL;
@@ -1134,7 +1135,7 @@ int store_reader_open(struct store_reader **out, const char *path,
 	return 0;
 }
 
-int store_reader_trace(struct store_reader *r, const char *cell,
+static int store_reader_trace_impl(struct store_reader *r, const char *cell,
 		       unsigned char **z, size_t *zlen, uint64_t *raw_len,
 		       struct engi_error *err)
 {
@@ -1142,7 +1143,7 @@ int store_reader_trace(struct store_reader *r, const char *cell,
 	return read_trace_bytes(r->file, r->path, cell, z, zlen, raw_len, err);
 }
 
-void store_reader_close(struct store_reader **r)
+static void store_reader_close_impl(struct store_reader **r)
 {
 	if (!*r)
 		return;
@@ -1150,4 +1151,81 @@ void store_reader_close(struct store_reader **r)
 	engi_free((*r)->path);
 	engi_free(*r);
 	*r = NULL;
+}
+
+/* HDF5 as Debian builds it is not thread-safe, and rank 0 reads results
+ * files (replay) in episode threads while its main thread writes the store:
+ * every entry point holds one process-wide lock. Recursive, because some
+ * entry points call others. */
+static pthread_mutex_t h5_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+int store_create(struct store **out, const char *path, const struct store_meta *meta, struct engi_error *err)
+{
+	pthread_mutex_lock(&h5_lock);
+	int rc = store_create_impl(out, path, meta, err);
+	pthread_mutex_unlock(&h5_lock);
+	return rc;
+}
+
+int store_append(struct store *s, const struct record *r, struct engi_error *err)
+{
+	pthread_mutex_lock(&h5_lock);
+	int rc = store_append_impl(s, r, err);
+	pthread_mutex_unlock(&h5_lock);
+	return rc;
+}
+
+int store_flush(struct store *s, struct engi_error *err)
+{
+	pthread_mutex_lock(&h5_lock);
+	int rc = store_flush_impl(s, err);
+	pthread_mutex_unlock(&h5_lock);
+	return rc;
+}
+
+int store_close(struct store **s, struct engi_error *err)
+{
+	pthread_mutex_lock(&h5_lock);
+	int rc = store_close_impl(s, err);
+	pthread_mutex_unlock(&h5_lock);
+	return rc;
+}
+
+int store_read(const char *path, struct engi_results *res, struct engi_error *err)
+{
+	pthread_mutex_lock(&h5_lock);
+	int rc = store_read_impl(path, res, err);
+	pthread_mutex_unlock(&h5_lock);
+	return rc;
+}
+
+int store_read_trace(const char *path, const char *cell, char **out, size_t *len, struct engi_error *err)
+{
+	pthread_mutex_lock(&h5_lock);
+	int rc = store_read_trace_impl(path, cell, out, len, err);
+	pthread_mutex_unlock(&h5_lock);
+	return rc;
+}
+
+int store_reader_open(struct store_reader **out, const char *path, struct engi_error *err)
+{
+	pthread_mutex_lock(&h5_lock);
+	int rc = store_reader_open_impl(out, path, err);
+	pthread_mutex_unlock(&h5_lock);
+	return rc;
+}
+
+int store_reader_trace(struct store_reader *r, const char *cell, unsigned char **z, size_t *zlen, uint64_t *raw_len, struct engi_error *err)
+{
+	pthread_mutex_lock(&h5_lock);
+	int rc = store_reader_trace_impl(r, cell, z, zlen, raw_len, err);
+	pthread_mutex_unlock(&h5_lock);
+	return rc;
+}
+
+void store_reader_close(struct store_reader **r)
+{
+	pthread_mutex_lock(&h5_lock);
+	store_reader_close_impl(r);
+	pthread_mutex_unlock(&h5_lock);
 }

@@ -242,7 +242,7 @@ static void test_interval_wiring(void)
 	CHECK_INT(engi_report_compute(&d, &r, &o, NULL), 0);
 
 	double x[] = {1.0, 0.5, 0.0, 1.0, 0.7, 0.0};
-	struct engi_boot_opts b = {77, 2000, 0.95, 2};
+	struct engi_boot_opts b = {77, 2000, 0.95, 2, ENGI_INTERVAL_PERCENTILE};
 	struct engi_ci ci[2];
 	CHECK_INT(engi_boot_shared(x, NULL, 2, 3, &b, ci, NULL, NULL), 0);
 	for (size_t a = 0; a < 2 && d.nrows >= 2; a++) {

@@ -9,12 +9,12 @@ expect_rc 2 "$ENGISWEEP" nosuchcommand
 expect_rc 2 "$ENGISWEEP" run
 expect_rc 2 "$ENGISWEEP" run --trials zero "$ENGI_SRC/tasks/demo"
 expect_rc 2 "$ENGISWEEP" run --backend nosuch --out x "$ENGI_SRC/tasks/demo"
-says "$ENGISWEEP" run --backend nosuch --out x "$ENGI_SRC/tasks/demo" | grep -q "unknown backend 'nosuch' (valid: local, qemu)" \
+says "$ENGISWEEP" run --backend nosuch --out x "$ENGI_SRC/tasks/demo" | grep -q "unknown backend 'nosuch' (valid: local, qemu, simulate)" \
 	|| fail "unknown backend message"
 says "$ENGISWEEP" run --backend qemu --out x "$ENGI_SRC/tasks/demo" | grep -q "backend 'qemu' is not built into this binary" \
 	|| fail "unbuilt backend message"
-says "$ENGISWEEP" run --agents model --out x "$ENGI_SRC/tasks/demo" | grep -q "agent 'model' is not built" \
-	|| fail "unbuilt agent message"
+says "$ENGISWEEP" run --agents model --out x "$ENGI_SRC/tasks/demo" | grep -q "the agent 'model' needs a models.json entry with a provider" \
+	|| fail "model agent without a models.json entry"
 says "$ENGISWEEP" run --agents flawed:nosuch --out x "$ENGI_SRC/tasks/demo" | grep -q "no task in .* has a flawed variant 'nosuch'" \
 	|| fail "unknown flawed variant message"
 [ ! -e x/journal.jsonl ] || fail "a refused run wrote a journal"

@@ -46,6 +46,7 @@ struct engi_report_opts {
 	size_t draws;     /* ENGI_STATS_DRAWS_DEFAULT */
 	double level;     /* ENGI_STATS_LEVEL_DEFAULT */
 	size_t min_tasks; /* ENGI_STATS_MIN_TASKS_DEFAULT */
+	int interval;     /* enum engi_interval, percentile by default */
 	/* writes <prefix>.csv and <prefix>.json; NULL: no files */
 	const char *prefix;
 };
@@ -153,7 +154,8 @@ int engi_report_write_markdown(const struct engi_report_data *d, FILE *out,
  *   other_outcome, mean_turns, mean_wall_s, tokens_in, tokens_out, cost_usd
  * (a number that does not exist, such as an interval with a flag, is an
  * empty field). The JSON object holds "format" ("engisweep-report"),
- * "format_version" (1), "bootstrap" {seed, draws, level, min_tasks},
+ * "format_version" (1), "bootstrap" {seed, draws, level, min_tasks,
+ * interval},
  * "episodes" {planned, recorded, missing, extra, duplicates, scored,
  * env_crash, other_outcome, unknown_task, tasks_listed, tasks_unrun} and
  * "rows": one object per CSV row with the same keys in the same order

@@ -65,12 +65,36 @@ enum engi_ci_flag {
 /* "ok", "no_tasks", "few_tasks", "all_zero", "all_one", "constant" */
 const char *engi_ci_flag_name(int flag);
 
+/*
+ * How the interval is read off the draws. Percentile: the (1-level)/2 and
+ * (1+level)/2 quantiles. BCa (Efron 1987): the quantiles at
+ * Phi(z0 + (z0 + z) / (1 - a (z0 + z))) for z the normal quantiles of those
+ * levels, z0 = Phi^-1(share of draws below the estimate; clamped to
+ * [1/(2B), 1 - 1/(2B)] over the B usable draws) and a the jackknife
+ * acceleration sum(d^3) / (6 sum(d^2)^1.5), d = mean of the leave-one-task-
+ * out means minus each of them (a = 0 when every d is 0); as SciPy's
+ * stats.bootstrap(method='BCa').
+ */
+enum engi_interval {
+	ENGI_INTERVAL_PERCENTILE = 0,
+	ENGI_INTERVAL_BCA,
+};
+
+/* "percentile", "bca" */
+const char *engi_interval_name(int interval);
+
 struct engi_boot_opts {
 	uint64_t seed;
 	size_t draws;     /* resamples, >= 1 and <= ENGI_STATS_DRAWS_MAX */
 	double level;     /* central coverage, in (0, 1) */
 	size_t min_tasks; /* fewer tasks give ENGI_CI_FEW_TASKS, >= 1 */
+	int interval;     /* enum engi_interval, percentile by default */
 };
+
+/* The standard normal distribution function and its inverse (p in (0, 1);
+ * relative error below 1e-13). */
+double engi_normal_cdf(double x);
+double engi_normal_quantile(double p);
 
 /* The defaults above. */
 void engi_boot_opts_init(struct engi_boot_opts *o);
@@ -105,7 +129,7 @@ double engi_quantile_sorted(const double *sorted, size_t n, double q);
  * Task-clustered percentile bootstrap of the mean of x[0..n-1] (one value
  * per task). Each draw takes n tasks with replacement (n calls of
  * engi_rng_below(n) on an rng seeded with o->seed) and averages them; the
- * interval is the (1-level)/2 and (1+level)/2 quantiles of the draws. The
+ * interval is read off the draws as o->interval says. The
  * same as engi_boot_shared with one arm and every task present.
  */
 int engi_boot_mean(const double *x, size_t n, const struct engi_boot_opts *o,
@@ -134,6 +158,16 @@ int engi_boot_shared(const double *x, const unsigned char *present,
 		     size_t narms, size_t ntasks,
 		     const struct engi_boot_opts *o, struct engi_ci *out,
 		     double *draws_out, struct engi_error *err);
+
+/*
+ * An interval from bootstrap draws made elsewhere, such as the differences
+ * of two arms' engi_boot_shared draws (the same task multisets in every
+ * draw, hence a paired bootstrap): the mean and the flag come from x[0..n-1]
+ * as in engi_boot_mean, the percentiles from the draws that are not NaN.
+ */
+int engi_ci_from_draws(const double *x, size_t n, const double *draws,
+		       size_t ndraws, const struct engi_boot_opts *o,
+		       struct engi_ci *out, struct engi_error *err);
 
 /*
  * Paired bootstrap of mean(a - b) over n tasks that both arms have (callers

@@ -65,6 +65,44 @@ int engi_mesh_analyze(const struct engi_mesh *m, struct engi_mesh_report *r,
  * the centroid is then the surface's and the second moments are zero. */
 #define ENGI_MESH_ZERO_VOLUME_REL 1e-12
 
+/*
+ * Self-intersections: pairs of faces that meet although they share no
+ * vertex, or that share exactly one vertex and meet elsewhere as well
+ * (faces sharing an edge are not tested). A uniform grid over the mesh's
+ * bounding box proposes pairs whose boxes overlap; exact orientation
+ * predicates decide (touching counts as meeting). Pairs are (smaller face,
+ * larger face), sorted; at most ENGI_SELFX_KEEP_MAX are kept, all are
+ * counted. early_exit stops at the first pair found (count 1). Parallel
+ * (OpenMP) and deterministic. Degenerate faces are skipped.
+ */
+#define ENGI_SELFX_KEEP_MAX ((size_t)1 << 20)
+
+struct engi_selfx {
+	size_t count;	/* intersecting pairs */
+	size_t npairs;	/* kept in pair */
+	uint32_t *pair; /* 2 * npairs face ids, owned; engi_selfx_release */
+	size_t tested;	/* pairs the exact test looked at */
+};
+
+int engi_mesh_self_intersections(const struct engi_mesh *m, int early_exit, size_t keep,
+				 struct engi_selfx *x, struct engi_error *err);
+void engi_selfx_release(struct engi_selfx *x);
+
+/*
+ * Oriented bounding box: axes from the principal directions of the
+ * surface (area-weighted over the triangles, so tessellation density does
+ * not bias them), extents from the vertices; the axis-aligned box wins when
+ * it is smaller. axis rows are unit vectors; half the extents along them.
+ */
+struct engi_obb {
+	double center[3];
+	double axis[9];
+	double half[3]; /* descending */
+	double volume;
+};
+
+int engi_mesh_obb(const struct engi_mesh *m, struct engi_obb *o, struct engi_error *err);
+
 /* Reads binary or ASCII STL (detected from content). At most max_tris
  * triangles; NaN or infinite coordinates are errors naming the facet.
  * Vertices are not welded: call engi_mesh_weld. m must have been initialised;

@@ -1,0 +1,745 @@
+#include "engi/compare.h"
+
+#include "engi/alloc.h"
+#include "engi/dynbuf.h"
+
+#include "strtab.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_LEN ENGI_COMPARE_NAME_LEN
+/* most bytes one rendered output may take */
+#define COMPARE_OUTPUT_CAP ((size_t)64 << 20)
+
+void engi_compare_opts_init(struct engi_compare_opts *o)
+{
+	engi_boot_opts_init(&o->boot);
+	o->axis = ENGI_COMPARE_MODELS;
+	o->baseline = NULL;
+}
+
+void engi_compare_data_init(struct engi_compare_data *d)
+{
+	memset(d, 0, sizeof *d);
+	engi_compare_opts_init(&d->opts);
+}
+
+void engi_compare_data_release(struct engi_compare_data *d)
+{
+	engi_free(d->rows);
+	engi_compare_data_init(d);
+}
+
+static const char *const scored_outcomes[] = {
+	"done", "fail_declared", "turn_limit", "time_limit", "agent_error",
+};
+
+static int is_scored(const char *outcome)
+{
+	for (size_t i = 0; i < sizeof scored_outcomes / sizeof *scored_outcomes;
+	     i++)
+		if (!strcmp(outcome, scored_outcomes[i]))
+			return 1;
+	return 0;
+}
+
+/* Fixed-width names read from files may lack their NUL: bounded copies. */
+static void name_copy(char dst[NAME_LEN], const char *src)
+{
+	size_t n = strnlen(src, NAME_LEN - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Names in order of first appearance. */
+struct names {
+	char (*v)[NAME_LEN];
+	size_t n, alloc;
+	struct strtab ix;
+};
+
+static void names_release(struct names *s)
+{
+	engi_free(s->v);
+	strtab_release(&s->ix);
+	memset(s, 0, sizeof *s);
+}
+
+static int names_add(struct names *s, const char *raw, size_t *id,
+		     struct engi_error *err)
+{
+	char name[NAME_LEN];
+	name_copy(name, raw);
+	size_t at = strtab_get(&s->ix, name);
+	if (at != SIZE_MAX) {
+		if (id)
+			*id = at;
+		return 0;
+	}
+	if (s->n == s->alloc) {
+		size_t na = s->alloc ? 2 * s->alloc : 16;
+		char(*nv)[NAME_LEN] = engi_reallocarray(s->v, na, NAME_LEN);
+		if (!nv)
+			RAISE(err, ENGI_ENOMEM, "out of memory indexing names");
+		s->v = nv;
+		s->alloc = na;
+		/* keys point into v, which moved */
+		strtab_release(&s->ix);
+		for (size_t i = 0; i < s->n; i++)
+			TRY(strtab_put(&s->ix, s->v[i], i, err));
+	}
+	memcpy(s->v[s->n], name, NAME_LEN);
+	TRY(strtab_put(&s->ix, s->v[s->n], s->n, err));
+	if (id)
+		*id = s->n;
+	s->n++;
+	return 0;
+}
+
+struct cmp_ctx {
+	struct names tasks, models, conds;
+	double *sum; /* arm x task, arm = model * nconds + cond */
+	size_t *cnt;
+	double *xa, *xb, *xd;
+	/* one group's shared resample: compared arms x tasks, and their draws */
+	double *x;
+	unsigned char *present;
+	struct engi_ci *ci;
+	double *draws, *dd;
+};
+
+static void ctx_release(struct cmp_ctx *c)
+{
+	names_release(&c->tasks);
+	names_release(&c->models);
+	names_release(&c->conds);
+	engi_free(c->sum);
+	engi_free(c->cnt);
+	engi_free(c->xa);
+	engi_free(c->xb);
+	engi_free(c->xd);
+	engi_free(c->x);
+	engi_free(c->present);
+	engi_free(c->ci);
+	engi_free(c->draws);
+	engi_free(c->dd);
+}
+
+static int tally(struct cmp_ctx *c, struct engi_compare_data *d,
+		 const struct engi_results *res, struct engi_error *err)
+{
+	for (size_t i = 0; i < res->nmodels; i++)
+		TRY(names_add(&c->models, res->models[i].name, NULL, err));
+	for (size_t i = 0; i < res->nconditions; i++)
+		TRY(names_add(&c->conds, res->conditions[i].name, NULL, err));
+	for (size_t i = 0; i < res->nepisodes; i++) {
+		const struct engi_res_episode *e = &res->episodes[i];
+		TRY(names_add(&c->tasks, e->task_id, NULL, err));
+		TRY(names_add(&c->models, e->model, NULL, err));
+		TRY(names_add(&c->conds, e->condition, NULL, err));
+	}
+	size_t nt = c->tasks.n, narms = c->models.n * c->conds.n;
+	if (narms && nt > SIZE_MAX / sizeof(double) / narms)
+		RAISE(err, ENGI_EINVALID, "%zu tasks x %zu arms is too large",
+		      nt, narms);
+	c->sum = engi_calloc(narms * nt + 1, sizeof *c->sum);
+	c->cnt = engi_calloc(narms * nt + 1, sizeof *c->cnt);
+	c->xa = engi_reallocarray(NULL, nt + 1, sizeof *c->xa);
+	c->xb = engi_reallocarray(NULL, nt + 1, sizeof *c->xb);
+	c->xd = engi_reallocarray(NULL, nt + 1, sizeof *c->xd);
+	if (!c->sum || !c->cnt || !c->xa || !c->xb || !c->xd)
+		RAISE(err, ENGI_ENOMEM, "out of memory tallying %zu episodes",
+		      res->nepisodes);
+	for (size_t i = 0; i < res->nepisodes; i++) {
+		const struct engi_res_episode *e = &res->episodes[i];
+		char outcome[sizeof e->outcome + 1];
+		size_t n = strnlen(e->outcome, sizeof e->outcome);
+		memcpy(outcome, e->outcome, n);
+		outcome[n] = '\0';
+		d->recorded++;
+		if (!is_scored(outcome)) {
+			d->unscored++;
+			continue;
+		}
+		if (!isfinite(e->score))
+			RAISE(err, ENGI_EINVALID,
+			      "episode %zu (cell '%.16s') has a score that is "
+			      "not finite",
+			      i, e->cell);
+		size_t t, m, k;
+		TRY(names_add(&c->tasks, e->task_id, &t, err));
+		TRY(names_add(&c->models, e->model, &m, err));
+		TRY(names_add(&c->conds, e->condition, &k, err));
+		size_t at = (m * c->conds.n + k) * nt + t;
+		c->sum[at] += e->score;
+		c->cnt[at]++;
+		d->scored++;
+	}
+	d->ntasks = nt;
+	d->nmodels = c->models.n;
+	d->nconditions = c->conds.n;
+	d->planned = res->planned_cells;
+	d->missing = res->planned_cells > d->recorded
+			     ? res->planned_cells - d->recorded
+			     : 0;
+	return 0;
+}
+
+/*
+ * da, db: the two arms' draws of the group's shared resample. When both arms
+ * have the same tasks, their difference in each draw is the mean paired
+ * difference over that draw's tasks: the paired bootstrap, coherent across
+ * every pair of the group. Otherwise the pair is resampled on its own over
+ * the tasks both have.
+ */
+static int compare_arms(struct cmp_ctx *c, const struct engi_compare_opts *o,
+			size_t arm_a, size_t arm_b, const double *da,
+			const double *db, struct engi_compare_row *r,
+			struct engi_error *err)
+{
+	size_t nt = c->tasks.n, n = 0;
+	const size_t *ca = c->cnt + arm_a * nt, *cb = c->cnt + arm_b * nt;
+	const double *sa = c->sum + arm_a * nt, *sb = c->sum + arm_b * nt;
+	double suma = 0.0, sumb = 0.0;
+	for (size_t t = 0; t < nt; t++) {
+		if (ca[t] && cb[t]) {
+			c->xa[n] = sa[t] / (double)ca[t];
+			c->xb[n] = sb[t] / (double)cb[t];
+			suma += c->xa[n];
+			sumb += c->xb[n];
+			n++;
+		} else if (ca[t]) {
+			r->a_only++;
+		} else if (cb[t]) {
+			r->b_only++;
+		}
+	}
+	r->tasks = n;
+	r->mean_a = n ? 100.0 * suma / (double)n : NAN;
+	r->mean_b = n ? 100.0 * sumb / (double)n : NAN;
+	if (n && !r->a_only && !r->b_only) {
+		for (size_t i = 0; i < n; i++)
+			c->xd[i] = c->xa[i] - c->xb[i];
+		for (size_t k = 0; k < o->boot.draws; k++)
+			c->dd[k] = da[k] - db[k];
+		TRY(engi_ci_from_draws(c->xd, n, c->dd, o->boot.draws, &o->boot,
+				       &r->lift, err));
+	} else {
+		TRY(engi_paired_boot(c->xa, c->xb, n, &o->boot, &r->lift,
+				     err));
+	}
+	r->lift.mean *= 100.0;
+	r->lift.lo *= 100.0;
+	r->lift.hi *= 100.0;
+	r->p_holm = NAN;
+	if (n == 0) {
+		r->tested = 0;
+		memset(&r->test, 0, sizeof r->test);
+		r->test.p = NAN;
+		r->test.mean_diff = NAN;
+		return 0;
+	}
+	TRY(engi_signflip_test(c->xa, c->xb, n, o->boot.seed, o->boot.draws,
+			       &r->test, err));
+	r->tested = 1;
+	return 0;
+}
+
+static int push_row(struct engi_compare_data *d, size_t *alloc,
+		    struct engi_compare_row **out, struct engi_error *err)
+{
+	if (d->nrows == *alloc) {
+		size_t na = *alloc ? 2 * *alloc : 16;
+		struct engi_compare_row *nr =
+			engi_reallocarray(d->rows, na, sizeof *nr);
+		if (!nr)
+			RAISE(err, ENGI_ENOMEM,
+			      "out of memory for comparison rows");
+		d->rows = nr;
+		*alloc = na;
+	}
+	*out = &d->rows[d->nrows++];
+	memset(*out, 0, sizeof **out);
+	return 0;
+}
+
+static int unknown_baseline(const struct names *s, const char *what,
+			    const char *name, struct engi_error *err)
+{
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, 4096);
+	for (size_t i = 0; i < s->n; i++)
+		engi_dynbuf_printf(&b, "%s'%s'", i ? ", " : "", s->v[i]);
+	int rc = engi_raise(err, ENGI_ENOTFOUND,
+			    "baseline %s '%s' is not in the results; known: %s",
+			    what, name, b.len ? b.buf : "(none)");
+	engi_dynbuf_release(&b);
+	return rc;
+}
+
+int engi_compare_compute(struct engi_compare_data *d,
+			 const struct engi_results *res,
+			 const struct engi_compare_opts *o,
+			 struct engi_error *err)
+{
+	TRY(engi_boot_opts_check(&o->boot, err));
+	if (o->axis != ENGI_COMPARE_MODELS && o->axis != ENGI_COMPARE_CONDITIONS)
+		RAISE(err, ENGI_EINVALID, "comparison axis %d is unknown",
+		      o->axis);
+	if (o->baseline && strlen(o->baseline) >= NAME_LEN)
+		RAISE(err, ENGI_EINVALID, "baseline '%.40s...' is too long",
+		      o->baseline);
+	d->opts = *o;
+	d->opts.baseline = NULL;
+	if (o->baseline)
+		name_copy(d->baseline, o->baseline);
+
+	struct cmp_ctx c;
+	memset(&c, 0, sizeof c);
+	int rc = tally(&c, d, res, err);
+	int models_axis = o->axis == ENGI_COMPARE_MODELS;
+	/* the compared names and the fixed ones */
+	const struct names *cmp = models_axis ? &c.models : &c.conds;
+	const struct names *fix = models_axis ? &c.conds : &c.models;
+	size_t base = SIZE_MAX;
+	if (rc == 0 && o->baseline) {
+		base = strtab_get(&cmp->ix, d->baseline);
+		if (base == SIZE_MAX)
+			rc = unknown_baseline(cmp,
+					      models_axis ? "model"
+							  : "condition",
+					      d->baseline, err);
+	}
+	size_t alloc = 0, nt = c.tasks.n, draws = o->boot.draws;
+	if (rc == 0) {
+		c.x = engi_reallocarray(NULL, cmp->n * nt + 1, sizeof *c.x);
+		c.present = engi_calloc(cmp->n * nt + 1, 1);
+		c.ci = engi_reallocarray(NULL, cmp->n + 1, sizeof *c.ci);
+		c.draws = engi_reallocarray(NULL, cmp->n * draws + 1,
+					    sizeof *c.draws);
+		c.dd = engi_reallocarray(NULL, draws + 1, sizeof *c.dd);
+		if (!c.x || !c.present || !c.ci || !c.draws || !c.dd)
+			rc = engi_raise(err, ENGI_ENOMEM,
+					"out of memory for a bootstrap of %zu "
+					"arms x %zu draws",
+					cmp->n, draws);
+	}
+	/* one arm alone has nothing to be compared with */
+	for (size_t f = 0; rc == 0 && cmp->n >= 2 && f < fix->n; f++) {
+		for (size_t i = 0; i < cmp->n; i++) {
+			size_t arm = models_axis ? i * c.conds.n + f
+						 : f * c.conds.n + i;
+			for (size_t t = 0; t < nt; t++) {
+				size_t n = c.cnt[arm * nt + t];
+				c.present[i * nt + t] = n != 0;
+				c.x[i * nt + t] =
+					n ? c.sum[arm * nt + t] / (double)n
+					  : 0.0;
+			}
+		}
+		rc = engi_boot_shared(c.x, c.present, cmp->n, nt, &o->boot,
+				      c.ci, c.draws, err);
+		for (size_t i = 0; rc == 0 && i < cmp->n; i++) {
+			for (size_t j = 0; rc == 0 && j < cmp->n; j++) {
+				if (base != SIZE_MAX ? (j != base || i == base)
+						     : j <= i)
+					continue;
+				size_t ai = models_axis
+						    ? i * c.conds.n + f
+						    : f * c.conds.n + i;
+				size_t aj = models_axis
+						    ? j * c.conds.n + f
+						    : f * c.conds.n + j;
+				struct engi_compare_row *r = NULL;
+				rc = push_row(d, &alloc, &r, err);
+				if (rc < 0)
+					break;
+				memcpy(r->within, fix->v[f], NAME_LEN);
+				memcpy(r->a, cmp->v[i], NAME_LEN);
+				memcpy(r->b, cmp->v[j], NAME_LEN);
+				rc = compare_arms(&c, o, ai, aj,
+						  c.draws + i * draws,
+						  c.draws + j * draws, r, err);
+			}
+		}
+	}
+	ctx_release(&c);
+	if (rc < 0)
+		return rc;
+
+	/* Holm over the rows that were tested */
+	double *p = engi_reallocarray(NULL, d->nrows + 1, sizeof *p);
+	if (!p)
+		RAISE(err, ENGI_ENOMEM, "out of memory adjusting p-values");
+	size_t n = 0;
+	for (size_t i = 0; i < d->nrows; i++)
+		if (d->rows[i].tested)
+			p[n++] = d->rows[i].test.p;
+	rc = engi_holm(p, n, p, err);
+	if (rc == 0) {
+		n = 0;
+		for (size_t i = 0; i < d->nrows; i++)
+			if (d->rows[i].tested)
+				d->rows[i].p_holm = p[n++];
+		d->family = n;
+	}
+	engi_free(p);
+	return rc;
+}
+
+/* ---- rendering ---- */
+
+static void out(struct engi_dynbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void out(struct engi_dynbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	/* a failed add leaves len short of the cap: caught by out_check */
+	if (engi_dynbuf_vprintf(b, fmt, ap) < 0)
+		b->cap = 0;
+	va_end(ap);
+}
+
+static int out_check(const struct engi_dynbuf *b, const char *what,
+		     struct engi_error *err)
+{
+	if (b->cap == 0)
+		RAISE(err, ENGI_ETOOBIG,
+		      "the %s output is over its %zu-byte cap or out of memory",
+		      what, COMPARE_OUTPUT_CAP);
+	return 0;
+}
+
+static const char *axis_name(int axis)
+{
+	return axis == ENGI_COMPARE_MODELS ? "models" : "conditions";
+}
+
+static void num(struct engi_dynbuf *b, double v, int json)
+{
+	if (isfinite(v))
+		out(b, "%.6f", v);
+	else if (json)
+		out(b, "null");
+}
+
+static void md_name(struct engi_dynbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' ||
+		    *s == '_')
+			out(b, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			out(b, " ");
+		else
+			out(b, "%c", *s);
+	}
+}
+
+static void md_pvalue(struct engi_dynbuf *b, double p)
+{
+	if (!isfinite(p))
+		out(b, "–");
+	else if (p < 0.001)
+		out(b, "%.1e", p);
+	else
+		out(b, "%.3f", p);
+}
+
+static void md_lift(struct engi_dynbuf *b, const struct engi_compare_row *r)
+{
+	if (!isfinite(r->lift.mean)) {
+		out(b, "–");
+		return;
+	}
+	out(b, "%+.1f", r->lift.mean);
+	if (r->lift.flag == ENGI_CI_OK)
+		out(b, " [%+.1f, %+.1f]", r->lift.lo, r->lift.hi);
+	else
+		out(b, " (%s)", engi_ci_flag_name(r->lift.flag));
+}
+
+static void render_markdown(struct engi_dynbuf *b,
+			    const struct engi_compare_data *d)
+{
+	int models_axis = d->opts.axis == ENGI_COMPARE_MODELS;
+	const char *cmp = models_axis ? "model" : "condition";
+	const char *fix = models_axis ? "condition" : "model";
+	out(b, "## Paired comparisons of %s\n\n", axis_name(d->opts.axis));
+	out(b, "Episodes: %zu recorded, %zu scored, %zu not scored "
+	       "(infrastructure failures and unknown outcomes)",
+	    d->recorded, d->scored, d->unscored);
+	if (d->planned)
+		out(b, "; %" PRIu64 " planned, %" PRIu64 " missing", d->planned,
+		    d->missing);
+	out(b, ". %zu tasks, %zu models, %zu conditions.\n\n", d->ntasks,
+	    d->nmodels, d->nconditions);
+	if (d->baseline[0]) {
+		out(b, "Family: every %s against the baseline %s '", cmp, cmp);
+		md_name(b, d->baseline);
+		out(b, "' within each %s", fix);
+	} else {
+		out(b, "Family: every pair of %ss within each %s", cmp, fix);
+	}
+	out(b, ", %zu comparisons, Holm-adjusted. Lift = a − b, score ×100, "
+	       "over the tasks both arms have (trials averaged within a task); "
+	       "%.0f %% paired task bootstrap interval and two-sided sign-flip "
+	       "test, %zu draws each, seed %" PRIu64 ".\n\n",
+	    d->family, 100.0 * d->opts.boot.level, d->opts.boot.draws,
+	    d->opts.boot.seed);
+	if (d->nrows == 0) {
+		out(b, "No comparison: fewer than two %ss.\n", cmp);
+		return;
+	}
+	out(b, "| %s | a | b | tasks | a | b | lift [interval] | p | p (Holm) "
+	       "|\n",
+	    fix);
+	out(b, "|---|---|---|---:|---:|---:|---|---:|---:|\n");
+	for (size_t i = 0; i < d->nrows; i++) {
+		const struct engi_compare_row *r = &d->rows[i];
+		out(b, "| ");
+		md_name(b, r->within);
+		out(b, " | ");
+		md_name(b, r->a);
+		out(b, " | ");
+		md_name(b, r->b);
+		out(b, " | %zu", r->tasks);
+		if (r->a_only || r->b_only)
+			out(b, " (+%zu a only, +%zu b only)", r->a_only,
+			    r->b_only);
+		out(b, " | ");
+		if (isfinite(r->mean_a))
+			out(b, "%.1f | %.1f", r->mean_a, r->mean_b);
+		else
+			out(b, "– | –");
+		out(b, " | ");
+		md_lift(b, r);
+		out(b, " | ");
+		md_pvalue(b, r->tested ? r->test.p : NAN);
+		out(b, " | ");
+		md_pvalue(b, r->p_holm);
+		out(b, " |\n");
+	}
+	if (!d->baseline[0])
+		return;
+
+	/* the grid: fixed arms down, compared arms across */
+	out(b, "\n### Lift over '");
+	md_name(b, d->baseline);
+	out(b, "' (×100, p Holm-adjusted)\n\n| %s |", fix);
+	size_t ncols = 0;
+	for (size_t i = 0; i < d->nrows && !strcmp(d->rows[i].within,
+						   d->rows[0].within);
+	     i++, ncols++) {
+		out(b, " ");
+		md_name(b, d->rows[i].a);
+		out(b, " |");
+	}
+	out(b, "\n|---|");
+	for (size_t k = 0; k < ncols; k++)
+		out(b, "---|");
+	out(b, "\n");
+	for (size_t i = 0; ncols && i < d->nrows; i += ncols) {
+		out(b, "| ");
+		md_name(b, d->rows[i].within);
+		out(b, " |");
+		for (size_t k = 0; k < ncols && i + k < d->nrows; k++) {
+			const struct engi_compare_row *r = &d->rows[i + k];
+			out(b, " ");
+			if (isfinite(r->lift.mean))
+				out(b, "%+.1f", r->lift.mean);
+			else
+				out(b, "–");
+			out(b, " (p ");
+			md_pvalue(b, r->p_holm);
+			out(b, ") |");
+		}
+		out(b, "\n");
+	}
+}
+
+int engi_compare_write_markdown(const struct engi_compare_data *d, FILE *f,
+				struct engi_error *err)
+{
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
+	render_markdown(&b, d);
+	int rc = out_check(&b, "Markdown", err);
+	if (rc == 0 && b.len && fwrite(b.buf, 1, b.len, f) != b.len)
+		rc = engi_raise(err, ENGI_EIO,
+				"cannot write the comparison: %s",
+				strerror(errno));
+	engi_dynbuf_release(&b);
+	return rc;
+}
+
+static void csv_str(struct engi_dynbuf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		out(b, "%s", s);
+		return;
+	}
+	out(b, "\"");
+	for (; *s; s++)
+		out(b, *s == '"' ? "\"\"" : "%c", *s);
+	out(b, "\"");
+}
+
+static void json_str(struct engi_dynbuf *b, const char *s)
+{
+	out(b, "\"");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			out(b, "\\%c", ch);
+		else if (ch < 0x20)
+			out(b, "\\u%04x", ch);
+		else
+			out(b, "%c", ch);
+	}
+	out(b, "\"");
+}
+
+static const char *const row_keys[] = {
+	"axis",       "within",      "a",          "b",
+	"tasks",      "a_only",      "b_only",     "mean_a_x100",
+	"mean_b_x100", "lift_x100",  "ci_lo_x100", "ci_hi_x100",
+	"ci_flag",    "p",           "p_holm",     "draws",
+};
+#define NKEYS (sizeof row_keys / sizeof *row_keys)
+
+static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
+		       const struct engi_compare_row *r, int json)
+{
+	void (*str)(struct engi_dynbuf *, const char *) =
+		json ? json_str : csv_str;
+	const char *sep = json ? ", " : ",";
+	for (size_t k = 0; k < NKEYS; k++) {
+		if (k)
+			out(b, "%s", sep);
+		if (json)
+			out(b, "\"%s\": ", row_keys[k]);
+		switch (k) {
+		case 0:
+			str(b, axis_name(d->opts.axis));
+			break;
+		case 1:
+			str(b, r->within);
+			break;
+		case 2:
+			str(b, r->a);
+			break;
+		case 3:
+			str(b, r->b);
+			break;
+		case 4:
+			out(b, "%zu", r->tasks);
+			break;
+		case 5:
+			out(b, "%zu", r->a_only);
+			break;
+		case 6:
+			out(b, "%zu", r->b_only);
+			break;
+		case 7:
+			num(b, r->mean_a, json);
+			break;
+		case 8:
+			num(b, r->mean_b, json);
+			break;
+		case 9:
+			num(b, r->lift.mean, json);
+			break;
+		case 10:
+			num(b, r->lift.lo, json);
+			break;
+		case 11:
+			num(b, r->lift.hi, json);
+			break;
+		case 12:
+			str(b, engi_ci_flag_name(r->lift.flag));
+			break;
+		case 13:
+			num(b, r->tested ? r->test.p : NAN, json);
+			break;
+		case 14:
+			num(b, r->p_holm, json);
+			break;
+		case 15:
+			out(b, "%zu", r->tested ? r->test.draws : 0);
+			break;
+		}
+	}
+}
+
+static int write_buf(const struct engi_dynbuf *b, const char *path,
+		     const char *what, struct engi_error *err)
+{
+	TRY(out_check(b, what, err));
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		RAISE(err, ENGI_EIO, "cannot create '%s': %s", path,
+		      strerror(errno));
+	int ok = fwrite(b->buf, 1, b->len, f) == b->len;
+	ok = (fclose(f) == 0) && ok;
+	if (!ok)
+		RAISE(err, ENGI_EIO, "cannot write '%s': %s", path,
+		      strerror(errno));
+	return 0;
+}
+
+int engi_compare_write_csv(const struct engi_compare_data *d, const char *path,
+			   struct engi_error *err)
+{
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
+	for (size_t k = 0; k < NKEYS; k++)
+		out(&b, "%s%s", k ? "," : "", row_keys[k]);
+	out(&b, "\r\n");
+	for (size_t i = 0; i < d->nrows; i++) {
+		render_row(&b, d, &d->rows[i], 0);
+		out(&b, "\r\n");
+	}
+	int rc = write_buf(&b, path, "CSV", err);
+	engi_dynbuf_release(&b);
+	return rc;
+}
+
+int engi_compare_write_json(const struct engi_compare_data *d,
+			    const char *path, struct engi_error *err)
+{
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
+	out(&b, "{\"format\": \"engisweep-compare\", \"format_version\": 1,\n");
+	out(&b, " \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
+		"\"level\": %.6f, \"min_tasks\": %zu},\n",
+	    d->opts.boot.seed, d->opts.boot.draws, d->opts.boot.level,
+	    d->opts.boot.min_tasks);
+	out(&b, " \"family\": {\"axis\": \"%s\", \"baseline\": ",
+	    axis_name(d->opts.axis));
+	if (d->baseline[0])
+		json_str(&b, d->baseline);
+	else
+		out(&b, "null");
+	out(&b, ", \"size\": %zu},\n", d->family);
+	out(&b, " \"episodes\": {\"planned\": %" PRIu64 ", \"recorded\": %zu, "
+		"\"scored\": %zu, \"unscored\": %zu, \"missing\": %" PRIu64
+		"},\n",
+	    d->planned, d->recorded, d->scored, d->unscored, d->missing);
+	out(&b, " \"rows\": [");
+	for (size_t i = 0; i < d->nrows; i++) {
+		out(&b, "%s\n  {", i ? "," : "");
+		render_row(&b, d, &d->rows[i], 1);
+		out(&b, "}");
+	}
+	out(&b, "%s]}\n", d->nrows ? "\n " : "");
+	int rc = write_buf(&b, path, "JSON", err);
+	engi_dynbuf_release(&b);
+	return rc;
+}

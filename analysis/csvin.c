@@ -1,0 +1,716 @@
+#include "engi/csvin.h"
+
+#include "engi/alloc.h"
+#include "engi/dynbuf.h"
+
+#include "strtab.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- reading a file and splitting it into records ---- */
+
+static int slurp(const char *path, struct engi_dynbuf *b, struct engi_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		RAISE(err, ENGI_EIO, "cannot open '%s': %s", path, strerror(errno));
+	char chunk[65536];
+	size_t n;
+	int rc = 0;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		rc = engi_dynbuf_add(b, chunk, n);
+		if (rc < 0) {
+			engi_raise(err, rc, "cannot read '%s': %s", path,
+				   rc == ENGI_ETOOBIG ? "file over its size cap"
+						      : "out of memory");
+			break;
+		}
+	}
+	if (rc == 0 && ferror(f))
+		rc = engi_raise(err, ENGI_EIO, "cannot read '%s': %s", path,
+				strerror(errno));
+	fclose(f);
+	return rc;
+}
+
+struct csv {
+	const char *path;
+	char *p, *end;
+	size_t line; /* physical line of the next byte */
+	/* the current record: fields point into the buffer, NUL-terminated */
+	char **field;
+	size_t nfields, alloc;
+	size_t rec_line; /* line the current record starts on */
+};
+
+static int push_field(struct csv *c, char *f, struct engi_error *err)
+{
+	if (c->nfields == c->alloc) {
+		size_t na = c->alloc ? 2 * c->alloc : 32;
+		char **nf = engi_reallocarray(c->field, na, sizeof *nf);
+		if (!nf)
+			RAISE(err, ENGI_ENOMEM, "out of memory reading '%s'",
+			      c->path);
+		c->field = nf;
+		c->alloc = na;
+	}
+	c->field[c->nfields++] = f;
+	return 0;
+}
+
+/*
+ * Splits the next record in place (quotes removed, "" unescaped). Returns 1
+ * with a record, 0 at the end of the file; blank lines are skipped.
+ */
+static int next_record(struct csv *c, struct engi_error *err)
+{
+	while (c->p < c->end && (*c->p == '\n' || *c->p == '\r')) {
+		if (*c->p == '\n')
+			c->line++;
+		c->p++;
+	}
+	if (c->p >= c->end)
+		return 0;
+	c->nfields = 0;
+	c->rec_line = c->line;
+	for (;;) {
+		char *out = c->p, *start = c->p;
+		if (c->p < c->end && *c->p == '"') {
+			c->p++;
+			for (;;) {
+				if (c->p >= c->end)
+					RAISE(err, ENGI_EPARSE,
+					      "%s: line %zu: quoted field not "
+					      "closed",
+					      c->path, c->rec_line);
+				if (*c->p == '"') {
+					if (c->p + 1 < c->end && c->p[1] == '"') {
+						*out++ = '"';
+						c->p += 2;
+						continue;
+					}
+					c->p++;
+					break;
+				}
+				if (*c->p == '\n')
+					c->line++;
+				*out++ = *c->p++;
+			}
+			if (c->p < c->end && *c->p != ',' && *c->p != '\n' &&
+			    *c->p != '\r')
+				RAISE(err, ENGI_EPARSE,
+				      "%s: line %zu, field %zu: text after a "
+				      "closing quote",
+				      c->path, c->line, c->nfields + 1);
+		} else {
+			while (c->p < c->end && *c->p != ',' && *c->p != '\n' &&
+			       *c->p != '\r') {
+				if (*c->p == '"')
+					RAISE(err, ENGI_EPARSE,
+					      "%s: line %zu, field %zu: quote "
+					      "inside an unquoted field",
+					      c->path, c->line, c->nfields + 1);
+				c->p++;
+			}
+			out = c->p;
+		}
+		char sep = c->p < c->end ? *c->p : '\n';
+		if (c->p < c->end && *c->p == '\r' && c->p + 1 < c->end &&
+		    c->p[1] == '\n')
+			c->p++;
+		if (c->p < c->end)
+			c->p++;
+		*out = '\0';
+		TRY(push_field(c, start, err));
+		if (sep != ',') {
+			c->line++;
+			return 1;
+		}
+	}
+}
+
+/* ---- fields ---- */
+
+enum col {
+	C_TASK,
+	C_MODEL,
+	C_TRIAL,
+	C_SUCCESS,
+	C_SCORE,
+	C_CONDITION,
+	C_OUTCOME,
+	C_FEASIBLE,
+	C_TURNS,
+	C_TOKENS_IN,
+	C_TOKENS_OUT,
+	C_COST,
+	C_WALL,
+	C_DOMAIN,
+	C_TYPE,
+	C_INTERFACE,
+	C_SOFTWARE,
+	C_TITLE,
+	C_SCORING,
+	C_ASSERTION,
+	C_STAGE,
+	C_STATE,
+	C_REQUIRED,
+	C_N
+};
+
+static const char *const col_names[C_N] = {
+	"task_id",  "model",      "trial",     "success",   "score",
+	"condition", "outcome",   "feasible",  "turns",     "tokens_in",
+	"tokens_out", "cost_usd", "wall_s",    "domain",    "type",
+	"interface", "software",  "title",     "scoring",   "assertion",
+	"stage",     "state",     "required",
+};
+
+struct table {
+	struct csv c;
+	size_t col[C_N]; /* field index, SIZE_MAX when absent */
+};
+
+static const char *get(const struct table *t, int col)
+{
+	size_t i = t->col[col];
+	if (i == SIZE_MAX || i >= t->c.nfields)
+		return NULL;
+	return t->c.field[i];
+}
+
+static int bad(const struct table *t, int col, const char *what,
+	       const char *found, struct engi_error *err)
+{
+	RAISE(err, ENGI_EPARSE, "%s: line %zu, column '%s': %s, found '%.80s'",
+	      t->c.path, t->c.rec_line, col_names[col], what, found);
+}
+
+static int get_str(const struct table *t, int col, char *dst, size_t size,
+		   const char *dflt, struct engi_error *err)
+{
+	const char *s = get(t, col);
+	if (!s || !*s) {
+		if (!dflt)
+			RAISE(err, ENGI_EPARSE,
+			      "%s: line %zu, column '%s': empty, a value is "
+			      "required",
+			      t->c.path, t->c.rec_line, col_names[col]);
+		s = dflt;
+	}
+	size_t n = strlen(s);
+	if (n >= size)
+		RAISE(err, ENGI_EPARSE,
+		      "%s: line %zu, column '%s': '%.40s...' is longer than "
+		      "%zu bytes",
+		      t->c.path, t->c.rec_line, col_names[col], s, size - 1);
+	memcpy(dst, s, n + 1);
+	return 0;
+}
+
+static int get_num(const struct table *t, int col, double dflt, int required,
+		   double *out, struct engi_error *err)
+{
+	const char *s = get(t, col);
+	if (!s || !*s) {
+		if (required)
+			return bad(t, col, "expected a number", "", err);
+		*out = dflt;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end || errno == ERANGE || !isfinite(v))
+		return bad(t, col, "expected a finite number", s, err);
+	*out = v;
+	return 0;
+}
+
+static int get_int(const struct table *t, int col, int64_t lo, int64_t hi,
+		   int64_t dflt, int required, int64_t *out,
+		   struct engi_error *err)
+{
+	const char *s = get(t, col);
+	if (!s || !*s) {
+		if (required)
+			return bad(t, col, "expected an integer", "", err);
+		*out = dflt;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (end == s || *end || errno == ERANGE || v < lo || v > hi) {
+		char what[96];
+		snprintf(what, sizeof what,
+			 "expected an integer in %" PRId64 "..%" PRId64, lo, hi);
+		return bad(t, col, what, s, err);
+	}
+	*out = v;
+	return 0;
+}
+
+static int get_bool(const struct table *t, int col, int dflt, int required,
+		    int32_t *out, struct engi_error *err)
+{
+	const char *s = get(t, col);
+	if (!s || !*s) {
+		if (required)
+			return bad(t, col, "expected 0, 1, true or false", "",
+				   err);
+		*out = dflt;
+		return 0;
+	}
+	if (!strcmp(s, "1") || !strcmp(s, "true") || !strcmp(s, "True"))
+		*out = 1;
+	else if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "False"))
+		*out = 0;
+	else
+		return bad(t, col, "expected 0, 1, true or false", s, err);
+	return 0;
+}
+
+/* Reads the header; required lists the columns that must be present. */
+static int table_open(struct table *t, const char *path, struct engi_dynbuf *b,
+		      const int *required, size_t nrequired,
+		      struct engi_error *err)
+{
+	memset(t, 0, sizeof *t);
+	t->c.path = path;
+	t->c.p = b->buf;
+	t->c.end = b->buf + b->len;
+	t->c.line = 1;
+	for (int i = 0; i < C_N; i++)
+		t->col[i] = SIZE_MAX;
+	int got = next_record(&t->c, err);
+	if (got < 0)
+		return got;
+	if (got == 0)
+		RAISE(err, ENGI_EPARSE, "%s: empty file, expected a header line",
+		      path);
+	for (size_t f = 0; f < t->c.nfields; f++) {
+		const char *name = t->c.field[f];
+		/* a byte-order mark before the first name */
+		if (f == 0 && !strncmp(name, "\xef\xbb\xbf", 3))
+			name += 3;
+		for (int i = 0; i < C_N; i++) {
+			if (strcmp(name, col_names[i]))
+				continue;
+			if (t->col[i] != SIZE_MAX)
+				RAISE(err, ENGI_EPARSE,
+				      "%s: line %zu: column '%s' appears twice",
+				      path, t->c.rec_line, name);
+			t->col[i] = f;
+		}
+	}
+	for (size_t i = 0; i < nrequired; i++)
+		if (t->col[required[i]] == SIZE_MAX)
+			RAISE(err, ENGI_EPARSE,
+			      "%s: line %zu: required column '%s' is missing",
+			      path, t->c.rec_line, col_names[required[i]]);
+	return 0;
+}
+
+static int check_width(const struct table *t, size_t header_fields,
+		       struct engi_error *err)
+{
+	if (t->c.nfields != header_fields)
+		RAISE(err, ENGI_EPARSE,
+		      "%s: line %zu: %zu fields, the header has %zu",
+		      t->c.path, t->c.rec_line, t->c.nfields, header_fields);
+	return 0;
+}
+
+/* ---- episodes ---- */
+
+
+static int grow_one(void **p, size_t n, size_t *alloc, size_t size,
+		    struct engi_error *err)
+{
+	if (n < *alloc)
+		return 0;
+	size_t na = *alloc ? 2 * *alloc : 64;
+	void *np = engi_reallocarray(*p, na, size);
+	if (!np)
+		RAISE(err, ENGI_ENOMEM, "out of memory reading results");
+	*p = np;
+	*alloc = na;
+	return 0;
+}
+
+static int meta_agree(const struct table *t, int col, const char *have,
+		      size_t have_line, const char *task,
+		      struct engi_error *err)
+{
+	const char *s = get(t, col);
+	if (!s)
+		s = "";
+	if (strcmp(s, have))
+		RAISE(err, ENGI_EPARSE,
+		      "%s: line %zu, column '%s': task '%s' has '%.60s' here "
+		      "and '%.60s' on line %zu",
+		      t->c.path, t->c.rec_line, col_names[col], task, s, have,
+		      have_line);
+	return 0;
+}
+
+struct reader {
+	struct engi_results *res;
+	size_t tasks_alloc, models_alloc, conds_alloc, eps_alloc, as_alloc;
+	size_t *task_line;
+	struct strtab tasks, models, conds, cells;
+	/* keys of the cells table: "task\x1fmodel\x1fcondition\x1ftrial" */
+	char **cell_keys;
+	size_t ncell_keys;
+};
+
+static void reader_release(struct reader *r)
+{
+	engi_free(r->task_line);
+	strtab_release(&r->tasks);
+	strtab_release(&r->models);
+	strtab_release(&r->conds);
+	strtab_release(&r->cells);
+	for (size_t i = 0; i < r->ncell_keys; i++)
+		engi_free(r->cell_keys[i]);
+	engi_free(r->cell_keys);
+}
+
+static char *cell_key(const char *task, const char *model, const char *cond,
+		      int64_t trial)
+{
+	size_t n = strlen(task) + strlen(model) + strlen(cond) + 32;
+	char *k = engi_malloc(n);
+	if (k)
+		snprintf(k, n, "%s\x1f%s\x1f%s\x1f%" PRId64, task, model, cond,
+			 trial);
+	return k;
+}
+
+static int episode_row(struct reader *r, const struct table *t,
+		       uint64_t *planned, struct engi_error *err)
+{
+	struct engi_results *res = r->res;
+	struct engi_res_episode e;
+	memset(&e, 0, sizeof e);
+	int64_t v;
+	double x;
+	TRY(get_str(t, C_TASK, e.task_id, sizeof e.task_id, NULL, err));
+	TRY(get_str(t, C_MODEL, e.model, sizeof e.model, NULL, err));
+	TRY(get_str(t, C_CONDITION, e.condition, sizeof e.condition, "base",
+		    err));
+	TRY(get_int(t, C_TRIAL, 0, INT32_MAX, 0, 1, &v, err));
+	e.trial = (int32_t)v;
+	TRY(get_str(t, C_OUTCOME, e.outcome, sizeof e.outcome, "done", err));
+	(*planned)++;
+	if (!strcmp(e.outcome, "missing") || !strcmp(e.outcome, "unrun"))
+		return 0;
+	TRY(get_bool(t, C_SUCCESS, 0, 1, &e.success, err));
+	TRY(get_num(t, C_SCORE, 0.0, 1, &e.score, err));
+	e.quality = e.score;
+	TRY(get_bool(t, C_FEASIBLE, e.success, 0, &e.feasible, err));
+	TRY(get_int(t, C_TURNS, 0, INT32_MAX, 0, 0, &v, err));
+	e.turns = (int32_t)v;
+	TRY(get_int(t, C_TOKENS_IN, 0, INT64_MAX, 0, 0, &e.tokens_in, err));
+	TRY(get_int(t, C_TOKENS_OUT, 0, INT64_MAX, 0, 0, &e.tokens_out, err));
+	TRY(get_num(t, C_COST, 0.0, 0, &x, err));
+	e.cost_usd = x;
+	TRY(get_num(t, C_WALL, 0.0, 0, &x, err));
+	e.wall_s = x;
+	e.attempts = 1;
+	snprintf(e.cell, sizeof e.cell, "csv%013zx", res->nepisodes);
+
+	/* the task and its metadata */
+	size_t ti = strtab_get(&r->tasks, e.task_id);
+	if (ti == SIZE_MAX) {
+		size_t was = r->tasks_alloc;
+		TRY(grow_one((void **)&res->tasks, res->ntasks, &r->tasks_alloc,
+			     sizeof *res->tasks, err));
+		/* the keys live in res->tasks: rebuild when it grew */
+		if (r->tasks_alloc != was) {
+			strtab_release(&r->tasks);
+			for (size_t i = 0; i < res->ntasks; i++)
+				TRY(strtab_put(&r->tasks, res->tasks[i].id, i,
+					       err));
+		}
+		size_t *nl = engi_reallocarray(r->task_line, r->tasks_alloc,
+					       sizeof *nl);
+		if (!nl)
+			RAISE(err, ENGI_ENOMEM, "out of memory reading tasks");
+		r->task_line = nl;
+		struct engi_res_task *task = &res->tasks[res->ntasks];
+		memset(task, 0, sizeof *task);
+		memcpy(task->id, e.task_id, sizeof task->id);
+		TRY(get_str(t, C_DOMAIN, task->domain, sizeof task->domain, "",
+			    err));
+		TRY(get_str(t, C_TYPE, task->type, sizeof task->type, "", err));
+		TRY(get_str(t, C_INTERFACE, task->interface,
+			    sizeof task->interface, "", err));
+		TRY(get_str(t, C_SOFTWARE, task->software,
+			    sizeof task->software, "", err));
+		TRY(get_str(t, C_TITLE, task->title, sizeof task->title, "",
+			    err));
+		TRY(get_str(t, C_SCORING, task->scoring, sizeof task->scoring,
+			    "binary", err));
+		r->task_line[res->ntasks] = t->c.rec_line;
+		TRY(strtab_put(&r->tasks, task->id, res->ntasks, err));
+		res->ntasks++;
+	} else {
+		const struct engi_res_task *task = &res->tasks[ti];
+		size_t l = r->task_line[ti];
+		TRY(meta_agree(t, C_DOMAIN, task->domain, l, task->id, err));
+		TRY(meta_agree(t, C_TYPE, task->type, l, task->id, err));
+		TRY(meta_agree(t, C_INTERFACE, task->interface, l, task->id,
+			       err));
+		TRY(meta_agree(t, C_SOFTWARE, task->software, l, task->id,
+			       err));
+	}
+	if (strtab_get(&r->models, e.model) == SIZE_MAX) {
+		size_t was = r->models_alloc;
+		TRY(grow_one((void **)&res->models, res->nmodels,
+			     &r->models_alloc, sizeof *res->models, err));
+		if (r->models_alloc != was) {
+			strtab_release(&r->models);
+			for (size_t i = 0; i < res->nmodels; i++)
+				TRY(strtab_put(&r->models, res->models[i].name,
+					       i, err));
+		}
+		struct engi_res_model *m = &res->models[res->nmodels];
+		memset(m, 0, sizeof *m);
+		memcpy(m->name, e.model, sizeof e.model);
+		TRY(strtab_put(&r->models, m->name, res->nmodels, err));
+		res->nmodels++;
+	}
+	if (strtab_get(&r->conds, e.condition) == SIZE_MAX) {
+		size_t was = r->conds_alloc;
+		TRY(grow_one((void **)&res->conditions, res->nconditions,
+			     &r->conds_alloc, sizeof *res->conditions, err));
+		if (r->conds_alloc != was) {
+			strtab_release(&r->conds);
+			for (size_t i = 0; i < res->nconditions; i++)
+				TRY(strtab_put(&r->conds,
+					       res->conditions[i].name, i,
+					       err));
+		}
+		struct engi_res_condition *k =
+			&res->conditions[res->nconditions];
+		memset(k, 0, sizeof *k);
+		memcpy(k->name, e.condition, sizeof e.condition);
+		TRY(strtab_put(&r->conds, k->name, res->nconditions, err));
+		res->nconditions++;
+	}
+
+	char *k = cell_key(e.task_id, e.model, e.condition, e.trial);
+	char **nk = k ? engi_reallocarray(r->cell_keys, r->ncell_keys + 1,
+					  sizeof *nk)
+		      : NULL;
+	if (!nk) {
+		engi_free(k);
+		RAISE(err, ENGI_ENOMEM, "out of memory reading episodes");
+	}
+	r->cell_keys = nk;
+	r->cell_keys[r->ncell_keys++] = k;
+	/* the first row of a repeated key keeps the assertions */
+	if (strtab_get(&r->cells, k) == SIZE_MAX)
+		TRY(strtab_put(&r->cells, k, res->nepisodes, err));
+
+	TRY(grow_one((void **)&res->episodes, res->nepisodes, &r->eps_alloc,
+		     sizeof *res->episodes, err));
+	res->episodes[res->nepisodes++] = e;
+	return 0;
+}
+
+static const int episode_required[] = {C_TASK, C_MODEL, C_TRIAL, C_SUCCESS,
+				       C_SCORE};
+static const int assertion_required[] = {C_TASK,  C_MODEL, C_TRIAL,
+					 C_ASSERTION, C_STAGE, C_STATE};
+
+static int read_episodes(struct reader *r, const char *path,
+			 struct engi_error *err)
+{
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, ENGI_CSV_FILE_CAP);
+	struct table t;
+	memset(&t, 0, sizeof t);
+	int rc = slurp(path, &b, err);
+	if (rc == 0)
+		rc = table_open(&t, path, &b, episode_required,
+				sizeof episode_required /
+					sizeof *episode_required,
+				err);
+	size_t width = t.c.nfields;
+	uint64_t planned = 0;
+	while (rc == 0) {
+		int got = next_record(&t.c, err);
+		if (got <= 0) {
+			rc = got;
+			break;
+		}
+		rc = check_width(&t, width, err);
+		if (rc == 0)
+			rc = episode_row(r, &t, &planned, err);
+	}
+	r->res->planned_cells = planned;
+	engi_free(t.c.field);
+	engi_dynbuf_release(&b);
+	return rc;
+}
+
+static int assertion_row(struct reader *r, const struct table *t,
+			 struct engi_error *err)
+{
+	struct engi_results *res = r->res;
+	char task[64], model[64], cond[64];
+	int64_t trial, req;
+	TRY(get_str(t, C_TASK, task, sizeof task, NULL, err));
+	TRY(get_str(t, C_MODEL, model, sizeof model, NULL, err));
+	TRY(get_str(t, C_CONDITION, cond, sizeof cond, "base", err));
+	TRY(get_int(t, C_TRIAL, 0, INT32_MAX, 0, 1, &trial, err));
+	char *k = cell_key(task, model, cond, trial);
+	if (!k)
+		RAISE(err, ENGI_ENOMEM, "out of memory reading assertions");
+	size_t ei = strtab_get(&r->cells, k);
+	engi_free(k);
+	if (ei == SIZE_MAX)
+		RAISE(err, ENGI_EPARSE,
+		      "%s: line %zu: no episode task '%s', model '%s', "
+		      "condition '%s', trial %" PRId64
+		      " in the episodes file",
+		      t->c.path, t->c.rec_line, task, model, cond, trial);
+	struct engi_res_assertion a;
+	memset(&a, 0, sizeof a);
+	memcpy(a.cell, res->episodes[ei].cell, sizeof a.cell);
+	TRY(get_str(t, C_ASSERTION, a.name, sizeof a.name, NULL, err));
+	TRY(get_str(t, C_STAGE, a.stage, sizeof a.stage, NULL, err));
+	TRY(get_str(t, C_STATE, a.state, sizeof a.state, NULL, err));
+	if (strcmp(a.state, "pass") && strcmp(a.state, "fail") &&
+	    strcmp(a.state, "inapplicable") && strcmp(a.state, "unavailable"))
+		return bad(t, C_STATE,
+			   "expected pass, fail, inapplicable or unavailable",
+			   a.state, err);
+	TRY(get_int(t, C_REQUIRED, 0, 1, 1, 0, &req, err));
+	a.required = (int32_t)req;
+	a.value = NAN;
+	a.expected = NAN;
+	TRY(grow_one((void **)&res->assertions, res->nassertions, &r->as_alloc,
+		     sizeof *res->assertions, err));
+	res->assertions[res->nassertions++] = a;
+	return 0;
+}
+
+static int read_assertions(struct reader *r, const char *path,
+			   struct engi_error *err)
+{
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, ENGI_CSV_FILE_CAP);
+	struct table t;
+	memset(&t, 0, sizeof t);
+	int rc = slurp(path, &b, err);
+	if (rc == 0)
+		rc = table_open(&t, path, &b, assertion_required,
+				sizeof assertion_required /
+					sizeof *assertion_required,
+				err);
+	size_t width = t.c.nfields;
+	while (rc == 0) {
+		int got = next_record(&t.c, err);
+		if (got <= 0) {
+			rc = got;
+			break;
+		}
+		rc = check_width(&t, width, err);
+		if (rc == 0)
+			rc = assertion_row(r, &t, err);
+	}
+	engi_free(t.c.field);
+	engi_dynbuf_release(&b);
+	return rc;
+}
+
+int engi_results_read_csv(const char *episodes_csv, const char *assertions_csv,
+			  struct engi_results *res, struct engi_error *err)
+{
+	engi_results_init(res);
+	struct reader r;
+	memset(&r, 0, sizeof r);
+	r.res = res;
+	int rc = read_episodes(&r, episodes_csv, err);
+	if (rc == 0 && assertions_csv)
+		rc = read_assertions(&r, assertions_csv, err);
+	reader_release(&r);
+	if (rc < 0)
+		engi_results_release(res);
+	return rc;
+}
+
+/* ---- merging ---- */
+
+static int append(void **dst, size_t *ndst, const void *src, size_t nsrc,
+		  size_t size, struct engi_error *err)
+{
+	if (nsrc == 0)
+		return 0;
+	if (*ndst > SIZE_MAX - nsrc)
+		RAISE(err, ENGI_EINVALID, "merged results are too large");
+	void *p = engi_reallocarray(*dst, *ndst + nsrc, size);
+	if (!p)
+		RAISE(err, ENGI_ENOMEM, "out of memory merging results");
+	memcpy((char *)p + *ndst * size, src, nsrc * size);
+	*dst = p;
+	*ndst += nsrc;
+	return 0;
+}
+
+/* Appends the rows of src whose name (at offset, width bytes) dst lacks. */
+static int append_unique(void **dst, size_t *ndst, const void *src,
+			 size_t nsrc, size_t size, size_t offset, size_t width,
+			 struct engi_error *err)
+{
+	for (size_t i = 0; i < nsrc; i++) {
+		const char *name = (const char *)src + i * size + offset;
+		int found = 0;
+		for (size_t j = 0; j < *ndst && !found; j++)
+			found = !strncmp((const char *)*dst + j * size + offset,
+					 name, width);
+		if (!found)
+			TRY(append(dst, ndst, (const char *)src + i * size, 1,
+				   size, err));
+	}
+	return 0;
+}
+
+int engi_results_merge(struct engi_results *dst,
+		       const struct engi_results *src, struct engi_error *err)
+{
+	TRY(append_unique((void **)&dst->tasks, &dst->ntasks, src->tasks,
+			  src->ntasks, sizeof *src->tasks,
+			  offsetof(struct engi_res_task, id),
+			  sizeof src->tasks->id, err));
+	TRY(append_unique((void **)&dst->models, &dst->nmodels, src->models,
+			  src->nmodels, sizeof *src->models,
+			  offsetof(struct engi_res_model, name),
+			  sizeof src->models->name, err));
+	TRY(append_unique((void **)&dst->conditions, &dst->nconditions,
+			  src->conditions, src->nconditions,
+			  sizeof *src->conditions,
+			  offsetof(struct engi_res_condition, name),
+			  sizeof src->conditions->name, err));
+	TRY(append((void **)&dst->episodes, &dst->nepisodes, src->episodes,
+		   src->nepisodes, sizeof *src->episodes, err));
+	TRY(append((void **)&dst->assertions, &dst->nassertions,
+		   src->assertions, src->nassertions, sizeof *src->assertions,
+		   err));
+	TRY(append((void **)&dst->metrics, &dst->nmetrics, src->metrics,
+		   src->nmetrics, sizeof *src->metrics, err));
+	TRY(append((void **)&dst->artifacts, &dst->nartifacts, src->artifacts,
+		   src->nartifacts, sizeof *src->artifacts, err));
+	dst->planned_cells += src->planned_cells;
+	return 0;
+}

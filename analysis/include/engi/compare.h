@@ -1,0 +1,115 @@
+/*
+ * compare.h - paired comparisons of arms on the same tasks: two models under
+ * one condition, or two conditions for one model (an ablation), each a mean
+ * paired difference with a paired task-clustered bootstrap interval and a
+ * sign-flip permutation test, the p-values Holm-adjusted over the declared
+ * family.
+ *
+ * The family. Axis models: within every condition, every model against the
+ * baseline model, or (no baseline) every pair of models. Axis conditions:
+ * within every model, every condition against the baseline condition (an
+ * ablation grid: condition arms x models), or every pair of conditions. All
+ * rows of one comparison form one Holm family; rows without a test (no task
+ * in common) are outside it and say so.
+ *
+ * Which numbers. An arm's value on a task is the mean score of its scored
+ * episodes there (outcomes done, fail_declared, turn_limit, time_limit,
+ * agent_error; env_crash and unknown outcomes are counted, not scored; every
+ * record counts, repeats included). A pair is compared over the tasks both
+ * arms have; tasks only one arm has are counted in the row. Lift = a - b,
+ * x100. Intervals come from one shared resample of the tasks per group (the
+ * condition or model held fixed; engi_boot_shared over the compared arms,
+ * seeded with the seed): a pair's draw is the difference of its two arms'
+ * draws, which is the paired bootstrap when both arms have the same tasks,
+ * and every pair of the group sees the same task multisets. A pair whose
+ * arms have different task sets is resampled on its own over the tasks both
+ * have (engi_paired_boot, same seed). The sign-flip test of every row uses
+ * the same seed.
+ *
+ * Lifecycle: engi_compare_data_init, engi_compare_compute, the writers,
+ * engi_compare_data_release. Output is a pure function of the results and
+ * the options: the same input and seed give the same bytes.
+ */
+#ifndef ENGI_COMPARE_H
+#define ENGI_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engi/error.h"
+#include "engi/results.h"
+#include "engi/stats.h"
+
+#define ENGI_COMPARE_NAME_LEN 64
+
+enum engi_compare_axis {
+	ENGI_COMPARE_MODELS,
+	ENGI_COMPARE_CONDITIONS,
+};
+
+struct engi_compare_opts {
+	struct engi_boot_opts boot; /* seed, draws, level, min_tasks */
+	int axis;                   /* enum engi_compare_axis */
+	const char *baseline;       /* NULL: all pairs */
+};
+
+void engi_compare_opts_init(struct engi_compare_opts *o);
+
+struct engi_compare_row {
+	/* the condition (axis models) or the model (axis conditions) */
+	char within[ENGI_COMPARE_NAME_LEN];
+	char a[ENGI_COMPARE_NAME_LEN], b[ENGI_COMPARE_NAME_LEN];
+	size_t tasks;        /* tasks both arms have: the denominator */
+	size_t a_only, b_only; /* tasks one arm has, outside the pairing */
+	double mean_a, mean_b; /* x100 over the paired tasks, NaN without */
+	struct engi_ci lift;   /* mean(a - b) x100 and its interval */
+	int tested;            /* a sign-flip test ran (tasks >= 1) */
+	struct engi_signflip test;
+	double p_holm; /* NaN when not tested */
+};
+
+struct engi_compare_data {
+	struct engi_compare_opts opts; /* baseline copied below */
+	char baseline[ENGI_COMPARE_NAME_LEN];
+	size_t nmodels, nconditions, ntasks;
+	size_t recorded, scored, unscored; /* episodes */
+	uint64_t planned, missing;
+	size_t family; /* rows in the Holm family */
+	struct engi_compare_row *rows;
+	size_t nrows;
+};
+
+void engi_compare_data_init(struct engi_compare_data *d);
+void engi_compare_data_release(struct engi_compare_data *d);
+
+/* Fills d (initialised, empty). An unknown baseline is ENGI_ENOTFOUND,
+ * naming the valid names. */
+int engi_compare_compute(struct engi_compare_data *d,
+			 const struct engi_results *res,
+			 const struct engi_compare_opts *o,
+			 struct engi_error *err);
+
+/*
+ * Markdown: the family and its denominators, one row per comparison, and
+ * with a baseline a grid (rows: the arms held fixed, columns: the arms
+ * against the baseline; lift and Holm-adjusted p).
+ */
+int engi_compare_write_markdown(const struct engi_compare_data *d, FILE *out,
+				struct engi_error *err);
+
+/*
+ * CSV (a header line, "\r\n" line ends) with columns
+ *   axis, within, a, b, tasks, a_only, b_only, mean_a_x100, mean_b_x100,
+ *   lift_x100, ci_lo_x100, ci_hi_x100, ci_flag, p, p_holm, draws
+ * and JSON {"format": "engisweep-compare", "format_version": 1, "bootstrap":
+ * {seed, draws, level, min_tasks}, "family": {axis, baseline, size},
+ * "episodes": {planned, recorded, scored, unscored, missing}, "rows": [...]}
+ * with the CSV's keys (null for an empty field).
+ */
+int engi_compare_write_csv(const struct engi_compare_data *d, const char *path,
+			   struct engi_error *err);
+int engi_compare_write_json(const struct engi_compare_data *d,
+			    const char *path, struct engi_error *err);
+
+#endif

@@ -1,0 +1,258 @@
+/*
+ * fe.h - linear finite-element re-solves: solid decks and frame models.
+ *
+ * Two model kinds share one sparse path. A model is a plain struct owned by
+ * the caller (_init / _release); the readers (engi_inp_read for CalculiX
+ * decks) fill it, or code builds it by hand. engi_fe_solid_solve assembles
+ * the symmetric stiffness of the unconstrained degrees of freedom straight
+ * into a compressed-column upper triangle, factorises it with CHOLMOD
+ * (supernodal or simplicial, AMD/METIS or natural ordering, BLAS from
+ * OpenBLAS) and fills a caller-owned result (_release). Prescribed
+ * displacements enter the right-hand side; reactions are the internal forces
+ * minus the applied loads at the restrained degrees of freedom. A singular
+ * (mechanism) model is ENGI_EINVALID with the node and direction where the
+ * factorisation broke down. The solve blocks for its whole duration; it
+ * does no I/O. CHOLMOD's own workspace is allocated outside the allocation
+ * seam.
+ */
+#ifndef ENGI_FE_H
+#define ENGI_FE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct engi_error;
+
+/* ---- sparse symmetric systems ---------------------------------------- */
+
+enum engi_fe_order {
+	ENGI_FE_ORDER_AUTO = 0, /* CHOLMOD's choice (AMD, METIS when better) */
+	ENGI_FE_ORDER_AMD,
+	ENGI_FE_ORDER_METIS,
+	ENGI_FE_ORDER_NATURAL,
+};
+
+struct engi_fe_solve_opts {
+	enum engi_fe_order order;
+	int simplicial; /* 1: up-looking simplicial LDL'; 0: supernodal LL' */
+};
+
+/* Upper triangle, compressed columns, rows sorted within a column. 32-bit
+ * indices (CHOLMOD's int flavour) halve the index memory of the matrix and
+ * of the factor; a system with 2^31 nonzeros or more is ENGI_ETOOBIG. */
+struct engi_fe_csc {
+	size_t n;
+	int32_t *colptr; /* n + 1 */
+	int32_t *rowind; /* colptr[n] */
+	double *val;
+};
+
+void engi_fe_csc_init(struct engi_fe_csc *a);
+void engi_fe_csc_release(struct engi_fe_csc *a);
+
+/* The pattern of all equations coupled through elements. Nodes 0..nnodes-1
+ * carry dpn degrees of freedom each; eq[node * dpn + c] is the equation
+ * number (numbered in node-then-component order) or -1 when restrained.
+ * Element e joins nodes conn[off[e] .. off[e+1]). Values are zeroed. */
+int engi_fe_csc_pattern(struct engi_fe_csc *a, size_t nnodes, int dpn, const int64_t *eq,
+			size_t neq, size_t nelems, const size_t *off, const uint32_t *conn,
+			struct engi_error *err);
+
+/* Adds a dense row-major element matrix ke (nd x nd) whose rows are the
+ * global degrees of freedom dofs[0..nd). Restrained columns with a value in
+ * ubar (NULL: all zero) move to rhs. */
+void engi_fe_csc_add(struct engi_fe_csc *a, const int64_t *eq, const double *ke, int nd,
+		     const size_t *dofs, const double *ubar, double *rhs);
+
+/* A factor whose reciprocal condition estimate (CHOLMOD's, the squared
+ * ratio of the smallest to the largest diagonal of L) is below this is
+ * singular in double precision. */
+#define ENGI_FE_RCOND_MIN 1e-13
+
+/* Factorises a (positive definite) and solves for nrhs right-hand sides in
+ * place (b holds n * nrhs values, column-major). On a singular matrix
+ * *bad_eq is the equation where it broke down. */
+struct engi_fe_solve_stats {
+	double factor_s, solve_s;
+	double lnz;	    /* nonzeros in the factor */
+	const char *method; /* "supernodal" or "simplicial" */
+	const char *ordering;
+};
+int engi_fe_csc_solve(const struct engi_fe_csc *a, double *b, size_t nrhs,
+		      const struct engi_fe_solve_opts *opts, int64_t *bad_eq,
+		      struct engi_fe_solve_stats *st, struct engi_error *err);
+
+/* ---- solid models (CalculiX subset) ------------------------------------ */
+
+enum engi_fe_etype { ENGI_FE_C3D4 = 0, ENGI_FE_C3D10, ENGI_FE_C3D8, ENGI_FE_ETYPE_COUNT };
+
+/* Nodes per element of each type. */
+int engi_fe_etype_nodes(enum engi_fe_etype t);
+const char *engi_fe_etype_name(enum engi_fe_etype t);
+
+struct engi_fe_bc {
+	uint32_t node; /* index */
+	uint8_t dof;   /* 0..2 */
+	double value;
+};
+
+struct engi_fe_pressure {
+	uint32_t elem; /* index */
+	uint8_t face;  /* 1-based face number, CalculiX numbering */
+	double value;  /* positive pushes into the element */
+};
+
+struct engi_fe_solid {
+	size_t nnodes;
+	double *xyz;	  /* 3 * nnodes */
+	int64_t *node_id; /* deck numbers */
+	size_t nelems;
+	uint8_t *etype;	  /* enum engi_fe_etype */
+	size_t *off;	  /* nelems + 1 */
+	uint32_t *conn;	  /* node indices */
+	int64_t *elem_id; /* deck numbers */
+	double *young;	  /* per element */
+	double *poisson;
+	size_t nbc;
+	struct engi_fe_bc *bc;
+	double *force; /* 3 * nnodes concentrated loads */
+	size_t npress;
+	struct engi_fe_pressure *press;
+};
+
+void engi_fe_solid_init(struct engi_fe_solid *m);
+void engi_fe_solid_release(struct engi_fe_solid *m);
+
+struct engi_fe_solid_result {
+	size_t nnodes, ndof, neq; /* ndof: all; neq: unrestrained */
+	double *u;		  /* 3 * nnodes */
+	double *reaction;	  /* 3 * nnodes, zero where unrestrained */
+	double reaction_sum[3];
+	double load_sum[3]; /* applied: concentrated plus pressure */
+	double max_u;	    /* largest displacement magnitude */
+	int64_t max_u_node; /* its deck number */
+	double assemble_s, factor_s, solve_s, total_s;
+	double lnz;
+	const char *method, *ordering;
+};
+
+void engi_fe_solid_result_init(struct engi_fe_solid_result *r);
+void engi_fe_solid_result_release(struct engi_fe_solid_result *r);
+
+int engi_fe_solid_solve(const struct engi_fe_solid *m, const struct engi_fe_solve_opts *opts,
+			struct engi_fe_solid_result *r, struct engi_error *err);
+
+/* von Mises and the 6 stress components (xx yy zz xy yz zx) averaged over
+ * the integration points of element e, from displacements u. */
+int engi_fe_solid_stress(const struct engi_fe_solid *m, const double *u, size_t e, double s[6],
+			 double *mises);
+
+/* Reads the CalculiX subset listed in tasks/SCHEMA-structural.md: *NODE,
+ * *ELEMENT (C3D4, C3D10, C3D8), *NSET, *ELSET (GENERATE), *MATERIAL,
+ * *ELASTIC, *SOLID SECTION, *BOUNDARY, *CLOAD, *DLOAD (Pn), *STEP, *STATIC,
+ * *NODE PRINT, *EL PRINT, *NODE FILE, *EL FILE, *END STEP. Anything else is
+ * ENGI_ENOTSUP naming the line. Only the first step is read. m must have
+ * been initialised; on error it is left empty. */
+int engi_inp_read(const char *path, struct engi_fe_solid *m, struct engi_error *err);
+int engi_inp_parse(const char *name, const char *text, size_t len, struct engi_fe_solid *m,
+		   struct engi_error *err);
+
+/* ---- frames and trusses (direct stiffness) ----------------------------- */
+
+/*
+ * Every node carries six degrees of freedom (ux uy uz rx ry rz). A 2D model
+ * (dim 2) lies in the x-y plane: uz, rx and ry are restrained everywhere.
+ * Beams are Euler-Bernoulli with axial, torsion and biaxial bending
+ * stiffness; trusses carry axial force only. Local x runs from the first
+ * node to the second; local y = normalise(zref x local x) and local z =
+ * x cross y, where zref is the element's reference vector, by default the
+ * global Z axis (global Y for members parallel to Z). A release frees a
+ * local end degree of freedom (bit d of release[end], d = 0..5 in the order
+ * above) by static condensation. Rotations that no beam stiffens (nodes of
+ * trusses only, fully released ends) are restrained automatically; a free
+ * translation with no stiffness is a mechanism and names itself.
+ */
+
+enum engi_frame_etype { ENGI_FRAME_BEAM = 0, ENGI_FRAME_TRUSS = 1 };
+
+struct engi_frame_elem {
+	uint32_t node[2];
+	uint8_t type;
+	uint8_t release[2];	      /* bit masks over the 6 local end dofs */
+	double young, shear;	      /* E, G */
+	double area, iy, iz, torsion; /* A, I about local y and z, J */
+	double zref[3];		      /* all zero: the default */
+};
+
+struct engi_frame_nodal_load {
+	uint32_t node;
+	uint32_t lcase;
+	double f[6]; /* Fx Fy Fz Mx My Mz */
+};
+
+struct engi_frame_member_load {
+	uint32_t elem;
+	uint32_t lcase;
+	int local;   /* w in local axes (1) or global axes (0) */
+	double w[3]; /* uniform force per unit length */
+};
+
+struct engi_frame {
+	int dim; /* 2 or 3 */
+	size_t nnodes;
+	double *xyz;	  /* 3 * nnodes */
+	int64_t *node_id; /* model numbers, for messages */
+	size_t nelems;
+	struct engi_frame_elem *elem;
+	int64_t *elem_id;
+	uint8_t *restraint; /* per node, bit d restrains dof d */
+	size_t ncases;	    /* load cases (at least 1 when there are loads) */
+	size_t nnodal, nmember;
+	struct engi_frame_nodal_load *nodal;
+	struct engi_frame_member_load *member;
+	size_t ncombos;
+	double *combo; /* ncombos * ncases factors */
+};
+
+void engi_frame_init(struct engi_frame *f);
+void engi_frame_release(struct engi_frame *f);
+
+/* Results of load case or combination k (0..ncases+ncombos). */
+struct engi_frame_state {
+	double *u;	   /* 6 * nnodes */
+	double *reaction;  /* 6 * nnodes, zero at free dofs */
+	double *end_force; /* 12 * nelems, local axes: the forces the nodes
+			      exert on the member's ends (Fx Fy Fz Mx My Mz
+			      at the first end, then the second) */
+	double max_u;	   /* largest translation magnitude */
+	int64_t max_u_node;
+	double reaction_sum[6]; /* forces, and moments about the origin */
+	double load_sum[6];
+	double equilibrium_rel; /* |reactions + loads| / |loads| (forces and moments) */
+};
+
+struct engi_frame_result {
+	size_t nnodes, nelems, nstates, ndof, neq;
+	struct engi_frame_state *state; /* ncases then ncombos */
+	size_t nauto;			/* rotations restrained automatically */
+	double assemble_s, factor_s, solve_s, total_s;
+	const char *method, *ordering;
+};
+
+void engi_frame_result_init(struct engi_frame_result *r);
+void engi_frame_result_release(struct engi_frame_result *r);
+
+/* Local axes of element e as rows of R (x, y, z in global coordinates) and
+ * its length; 0 for a zero length or a reference vector along the member. */
+int engi_frame_axes(const struct engi_frame *f, size_t e, double R[3][3], double *len);
+
+int engi_frame_solve(const struct engi_frame *f, const struct engi_fe_solve_opts *opts,
+		     struct engi_frame_result *r, struct engi_error *err);
+
+/* Largest displacement magnitude over the nodes of a CalculiX .dat file's
+ * first "displacements" block; *nfound nodes read. */
+int engi_ccx_dat_max_u(const char *path, double *max_u, size_t *nfound, struct engi_error *err);
+/* The same from an ASCII .frd file's first DISP block (*NODE FILE, U). */
+int engi_ccx_frd_max_u(const char *path, double *max_u, size_t *nfound, struct engi_error *err);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * meshio.h - readers for meshes and point clouds beside STL: Wavefront OBJ,
+ * PLY (ASCII and binary little-endian), XYZ point lists, and STEP through
+ * tessellation by gmsh run as a host tool.
+ *
+ * Each reader exists twice: on a file (engi_*_read, which reads at most
+ * ENGI_MESHIO_BYTES_MAX bytes) and on bytes in memory (engi_*_parse, what
+ * the fuzz targets drive); name is what messages call the input. Every
+ * message reads "cannot read <FORMAT> '<name>': <what>", with the line or
+ * the element that is wrong. Sizes are bounded by the caller's caps; NaN and
+ * infinite coordinates are errors naming the element. Polygons are split
+ * into triangle fans. m must have been initialised; its contents are
+ * replaced on success and left empty on error. Point clouds are returned as
+ * a mesh without triangles. Nothing here blocks except on the file system
+ * (and on gmsh for STEP).
+ */
+#ifndef ENGI_MESHIO_H
+#define ENGI_MESHIO_H
+
+#include <stddef.h>
+
+struct engi_error;
+struct engi_mesh;
+
+#define ENGI_MESHIO_BYTES_MAX	((size_t)1 << 31)
+#define ENGI_MESHIO_POLYGON_MAX 1024 /* vertices of one face */
+
+int engi_obj_read(const char *path, struct engi_mesh *m, size_t max_verts, size_t max_tris,
+		  struct engi_error *err);
+int engi_obj_parse(const char *buf, size_t len, const char *name, struct engi_mesh *m,
+		   size_t max_verts, size_t max_tris, struct engi_error *err);
+
+int engi_ply_read(const char *path, struct engi_mesh *m, size_t max_verts, size_t max_tris,
+		  struct engi_error *err);
+int engi_ply_parse(const char *buf, size_t len, const char *name, struct engi_mesh *m,
+		   size_t max_verts, size_t max_tris, struct engi_error *err);
+
+/* One point a line: x y z and optional further columns, separated by white
+ * space or commas; '#' starts a comment. */
+int engi_xyz_read(const char *path, struct engi_mesh *m, size_t max_verts, struct engi_error *err);
+int engi_xyz_parse(const char *buf, size_t len, const char *name, struct engi_mesh *m,
+		   size_t max_verts, struct engi_error *err);
+
+/* By extension (case-insensitive): .stl, .obj, .ply, .step/.stp. */
+int engi_mesh_read(const char *path, struct engi_mesh *m, size_t max_verts, size_t max_tris,
+		   struct engi_error *err);
+/* Points by extension: .ply, .xyz (also .txt, .pts), or the vertices of any
+ * mesh engi_mesh_read takes. */
+int engi_cloud_read(const char *path, struct engi_mesh *m, size_t max_verts,
+		    struct engi_error *err);
+
+/* Tessellates a STEP file with `gmsh` found on PATH (ENGI_EENV with a clear
+ * message when it is not there), then reads the STL it writes. tol is the
+ * largest element size gmsh may use (model units; 0: gmsh's default). */
+int engi_step_read(const char *path, double tol, struct engi_mesh *m, size_t max_tris,
+		   struct engi_error *err);
+
+#endif

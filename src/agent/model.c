@@ -1,0 +1,563 @@
+/*
+ * The `model` agent: a language model behind an OpenAI-compatible or
+ * Anthropic API, acting through native tool calls (or the fenced-block text
+ * fallback). One agent_next is one request: the observation of the last turn
+ * goes back as the results of its tool calls, the reply's tool calls become
+ * the actions of this turn (in order, one turn). A reply that cannot be used
+ * (malformed, truncated, over the cap, or the endpoint failing after its
+ * retries) is an error turn with no actions, recorded in the trace; three in
+ * a row end the episode as agent_error.
+ *
+ * The API key is read from the variable named by api_key_env when the agent
+ * starts and handed to the provider for its HTTP header only.
+ *
+ * The `replay:RESULTS.h5` agent shares this loop but takes its replies from
+ * the trace of an earlier episode of the same task (the last attempt in that
+ * trace): the recorded reply bodies are parsed again in order, recorded
+ * errors are error turns again, and no request is sent. Tokens and cost are
+ * zero: nothing is bought.
+ */
+#include "agent.h"
+
+#include "engi/alloc.h"
+#include "base64.h"
+#include "engi/dynbuf.h"
+#include "fsutil.h"
+#include "provider.h"
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MODEL_MAX_ERROR_TURNS 3
+#define MODEL_PROMPT_CAP      ((size_t)1 << 20)
+#define MODEL_DRAWING_CAP     ((size_t)8 << 20)
+
+struct pending {
+	char *id;
+	char *name;
+	char *answer; /* answered by the agent itself; NULL: the observation */
+};
+
+struct model_agent {
+	struct provider_config cfg;
+	int have_cfg;
+	char *api_key;
+	struct pconv conv;
+	struct preply reply;
+	struct pending pend[AGENT_MAX_ACTIONS];
+	size_t npend;
+	char *nudge;		       /* user text to send before the next request */
+	char *args[AGENT_MAX_ACTIONS]; /* strings the actions point into */
+	int error_turns;
+	int turn;
+	const struct agent_ctx *ctx;
+	void (*trace)(void *, const char *);
+	void *trace_arg;
+	/* replay */
+	int replay;
+	json_t *replies; /* array of recorded model_reply events */
+	size_t next_reply;
+};
+
+static const char system_native[] =
+    "You are an engineer working in a computer environment to complete a task. "
+    "Act only through the tools: `bash` runs a shell command in your working folder "
+    "and returns its output and exit code; `computer` acts on a graphical desktop when "
+    "there is one. Files you are asked to deliver must be in the working folder. "
+    "When the task is complete, call `done` with a short summary; if you cannot complete "
+    "it, call `fail` with the reason. Several tool calls in one reply run in order.";
+
+static const char system_text[] =
+    "You are an engineer working in a computer environment to complete a task. "
+    "Act by writing fenced blocks, one per action, run in order:\n"
+    "```bash\n<a shell command, run in your working folder>\n```\n"
+    "```done\n<a short summary, when the task is complete>\n```\n"
+    "```fail\n<the reason, when you cannot complete it>\n```\n"
+    "After your reply you receive the output and exit code of the commands. Files you are "
+    "asked to deliver must be in the working folder.";
+
+static void emit(struct model_agent *m, json_t *ev)
+{
+	if (!ev)
+		return;
+	if (m->trace) {
+		char *s = json_dumps(ev, JSON_COMPACT);
+		if (s)
+			m->trace(m->trace_arg, s);
+		free(s);
+	}
+	json_decref(ev);
+}
+
+static void pending_clear(struct model_agent *m)
+{
+	for (size_t i = 0; i < m->npend; i++) {
+		engi_free(m->pend[i].id);
+		engi_free(m->pend[i].name);
+		engi_free(m->pend[i].answer);
+	}
+	m->npend = 0;
+}
+
+static void args_clear(struct model_agent *m)
+{
+	for (size_t i = 0; i < AGENT_MAX_ACTIONS; i++) {
+		engi_free(m->args[i]);
+		m->args[i] = NULL;
+	}
+}
+
+static int attach_drawings(struct model_agent *m, const struct agent_ctx *ctx,
+			   struct engi_error *err);
+
+static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi_error *err)
+{
+	struct model_agent *m = a->priv;
+	m->ctx = ctx;
+	m->trace = ctx->trace;
+	m->trace_arg = ctx->trace_arg;
+	pconv_init(&m->conv);
+	if (!ctx->model_json)
+		RAISE(err, ENGI_EINVALID,
+		      "agent 'model' needs a models.json entry with a provider");
+	TRY(provider_config_parse(&m->cfg, ctx->model_json, err));
+	m->have_cfg = 1;
+	if (m->cfg.api_key_env[0]) {
+		const char *k = getenv(m->cfg.api_key_env);
+		if (!k || !k[0])
+			RAISE(err, ENGI_EINVALID,
+			      "model '%s': environment variable '%s' (api_key_env) is not set",
+			      m->cfg.name, m->cfg.api_key_env);
+		if (!(m->api_key = engi_strdup(k)))
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	if (pconv_set_system(&m->conv,
+			     m->cfg.tool_mode == TOOLS_TEXT ? system_text : system_native) < 0)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	const struct task *t = ctx->task;
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, MODEL_PROMPT_CAP);
+	int rc = engi_dynbuf_printf(&b, "Task (%s, interface %s):\n%s\n", t->id,
+				    task_interface_name(t->interface), t->instruction);
+	if (rc == 0 && t->ninputs) {
+		rc = engi_dynbuf_addstr(&b, "\nFiles given to you in the working folder:\n");
+		for (size_t i = 0; rc == 0 && i < t->ninputs; i++)
+			rc = engi_dynbuf_printf(&b, "- %s%s\n", t->inputs[i].env,
+						t->inputs[i].protected_ ? " (do not modify)" : "");
+	}
+	if (rc == 0 && t->ndeliverables) {
+		rc = engi_dynbuf_addstr(&b, "\nDeliver:\n");
+		for (size_t i = 0; rc == 0 && i < t->ndeliverables; i++)
+			rc = engi_dynbuf_printf(&b, "- %s\n", t->deliverables[i].path);
+	}
+	if (rc == 0)
+		rc = pconv_user(&m->conv, b.buf, NULL);
+	engi_dynbuf_release(&b);
+	if (rc < 0)
+		RAISE(err, rc, "model '%s': cannot build the instruction", m->cfg.name);
+	TRY(attach_drawings(m, ctx, err));
+	emit(m, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i}", "ev", "model_start", "model", m->cfg.name,
+			  "provider", m->cfg.api == PROVIDER_OPENAI ? "openai" : "anthropic",
+			  "endpoint_model", m->cfg.model, "tools",
+			  m->cfg.tool_mode == TOOLS_TEXT ? "text" : "native", "history_turns",
+			  m->cfg.history_turns));
+	return 0;
+}
+
+/* The task's PNG drawings as images of the instruction message (condition
+ * setting drawings=message, the default); drawings=none leaves them out. */
+static int attach_drawings(struct model_agent *m, const struct agent_ctx *ctx,
+			   struct engi_error *err)
+{
+	const struct task *t = ctx->task;
+	const char *mode = "message";
+	json_t *cond = ctx->condition_json ? json_loads(ctx->condition_json, 0, NULL) : NULL;
+	const char *cm = json_string_value(json_object_get(cond, "drawings"));
+	if (cm)
+		mode = cm;
+	int rc = 0;
+	if (strcmp(mode, "message") && strcmp(mode, "none"))
+		rc = engi_raise(
+		    err, ENGI_ENOTSUP,
+		    "condition setting drawings=%s: only 'message' and 'none' are supported", mode);
+	for (size_t i = 0; rc == 0 && !strcmp(mode, "message") && i < t->ndrawings; i++) {
+		char *data = NULL;
+		size_t len = 0;
+		if ((rc = read_file(t->drawings[i], MODEL_DRAWING_CAP, &data, &len, err)) < 0)
+			break;
+		if (len < 8 || memcmp(data, "\x89PNG\r\n\x1a\n", 8)) {
+			engi_free(data);
+			continue; /* only PNG drawings can be shown */
+		}
+		size_t n = base64_encoded_len(len);
+		char *b64 = n == SIZE_MAX ? NULL : engi_malloc(n + 1);
+		if (b64) {
+			base64_encode(data, len, b64);
+			rc = pconv_add_image(&m->conv, b64);
+		} else {
+			rc = ENGI_ENOMEM;
+		}
+		engi_free(b64);
+		engi_free(data);
+		if (rc < 0)
+			engi_raise(err, rc, "cannot attach drawing '%s'", t->drawings[i]);
+	}
+	json_decref(cond);
+	return rc;
+}
+
+static char *observation_text(const struct observation *obs)
+{
+	size_t n = obs->output_len + 128;
+	char *s = engi_malloc(n);
+	if (s)
+		snprintf(s, n, "exit code: %d%s\n%.*s", obs->exit_code,
+			 obs->timed_out ? " (the command timed out and was killed)" : "",
+			 (int)obs->output_len, obs->output);
+	return s;
+}
+
+/* Answers the tool calls of the previous turn with the observation. */
+static int answer_previous(struct model_agent *m, const struct observation *obs)
+{
+	int rc = 0;
+	char *otext = NULL;
+	if (m->npend) {
+		/* the runner reports the last action's observation only */
+		size_t last = m->npend;
+		while (last > 0 && m->pend[last - 1].answer)
+			last--;
+		for (size_t i = 0; rc == 0 && i < m->npend; i++) {
+			const char *ans = m->pend[i].answer;
+			if (!ans && i + 1 == last) {
+				if (!otext && !(otext = observation_text(obs)))
+					return ENGI_ENOMEM;
+				ans = otext;
+			} else if (!ans) {
+				ans = "(ran; its output is folded into the result of the last call "
+				      "of this turn)";
+			}
+			if (m->cfg.tool_mode == TOOLS_NATIVE)
+				rc =
+				    pconv_tool(&m->conv, m->pend[i].id, m->pend[i].name, ans, NULL);
+			else
+				rc = pconv_user(&m->conv, ans, NULL);
+		}
+	}
+	if (rc == 0 && m->nudge) {
+		rc = pconv_user(&m->conv, m->nudge, NULL);
+		engi_free(m->nudge);
+		m->nudge = NULL;
+	}
+	engi_free(otext);
+	pending_clear(m);
+	return rc;
+}
+
+static int add_pending(struct model_agent *m, const struct ptool_call *c, const char *answer)
+{
+	struct pending *p = &m->pend[m->npend];
+	p->id = engi_strdup(c->id);
+	p->name = engi_strdup(c->name);
+	p->answer = answer ? engi_strdup(answer) : NULL;
+	m->npend++;
+	return !p->id || !p->name || (answer && !p->answer) ? ENGI_ENOMEM : 0;
+}
+
+/* One tool call into an action, or an answer the agent gives itself. */
+static int map_call(struct model_agent *m, const struct ptool_call *c, struct agent_turn *turn)
+{
+	json_t *args = json_loads(c->args_json, 0, NULL);
+	const char *answer = NULL;
+	char msg[256];
+	struct agent_action *act = &turn->actions[turn->n];
+	const char *key = NULL;
+	int kind = -1;
+	if (!json_is_object(args)) {
+		snprintf(msg, sizeof(msg), "error: the arguments of '%s' are not a JSON object",
+			 c->name);
+		answer = msg;
+	} else if (!strcmp(c->name, "bash")) {
+		kind = ACT_RUN, key = "command";
+	} else if (!strcmp(c->name, "done")) {
+		kind = ACT_DONE, key = "summary";
+	} else if (!strcmp(c->name, "fail")) {
+		kind = ACT_FAIL, key = "reason";
+	} else if (!strcmp(c->name, "computer")) {
+		const char *action = json_string_value(json_object_get(args, "action"));
+		static const char *const ok[] = {
+		    "move", "click",  "double_click", "right_click", "drag", "type",
+		    "key",  "scroll", "wait",	      "screenshot",  NULL};
+		int valid = 0;
+		for (const char *const *o = ok; action && *o; o++)
+			valid |= !strcmp(*o, action);
+		if (!valid) {
+			snprintf(msg, sizeof(msg), "error: computer: unknown action '%.40s'",
+				 action ? action : "");
+			answer = msg;
+		} else {
+			kind = ACT_INPUT;
+		}
+	} else if (!strcmp(c->name, "read_image")) {
+		answer = "error: read_image is not available in this environment";
+	} else {
+		snprintf(msg, sizeof(msg),
+			 "error: there is no tool '%.60s' (tools: bash, computer, done, fail)",
+			 c->name);
+		answer = msg;
+	}
+	int rc = 0;
+	if (kind >= 0) {
+		char *text = NULL;
+		if (kind == ACT_INPUT) {
+			text = engi_strdup(c->args_json);
+		} else {
+			json_t *v = json_object_get(args, key);
+			if (json_is_string(v))
+				text = engi_strdup(json_string_value(v));
+			else if (kind != ACT_RUN)
+				text = engi_strdup("");
+			else {
+				snprintf(msg, sizeof(msg), "error: bash needs a string 'command'");
+				answer = msg;
+				kind = -1;
+			}
+		}
+		if (kind >= 0) {
+			if (!text)
+				rc = ENGI_ENOMEM;
+			else {
+				m->args[turn->n] = text;
+				act->kind = kind;
+				act->text = text;
+				turn->n++;
+			}
+		}
+	}
+	json_decref(args);
+	if (rc == 0)
+		rc = add_pending(m, c, answer);
+	return rc;
+}
+
+/* The next recorded reply into m->reply: 0, its recorded error again, or
+ * ENGI_ENOTFOUND when the recording has no more replies. */
+static int replay_reply(struct model_agent *m, struct engi_error *err)
+{
+	json_t *ev = json_array_get(m->replies, m->next_reply);
+	if (!ev)
+		RAISE(err, ENGI_ENOTFOUND, "replay: the recorded episode has no reply for turn %d",
+		      m->turn);
+	m->next_reply++;
+	m->reply.attempts = 1;
+	const char *rec_err = json_string_value(json_object_get(ev, "error"));
+	if (rec_err)
+		RAISE(err, ENGI_EPARSE, "%s", rec_err);
+	const char *raw = json_string_value(json_object_get(ev, "raw"));
+	if (!raw)
+		RAISE(err, ENGI_EPARSE, "replay: recorded reply %zu has no body", m->next_reply);
+	if (!(m->reply.raw = engi_strdup(raw)))
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	int rc = provider_parse_reply(&m->cfg, raw, strlen(raw), &m->reply, err);
+	m->reply.tokens_in = m->reply.tokens_out = 0;
+	return rc;
+}
+
+static double gate_ask(void *arg, double est_tokens)
+{
+	const struct agent_ctx *ctx = arg;
+	char msg[64];
+	snprintf(msg, sizeof(msg), "ask %.0f", est_tokens);
+	return ctx->govern(ctx->govern_arg, msg);
+}
+
+static void gate_tell(void *arg, long status, double tokens, double est_tokens)
+{
+	const struct agent_ctx *ctx = arg;
+	char msg[96];
+	snprintf(msg, sizeof(msg), "tell %ld %.0f %.0f", status, tokens, est_tokens);
+	ctx->govern(ctx->govern_arg, msg);
+}
+
+static int model_next(struct agent *a, const struct observation *obs, struct agent_turn *turn,
+		      struct engi_error *err)
+{
+	struct model_agent *m = a->priv;
+	args_clear(m);
+	preply_release(&m->reply);
+	m->turn++;
+	if (answer_previous(m, obs) < 0)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc;
+	if (m->replay) {
+		rc = replay_reply(m, &e);
+		if (rc == ENGI_ENOTFOUND)
+			RAISE(err, rc, "%s", e.msg);
+	} else {
+		struct provider_gate gate = {gate_ask, gate_tell, (void *)m->ctx};
+		rc = provider_complete(&m->cfg, m->api_key, &m->conv, m->ctx->govern ? &gate : NULL,
+				       &m->reply, &e);
+		json_t *req = m->reply.request ? json_loads(m->reply.request, 0, NULL) : NULL;
+		emit(m, json_pack("{s:s,s:i,s:o*}", "ev", "model_request", "turn", m->turn, "body",
+				  req));
+		turn->tokens_in = m->reply.tokens_in;
+		turn->tokens_out = m->reply.tokens_out;
+		turn->cost_usd = provider_cost_usd(&m->cfg, turn->tokens_in, turn->tokens_out);
+	}
+	emit(m, json_pack("{s:s,s:i,s:i,s:f,s:s?,s:s?,s:I,s:I,s:f,s:b}", "ev", "model_reply",
+			  "turn", m->turn, "attempts", m->reply.attempts, "wait_s", m->reply.wait_s,
+			  "raw", m->reply.raw, "error", rc < 0 ? e.msg : NULL, "tokens_in",
+			  (json_int_t)turn->tokens_in, "tokens_out", (json_int_t)turn->tokens_out,
+			  "cost_usd", turn->cost_usd, "replayed", m->replay));
+	if (rc == ENGI_ENOMEM)
+		RAISE(err, rc, "%s", e.msg);
+	if (rc < 0) {
+		if (++m->error_turns >= MODEL_MAX_ERROR_TURNS)
+			RAISE(err, rc, "%d unusable replies in a row; last: %s", m->error_turns,
+			      e.msg);
+		return 0; /* an error turn: no actions, the same request next turn */
+	}
+	m->error_turns = 0;
+	const struct preply *r = &m->reply;
+	size_t ncalls = r->ncalls < AGENT_MAX_ACTIONS ? r->ncalls : AGENT_MAX_ACTIONS;
+	if (m->cfg.tool_mode == TOOLS_NATIVE)
+		rc = pconv_assistant(&m->conv, r->text, r->calls, ncalls);
+	else
+		rc = pconv_assistant(&m->conv, r->text, NULL, 0);
+	for (size_t i = 0; rc == 0 && i < ncalls; i++)
+		rc = map_call(m, &r->calls[i], turn);
+	if (rc == 0 && ncalls == 0)
+		rc = (m->nudge = engi_strdup(
+			  m->cfg.tool_mode == TOOLS_NATIVE
+			      ? "Please act through the tools: bash, then done or fail."
+			      : "Please act with fenced ```bash, ```done or ```fail blocks."))
+			 ? 0
+			 : ENGI_ENOMEM;
+	if (rc < 0)
+		RAISE(err, rc, "out of memory");
+	/* a reply that ends the episode: drop the actions after done or fail */
+	for (size_t i = 0; i < turn->n; i++)
+		if (turn->actions[i].kind == ACT_DONE || turn->actions[i].kind == ACT_FAIL) {
+			turn->n = i + 1;
+			break;
+		}
+	return 0;
+}
+
+static void model_stop(struct agent *a)
+{
+	struct model_agent *m = a->priv;
+	if (!m)
+		return;
+	args_clear(m);
+	pending_clear(m);
+	preply_release(&m->reply);
+	pconv_release(&m->conv);
+	if (m->have_cfg)
+		provider_config_release(&m->cfg);
+	if (m->api_key) {
+		memset(m->api_key, 0, strlen(m->api_key));
+		engi_free(m->api_key);
+	}
+	engi_free(m->nudge);
+}
+
+static const struct agent_ops model_ops = {
+    .start = model_start, .next = model_next, .stop = model_stop};
+
+/* The replies of the last attempt in a trace, and the provider and tool
+ * mode they were written for. */
+static int replay_parse(struct model_agent *m, const char *jsonl, struct engi_error *err)
+{
+	char provider[32] = "", tools[16] = "native";
+	const char *p = jsonl;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+		json_t *ev = json_loadb(p, n, 0, NULL);
+		const char *kind = json_string_value(json_object_get(ev, "ev"));
+		if (kind && !strcmp(kind, "model_start")) {
+			const char *pv = json_string_value(json_object_get(ev, "provider"));
+			const char *tv = json_string_value(json_object_get(ev, "tools"));
+			snprintf(provider, sizeof(provider), "%s", pv ? pv : "");
+			snprintf(tools, sizeof(tools), "%s", tv ? tv : "native");
+			json_array_clear(m->replies);
+		} else if (kind && !strcmp(kind, "model_reply")) {
+			json_array_append(m->replies, ev);
+		}
+		json_decref(ev);
+		p += n + (eol ? 1 : 0);
+	}
+	if (!provider[0] || json_array_size(m->replies) == 0)
+		RAISE(err, ENGI_EPARSE, "replay: the recorded trace has no model replies");
+	json_t *entry = json_pack("{s:s,s:s,s:s,s:s}", "name", "replay", "provider", provider,
+				  "model", "replay", "tools", tools);
+	char *s = entry ? json_dumps(entry, JSON_COMPACT) : NULL;
+	json_decref(entry);
+	if (!s)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	int rc = provider_config_parse(&m->cfg, s, err);
+	free(s);
+	TRY(rc);
+	m->have_cfg = 1;
+	emit(m, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "ev", "model_start", "model", "replay",
+			  "provider", provider, "endpoint_model", "replay", "tools", tools,
+			  "replies", (json_int_t)json_array_size(m->replies)));
+	return 0;
+}
+
+static int replay_start(struct agent *a, const struct agent_ctx *ctx, struct engi_error *err)
+{
+	struct model_agent *m = a->priv;
+	m->ctx = ctx;
+	m->trace = ctx->trace;
+	m->trace_arg = ctx->trace_arg;
+	m->replay = 1;
+	pconv_init(&m->conv);
+	if (!(m->replies = json_array()))
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	if (!ctx->replay_load)
+		RAISE(err, ENGI_ENOTSUP, "replay: this runner reads no results files");
+	char *jsonl = NULL;
+	size_t len = 0;
+	TRY(ctx->replay_load(ctx->variant, ctx->task->id, ctx->trial, &jsonl, &len, err));
+	int rc = replay_parse(m, jsonl, err);
+	engi_free(jsonl);
+	TRY(rc);
+	if (pconv_user(&m->conv, ctx->task->instruction, NULL) < 0)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	return 0;
+}
+
+static void replay_stop(struct agent *a)
+{
+	struct model_agent *m = a->priv;
+	if (!m)
+		return;
+	json_decref(m->replies);
+	m->replies = NULL;
+	model_stop(a);
+}
+
+static const struct agent_ops replay_ops = {
+    .start = replay_start, .next = model_next, .stop = replay_stop};
+
+const struct agent_desc agent_replay = {
+    .name = "replay",
+    .summary = "replay:RESULTS.h5 replays the recorded model replies of the same task",
+    .priv_size = sizeof(struct model_agent),
+    .ops = &replay_ops,
+    .takes_variant = 1,
+};
+
+const struct agent_desc agent_model = {
+    .name = "model",
+    .summary = "a language model behind an OpenAI-compatible or Anthropic API",
+    .priv_size = sizeof(struct model_agent),
+    .ops = &model_ops,
+};

@@ -1,0 +1,199 @@
+#include "cli.h"
+
+#include "engi/compare.h"
+#include "engi/csvin.h"
+#include "engi/results.h"
+#include "store.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int cli_load_results(char **paths, size_t npaths, const char *assertions_csv,
+		     struct engi_results *res, struct engi_error *err)
+{
+	engi_results_init(res);
+	for (size_t i = 0; i < npaths; i++) {
+		struct engi_results one;
+		int rc;
+		if (ends_with(paths[i], ".csv"))
+			rc = engi_results_read_csv(
+				paths[i], i == 0 ? assertions_csv : NULL, &one,
+				err);
+		else
+			rc = store_read(paths[i], &one, err);
+		if (rc == 0 && i == 0) {
+			*res = one;
+			continue;
+		}
+		if (rc == 0)
+			rc = engi_results_merge(res, &one, err);
+		engi_results_release(&one);
+		if (rc < 0) {
+			engi_results_release(res);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static const char compare_help[] =
+	"usage: engisweep compare [options] RESULTS...\n"
+	"\n"
+	"Paired comparisons on the same tasks: two models under each condition\n"
+	"(--axis models) or two conditions for each model (--axis conditions, an\n"
+	"ablation grid). Each row: the mean paired difference of the score x100\n"
+	"(trials averaged within a task, over the tasks both arms have), a paired\n"
+	"task bootstrap interval and a two-sided sign-flip test; p-values are\n"
+	"Holm-adjusted over the family: every arm against --baseline, or every\n"
+	"pair without one. RESULTS are results.h5 files or episodes CSV files\n"
+	"(columns in README), merged in memory. Same input and seed, same bytes.\n"
+	"\n"
+	"options:\n"
+	"      --axis A         models (default) or conditions\n"
+	"      --baseline NAME  compare every other arm with NAME\n"
+	"      --assertions F   assertions CSV of the first (CSV) results file\n"
+	"      --out-prefix P   also write P.csv and P.json\n"
+	"      --seed N         bootstrap and sign-flip seed (default 20261130)\n"
+	"      --draws N        bootstrap and sign-flip draws (default 10000)\n"
+	"      --level L        interval level (default 0.95)\n"
+	"      --interval M     percentile (default) or bca\n"
+	"      --min-tasks N    fewer paired tasks: no interval, flagged (default 5)\n"
+	"  -h, --help           this text\n";
+
+int cmd_compare(int argc, char **argv)
+{
+	enum { O_PREFIX = 256, O_SEED, O_DRAWS, O_LEVEL, O_MIN, O_AXIS, O_BASE,
+	       O_ASSERT, O_INTERVAL };
+	static const struct option opts[] = {
+		{"out-prefix", required_argument, NULL, O_PREFIX},
+		{"seed", required_argument, NULL, O_SEED},
+		{"draws", required_argument, NULL, O_DRAWS},
+		{"level", required_argument, NULL, O_LEVEL},
+		{"interval", required_argument, NULL, O_INTERVAL},
+		{"min-tasks", required_argument, NULL, O_MIN},
+		{"axis", required_argument, NULL, O_AXIS},
+		{"baseline", required_argument, NULL, O_BASE},
+		{"assertions", required_argument, NULL, O_ASSERT},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct engi_compare_opts co;
+	engi_compare_opts_init(&co);
+	const char *prefix = NULL, *assertions = NULL;
+	long v;
+	double d;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_PREFIX:
+			prefix = optarg;
+			break;
+		case O_SEED:
+			if (cli_int("--seed", optarg, 0, 0x7fffffffffffffffL, &v) < 0)
+				return EXIT_USAGE;
+			co.boot.seed = (uint64_t)v;
+			break;
+		case O_DRAWS:
+			if (cli_int("--draws", optarg, 100, ENGI_STATS_DRAWS_MAX, &v) < 0)
+				return EXIT_USAGE;
+			co.boot.draws = (size_t)v;
+			break;
+		case O_LEVEL:
+			if (cli_num("--level", optarg, 0.5, 0.999, &d) < 0)
+				return EXIT_USAGE;
+			co.boot.level = d;
+			break;
+		case O_MIN:
+			if (cli_int("--min-tasks", optarg, 1, 1000000, &v) < 0)
+				return EXIT_USAGE;
+			co.boot.min_tasks = (size_t)v;
+			break;
+		case O_AXIS:
+			if (!strcmp(optarg, "models")) {
+				co.axis = ENGI_COMPARE_MODELS;
+			} else if (!strcmp(optarg, "conditions")) {
+				co.axis = ENGI_COMPARE_CONDITIONS;
+			} else {
+				cli_errorf("--axis: '%s' is not models or conditions",
+					   optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case O_BASE:
+			co.baseline = optarg;
+			break;
+		case O_ASSERT:
+			assertions = optarg;
+			break;
+		case O_INTERVAL:
+			if (!strcmp(optarg, "percentile")) {
+				co.boot.interval = ENGI_INTERVAL_PERCENTILE;
+			} else if (!strcmp(optarg, "bca")) {
+				co.boot.interval = ENGI_INTERVAL_BCA;
+			} else {
+				cli_errorf("--interval: '%s' is not percentile or bca", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(compare_help, stdout);
+			return 0;
+		default:
+			fputs(compare_help, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		cli_errorf("compare: expected at least one results file");
+		fputs(compare_help, stderr);
+		return EXIT_USAGE;
+	}
+	struct engi_error err;
+	engi_error_init(&err);
+	struct engi_results res;
+	if (cli_load_results(argv + optind, (size_t)(argc - optind), assertions, &res,
+			     &err) < 0) {
+		cli_error(&err);
+		return EXIT_USAGE;
+	}
+	struct engi_compare_data cd;
+	engi_compare_data_init(&cd);
+	int rc = engi_compare_compute(&cd, &res, &co, &err);
+	engi_results_release(&res);
+	if (rc == ENGI_ENOTFOUND || rc == ENGI_EINVALID) {
+		cli_error(&err);
+		engi_compare_data_release(&cd);
+		return EXIT_USAGE;
+	}
+	if (rc == 0)
+		rc = engi_compare_write_markdown(&cd, stdout, &err);
+	if (rc == 0 && prefix) {
+		size_t n = strlen(prefix) + 6;
+		char path[4096];
+		if (n > sizeof path) {
+			cli_errorf("--out-prefix: '%s' is too long", prefix);
+			engi_compare_data_release(&cd);
+			return EXIT_USAGE;
+		}
+		snprintf(path, sizeof path, "%s.csv", prefix);
+		rc = engi_compare_write_csv(&cd, path, &err);
+		if (rc == 0) {
+			snprintf(path, sizeof path, "%s.json", prefix);
+			rc = engi_compare_write_json(&cd, path, &err);
+		}
+	}
+	engi_compare_data_release(&cd);
+	if (rc < 0) {
+		cli_error(&err);
+		return EXIT_FAILED;
+	}
+	return 0;
+}

@@ -1,0 +1,755 @@
+/*
+ * The provider-neutral half: configuration, conversations, the tools,
+ * retries with backoff, the text fallback and the per-process throttle.
+ * The wire formats live in openai.c and anthropic.c, HTTP in http.c.
+ */
+#include "provider.h"
+
+#include "engi/alloc.h"
+#include "http.h"
+#include "text.h"
+#include "wire.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- registry ---- */
+
+static const struct provider_desc provider_openai = {
+    "openai", "OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp server, gateways)",
+    PROVIDER_OPENAI};
+static const struct provider_desc provider_anthropic = {"anthropic", "Anthropic Messages",
+							PROVIDER_ANTHROPIC};
+static const struct provider_desc *const provider_registry[] = {&provider_openai,
+								&provider_anthropic, NULL};
+
+const struct provider_desc *const *provider_all(void)
+{
+	return provider_registry;
+}
+
+/* ---- configuration ---- */
+
+static int cfg_str(json_t *o, const char *key, char *dst, size_t n, int required, const char *model,
+		   struct engi_error *err)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v) {
+		if (required)
+			RAISE(err, ENGI_EINVALID, "model '%s': /%s: missing", model, key);
+		return 0;
+	}
+	if (!json_is_string(v) || json_string_length(v) >= n)
+		RAISE(err, ENGI_EINVALID, "model '%s': /%s: expected a string of at most %zu bytes",
+		      model, key, n - 1);
+	snprintf(dst, n, "%s", json_string_value(v));
+	return 0;
+}
+
+static int cfg_num(json_t *o, const char *key, double dflt, double *out, const char *model,
+		   struct engi_error *err)
+{
+	json_t *v = json_object_get(o, key);
+	*out = dflt;
+	if (!v)
+		return 0;
+	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+		RAISE(err, ENGI_EINVALID, "model '%s': /%s: expected a number ≥ 0", model, key);
+	*out = json_number_value(v);
+	return 0;
+}
+
+int provider_config_parse(struct provider_config *c, const char *entry_json, struct engi_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	json_error_t je;
+	json_t *o = json_loads(entry_json ? entry_json : "", 0, &je);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		RAISE(err, ENGI_EINVALID, "model settings: expected a JSON object");
+	}
+	int rc = 0;
+	char prov[32] = "";
+	double v;
+	const char *nm = json_string_value(json_object_get(o, "name"));
+	snprintf(c->name, sizeof(c->name), "%s", nm ? nm : "?");
+	if ((rc = cfg_str(o, "provider", prov, sizeof(prov), 1, c->name, err)) < 0)
+		goto out;
+	const struct provider_desc *const *pd = provider_registry;
+	while (*pd && strcmp((*pd)->name, prov))
+		pd++;
+	if (*pd)
+		c->api = (*pd)->api;
+	else {
+		rc = engi_raise(err, ENGI_EINVALID,
+				"model '%s': /provider: '%s' is not one of openai, anthropic",
+				c->name, prov);
+		goto out;
+	}
+	if ((rc = cfg_str(o, "base_url", c->base_url, sizeof(c->base_url), 0, c->name, err)) < 0 ||
+	    (rc = cfg_str(o, "model", c->model, sizeof(c->model), 1, c->name, err)) < 0 ||
+	    (rc = cfg_str(o, "api_key_env", c->api_key_env, sizeof(c->api_key_env), 0, c->name,
+			  err)) < 0 ||
+	    (rc = cfg_str(o, "reasoning_effort", c->reasoning_effort, sizeof(c->reasoning_effort),
+			  0, c->name, err)) < 0)
+		goto out;
+	if (!c->base_url[0])
+		snprintf(c->base_url, sizeof(c->base_url), "%s",
+			 c->api == PROVIDER_OPENAI ? "https://api.openai.com/v1"
+						   : "https://api.anthropic.com/v1");
+	size_t bl = strlen(c->base_url);
+	while (bl && c->base_url[bl - 1] == '/')
+		c->base_url[--bl] = '\0';
+	json_t *t = json_object_get(o, "temperature");
+	c->temperature = NAN;
+	if (t && (rc = cfg_num(o, "temperature", 0, &c->temperature, c->name, err)) < 0)
+		goto out;
+	if ((rc = cfg_num(o, "max_tokens", 0, &v, c->name, err)) < 0)
+		goto out;
+	c->max_tokens = (long)v;
+	if ((rc = cfg_num(o, "price_in_per_mtok", 0, &c->price_in_per_mtok, c->name, err)) < 0 ||
+	    (rc = cfg_num(o, "price_out_per_mtok", 0, &c->price_out_per_mtok, c->name, err)) < 0 ||
+	    (rc = cfg_num(o, "timeout_s", PROVIDER_TIMEOUT_S_DEFAULT, &c->timeout_s, c->name,
+			  err)) < 0 ||
+	    (rc = cfg_num(o, "retry_base_s", PROVIDER_RETRY_BASE_S_DEFAULT, &c->retry_base_s,
+			  c->name, err)) < 0 ||
+	    (rc = cfg_num(o, "rpm", 0, &c->rpm, c->name, err)) < 0 ||
+	    (rc = cfg_num(o, "tpm", 0, &c->tpm, c->name, err)) < 0)
+		goto out;
+	if ((rc = cfg_num(o, "max_retries", PROVIDER_RETRIES_DEFAULT, &v, c->name, err)) < 0)
+		goto out;
+	c->max_retries = (int)v;
+	if ((rc = cfg_num(o, "history_turns", PROVIDER_HISTORY_TURNS_DEFAULT, &v, c->name, err)) <
+	    0)
+		goto out;
+	c->history_turns = v < 1 ? 1 : (int)v;
+	c->reply_cap = PROVIDER_REPLY_CAP;
+	json_t *tm = json_object_get(o, "tools");
+	if (tm && !(json_is_string(tm) && (!strcmp(json_string_value(tm), "native") ||
+					   !strcmp(json_string_value(tm), "text")))) {
+		rc = engi_raise(err, ENGI_EINVALID,
+				"model '%s': /tools: expected \"native\" or \"text\"", c->name);
+		goto out;
+	}
+	c->tool_mode = tm && !strcmp(json_string_value(tm), "text") ? TOOLS_TEXT : TOOLS_NATIVE;
+	json_t *it = json_object_get(o, "image_tool");
+	if (it && !json_is_boolean(it)) {
+		rc = engi_raise(err, ENGI_EINVALID,
+				"model '%s': /image_tool: expected true or false", c->name);
+		goto out;
+	}
+	c->image_tool = json_is_true(it);
+	json_t *h = json_object_get(o, "headers");
+	if (h && !json_is_object(h)) {
+		rc = engi_raise(err, ENGI_EINVALID, "model '%s': /headers: expected an object",
+				c->name);
+		goto out;
+	}
+	const char *key;
+	json_t *hv;
+	json_object_foreach(h, key, hv)
+	{
+		if (!json_is_string(hv) || strpbrk(key, ":\r\n") ||
+		    strpbrk(json_string_value(hv), "\r\n")) {
+			rc = engi_raise(err, ENGI_EINVALID,
+					"model '%s': /headers/%s: expected a one-line string",
+					c->name, key);
+			goto out;
+		}
+		if (c->nheaders == PROVIDER_MAX_HEADERS) {
+			rc = engi_raise(err, ENGI_EINVALID, "model '%s': /headers: more than %d",
+					c->name, PROVIDER_MAX_HEADERS);
+			goto out;
+		}
+		size_t n = strlen(key) + json_string_length(hv) + 3;
+		char *line = engi_malloc(n);
+		if (!line) {
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+			goto out;
+		}
+		snprintf(line, n, "%s: %s", key, json_string_value(hv));
+		c->headers[c->nheaders++] = line;
+	}
+out:
+	json_decref(o);
+	if (rc < 0)
+		provider_config_release(c);
+	return rc;
+}
+
+void provider_config_release(struct provider_config *c)
+{
+	for (size_t i = 0; i < c->nheaders; i++)
+		engi_free(c->headers[i]);
+	c->nheaders = 0;
+}
+
+/* ---- conversations ---- */
+
+void pconv_init(struct pconv *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+static void calls_free(struct ptool_call *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		engi_free(v[i].id);
+		engi_free(v[i].name);
+		engi_free(v[i].args_json);
+	}
+	engi_free(v);
+}
+
+void pconv_release(struct pconv *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct pmsg *m = &c->v[i];
+		engi_free(m->text);
+		calls_free(m->calls, m->ncalls);
+		engi_free(m->tool_call_id);
+		engi_free(m->tool_name);
+		engi_free(m->png_b64);
+		for (size_t k = 0; k < m->nmore_png; k++)
+			engi_free(m->more_png[k]);
+		engi_free(m->more_png);
+	}
+	engi_free(c->v);
+	engi_free(c->system);
+	memset(c, 0, sizeof(*c));
+}
+
+int pconv_set_system(struct pconv *c, const char *text)
+{
+	char *s = engi_strdup(text);
+	if (!s)
+		return ENGI_ENOMEM;
+	engi_free(c->system);
+	c->system = s;
+	return 0;
+}
+
+static struct pmsg *pconv_push(struct pconv *c)
+{
+	if (c->n == c->alloc) {
+		size_t na = c->alloc ? c->alloc * 2 : 16;
+		struct pmsg *nv = engi_reallocarray(c->v, na, sizeof(*nv));
+		if (!nv)
+			return NULL;
+		c->v = nv;
+		c->alloc = na;
+	}
+	struct pmsg *m = &c->v[c->n];
+	memset(m, 0, sizeof(*m));
+	return m;
+}
+
+static char *dup_or_empty(const char *s)
+{
+	return engi_strdup(s ? s : "");
+}
+
+int pconv_user(struct pconv *c, const char *text, const char *png_b64)
+{
+	struct pmsg *m = pconv_push(c);
+	if (!m)
+		return ENGI_ENOMEM;
+	m->role = PM_USER;
+	m->text = dup_or_empty(text);
+	m->png_b64 = png_b64 ? engi_strdup(png_b64) : NULL;
+	if (!m->text || (png_b64 && !m->png_b64)) {
+		engi_free(m->text);
+		engi_free(m->png_b64);
+		return ENGI_ENOMEM;
+	}
+	c->n++;
+	return 0;
+}
+
+int pconv_assistant(struct pconv *c, const char *text, const struct ptool_call *calls,
+		    size_t ncalls)
+{
+	struct pmsg *m = pconv_push(c);
+	if (!m)
+		return ENGI_ENOMEM;
+	m->role = PM_ASSISTANT;
+	m->text = dup_or_empty(text);
+	if (ncalls)
+		m->calls = engi_calloc(ncalls, sizeof(*m->calls));
+	int bad = !m->text || (ncalls && !m->calls);
+	for (size_t i = 0; !bad && i < ncalls; i++) {
+		m->calls[i].id = dup_or_empty(calls[i].id);
+		m->calls[i].name = dup_or_empty(calls[i].name);
+		m->calls[i].args_json = engi_strdup(calls[i].args_json ? calls[i].args_json : "{}");
+		m->ncalls = i + 1;
+		bad = !m->calls[i].id || !m->calls[i].name || !m->calls[i].args_json;
+	}
+	if (bad) {
+		engi_free(m->text);
+		calls_free(m->calls, m->ncalls);
+		return ENGI_ENOMEM;
+	}
+	c->n++;
+	return 0;
+}
+
+int pconv_tool(struct pconv *c, const char *call_id, const char *tool_name, const char *text,
+	       const char *png_b64)
+{
+	struct pmsg *m = pconv_push(c);
+	if (!m)
+		return ENGI_ENOMEM;
+	m->role = PM_TOOL;
+	m->text = dup_or_empty(text);
+	m->tool_call_id = dup_or_empty(call_id);
+	m->tool_name = dup_or_empty(tool_name);
+	m->png_b64 = png_b64 ? engi_strdup(png_b64) : NULL;
+	if (!m->text || !m->tool_call_id || !m->tool_name || (png_b64 && !m->png_b64)) {
+		engi_free(m->text);
+		engi_free(m->tool_call_id);
+		engi_free(m->tool_name);
+		engi_free(m->png_b64);
+		return ENGI_ENOMEM;
+	}
+	c->n++;
+	return 0;
+}
+
+int pconv_add_image(struct pconv *c, const char *png_b64)
+{
+	if (c->n == 0 || c->v[c->n - 1].role != PM_USER)
+		return ENGI_EINVALID;
+	struct pmsg *m = &c->v[c->n - 1];
+	char **nv = engi_reallocarray(m->more_png, m->nmore_png + 1, sizeof(*nv));
+	if (!nv)
+		return ENGI_ENOMEM;
+	m->more_png = nv;
+	if (!(nv[m->nmore_png] = engi_strdup(png_b64)))
+		return ENGI_ENOMEM;
+	m->nmore_png++;
+	return 0;
+}
+
+size_t pconv_window_start(const struct pconv *c, int turns)
+{
+	size_t nasst = 0;
+	for (size_t i = 1; i < c->n; i++)
+		nasst += c->v[i].role == PM_ASSISTANT;
+	if (turns < 1 || nasst <= (size_t)turns)
+		return 1;
+	size_t skip = nasst - (size_t)turns, seen = 0;
+	for (size_t i = 1; i < c->n; i++)
+		if (c->v[i].role == PM_ASSISTANT && seen++ == skip)
+			return i;
+	return 1;
+}
+
+/* ---- replies ---- */
+
+void preply_release(struct preply *r)
+{
+	engi_free(r->text);
+	calls_free(r->calls, r->ncalls);
+	engi_free(r->stop_reason);
+	engi_free(r->request);
+	engi_free(r->raw);
+	memset(r, 0, sizeof(*r));
+}
+
+int wire_add_call(struct preply *r, const char *id, const char *name, const char *args_json,
+		  struct engi_error *err)
+{
+	if (r->ncalls >= 64)
+		RAISE(err, ENGI_ETOOBIG, "reply has more than 64 tool calls");
+	struct ptool_call *nv = engi_reallocarray(r->calls, r->ncalls + 1, sizeof(*nv));
+	if (!nv)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	r->calls = nv;
+	struct ptool_call *tc = &r->calls[r->ncalls];
+	char idbuf[32];
+	if (!id || !id[0]) {
+		snprintf(idbuf, sizeof(idbuf), "call_%zu", r->ncalls);
+		id = idbuf;
+	}
+	tc->id = engi_strdup(id);
+	tc->name = engi_strdup(name ? name : "");
+	tc->args_json = engi_strdup(args_json && args_json[0] ? args_json : "{}");
+	if (!tc->id || !tc->name || !tc->args_json) {
+		engi_free(tc->id);
+		engi_free(tc->name);
+		engi_free(tc->args_json);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	r->ncalls++;
+	return 0;
+}
+
+double provider_cost_usd(const struct provider_config *c, int64_t in, int64_t out)
+{
+	return ((double)in * c->price_in_per_mtok + (double)out * c->price_out_per_mtok) / 1e6;
+}
+
+/* ---- tools ---- */
+
+static const struct wire_tool tool_table[] = {
+    {"bash",
+     "Run a shell command in the working folder of the environment; the reply is its output and "
+     "exit code.",
+     "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\",\"description\":\"the "
+     "command, run with sh -c\"}},\"required\":[\"command\"]}"},
+    {"computer",
+     "Act on the graphical desktop: move, click, double_click, right_click, drag (x,y to x2,y2), "
+     "type text, press keys, scroll (dx, dy), wait, or take a screenshot.",
+     "{\"type\":\"object\",\"properties\":{\"action\":{\"type\":\"string\",\"enum\":[\"move\","
+     "\"click\",\"double_click\",\"right_click\",\"drag\",\"type\",\"key\",\"scroll\",\"wait\","
+     "\"screenshot\"]},"
+     "\"x\":{\"type\":\"integer\"},\"y\":{\"type\":\"integer\"},\"x2\":{\"type\":\"integer\"},"
+     "\"y2\":{\"type\":\"integer\"},"
+     "\"text\":{\"type\":\"string\"},\"keys\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+     "\"dx\":{\"type\":\"integer\"},\"dy\":{\"type\":\"integer\"},\"seconds\":{\"type\":\"number\"}"
+     "},\"required\":[\"action\"]}"},
+    {"read_image", "Look at a PNG image file in the environment.",
+     "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]"
+     "}"},
+    {"done", "Declare the task finished: the deliverables are in place.",
+     "{\"type\":\"object\",\"properties\":{\"summary\":{\"type\":\"string\"}},\"required\":["
+     "\"summary\"]}"},
+    {"fail", "Declare that you cannot finish the task.",
+     "{\"type\":\"object\",\"properties\":{\"reason\":{\"type\":\"string\"}},\"required\":["
+     "\"reason\"]}"},
+};
+
+size_t wire_tools(const struct provider_config *c, const struct wire_tool **out)
+{
+	static const struct wire_tool *with_image[] = {
+	    &tool_table[0], &tool_table[1], &tool_table[2], &tool_table[3], &tool_table[4]};
+	static const struct wire_tool *without_image[] = {&tool_table[0], &tool_table[1],
+							  &tool_table[3], &tool_table[4]};
+	const struct wire_tool *const *src = c->image_tool ? with_image : without_image;
+	size_t n = c->image_tool ? 5 : 4;
+	for (size_t i = 0; i < n; i++)
+		out[i] = src[i];
+	return n;
+}
+
+/* ---- the wire, dispatched ---- */
+
+char *provider_build_request(const struct provider_config *c, const struct pconv *conv,
+			     struct engi_error *err)
+{
+	json_t *req =
+	    c->api == PROVIDER_OPENAI ? openai_build(c, conv, err) : anthropic_build(c, conv, err);
+	if (!req)
+		return NULL;
+	char *s = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	if (!s) {
+		engi_raise(err, ENGI_ENOMEM, "out of memory building a request");
+		return NULL;
+	}
+	char *out = engi_strdup(s);
+	free(s);
+	if (!out)
+		engi_raise(err, ENGI_ENOMEM, "out of memory building a request");
+	return out;
+}
+
+int provider_parse_reply(const struct provider_config *c, const char *body, size_t len,
+			 struct preply *r, struct engi_error *err)
+{
+	json_error_t je;
+	json_t *root = json_loadb(body, len, 0, &je);
+	if (!root)
+		RAISE(err, ENGI_EPARSE, "model '%s': reply is not JSON: line %d column %d: %s",
+		      c->name, je.line, je.column, je.text);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		RAISE(err, ENGI_EPARSE, "model '%s': reply is not a JSON object", c->name);
+	}
+	int rc =
+	    c->api == PROVIDER_OPENAI ? openai_parse(root, r, err) : anthropic_parse(root, r, err);
+	json_decref(root);
+	if (rc < 0) {
+		engi_error_prefix(err, "model '%s'", c->name);
+		return rc;
+	}
+	if (c->tool_mode == TOOLS_TEXT && r->ncalls == 0 && r->text)
+		rc = provider_parse_text_actions(r->text, r, err);
+	return rc;
+}
+
+/* ---- text fallback ---- */
+
+static int text_call(struct preply *r, const char *tool, const char *key, const char *body,
+		     size_t n, struct engi_error *err)
+{
+	while (n && (body[n - 1] == '\n' || body[n - 1] == '\r'))
+		n--;
+	json_t *args;
+	if (!strcmp(tool, "computer")) {
+		json_error_t je;
+		args = json_loadb(body, n, 0, &je);
+		if (!json_is_object(args)) {
+			json_decref(args);
+			RAISE(err, ENGI_EPARSE, "a ```computer block must hold a JSON object");
+		}
+	} else {
+		args = json_object();
+		if (args)
+			json_object_set_new(args, key, json_stringn(body, n));
+	}
+	char *s = args ? json_dumps(args, JSON_COMPACT) : NULL;
+	json_decref(args);
+	if (!s)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	int rc = wire_add_call(r, NULL, tool, s, err);
+	free(s);
+	return rc;
+}
+
+int provider_parse_text_actions(const char *text, struct preply *r, struct engi_error *err)
+{
+	static const struct {
+		const char *fence, *tool, *key;
+	} kinds[] = {{"bash", "bash", "command"},    {"sh", "bash", "command"},
+		     {"done", "done", "summary"},    {"fail", "fail", "reason"},
+		     {"computer", "computer", NULL}, {"read_image", "read_image", "path"}};
+	const char *p = text;
+	while ((p = strstr(p, "```"))) {
+		const char *tag = p + 3;
+		const char *eol = strchr(tag, '\n');
+		if (!eol)
+			break;
+		const char *close = strstr(eol + 1, "```");
+		if (!close)
+			break;
+		size_t tl = (size_t)(eol - tag);
+		while (tl && (tag[tl - 1] == ' ' || tag[tl - 1] == '\r'))
+			tl--;
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (strlen(kinds[k].fence) == tl && !strncmp(kinds[k].fence, tag, tl)) {
+				TRY(text_call(r, kinds[k].tool, kinds[k].key, eol + 1,
+					      (size_t)(close - (eol + 1)), err));
+				break;
+			}
+		p = close + 3;
+	}
+	return 0;
+}
+
+/* ---- retries ---- */
+
+static double jitter_unit(void)
+{
+	static _Thread_local unsigned long long s;
+	if (!s)
+		s = (unsigned long long)time(NULL) ^ ((unsigned long long)(size_t)&s << 1) ^
+		    0x9e3779b97f4a7c15ULL;
+	s ^= s << 13;
+	s ^= s >> 7;
+	s ^= s << 17;
+	return (double)(s >> 11) / 9007199254740992.0;
+}
+
+static void sleep_s(double s)
+{
+	if (s <= 0)
+		return;
+	struct timespec ts = {.tv_sec = (time_t)s,
+			      .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Replaces every occurrence of key in s by "[redacted]" (in place: the
+ * replacement is never longer than a key of 10 or more bytes; shorter keys
+ * are blanked with '*'). */
+static void scrub(char *s, const char *key)
+{
+	size_t kl = key ? strlen(key) : 0;
+	if (!s || kl == 0)
+		return;
+	char *p;
+	while ((p = strstr(s, key))) {
+		if (kl >= 10) {
+			memcpy(p, "[redacted]", 10);
+			memmove(p + 10, p + kl, strlen(p + kl) + 1);
+		} else {
+			memset(p, '*', kl);
+		}
+	}
+}
+
+int provider_complete(const struct provider_config *c, const char *api_key,
+		      const struct pconv *conv, const struct provider_gate *gate, struct preply *r,
+		      struct engi_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->request = provider_build_request(c, conv, err);
+	if (!r->request)
+		return err && err->code ? err->code : ENGI_ENOMEM;
+	char url[600];
+	snprintf(url, sizeof(url), "%s%s", c->base_url,
+		 c->api == PROVIDER_OPENAI ? "/chat/completions" : "/messages");
+	const char *hdr[PROVIDER_MAX_HEADERS + 4];
+	size_t nh = 0;
+	char auth[1024] = "";
+	hdr[nh++] = "Content-Type: application/json";
+	if (api_key && api_key[0]) {
+		if (c->api == PROVIDER_OPENAI)
+			snprintf(auth, sizeof(auth), "Authorization: Bearer %s", api_key);
+		else
+			snprintf(auth, sizeof(auth), "x-api-key: %s", api_key);
+		hdr[nh++] = auth;
+	}
+	if (c->api == PROVIDER_ANTHROPIC)
+		hdr[nh++] = "anthropic-version: 2023-06-01";
+	for (size_t i = 0; i < c->nheaders; i++)
+		hdr[nh++] = c->headers[i];
+	double est_tokens = (double)strlen(r->request) / 4.0;
+	int rc = 0;
+	for (int attempt = 0;; attempt++) {
+		r->attempts = attempt + 1;
+		if (gate && gate->ask)
+			sleep_s(gate->ask(gate->arg, est_tokens));
+		else
+			provider_throttle(c, est_tokens);
+		struct http_response h;
+		struct engi_error e;
+		engi_error_init(&e);
+		rc = http_post(url, hdr, nh, r->request, strlen(r->request), c->timeout_s,
+			       c->reply_cap, &h, &e);
+		int retry = 0;
+		double wait = -1;
+		if (rc == 0 && h.status == 200) {
+			r->raw = utf8_clean(h.body, h.len, NULL);
+			scrub(r->raw, api_key);
+			rc = provider_parse_reply(c, h.body, h.len, r, &e);
+			if (rc == 0 && !(gate && gate->tell))
+				provider_throttle_used(c, (double)(r->tokens_in + r->tokens_out),
+						       est_tokens);
+		} else if (rc == 0) {
+			size_t show = h.len < 200 ? h.len : 200;
+			char *snip = utf8_clean(h.body, show, NULL);
+			scrub(snip, api_key);
+			engi_raise(&e, ENGI_EIO, "model '%s': HTTP %ld: %s", c->name, h.status,
+				   snip ? snip : "");
+			engi_free(snip);
+			rc = ENGI_EIO;
+			retry = h.status == 429 || h.status >= 500;
+			wait = h.retry_after_s;
+		} else {
+			retry = rc == ENGI_ETIMEOUT || rc == ENGI_EIO;
+		}
+		if (rc == ENGI_EIO && h.status == 0)
+			retry = 1;
+		if (gate && gate->tell)
+			gate->tell(gate->arg, h.status, (double)(r->tokens_in + r->tokens_out),
+				   est_tokens);
+		http_response_release(&h);
+		if (rc == 0)
+			break;
+		snprintf(r->last_error, sizeof(r->last_error), "%s", e.msg);
+		if (!retry || attempt >= c->max_retries) {
+			engi_raise(err, rc, "%s%s", e.msg, attempt ? " (after retries)" : "");
+			break;
+		}
+		if (wait < 0)
+			wait = c->retry_base_s * pow(2.0, attempt) * (0.5 + 0.5 * jitter_unit());
+		if (wait > PROVIDER_RETRY_MAX_S)
+			wait = PROVIDER_RETRY_MAX_S;
+		double w0 = mono();
+		sleep_s(wait);
+		r->wait_s += mono() - w0;
+	}
+	return rc;
+}
+
+/* ---- per-process throttle ---- */
+
+#define THROTTLE_SLOTS 64
+
+struct bucket {
+	char name[64];
+	double next_req; /* monotonic time the next request may start */
+	double tokens;	 /* tokens in the tpm bucket */
+	double refilled; /* when tokens was last refilled */
+};
+
+static pthread_mutex_t throttle_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct bucket buckets[THROTTLE_SLOTS];
+static size_t nbuckets;
+
+static struct bucket *bucket_for(const struct provider_config *c, double now)
+{
+	for (size_t i = 0; i < nbuckets; i++)
+		if (!strcmp(buckets[i].name, c->name))
+			return &buckets[i];
+	if (nbuckets == THROTTLE_SLOTS)
+		return NULL;
+	struct bucket *b = &buckets[nbuckets++];
+	snprintf(b->name, sizeof(b->name), "%s", c->name);
+	b->next_req = now;
+	b->tokens = c->tpm;
+	b->refilled = now;
+	return b;
+}
+
+void provider_throttle(const struct provider_config *c, double est_tokens)
+{
+	sleep_s(provider_throttle_reserve(c, est_tokens));
+}
+
+double provider_throttle_reserve(const struct provider_config *c, double est_tokens)
+{
+	if (c->rpm <= 0 && c->tpm <= 0)
+		return 0;
+	pthread_mutex_lock(&throttle_lock);
+	double now = mono();
+	struct bucket *b = bucket_for(c, now);
+	double start = now;
+	if (b) {
+		if (c->rpm > 0) {
+			/* requests are spaced evenly: no burst at the start */
+			if (b->next_req > start)
+				start = b->next_req;
+			b->next_req = start + 60.0 / c->rpm;
+		}
+		if (c->tpm > 0) {
+			double need = est_tokens < c->tpm ? est_tokens : c->tpm;
+			b->tokens += (now - b->refilled) * c->tpm / 60.0;
+			if (b->tokens > c->tpm)
+				b->tokens = c->tpm;
+			b->refilled = now;
+			double short_by = need - b->tokens;
+			if (short_by > 0 && now + short_by * 60.0 / c->tpm > start)
+				start = now + short_by * 60.0 / c->tpm;
+			b->tokens -= need;
+		}
+	}
+	pthread_mutex_unlock(&throttle_lock);
+	return start - now;
+}
+
+void provider_throttle_used(const struct provider_config *c, double tokens, double est_tokens)
+{
+	if (c->tpm <= 0)
+		return;
+	pthread_mutex_lock(&throttle_lock);
+	struct bucket *b = bucket_for(c, mono());
+	if (b)
+		b->tokens -= tokens - (est_tokens < c->tpm ? est_tokens : c->tpm);
+	pthread_mutex_unlock(&throttle_lock);
+}

@@ -1,0 +1,178 @@
+/*
+ * provider.h - language models behind an HTTP API: OpenAI-compatible Chat
+ * Completions (OpenAI, vLLM, llama.cpp's server, gateways) and Anthropic
+ * Messages.
+ *
+ * A provider_config is parsed once from a models.json entry; the API key is
+ * not part of it: the caller reads the variable named by api_key_env and
+ * passes the value to provider_complete, which puts it in an HTTP header and
+ * nowhere else (never in a message, a trace or the request body it hands
+ * back).
+ *
+ * A conversation (struct pconv) is a system prompt and a list of messages in
+ * a provider-neutral form: user text (with optional PNG images), assistant
+ * text with tool calls, and tool results. Each provider turns it into its
+ * wire format, declares the action tools (bash, computer, read_image, done,
+ * fail) in every request, and parses the reply into a struct preply. Only the
+ * last history_turns assistant turns are sent verbatim; the first user
+ * message (the instruction) is always kept.
+ *
+ * provider_complete blocks for the whole request, retries included: 429, 5xx,
+ * timeouts and connection failures are retried with exponential backoff and
+ * jitter, honouring Retry-After. A reply that is malformed, truncated or over
+ * the cap is an error (ENGI_EPARSE, ENGI_ETOOBIG), never a crash. The
+ * conversation, config and reply are owned by the caller; preply_release and
+ * pconv_release free them. Thread-safe.
+ */
+#ifndef ENGI_PROVIDER_H
+#define ENGI_PROVIDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engi/error.h"
+
+enum provider_api { PROVIDER_OPENAI, PROVIDER_ANTHROPIC };
+
+struct provider_desc {
+	const char *name; /* as in models.json "provider" */
+	const char *summary;
+	int api;
+};
+
+/* The registry, NULL-ended: what `engisweep inspect` lists. */
+const struct provider_desc *const *provider_all(void);
+enum tool_mode { TOOLS_NATIVE, TOOLS_TEXT };
+
+#define PROVIDER_TIMEOUT_S_DEFAULT     300.0
+#define PROVIDER_RETRIES_DEFAULT       5
+#define PROVIDER_RETRY_BASE_S_DEFAULT  2.0
+#define PROVIDER_RETRY_MAX_S	       120.0
+#define PROVIDER_REPLY_CAP	       ((size_t)16 << 20)
+#define PROVIDER_HISTORY_TURNS_DEFAULT 15
+#define PROVIDER_MAX_HEADERS	       16
+
+struct provider_config {
+	char name[64];
+	int api;
+	char base_url[512];
+	char model[128];
+	char api_key_env[128];
+	double temperature; /* NAN: the server's default */
+	long max_tokens;    /* 0: the provider's default (Anthropic needs one: 4096) */
+	char reasoning_effort[16];
+	double price_in_per_mtok, price_out_per_mtok;
+	double timeout_s;
+	int max_retries;
+	double retry_base_s;
+	size_t reply_cap;
+	int history_turns;
+	int tool_mode;
+	int image_tool;			     /* declare read_image */
+	double rpm, tpm;		     /* 0: no limit */
+	char *headers[PROVIDER_MAX_HEADERS]; /* "Name: value" */
+	size_t nheaders;
+};
+
+/* Parses a models.json entry (a JSON object as text). Errors name the model
+ * and the field. */
+int provider_config_parse(struct provider_config *c, const char *entry_json,
+			  struct engi_error *err);
+void provider_config_release(struct provider_config *c);
+
+struct ptool_call {
+	char *id;
+	char *name;
+	char *args_json; /* a JSON object as text */
+};
+
+enum pmsg_role { PM_USER, PM_ASSISTANT, PM_TOOL };
+
+struct pmsg {
+	int role;
+	char *text;
+	struct ptool_call *calls; /* PM_ASSISTANT */
+	size_t ncalls;
+	char *tool_call_id; /* PM_TOOL */
+	char *tool_name;    /* PM_TOOL */
+	char *png_b64;	    /* optional image, base64 PNG */
+	char **more_png;    /* PM_USER: further images (pconv_add_image) */
+	size_t nmore_png;
+};
+
+struct pconv {
+	char *system;
+	struct pmsg *v;
+	size_t n, alloc;
+};
+
+void pconv_init(struct pconv *c);
+void pconv_release(struct pconv *c);
+int pconv_set_system(struct pconv *c, const char *text);
+/* Appends a message; the strings are copied. */
+int pconv_user(struct pconv *c, const char *text, const char *png_b64);
+int pconv_assistant(struct pconv *c, const char *text, const struct ptool_call *calls,
+		    size_t ncalls);
+int pconv_tool(struct pconv *c, const char *call_id, const char *tool_name, const char *text,
+	       const char *png_b64);
+/* Adds one more base64 PNG to the last message, which must be PM_USER. */
+int pconv_add_image(struct pconv *c, const char *png_b64);
+/* Index of the first message sent with a window of the last turns
+ * assistant turns (message 0, the instruction, is always sent). */
+size_t pconv_window_start(const struct pconv *c, int turns);
+
+struct preply {
+	char *text;
+	struct ptool_call *calls;
+	size_t ncalls;
+	int64_t tokens_in, tokens_out;
+	char *stop_reason;
+	char *request; /* the body sent (no key: keys live in headers only) */
+	char *raw;     /* the reply body as received, valid UTF-8 */
+	int attempts;
+	double wait_s; /* time spent in backoff */
+	char last_error[256];
+};
+
+void preply_release(struct preply *r);
+
+/* Dollars for a reply's usage at the configured prices. */
+double provider_cost_usd(const struct provider_config *c, int64_t in, int64_t out);
+
+/* The wire parts, exposed for tests and fuzzing. */
+char *provider_build_request(const struct provider_config *c, const struct pconv *conv,
+			     struct engi_error *err);
+int provider_parse_reply(const struct provider_config *c, const char *body, size_t len,
+			 struct preply *r, struct engi_error *err);
+/* Text fallback: fenced blocks ```bash, ```done, ```fail, ```computer,
+ * ```read_image in order become tool calls. */
+int provider_parse_text_actions(const char *text, struct preply *r, struct engi_error *err);
+
+/*
+ * Who paces the requests: ask returns the seconds to wait before sending a
+ * request of about est_tokens tokens, tell reports how it went (the HTTP
+ * status, 0 when no reply came, and the tokens used). A sweep's governor
+ * on rank 0 implements it across ranks; NULL means the per-process buckets
+ * below.
+ */
+struct provider_gate {
+	double (*ask)(void *arg, double est_tokens);
+	void (*tell)(void *arg, long status, double tokens, double est_tokens);
+	void *arg;
+};
+
+/* Sends the conversation, with retries; api_key may be NULL or "". */
+int provider_complete(const struct provider_config *c, const char *api_key,
+		      const struct pconv *conv, const struct provider_gate *gate, struct preply *r,
+		      struct engi_error *err);
+
+/* Token buckets per model name, in this process: reserves one request of
+ * est_tokens tokens within the rpm and tpm limits of c and returns the
+ * seconds to wait before sending it (requests are spaced evenly: no burst). */
+double provider_throttle_reserve(const struct provider_config *c, double est_tokens);
+/* Reserves and sleeps. */
+void provider_throttle(const struct provider_config *c, double est_tokens);
+/* Tells the buckets what a reply really used. */
+void provider_throttle_used(const struct provider_config *c, double tokens, double est_tokens);
+
+#endif

@@ -1,0 +1,184 @@
+/*
+ * Episodes and assertions CSV files read into struct engi_results: columns in
+ * any order, quoting, CRLF, a byte-order mark, defaults, rows of planned but
+ * unrun episodes; every input error names the file, the line and the column;
+ * several results merged.
+ */
+#include "check.h"
+
+#include "engi/csvin.h"
+#include "engi/report.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/engi_csvin_XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[2][256];
+	static int k;
+	char *p = path[k++ & 1];
+	snprintf(p, 256, "%s/%s", dir, name);
+	FILE *f = fopen(p, "wb");
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+static void test_good(void)
+{
+	const char *ep = write_file(
+		"ep.csv",
+		"\xef\xbb\xbfmodel,task_id,trial,success,score,extra,domain,"
+		"type,outcome,tokens_in,cost_usd\r\n"
+		"m1,t1,1,1,1,x,CAD,single,,100,0.5\r\n"
+		"m1,t1,2,true,1.0,\"a, \"\"quoted\"\"\nfield\",CAD,single,done,"
+		"100,0.5\r\n"
+		"\r\n"
+		"m1,t2,1,0,0.25,,CAE,optimization,turn_limit,,\r\n"
+		"m2,t1,1,0,0,,CAD,single,env_crash,7,\r\n"
+		"m2,t2,1,0,0,,CAE,optimization,unrun,,\r\n"
+		"m2,t2,2,0,0,,CAE,optimization,missing,,\n");
+	const char *as = write_file(
+		"as.csv", "task_id,model,trial,assertion,stage,state\n"
+			  "t1,m1,2,volume,geometry,pass\n"
+			  "t2,m1,1,stress,physics,unavailable\n");
+	struct engi_results r;
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK_INT(engi_results_read_csv(ep, as, &r, &err), 0);
+	CHECK_STR(err.msg, "");
+	CHECK_INT(r.nepisodes, 4);
+	CHECK_INT(r.planned_cells, 6);
+	CHECK_INT(r.ntasks, 2);
+	CHECK_INT(r.nmodels, 2);
+	CHECK_INT(r.nconditions, 1);
+	CHECK_STR(r.conditions[0].name, "base");
+	CHECK_STR(r.tasks[1].domain, "CAE");
+	CHECK_STR(r.tasks[1].type, "optimization");
+	CHECK_STR(r.episodes[0].outcome, "done");
+	CHECK_INT(r.episodes[1].success, 1);
+	CHECK_NEAR(r.episodes[2].score, 0.25, 0);
+	CHECK_STR(r.episodes[2].outcome, "turn_limit");
+	CHECK_INT(r.episodes[3].tokens_in, 7);
+	CHECK_NEAR(r.episodes[0].cost_usd, 0.5, 0);
+	CHECK_INT(r.nassertions, 2);
+	CHECK_STR(r.assertions[0].cell, r.episodes[1].cell);
+	CHECK_STR(r.assertions[1].state, "unavailable");
+
+	/* the report counts the unrun rows as missing */
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	CHECK_INT(engi_report_compute(&d, &r, &o, &err), 0);
+	CHECK_INT(d.planned, 6);
+	CHECK_INT(d.missing, 2);
+	CHECK_INT(d.env_crash, 1);
+	engi_report_data_release(&d);
+
+	/* merged with itself: tasks, models, conditions once; the rest twice */
+	struct engi_results m;
+	CHECK_INT(engi_results_read_csv(ep, NULL, &m, &err), 0);
+	CHECK_INT(engi_results_merge(&m, &r, &err), 0);
+	CHECK_INT(m.ntasks, 2);
+	CHECK_INT(m.nmodels, 2);
+	CHECK_INT(m.nconditions, 1);
+	CHECK_INT(m.nepisodes, 8);
+	CHECK_INT(m.nassertions, 2);
+	CHECK_INT(m.planned_cells, 12);
+	engi_results_release(&m);
+	engi_results_release(&r);
+}
+
+static void expect_error(const char *episodes, const char *assertions,
+			 const char *want)
+{
+	const char *ep = write_file("bad.csv", episodes);
+	const char *as = assertions ? write_file("bad_as.csv", assertions)
+				    : NULL;
+	struct engi_results r;
+	struct engi_error err;
+	engi_error_init(&err);
+	int rc = engi_results_read_csv(ep, as, &r, &err);
+	CHECK_INT(rc, ENGI_EPARSE);
+	CHECK(r.nepisodes == 0 && r.episodes == NULL);
+	if (!strstr(err.msg, want)) {
+		fprintf(stderr, "message '%s' lacks '%s'\n", err.msg, want);
+		CHECK(0);
+	}
+	engi_results_release(&r);
+}
+
+#define HEAD "task_id,model,trial,success,score\n"
+
+static void test_errors(void)
+{
+	expect_error(HEAD "t1,m1,1,1,1\nt1,m1,2,1,abc\n",
+		     NULL, "bad.csv: line 3, column 'score': expected a finite "
+			   "number, found 'abc'");
+	expect_error(HEAD "t1,m1,1,1,nan\n", NULL,
+		     "line 2, column 'score': expected a finite number");
+	expect_error(HEAD "t1,m1,x,1,1\n", NULL,
+		     "line 2, column 'trial': expected an integer");
+	expect_error(HEAD "t1,m1,1,yes,1\n", NULL,
+		     "line 2, column 'success': expected 0, 1, true or false, "
+		     "found 'yes'");
+	expect_error(HEAD "t1,,1,1,1\n", NULL,
+		     "line 2, column 'model': empty, a value is required");
+	expect_error("task_id,model,trial,score\nt1,m1,1,1\n", NULL,
+		     "bad.csv: line 1: required column 'success' is missing");
+	expect_error(HEAD "t1,m1,1,1\n", NULL,
+		     "line 2: 4 fields, the header has 5");
+	expect_error(HEAD "t1,m1,1,1,1\n\"t2,m1,1,1,1\n", NULL,
+		     "line 3: quoted field not closed");
+	expect_error(HEAD "t1,m1,1,1,1\nt\"2,m1,1,1,1\n", NULL,
+		     "line 3, field 1: quote inside an unquoted field");
+	expect_error("", NULL, "bad.csv: empty file, expected a header line");
+	expect_error("task_id,model,trial,success,score,domain\n"
+		     "t1,m1,1,1,1,CAD\nt1,m2,1,1,1,CAE\n",
+		     NULL,
+		     "line 3, column 'domain': task 't1' has 'CAE' here and "
+		     "'CAD' on line 2");
+	expect_error("task_id,model,trial,success,score,domain\n"
+		     "t1,m1,1,1,1,MECHANICAL\n",
+		     NULL, "line 2, column 'domain': 'MECHANICAL...' is longer "
+			   "than 7 bytes");
+	expect_error(HEAD "t1,m1,1,1,1\n",
+		     "task_id,model,trial,assertion,stage,state\n"
+		     "t1,m1,2,volume,geometry,pass\n",
+		     "bad_as.csv: line 2: no episode task 't1', model 'm1', "
+		     "condition 'base', trial 2");
+	expect_error(HEAD "t1,m1,1,1,1\n",
+		     "task_id,model,trial,assertion,stage,state\n"
+		     "t1,m1,1,volume,geometry,maybe\n",
+		     "bad_as.csv: line 2, column 'state': expected pass, fail, "
+		     "inapplicable or unavailable, found 'maybe'");
+
+	struct engi_results r;
+	struct engi_error err;
+	engi_error_init(&err);
+	char missing[300];
+	snprintf(missing, sizeof missing, "%s/none.csv", dir);
+	CHECK_INT(engi_results_read_csv(missing, NULL, &r, &err), ENGI_EIO);
+	CHECK(strstr(err.msg, "cannot open") && strstr(err.msg, "none.csv"));
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_good();
+	test_errors();
+	const char *names[] = {"ep.csv", "as.csv", "bad.csv", "bad_as.csv"};
+	for (size_t i = 0; i < 4; i++) {
+		char p[300];
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+	return check_exit();
+}

@@ -1,0 +1,110 @@
+/*
+ * Fuzz targets of the finite-element readers: FUZZ_TARGET_INP feeds bytes
+ * to the CalculiX deck reader and solves what reads; otherwise the bytes go
+ * to the structural JSON reader, and what reads is solved and matched with
+ * itself. Built as a corpus replay (main below: every file of the folders
+ * named) for ctest, gcc and the sanitizer build included; with clang and
+ * -DENGI_FUZZ=ON also as libFuzzer binaries (fuzz_inp, fuzz_structural).
+ * A failure is a code with a message; anything else aborts.
+ */
+#include "engi/alloc.h"
+#include "engi/error.h"
+#include "engi/fe.h"
+#include "engi/structural.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Larger models parse but are not solved: the target is the reader. */
+#define FUZZ_SOLVE_MAX_NODES 2000
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void expect_message(int rc, const struct engi_error *e)
+{
+	if (rc < 0 && (e->code != rc || !e->msg[0]))
+		abort();
+	if (rc > 0)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct engi_error e;
+	engi_error_init(&e);
+#ifdef FUZZ_TARGET_INP
+	struct engi_fe_solid m;
+	struct engi_fe_solid_result r;
+	engi_fe_solid_init(&m);
+	engi_fe_solid_result_init(&r);
+	int rc = engi_inp_parse("fuzz.inp", (const char *)data, size, &m, &e);
+	expect_message(rc, &e);
+	if (rc == 0 && m.nnodes <= FUZZ_SOLVE_MAX_NODES) {
+		engi_error_init(&e);
+		expect_message(engi_fe_solid_solve(&m, NULL, &r, &e), &e);
+	}
+	engi_fe_solid_result_release(&r);
+	engi_fe_solid_release(&m);
+#else
+	struct engi_structural s;
+	struct engi_frame_result r;
+	struct engi_match mt;
+	engi_structural_init(&s);
+	engi_frame_result_init(&r);
+	engi_match_init(&mt);
+	int rc = engi_structural_parse("fuzz.json", (const char *)data, size, &s, &e);
+	expect_message(rc, &e);
+	if (rc == 0 && s.f.nnodes <= FUZZ_SOLVE_MAX_NODES) {
+		engi_error_init(&e);
+		expect_message(engi_frame_solve(&s.f, NULL, &r, &e), &e);
+		engi_error_init(&e);
+		rc = engi_structural_match(&s, &s, NULL, &mt, &e);
+		expect_message(rc, &e);
+		/* a model always matches itself, unless two nodes share a place */
+		if (rc == 0 && mt.matched_elems > mt.ref_elems)
+			abort();
+	}
+	engi_match_release(&mt);
+	engi_frame_result_release(&r);
+	engi_structural_release(&s);
+#endif
+	return 0;
+}
+
+#ifndef ENGI_LIBFUZZER
+int main(int argc, char **argv)
+{
+	size_t total = 0;
+	for (int i = 1; i < argc; i++) {
+		DIR *d = opendir(argv[i]);
+		if (!d) {
+			perror(argv[i]);
+			return 1;
+		}
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			char path[4096];
+			snprintf(path, sizeof(path), "%s/%s", argv[i], de->d_name);
+			FILE *f = fopen(path, "rb");
+			if (!f) {
+				perror(path);
+				closedir(d);
+				return 1;
+			}
+			static uint8_t buf[1 << 20];
+			size_t n = fread(buf, 1, sizeof(buf), f);
+			fclose(f);
+			LLVMFuzzerTestOneInput(buf, n);
+			total++;
+		}
+		closedir(d);
+	}
+	printf("%zu inputs replayed\n", total);
+	return total ? 0 : 1;
+}
+#endif

@@ -1,0 +1,502 @@
+/*
+ * Frame and truss kernel against closed forms: Euler-Bernoulli cantilever
+ * and simply supported beam, a fixed-base portal by slope-deflection, a
+ * two-bar truss, member releases, 3D biaxial bending and torsion, load
+ * combinations, mechanisms, and two solves with different orderings,
+ * factorisations and entity orders agreeing to 1e-10.
+ */
+#include "check.h"
+
+#include "engi/alloc.h"
+#include "engi/error.h"
+#include "engi/fe.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define E_STEEL 210e9
+#define G_STEEL 81e9
+
+/* A model with room for nn nodes, ne elements, nl nodal loads, nm member loads. */
+static void frame_alloc(struct engi_frame *f, int dim, size_t nn, size_t ne, size_t nl, size_t nm,
+			size_t ncases)
+{
+	engi_frame_init(f);
+	f->dim = dim;
+	f->nnodes = nn;
+	f->xyz = engi_calloc(3 * nn, sizeof(double));
+	f->node_id = engi_calloc(nn, sizeof(int64_t));
+	f->restraint = engi_calloc(nn, 1);
+	f->nelems = ne;
+	f->elem = engi_calloc(ne, sizeof(*f->elem));
+	f->elem_id = engi_calloc(ne, sizeof(int64_t));
+	f->nnodal = nl;
+	f->nodal = engi_calloc(nl ? nl : 1, sizeof(*f->nodal));
+	f->nmember = nm;
+	f->member = engi_calloc(nm ? nm : 1, sizeof(*f->member));
+	f->ncases = ncases;
+	for (size_t i = 0; i < nn; i++)
+		f->node_id[i] = (int64_t)i + 1;
+	for (size_t e = 0; e < ne; e++)
+		f->elem_id[e] = (int64_t)e + 1;
+}
+
+static void beam(struct engi_frame_elem *el, uint32_t a, uint32_t b, double A, double Iz)
+{
+	memset(el, 0, sizeof(*el));
+	el->node[0] = a;
+	el->node[1] = b;
+	el->type = ENGI_FRAME_BEAM;
+	el->young = E_STEEL;
+	el->shear = G_STEEL;
+	el->area = A;
+	el->iz = Iz;
+	el->iy = Iz;
+	el->torsion = Iz;
+}
+
+/* A straight beam along x of n elements; returns the model. */
+static void line_beam(struct engi_frame *f, int dim, int n, double L, double A, double I, size_t nl,
+		      size_t nm)
+{
+	frame_alloc(f, dim, (size_t)n + 1, (size_t)n, nl, nm, 1);
+	for (int i = 0; i <= n; i++)
+		f->xyz[3 * i] = L * i / n;
+	for (int e = 0; e < n; e++)
+		beam(&f->elem[e], (uint32_t)e, (uint32_t)e + 1, A, I);
+}
+
+static void test_cantilever(void)
+{
+	const double L = 3, I = 8e-6, A = 0.01, P = -1000;
+	struct engi_frame f;
+	struct engi_frame_result r;
+	struct engi_error err;
+	engi_error_init(&err);
+	line_beam(&f, 2, 10, L, A, I, 1, 0);
+	f.restraint[0] = 0x3f;
+	f.nodal[0].node = 10;
+	f.nodal[0].f[1] = P;
+	engi_frame_result_init(&r);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	double v = P * L * L * L / (3 * E_STEEL * I), th = P * L * L / (2 * E_STEEL * I);
+	CHECK_NEAR(r.state[0].u[6 * 10 + 1], v, 1e-12 * fabs(v));
+	CHECK_NEAR(r.state[0].u[6 * 10 + 5], th, 1e-12 * fabs(th));
+	CHECK_NEAR(r.state[0].reaction[1], -P, 1e-8);
+	CHECK_NEAR(r.state[0].reaction[5], -P * L, 1e-8);
+	/* member force at the root: the node pushes the member up by -P, and
+	 * the moment at the root equals P*L in magnitude */
+	CHECK_NEAR(r.state[0].end_force[1], -P, 1e-8);
+	CHECK_NEAR(fabs(r.state[0].end_force[5]), fabs(P * L), 1e-7);
+	CHECK(r.state[0].equilibrium_rel < 1e-12);
+	CHECK_NEAR(r.state[0].max_u, fabs(v), 1e-12 * fabs(v));
+	CHECK_INT(r.state[0].max_u_node, 11);
+	CHECK_INT(r.neq, 30);
+	engi_frame_result_release(&r);
+	engi_frame_release(&f);
+}
+
+static void test_simply_supported(void)
+{
+	const double L = 6, I = 2e-5, A = 0.01, w = -2000;
+	const int n = 8;
+	struct engi_frame f;
+	struct engi_frame_result r;
+	struct engi_error err;
+	engi_error_init(&err);
+	line_beam(&f, 2, n, L, A, I, 0, (size_t)n);
+	f.restraint[0] = 0x3; /* ux uy */
+	f.restraint[n] = 0x2; /* uy */
+	for (int e = 0; e < n; e++) {
+		f.member[e].elem = (uint32_t)e;
+		f.member[e].w[1] = w; /* global y */
+	}
+	engi_frame_result_init(&r);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), 0);
+	double mid = 5 * w * L * L * L * L / (384 * E_STEEL * I);
+	CHECK_NEAR(r.state[0].u[6 * (n / 2) + 1], mid, 1e-11 * fabs(mid));
+	CHECK_NEAR(r.state[0].reaction[1], -w * L / 2, 1e-8);
+	CHECK_NEAR(r.state[0].reaction[6 * n + 1], -w * L / 2, 1e-8);
+	CHECK_NEAR(r.state[0].load_sum[1], w * L, 1e-9);
+	CHECK(r.state[0].equilibrium_rel < 1e-12);
+	/* mid-span moment wL^2/8 carried by the member ending at mid-span */
+	CHECK_NEAR(fabs(r.state[0].end_force[12 * (n / 2 - 1) + 11]), fabs(w) * L * L / 8, 1e-6);
+	engi_frame_result_release(&r);
+	engi_frame_release(&f);
+
+	/* the same beam as two members, both supports fully fixed, moments
+	 * released at the supports: simply supported again */
+	line_beam(&f, 2, 2, L, A, I, 0, 2);
+	f.restraint[0] = f.restraint[2] = 0x3f;
+	f.elem[0].release[0] = 1u << 5;
+	f.elem[1].release[1] = 1u << 5;
+	for (int e = 0; e < 2; e++) {
+		f.member[e].elem = (uint32_t)e;
+		f.member[e].local = 1;
+		f.member[e].w[1] = w;
+	}
+	engi_frame_result_init(&r);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), 0);
+	CHECK_NEAR(r.state[0].u[6 + 1], mid, 1e-11 * fabs(mid));
+	CHECK_NEAR(r.state[0].reaction[5], 0, 1e-7);
+	CHECK_NEAR(r.state[0].end_force[5], 0, 1e-7);
+	CHECK(r.state[0].equilibrium_rel < 1e-12);
+	engi_frame_result_release(&r);
+	engi_frame_release(&f);
+}
+
+/* Fixed-base portal, lateral load H at the beam: slope-deflection with
+ * axially rigid members (c = 2EIc/h, g = 6EIb/b) gives the sway
+ * H h^2 (2c + g) / (2c (3c + 6g)). */
+static void test_portal(void)
+{
+	const double h = 4, b = 6, Ic = 3e-5, Ib = 5e-5, H = 10e3, A = 10;
+	struct engi_frame f;
+	struct engi_frame_result r;
+	struct engi_error err;
+	engi_error_init(&err);
+	frame_alloc(&f, 2, 4, 3, 1, 0, 1);
+	double xy[4][2] = {{0, 0}, {0, h}, {b, h}, {b, 0}};
+	for (int i = 0; i < 4; i++) {
+		f.xyz[3 * i] = xy[i][0];
+		f.xyz[3 * i + 1] = xy[i][1];
+	}
+	beam(&f.elem[0], 0, 1, A, Ic);
+	beam(&f.elem[1], 1, 2, A, Ib);
+	beam(&f.elem[2], 3, 2, A, Ic);
+	f.restraint[0] = f.restraint[3] = 0x3f;
+	f.nodal[0].node = 1;
+	f.nodal[0].f[0] = H;
+	engi_frame_result_init(&r);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), 0);
+	double c = 2 * E_STEEL * Ic / h, g = 6 * E_STEEL * Ib / b;
+	double sway = H * h * h * (2 * c + g) / (2 * c * (3 * c + 6 * g));
+	/* axial shortening of the members is 1e-6 of the sway here */
+	CHECK_NEAR(r.state[0].u[6 * 1], sway, 1e-5 * sway);
+	CHECK_NEAR(r.state[0].u[6 * 2], sway, 1e-5 * sway);
+	CHECK_NEAR(r.state[0].reaction[0] + r.state[0].reaction[6 * 3], -H, 1e-6);
+	/* base moment c (theta - 3 psi) with theta = 3 c psi / (2c + g) */
+	double psi = sway / h, th = 3 * c * psi / (2 * c + g);
+	CHECK_NEAR(fabs(r.state[0].reaction[5]), fabs(c * (th - 3 * psi)),
+		   1e-4 * fabs(c * (th - 3 * psi)));
+	/* members 1e4 times stiffer axially than in bending cost digits */
+	CHECK(r.state[0].equilibrium_rel < 1e-9);
+	fprintf(stderr, "portal equilibrium %.3g\n", r.state[0].equilibrium_rel);
+	engi_frame_result_release(&r);
+	engi_frame_release(&f);
+}
+
+static void test_truss(void)
+{
+	const double A = 1e-3, P = -50e3;
+	struct engi_frame f;
+	struct engi_frame_result r;
+	struct engi_error err;
+	engi_error_init(&err);
+	frame_alloc(&f, 2, 3, 2, 1, 0, 1);
+	f.xyz[3] = 2;
+	f.xyz[6] = 1, f.xyz[7] = 1;
+	for (int e = 0; e < 2; e++) {
+		beam(&f.elem[e], (uint32_t)e, 2, A, 0);
+		f.elem[e].type = ENGI_FRAME_TRUSS;
+	}
+	f.restraint[0] = f.restraint[1] = 0x3;
+	f.nodal[0].node = 2;
+	f.nodal[0].f[1] = P;
+	engi_frame_result_init(&r);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_NEAR(r.state[0].u[6 * 2 + 1], sqrt(2.0) * P / (E_STEEL * A), 1e-15);
+	CHECK_NEAR(r.state[0].u[6 * 2], 0, 1e-15);
+	/* both bars in compression P/sqrt(2): end 1 axial force pushes +x */
+	CHECK_NEAR(r.state[0].end_force[0], -P / sqrt(2.0), 1e-6);
+	CHECK_NEAR(r.state[0].end_force[12], -P / sqrt(2.0), 1e-6);
+	CHECK_INT(r.nauto, 3); /* rz of the three truss-only nodes */
+	engi_frame_result_release(&r);
+	engi_frame_release(&f);
+}
+
+static void test_3d(void)
+{
+	const double L = 2.5, A = 4e-3, Iy = 3e-6, Iz = 7e-6, J = 2e-6, Pz = 800, T = 300,
+		     Py = -500;
+	struct engi_frame f;
+	struct engi_frame_result r;
+	struct engi_error err;
+	engi_error_init(&err);
+	line_beam(&f, 3, 5, L, A, Iz, 1, 0);
+	for (int e = 0; e < 5; e++) {
+		f.elem[e].iy = Iy;
+		f.elem[e].torsion = J;
+	}
+	f.restraint[0] = 0x3f;
+	f.nodal[0].node = 5;
+	f.nodal[0].f[1] = Py;
+	f.nodal[0].f[2] = Pz;
+	f.nodal[0].f[3] = T;
+	engi_frame_result_init(&r);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), 0);
+	const double *u = r.state[0].u + 6 * 5;
+	CHECK_NEAR(u[1], Py * L * L * L / (3 * E_STEEL * Iz), 1e-12);
+	CHECK_NEAR(u[2], Pz * L * L * L / (3 * E_STEEL * Iy), 1e-12);
+	CHECK_NEAR(u[3], T * L / (G_STEEL * J), 1e-12);
+	CHECK_NEAR(u[4], -Pz * L * L / (2 * E_STEEL * Iy), 1e-12);
+	CHECK(r.state[0].equilibrium_rel < 1e-12);
+	engi_frame_result_release(&r);
+
+	/* a vertical member (default reference: global Y) bends the same way */
+	for (int i = 0; i <= 5; i++) {
+		f.xyz[3 * i + 2] = f.xyz[3 * i];
+		f.xyz[3 * i] = 0;
+	}
+	memset(f.nodal[0].f, 0, sizeof(f.nodal[0].f));
+	f.nodal[0].f[0] = Pz;
+	engi_frame_result_init(&r);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), 0);
+	double ux = r.state[0].u[6 * 5];
+	/* local y = Y x Z = X: bending about local z, stiffness E Iz */
+	CHECK_NEAR(ux, Pz * L * L * L / (3 * E_STEEL * Iz), 1e-12);
+	engi_frame_result_release(&r);
+	engi_frame_release(&f);
+}
+
+static void test_combinations(void)
+{
+	struct engi_frame f;
+	struct engi_frame_result r;
+	struct engi_error err;
+	engi_error_init(&err);
+	line_beam(&f, 2, 4, 4, 0.01, 1e-5, 1, 1);
+	f.ncases = 2;
+	f.restraint[0] = 0x3f;
+	f.nodal[0].node = 4;
+	f.nodal[0].lcase = 0;
+	f.nodal[0].f[1] = -1000;
+	f.member[0].elem = 2;
+	f.member[0].lcase = 1;
+	f.member[0].w[1] = -300;
+	f.ncombos = 1;
+	f.combo = engi_malloc(2 * sizeof(double));
+	f.combo[0] = 1.35;
+	f.combo[1] = 1.5;
+	engi_frame_result_init(&r);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), 0);
+	CHECK_INT(r.nstates, 3);
+	for (size_t x = 0; x < 30; x++)
+		CHECK_NEAR(r.state[2].u[x], 1.35 * r.state[0].u[x] + 1.5 * r.state[1].u[x], 1e-15);
+	CHECK_NEAR(r.state[2].reaction[1], 1.35 * 1000 + 1.5 * 300, 1e-8);
+	CHECK(r.state[2].equilibrium_rel < 1e-12);
+	engi_frame_result_release(&r);
+	engi_frame_release(&f);
+}
+
+static void test_mechanism(void)
+{
+	struct engi_frame f;
+	struct engi_frame_result r;
+	struct engi_error err;
+	/* a square of four truss bars without a diagonal, pinned at two
+	 * corners of one side: the top swings */
+	frame_alloc(&f, 2, 4, 3, 1, 0, 1);
+	double xy[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+	for (int i = 0; i < 4; i++) {
+		f.xyz[3 * i] = xy[i][0];
+		f.xyz[3 * i + 1] = xy[i][1];
+		f.node_id[i] = 101 + i;
+	}
+	uint32_t bars[3][2] = {{1, 2}, {2, 3}, {3, 0}};
+	for (int e = 0; e < 3; e++) {
+		beam(&f.elem[e], bars[e][0], bars[e][1], 1e-3, 0);
+		f.elem[e].type = ENGI_FRAME_TRUSS;
+	}
+	f.restraint[0] = f.restraint[1] = 0x3;
+	f.nodal[0].node = 2;
+	f.nodal[0].f[0] = 100;
+	engi_error_init(&err);
+	engi_frame_result_init(&r);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), ENGI_EINVALID);
+	CHECK(strstr(err.msg, "mechanism") != NULL);
+	CHECK(strstr(err.msg, "node 10") != NULL);
+	fprintf(stderr, "expected: %s\n", err.msg);
+	CHECK(r.state == NULL);
+
+	/* the same square, closed by a diagonal, as a 3D model: nothing
+	 * holds the free corners out of plane */
+	engi_frame_release(&f);
+	frame_alloc(&f, 3, 4, 4, 1, 0, 1);
+	for (int i = 0; i < 4; i++) {
+		f.xyz[3 * i] = xy[i][0];
+		f.xyz[3 * i + 1] = xy[i][1];
+		f.node_id[i] = 101 + i;
+	}
+	uint32_t bars3[4][2] = {{1, 2}, {2, 3}, {3, 0}, {0, 2}};
+	for (int e = 0; e < 4; e++) {
+		beam(&f.elem[e], bars3[e][0], bars3[e][1], 1e-3, 0);
+		f.elem[e].type = ENGI_FRAME_TRUSS;
+	}
+	f.restraint[0] = f.restraint[1] = 0x7;
+	engi_error_init(&err);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), ENGI_EINVALID);
+	CHECK_STR(err.msg, "the model is a mechanism: 2 free degrees of freedom with no stiffness: "
+			   "uz of node 103, uz of node 104");
+
+	/* a beam with no support at all */
+	engi_frame_release(&f);
+	line_beam(&f, 2, 2, 2, 0.01, 1e-5, 0, 0);
+	engi_error_init(&err);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), ENGI_EINVALID);
+	CHECK(strstr(err.msg, "mechanism") != NULL);
+	fprintf(stderr, "expected: %s\n", err.msg);
+	engi_frame_release(&f);
+
+	/* zero-length element */
+	line_beam(&f, 2, 2, 2, 0.01, 1e-5, 0, 0);
+	f.xyz[3] = 0;
+	f.restraint[0] = 0x3f;
+	engi_error_init(&err);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), ENGI_EINVALID);
+	CHECK(strstr(err.msg, "element 1 has zero length") != NULL);
+	engi_frame_release(&f);
+}
+
+/* A 3D space frame solved twice: AMD + supernodal, then METIS + simplicial
+ * with elements and loads in reverse order. */
+static void test_two_solves(void)
+{
+	const int n = 6;
+	struct engi_frame f, g;
+	struct engi_frame_result r1, r2;
+	struct engi_error err;
+	engi_error_init(&err);
+	size_t nn = (size_t)(n + 1) * (n + 1) * 2, ne = 0;
+	frame_alloc(&f, 3, nn, 3 * nn, nn, 0, 1);
+	for (int k = 0; k < 2; k++)
+		for (int j = 0; j <= n; j++)
+			for (int i = 0; i <= n; i++) {
+				size_t id = (size_t)(k * (n + 1) + j) * (n + 1) + (size_t)i;
+				f.xyz[3 * id] = i * 1.5;
+				f.xyz[3 * id + 1] = j * 1.2;
+				f.xyz[3 * id + 2] = k * 3.0;
+				if (k == 0)
+					f.restraint[id] = 0x3f;
+				f.nodal[id].node = (uint32_t)id;
+				f.nodal[id].f[0] = 100.0 * (double)(i + 1);
+				f.nodal[id].f[2] = -50.0 * (double)(j + 2);
+				f.nodal[id].f[5] = 10.0 * (double)(i - j);
+			}
+	for (int j = 0; j <= n; j++)
+		for (int i = 0; i <= n; i++) {
+			uint32_t bot = (uint32_t)(j * (n + 1) + i),
+				 top = bot + (uint32_t)((n + 1) * (n + 1));
+			beam(&f.elem[ne++], bot, top, 0.01, 2e-5);
+			if (i < n)
+				beam(&f.elem[ne++], top, top + 1, 0.008, 1.5e-5);
+			if (j < n)
+				beam(&f.elem[ne++], top, top + (uint32_t)(n + 1), 0.008, 1.2e-5);
+		}
+	f.nelems = ne;
+	engi_frame_init(&g);
+	g = f;
+	g.elem = engi_malloc(ne * sizeof(*g.elem));
+	g.nodal = engi_malloc(nn * sizeof(*g.nodal));
+	for (size_t e = 0; e < ne; e++) {
+		g.elem[e] = f.elem[ne - 1 - e];
+		uint32_t t = g.elem[e].node[0]; /* reversed orientation too */
+		g.elem[e].node[0] = g.elem[e].node[1];
+		g.elem[e].node[1] = t;
+	}
+	for (size_t i = 0; i < nn; i++)
+		g.nodal[i] = f.nodal[nn - 1 - i];
+	struct engi_fe_solve_opts o1 = {ENGI_FE_ORDER_AMD, 0}, o2 = {ENGI_FE_ORDER_METIS, 1};
+	engi_frame_result_init(&r1);
+	engi_frame_result_init(&r2);
+	CHECK_INT(engi_frame_solve(&f, &o1, &r1, &err), 0);
+	CHECK_INT(engi_frame_solve(&g, &o2, &r2, &err), 0);
+	CHECK_STR(r1.ordering, "amd");
+	CHECK_STR(r2.ordering, "metis");
+	CHECK_STR(r2.method, "simplicial");
+	double umax = 0, dmax = 0, rmax = 0, drmax = 0;
+	for (size_t x = 0; x < 6 * nn; x++) {
+		umax = fmax(umax, fabs(r1.state[0].u[x]));
+		dmax = fmax(dmax, fabs(r1.state[0].u[x] - r2.state[0].u[x]));
+		rmax = fmax(rmax, fabs(r1.state[0].reaction[x]));
+		drmax = fmax(drmax, fabs(r1.state[0].reaction[x] - r2.state[0].reaction[x]));
+	}
+	CHECK(dmax <= 1e-10 * umax);
+	CHECK(drmax <= 1e-10 * rmax);
+	CHECK(r1.state[0].equilibrium_rel < 1e-10);
+	engi_frame_result_release(&r1);
+	engi_frame_result_release(&r2);
+	engi_free(g.elem);
+	engi_free(g.nodal);
+	engi_frame_release(&f);
+}
+
+/* A node no element uses is left out, not reported as a mechanism. */
+static void test_stray_node(void)
+{
+	struct engi_frame f;
+	struct engi_frame_result r;
+	struct engi_error err;
+	engi_error_init(&err);
+	frame_alloc(&f, 3, 3, 1, 1, 0, 1);
+	f.xyz[3] = 2;
+	f.xyz[6] = 5, f.xyz[7] = 5;
+	beam(&f.elem[0], 0, 1, 0.01, 1e-5);
+	f.restraint[0] = 0x3f;
+	f.nodal[0].node = 1;
+	f.nodal[0].f[2] = -100;
+	engi_frame_result_init(&r);
+	CHECK_INT(engi_frame_solve(&f, NULL, &r, &err), 0);
+	CHECK_INT(r.neq, 6);
+	CHECK_NEAR(r.state[0].u[6 + 2], -100 * 8 / (3 * E_STEEL * 1e-5), 1e-12);
+	CHECK_NEAR(r.state[0].u[12 + 2], 0, 0);
+	engi_frame_result_release(&r);
+	engi_frame_release(&f);
+}
+
+/* Out of memory at every allocation of a small solve: a clean error. */
+static void test_nomem(void)
+{
+	struct engi_frame f;
+	struct engi_frame_result r;
+	line_beam(&f, 2, 3, 3, 0.01, 1e-5, 1, 0);
+	f.restraint[0] = 0x3f;
+	f.nodal[0].node = 3;
+	f.nodal[0].f[1] = -1;
+	engi_frame_result_init(&r);
+	int ok = 0;
+	for (long k = 1; k < 200 && !ok; k++) {
+		struct engi_error err;
+		engi_error_init(&err);
+		engi_alloc_fail_after(k);
+		int rc = engi_frame_solve(&f, NULL, &r, &err);
+		engi_alloc_fail_after(0);
+		if (rc == 0)
+			ok = 1;
+		else
+			CHECK_INT(rc, ENGI_ENOMEM);
+	}
+	CHECK(ok);
+	engi_frame_result_release(&r);
+	engi_frame_release(&f);
+}
+
+int main(void)
+{
+	test_cantilever();
+	test_simply_supported();
+	test_portal();
+	test_truss();
+	test_3d();
+	test_combinations();
+	test_mechanism();
+	test_two_solves();
+	test_stray_node();
+	test_nomem();
+	return check_exit();
+}
