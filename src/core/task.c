@@ -697,6 +697,43 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	return 0;
 }
 
+/* Files a verifier kind reads from the task's folder (a reference mesh, frozen
+ * truth) decide verdicts as much as the criteria do, so their content goes
+ * into the task hash too: every string in the verifier object that names a
+ * regular file inside the task's folder. */
+static void hash_verifier_files(struct loadctx *c, json_t *v)
+{
+	if (json_is_object(v)) {
+		const char *key;
+		json_t *x;
+		json_object_foreach(v, key, x)
+			hash_verifier_files(c, x);
+	} else if (json_is_array(v)) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x)
+			hash_verifier_files(c, x);
+	} else if (json_is_string(v)) {
+		const char *rel = json_string_value(v);
+		char abs[PATH_MAX];
+		struct engi_error e;
+		engi_error_init(&e);
+		if (env_path_check(rel, &e) < 0 ||
+		    snprintf(abs, sizeof(abs), "%s/%s", c->dir, rel) >= (int)sizeof(abs) ||
+		    !path_is_file(abs))
+			return;
+		char *real = realpath(abs, NULL);
+		size_t dl = strlen(c->dir);
+		int inside = real && !strncmp(real, c->dir, dl) && real[dl] == '/';
+		free(real);
+		char hex[65];
+		if (inside && engi_sha256_file(abs, hex, &e) == 0) {
+			engi_sha256_update(c->files_hash, rel, strlen(rel) + 1);
+			engi_sha256_update(c->files_hash, hex, 64);
+		}
+	}
+}
+
 static int load_one(struct suite *s, const char *file, struct task *t,
 		    struct engi_error *err)
 {
@@ -728,6 +765,8 @@ static int load_one(struct suite *s, const char *file, struct task *t,
 			    .files_hash = &files};
 	memset(t, 0, sizeof(*t));
 	int rc = parse_task(&c, root, t);
+	if (rc == 0)
+		hash_verifier_files(&c, json_object_get(root, "verifier"));
 	if (rc == 0) {
 		t->file = arena_strdup(&s->arena, file);
 		t->dir = arena_strdup(&s->arena, absdir);

@@ -478,6 +478,34 @@ static void write_task(const char *dir, const char *file, const char *id, const 
 	put_file(dir, file, text);
 }
 
+/* A file a verifier kind reads (here cad_similarity's reference mesh) is
+ * part of the task's content: changing it changes the hash. */
+static void test_hash_verifier_files(void)
+{
+	char *tmp = make_tmpdir();
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/part", tmp);
+	CHECK(mkdir(dir, 0755) == 0);
+	put_file(dir, "ref.stl", "solid r\nendsolid r\n");
+	put_file(tmp, "part.json",
+		 "{\"id\": \"part\", \"domain\": \"CAD\", \"software\": [\"openscad\"],\n"
+		 " \"type\": \"single\", \"interface\": \"cli\", \"instruction\": \"Model it.\",\n"
+		 " \"deliverables\": [{\"path\": \"part.stl\"}],\n"
+		 " \"verifier\": {\"kind\": \"cad_similarity\", \"file\": \"part.stl\",\n"
+		 "   \"reference\": \"part/ref.stl\",\n"
+		 "   \"criteria\": [{\"name\": \"geometry\", \"check\": \"similarity\", \"min\": 0.5}]},\n"
+		 " \"reference\": [{\"run\": \"true\"}]}\n");
+	char orig[65], h[65];
+	find_hash(tmp, "part", orig);
+	CHECK(orig[0] != '\0');
+	put_file(dir, "ref.stl", "solid s\nendsolid s\n");
+	find_hash(tmp, "part", h);
+	CHECK(h[0] && strcmp(h, orig) != 0);
+	put_file(dir, "ref.stl", "solid r\nendsolid r\n");
+	CHECK_STR(find_hash(tmp, "part", h), orig);
+	remove_tree(tmp);
+}
+
 static void test_defaults(void)
 {
 	static const struct {
@@ -671,6 +699,7 @@ int main(int argc, char **argv)
 	test_corpus(argv[1]);
 	test_demo(argv[2]);
 	test_hash(argv[2]);
+	test_hash_verifier_files();
 	test_defaults();
 	test_duplicate_id();
 	test_suite_paths();
