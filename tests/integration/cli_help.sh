@@ -1,6 +1,6 @@
 # Every subcommand answers --help on stdout with exit 0; bad usage exits 2.
 . "$(dirname "$0")/lib.sh"
-for cmd in run plan validate report inspect merge; do
+for cmd in run plan validate report compare merge kernel truth inspect; do
 	out=$("$ENGISWEEP" "$cmd" --help)
 	echo "$out" | grep -q "usage: engisweep $cmd" || fail "$cmd --help prints no usage"
 done
