@@ -274,6 +274,15 @@ static void hook_started(void *p, size_t ci, int rank)
 	account(p, ci, +1);
 }
 
+static int hook_released(void *p, size_t ci)
+{
+	struct runctx *c = p;
+	account(c, ci, -1);
+	/* with a budget, what this result spent decides the next dispatch */
+	const struct cell *cell = &c->sw->matrix.cells[ci];
+	return c->sw->def.models[cell->model].budget_usd > 0 || c->o->budget_usd > 0;
+}
+
 static void note_result(struct sweep *sw, size_t ci, const struct record *r)
 {
 	struct cell_result *cr = &sw->results[ci];
@@ -316,7 +325,6 @@ static int hook_finished(void *p, size_t ci, int rank, const char *payload,
 			 size_t len, struct engi_error *err)
 {
 	struct runctx *c = p;
-	account(c, ci, -1);
 	if (!payload) {
 		progress_interrupted(&c->progress);
 		return 0;
@@ -685,7 +693,8 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 	}
 	sched_install_signals();
 	struct sched_hooks h = {.ctx = &c, .run = hook_run, .admit = hook_admit,
-				.started = hook_started, .finished = hook_finished,
+				.started = hook_started, .released = hook_released,
+				.finished = hook_finished,
 				.tick = hook_tick, .govern = hook_govern};
 	struct sched_opts so = {.local_slots = o->jobs, .grace_s = o->grace_s};
 	struct sched_status st;

@@ -225,6 +225,14 @@ static void *slot_main(void *p)
 
 enum worker_state { W_BUSY, W_PARKED, W_STOPPED };
 
+struct held {
+	size_t cell;
+	int rank;
+	char *buf;
+	size_t off, len;
+	int has_payload;
+};
+
 struct master {
 	const size_t *order;
 	size_t n;
@@ -236,6 +244,8 @@ struct master {
 	size_t *wcell;
 	int failed;
 	struct engi_error *err;
+	struct held *held;
+	size_t nheld, aheld;
 };
 
 /* Next admissible cell, or -1 (none admissible now), or -2 (none left).
@@ -346,6 +356,21 @@ double sched_govern(const char *msg)
 	return v;
 }
 
+static int hold(struct master *m, size_t cell, int rank, char *buf, size_t off, size_t len,
+		int has_payload)
+{
+	if (m->nheld == m->aheld) {
+		size_t na = m->aheld ? 2 * m->aheld : 16;
+		struct held *nh = engi_reallocarray(m->held, na, sizeof(*nh));
+		if (!nh)
+			return ENGI_ENOMEM;
+		m->held = nh;
+		m->aheld = na;
+	}
+	m->held[m->nheld++] = (struct held){cell, rank, buf, off, len, has_payload};
+	return 0;
+}
+
 static int poll_workers(struct master *m)
 {
 	int activity = 0;
@@ -381,14 +406,34 @@ static int poll_workers(struct master *m)
 			uint64_t cell = 0;
 			if (count >= 8)
 				memcpy(&cell, buf, 8);
-			if (stt.MPI_TAG == TAG_RESULT)
-				deliver(m, (size_t)cell, w, buf + 8, (size_t)count - 8);
-			else
-				deliver(m, (size_t)cell, w, NULL, 0);
+			int result = stt.MPI_TAG == TAG_RESULT;
+			/* the worker gets its next cell before rank 0 journals and
+			 * stores this one: an fsync is not in its way */
+			int first = m->h->released ? m->h->released(m->h->ctx, (size_t)cell) : 0;
+			if (!first && hold(m, (size_t)cell, w, buf, result ? 8 : 0,
+					   result ? (size_t)count - 8 : 0, result) == 0) {
+				feed(m, w);
+				continue;
+			}
+			deliver(m, (size_t)cell, w, result ? buf + 8 : NULL, result ? (size_t)count - 8 : 0);
 		}
 		engi_free(buf);
 		feed(m, w);
 	}
+}
+
+/* Results held while their workers were fed, delivered in arrival order. */
+static int deliver_held(struct master *m)
+{
+	size_t n = m->nheld;
+	for (size_t i = 0; i < n; i++) {
+		struct held *hd = &m->held[i];
+		deliver(m, hd->cell, hd->rank, hd->has_payload ? hd->buf + hd->off : NULL,
+			hd->has_payload ? hd->len : 0);
+		engi_free(hd->buf);
+	}
+	m->nheld = 0;
+	return n > 0;
 }
 
 static int run_master(const size_t *order, size_t n, const struct sched_hooks *h,
@@ -427,9 +472,14 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 				if (s->joinable)
 					pthread_join(s->th, NULL);
 				atomic_store(&s->state, 0);
-				deliver(&m, s->cell, 0, s->rc == 0 ? s->payload : NULL,
-					s->rc == 0 ? s->len : 0);
-				engi_free(s->payload);
+				int first = h->released ? h->released(h->ctx, s->cell) : 0;
+				/* refill the slot first, journal and store after */
+				if (first || hold(&m, s->cell, 0, s->payload, 0, s->rc == 0 ? s->len : 0,
+						  s->rc == 0) < 0) {
+					deliver(&m, s->cell, 0, s->rc == 0 ? s->payload : NULL,
+						s->rc == 0 ? s->len : 0);
+					engi_free(s->payload);
+				}
 				s->payload = NULL;
 				activity = 1;
 			}
@@ -451,6 +501,7 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 			local_busy |= atomic_load(&s->state) == 1 ||
 				      (atomic_load(&s->state) == 2);
 		}
+		activity |= deliver_held(&m);
 		/* parked workers: a cap may have freed */
 		for (int w = 1; w < g_size; w++)
 			if (m.wstate[w] == W_PARKED && dispatching(&m) && pick(&m, 0) >= 0)
@@ -487,6 +538,8 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 		else
 			nap(&nap_ns);
 	}
+	deliver_held(&m);
+	engi_free(m.held);
 	if (final)
 		*final = m.st;
 	if (h->tick)

@@ -42,6 +42,12 @@ struct sched_hooks {
 	int (*admit)(void *ctx, size_t cell);
 	/* Rank 0: the cell went to rank. NULL: nothing to do. */
 	void (*started)(void *ctx, size_t cell, int rank);
+	/* Rank 0: the cell's run is over; its caps and tokens may go to the
+	 * next cell. Called before the worker is fed again and before
+	 * finished. Returns non-zero when finished must see the result before
+	 * anything else is dispatched (a budget that the result may spend).
+	 * NULL: nothing to do. */
+	int (*released)(void *ctx, size_t cell);
 	/* Rank 0: the cell came back (payload NULL: interrupted). Negative
 	 * return: a failure of rank 0 (disk full): drain and fail the run. */
 	int (*finished)(void *ctx, size_t cell, int rank, const char *payload,
