@@ -50,6 +50,20 @@ struct strlist {
 int strlist_push(struct strlist *l, const char *s);
 void strlist_release(struct strlist *l);
 
+/* The bootstrap options report and compare share (--seed, --draws,
+ * --level, --min-tasks, --interval): their getopt codes, their long-option
+ * entries, and one parser. cli_boot_option returns 1 when opt was one of
+ * them (stored in b), 0 when not, -1 on a bad value (printed). */
+enum { CLI_OPT_SEED = 400, CLI_OPT_DRAWS, CLI_OPT_LEVEL, CLI_OPT_MIN_TASKS, CLI_OPT_INTERVAL };
+#define CLI_BOOT_LONG_OPTIONS                                                  \
+	{"seed", required_argument, NULL, CLI_OPT_SEED},                       \
+	{"draws", required_argument, NULL, CLI_OPT_DRAWS},                     \
+	{"level", required_argument, NULL, CLI_OPT_LEVEL},                     \
+	{"interval", required_argument, NULL, CLI_OPT_INTERVAL},               \
+	{"min-tasks", required_argument, NULL, CLI_OPT_MIN_TASKS}
+struct engi_boot_opts;
+int cli_boot_option(int opt, const char *arg, struct engi_boot_opts *b);
+
 struct sweep_opts;
 /* Parses the options run and validate share: 0 parsed, 1 help printed,
  * -1 usage error (printed). */

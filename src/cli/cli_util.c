@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "engi/alloc.h"
+#include "engi/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -84,4 +85,43 @@ void strlist_release(struct strlist *l)
 {
 	engi_free(l->v);
 	memset(l, 0, sizeof(*l));
+}
+
+int cli_boot_option(int opt, const char *arg, struct engi_boot_opts *b)
+{
+	long v;
+	double d;
+	switch (opt) {
+	case CLI_OPT_SEED:
+		if (cli_int("--seed", arg, 0, 0x7fffffffffffffffL, &v) < 0)
+			return -1;
+		b->seed = (uint64_t)v;
+		return 1;
+	case CLI_OPT_DRAWS:
+		if (cli_int("--draws", arg, 100, ENGI_STATS_DRAWS_MAX, &v) < 0)
+			return -1;
+		b->draws = (size_t)v;
+		return 1;
+	case CLI_OPT_LEVEL:
+		if (cli_num("--level", arg, 0.5, 0.999, &d) < 0)
+			return -1;
+		b->level = d;
+		return 1;
+	case CLI_OPT_MIN_TASKS:
+		if (cli_int("--min-tasks", arg, 1, 1000000, &v) < 0)
+			return -1;
+		b->min_tasks = (size_t)v;
+		return 1;
+	case CLI_OPT_INTERVAL:
+		if (!strcmp(arg, "percentile")) {
+			b->interval = ENGI_INTERVAL_PERCENTILE;
+		} else if (!strcmp(arg, "bca")) {
+			b->interval = ENGI_INTERVAL_BCA;
+		} else {
+			cli_errorf("--interval: '%s' is not percentile or bca", arg);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
 }

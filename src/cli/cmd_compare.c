@@ -69,15 +69,10 @@ static const char compare_help[] =
 
 int cmd_compare(int argc, char **argv)
 {
-	enum { O_PREFIX = 256, O_SEED, O_DRAWS, O_LEVEL, O_MIN, O_AXIS, O_BASE,
-	       O_ASSERT, O_INTERVAL };
+	enum { O_PREFIX = 256, O_AXIS, O_BASE, O_ASSERT };
 	static const struct option opts[] = {
 		{"out-prefix", required_argument, NULL, O_PREFIX},
-		{"seed", required_argument, NULL, O_SEED},
-		{"draws", required_argument, NULL, O_DRAWS},
-		{"level", required_argument, NULL, O_LEVEL},
-		{"interval", required_argument, NULL, O_INTERVAL},
-		{"min-tasks", required_argument, NULL, O_MIN},
+		CLI_BOOT_LONG_OPTIONS,
 		{"axis", required_argument, NULL, O_AXIS},
 		{"baseline", required_argument, NULL, O_BASE},
 		{"assertions", required_argument, NULL, O_ASSERT},
@@ -87,34 +82,17 @@ int cmd_compare(int argc, char **argv)
 	struct engi_compare_opts co;
 	engi_compare_opts_init(&co);
 	const char *prefix = NULL, *assertions = NULL;
-	long v;
-	double d;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		int boot = cli_boot_option(c, optarg, &co.boot);
+		if (boot < 0)
+			return EXIT_USAGE;
+		if (boot > 0)
+			continue;
 		switch (c) {
 		case O_PREFIX:
 			prefix = optarg;
-			break;
-		case O_SEED:
-			if (cli_int("--seed", optarg, 0, 0x7fffffffffffffffL, &v) < 0)
-				return EXIT_USAGE;
-			co.boot.seed = (uint64_t)v;
-			break;
-		case O_DRAWS:
-			if (cli_int("--draws", optarg, 100, ENGI_STATS_DRAWS_MAX, &v) < 0)
-				return EXIT_USAGE;
-			co.boot.draws = (size_t)v;
-			break;
-		case O_LEVEL:
-			if (cli_num("--level", optarg, 0.5, 0.999, &d) < 0)
-				return EXIT_USAGE;
-			co.boot.level = d;
-			break;
-		case O_MIN:
-			if (cli_int("--min-tasks", optarg, 1, 1000000, &v) < 0)
-				return EXIT_USAGE;
-			co.boot.min_tasks = (size_t)v;
 			break;
 		case O_AXIS:
 			if (!strcmp(optarg, "models")) {
@@ -132,16 +110,6 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case O_ASSERT:
 			assertions = optarg;
-			break;
-		case O_INTERVAL:
-			if (!strcmp(optarg, "percentile")) {
-				co.boot.interval = ENGI_INTERVAL_PERCENTILE;
-			} else if (!strcmp(optarg, "bca")) {
-				co.boot.interval = ENGI_INTERVAL_BCA;
-			} else {
-				cli_errorf("--interval: '%s' is not percentile or bca", optarg);
-				return EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			fputs(compare_help, stdout);

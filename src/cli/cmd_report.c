@@ -35,14 +35,10 @@ static const char report_help[] =
 
 int cmd_report(int argc, char **argv)
 {
-	enum { O_PREFIX = 256, O_SEED, O_DRAWS, O_LEVEL, O_MIN, O_ASSERT, O_INTERVAL };
+	enum { O_PREFIX = 256, O_ASSERT };
 	static const struct option opts[] = {
 		{"out-prefix", required_argument, NULL, O_PREFIX},
-		{"seed", required_argument, NULL, O_SEED},
-		{"draws", required_argument, NULL, O_DRAWS},
-		{"level", required_argument, NULL, O_LEVEL},
-		{"interval", required_argument, NULL, O_INTERVAL},
-		{"min-tasks", required_argument, NULL, O_MIN},
+		CLI_BOOT_LONG_OPTIONS,
 		{"assertions", required_argument, NULL, O_ASSERT},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -50,47 +46,22 @@ int cmd_report(int argc, char **argv)
 	struct engi_report_opts ro;
 	engi_report_opts_init(&ro);
 	const char *assertions = NULL;
-	long v;
-	double d;
 	int c;
 	optind = 1;
+	struct engi_boot_opts boot = {.seed = ro.seed, .draws = ro.draws, .level = ro.level,
+				      .min_tasks = ro.min_tasks, .interval = ro.interval};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		int b = cli_boot_option(c, optarg, &boot);
+		if (b < 0)
+			return EXIT_USAGE;
+		if (b > 0)
+			continue;
 		switch (c) {
 		case O_PREFIX:
 			ro.prefix = optarg;
 			break;
-		case O_SEED:
-			if (cli_int("--seed", optarg, 0, 0x7fffffffffffffffL, &v) < 0)
-				return EXIT_USAGE;
-			ro.seed = (uint64_t)v;
-			break;
-		case O_DRAWS:
-			if (cli_int("--draws", optarg, 100, ENGI_STATS_DRAWS_MAX, &v) < 0)
-				return EXIT_USAGE;
-			ro.draws = (size_t)v;
-			break;
-		case O_LEVEL:
-			if (cli_num("--level", optarg, 0.5, 0.999, &d) < 0)
-				return EXIT_USAGE;
-			ro.level = d;
-			break;
-		case O_MIN:
-			if (cli_int("--min-tasks", optarg, 1, 1000000, &v) < 0)
-				return EXIT_USAGE;
-			ro.min_tasks = (size_t)v;
-			break;
 		case O_ASSERT:
 			assertions = optarg;
-			break;
-		case O_INTERVAL:
-			if (!strcmp(optarg, "percentile")) {
-				ro.interval = ENGI_INTERVAL_PERCENTILE;
-			} else if (!strcmp(optarg, "bca")) {
-				ro.interval = ENGI_INTERVAL_BCA;
-			} else {
-				cli_errorf("--interval: '%s' is not percentile or bca", optarg);
-				return EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			fputs(report_help, stdout);
@@ -100,6 +71,11 @@ int cmd_report(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	ro.seed = boot.seed;
+	ro.draws = boot.draws;
+	ro.level = boot.level;
+	ro.min_tasks = boot.min_tasks;
+	ro.interval = boot.interval;
 	if (optind >= argc) {
 		cli_errorf("report: expected at least one results file");
 		fputs(report_help, stderr);

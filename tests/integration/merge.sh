@@ -27,6 +27,15 @@ print("ok")
 PY
 "$ENGISWEEP" report merged.h5 > merged.md
 grep -q "| reference | short |" merged.md && grep -q "| reference | long |" merged.md || fail "report of the merged file"
+# the bootstrap options report and compare share
+for cmd in report compare; do
+	"$ENGISWEEP" $cmd --seed 7 --draws 500 --level 0.9 --min-tasks 2 --interval bca merged.h5 > /dev/null \
+		|| fail "$cmd with every bootstrap option"
+	expect_rc 2 "$ENGISWEEP" $cmd --interval median merged.h5
+	says "$ENGISWEEP" $cmd --interval median merged.h5 | grep -q "'median' is not percentile or bca" \
+		|| fail "$cmd: no reason for a bad --interval"
+	expect_rc 2 "$ENGISWEEP" $cmd --draws 5 merged.h5
+done
 # a task whose content changed is another task: refuse
 mkdir -p suite2 && cp suite/*.json suite2/
 sed -i 's/Write a closed unit tetrahedron/Write a closed tetrahedron/' suite2/tetra-1.json
