@@ -1,14 +1,16 @@
 # kill -9 of mpirun at a random moment, then --resume: every cell exactly
 # once, the file opens, nothing completed before the kill was run again.
 . "$(dirname "$0")/lib.sh"
-bash "$HERE/make_suite.sh" suite 12 0.4
+# 24 reference episodes of 1 s on 3 ranks: the sweep runs for at least 8 s,
+# so a kill within the first 5 s always lands mid-sweep
+bash "$HERE/make_suite.sh" suite 12 1.0
 ARGS=(--agents reference,flawed:open --trials 2 --quiet --out k suite)
 setsid env ASAN_OPTIONS="$MPI_ASAN_OPTIONS" mpirun -np 3 "$ENGISWEEP" run "${ARGS[@]}" > run1.log 2>&1 &
 pid=$!
 delay=$("$PY" -c 'import random; print(round(random.uniform(1.5, 5.0), 2))')
 echo "killing mpirun after ${delay}s"
 sleep "$delay"
-kill -9 -"$pid" 2>/dev/null || kill -9 "$pid"
+kill -9 -"$pid" 2>/dev/null || kill -9 "$pid" 2>/dev/null || { cat run1.log; fail "the sweep ended before the kill"; }
 wait "$pid" 2>/dev/null || true
 # a batch system would take the whole allocation down: leave no rank behind
 pkill -9 -f "engisweep run .*--out k " 2>/dev/null || true
