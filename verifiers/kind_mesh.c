@@ -262,22 +262,12 @@ static int mesh_verify(const void *criteria, const char *target, const struct en
 		       struct engi_verdict *v, struct engi_error *err)
 {
 	const struct mesh_criteria *mc = criteria;
-	char path[PATH_MAX];
 	struct engi_error e;
 	engi_error_init(&e);
 	struct engi_mesh m;
 	engi_mesh_init(&m);
 	struct engi_mesh_report r;
-	int rc;
-	int n = snprintf(path, sizeof(path), "%s/%s", ctx->artifact_dir, target);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		rc = engi_raise(&e, ENGI_EINVALID, "cannot read STL '%s': path too long", target);
-	else
-		rc = engi_stl_read(path, &m, MESH_MAX_TRIS, &e);
-	if (rc == 0)
-		rc = engi_mesh_weld(&m, mc->weld_tol, &e);
-	if (rc == 0)
-		rc = engi_mesh_analyze(&m, &r, &e);
+	int rc = engi_verify_load_mesh(ctx, target, 1, MESH_MAX_TRIS, mc->weld_tol, &m, &r, &e);
 	engi_mesh_release(&m);
 	if (rc == ENGI_ENOMEM)
 		RAISE(err, rc, "%s", e.msg);

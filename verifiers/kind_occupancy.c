@@ -269,22 +269,12 @@ static int occ_verify(const void *criteria, const char *target, const struct eng
 		      struct engi_verdict *v, struct engi_error *err)
 {
 	const struct occ_criteria *oc = criteria;
-	char path[PATH_MAX];
 	struct engi_error e;
 	engi_error_init(&e);
 	struct engi_mesh m;
 	engi_mesh_init(&m);
 	struct engi_mesh_report r;
-	int rc;
-	int n = snprintf(path, sizeof(path), "%s/%s", ctx->artifact_dir, target);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		rc = engi_raise(&e, ENGI_EINVALID, "cannot read mesh '%s': path too long", target);
-	else
-		rc = engi_mesh_read(path, &m, OCC_MAX_TRIS, OCC_MAX_TRIS, &e);
-	if (rc == 0)
-		rc = engi_mesh_weld(&m, oc->weld_tol, &e);
-	if (rc == 0)
-		rc = engi_mesh_analyze(&m, &r, &e);
+	int rc = engi_verify_load_mesh(ctx, target, 0, OCC_MAX_TRIS, oc->weld_tol, &m, &r, &e);
 	struct engi_solid s;
 	memset(&s, 0, sizeof(s));
 	if (rc == 0 && r.watertight)

@@ -5,6 +5,8 @@
 #include "engi/verify.h"
 
 #include "engi/alloc.h"
+#include "engi/mesh.h"
+#include "engi/meshio.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -638,4 +640,19 @@ int engi_criterion_report(const struct engi_criterion *c, int state, double valu
 	if (rc < 0)
 		RAISE(err, rc, "cannot record assertion '%s': %s", c->name, engi_strerror(rc));
 	return 0;
+}
+
+int engi_verify_load_mesh(const struct engi_verify_ctx *ctx, const char *target, int stl_only,
+			  size_t max_tris, double weld_tol, struct engi_mesh *m,
+			  struct engi_mesh_report *r, struct engi_error *e)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", ctx->artifact_dir, target);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		RAISE(e, ENGI_EINVALID, "cannot read %s '%s': path too long", stl_only ? "STL" : "mesh",
+		      target);
+	TRY(stl_only ? engi_stl_read(path, m, max_tris, e)
+		     : engi_mesh_read(path, m, max_tris, max_tris, e));
+	TRY(engi_mesh_weld(m, weld_tol, e));
+	return engi_mesh_analyze(m, r, e);
 }

@@ -134,6 +134,17 @@ int engi_verify_file(const struct engi_verifier_kind *kind,
 		     struct engi_error *err);
 void engi_verifier_free(const struct engi_verifier_kind *kind, void *criteria);
 
+struct engi_mesh;
+struct engi_mesh_report;
+/* What the mesh-based kinds do first with a delivery: read target (relative
+ * to ctx->artifact_dir; STL only, or any format engi_mesh_read knows), weld
+ * it within weld_tol and analyse it. m must be initialised; the caller
+ * releases it. A failure is a message in e for unavailable assertions, or
+ * ENGI_ENOMEM. */
+int engi_verify_load_mesh(const struct engi_verify_ctx *ctx, const char *target, int stl_only,
+			  size_t max_tris, double weld_tol, struct engi_mesh *m,
+			  struct engi_mesh_report *r, struct engi_error *e);
+
 /* Caps of one verdict; engi_verdict_add and engi_verdict_metric answer
  * ENGI_ETOOBIG past them. Names and details longer than their fields are
  * truncated. A metric added twice keeps the later value. */
