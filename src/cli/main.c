@@ -20,6 +20,7 @@ static const struct subcommand {
 	{"merge", cmd_merge, "combine results files (array shards, continued runs), each cell once"},
 	{"kernel", cmd_kernel, "run a verifier kernel by hand on files (fe, frame, mesh, icp, distance)"},
 	{"truth", cmd_truth, "freeze the results of a reference structural model (two solves)"},
+	{"image", cmd_image, "build, list and locate the guest images of the qemu backend"},
 	{"inspect", cmd_inspect, "list backends, agents, providers and verifier kinds of this binary"},
 };
 

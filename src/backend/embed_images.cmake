@@ -1,0 +1,23 @@
+# Writes a C file holding every file of src/backend/images/ as a byte array,
+# so the binary carries its image recipes and hashes exactly what it runs.
+# Usage: cmake -DSRC=<images folder> -DOUT=<file.c> -P embed_images.cmake
+file(GLOB files RELATIVE ${SRC} ${SRC}/*)
+list(SORT files)
+set(body "/* generated from src/backend/images/ by embed_images.cmake */\n#include <stddef.h>\n#include \"image_recipes.h\"\n")
+set(table "")
+set(i 0)
+foreach(f ${files})
+  if(IS_DIRECTORY ${SRC}/${f})
+    continue()
+  endif()
+  file(READ ${SRC}/${f} hex HEX)
+  string(LENGTH "${hex}" hexlen)
+  math(EXPR len "${hexlen} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(APPEND body "static const unsigned char f${i}[] = {${bytes}0};\n")
+  string(APPEND table "\t{\"${f}\", f${i}, ${len}},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND body "const struct image_recipe_file image_recipe_files[] = {\n${table}\t{NULL, NULL, 0}\n};\n")
+file(WRITE ${OUT}.new "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.new ${OUT})
