@@ -45,6 +45,9 @@ struct observation {
 	int exit_code;
 	int timed_out;
 	int truncated;
+	/* GUI tasks: the screen after the action (before the first turn: the
+	 * screen at the start), base64 PNG; NULL otherwise */
+	const char *png_b64;
 };
 
 struct agent_ctx {

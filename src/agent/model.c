@@ -225,6 +225,9 @@ static int answer_previous(struct model_agent *m, const struct observation *obs)
 {
 	int rc = 0;
 	char *otext = NULL;
+	const char *png = obs->png_b64;
+	if (!m->npend && png && obs->turn == 0)
+		return pconv_add_image(&m->conv, png); /* the first screen joins the instruction */
 	if (m->npend) {
 		/* the runner reports the last action's observation only */
 		size_t last = m->npend;
@@ -232,19 +235,20 @@ static int answer_previous(struct model_agent *m, const struct observation *obs)
 			last--;
 		for (size_t i = 0; rc == 0 && i < m->npend; i++) {
 			const char *ans = m->pend[i].answer;
+			const char *img = NULL;
 			if (!ans && i + 1 == last) {
 				if (!otext && !(otext = observation_text(obs)))
 					return ENGI_ENOMEM;
 				ans = otext;
+				img = png;
 			} else if (!ans) {
 				ans = "(ran; its output is folded into the result of the last call "
 				      "of this turn)";
 			}
 			if (m->cfg.tool_mode == TOOLS_NATIVE)
-				rc =
-				    pconv_tool(&m->conv, m->pend[i].id, m->pend[i].name, ans, NULL);
+				rc = pconv_tool(&m->conv, m->pend[i].id, m->pend[i].name, ans, img);
 			else
-				rc = pconv_user(&m->conv, ans, NULL);
+				rc = pconv_user(&m->conv, ans, img);
 		}
 	}
 	if (rc == 0 && m->nudge) {

@@ -118,6 +118,22 @@ int backend_input(struct backend_env *env, const char *event_json,
 	return env->desc->ops->input(env, event_json, err);
 }
 
+int backend_pause(struct backend_env *env, int pause, struct engi_error *err)
+{
+	return env->desc->ops->pause ? env->desc->ops->pause(env, pause, err) : 0;
+}
+
+char *backend_events(struct backend_env *env)
+{
+	return env->desc->ops->events ? env->desc->ops->events(env) : NULL;
+}
+
+int backend_prepare(const struct backend_desc *d, const struct env_spec *spec,
+		    struct engi_error *err)
+{
+	return d->ops->prepare ? d->ops->prepare(spec, err) : 0;
+}
+
 void backend_stop(struct backend_env **env)
 {
 	if (!*env)

@@ -77,6 +77,15 @@ struct backend_ops {
 			  struct engi_error *err);
 	int (*input)(struct backend_env *env, const char *event_json,
 		     struct engi_error *err);
+	/* Freezes (pause 1) or thaws the environment while the agent waits for
+	 * its model, so environment time excludes model time. Optional. */
+	int (*pause)(struct backend_env *env, int pause, struct engi_error *err);
+	/* Environment events since the last call (a JSON array, engi_free), or
+	 * NULL. Optional. */
+	char *(*events)(struct backend_env *env);
+	/* Checks (and readies, e.g. a saved VM state) what starting spec needs,
+	 * once before a sweep. Optional; no env exists yet. */
+	int (*prepare)(const struct env_spec *spec, struct engi_error *err);
 	void (*stop)(struct backend_env *env);
 };
 
@@ -113,6 +122,11 @@ int backend_screenshot(struct backend_env *env, double scale,
 		       unsigned char **png, size_t *len, struct engi_error *err);
 int backend_input(struct backend_env *env, const char *event_json,
 		  struct engi_error *err);
+/* No-ops (0, NULL) for backends without them. */
+int backend_pause(struct backend_env *env, int pause, struct engi_error *err);
+char *backend_events(struct backend_env *env);
+int backend_prepare(const struct backend_desc *d, const struct env_spec *spec,
+		    struct engi_error *err);
 /* Stops the environment and frees env; *env becomes NULL. NULL is fine. */
 void backend_stop(struct backend_env **env);
 

@@ -41,6 +41,9 @@ static const char run_help[] =
 	"      --retries N        retries of an infrastructure failure (default 2)\n"
 	"      --grace S          seconds running episodes get after a stop (default 60)\n"
 	"      --cmd-timeout S    limit of one command in an episode (default 600)\n"
+	"      --pause-env        freeze the environment while the agent waits for its\n"
+	"                         model (qemu: QMP stop/cont), so environment time\n"
+	"                         excludes model time\n"
 	"      --deadline T       the allocation ends at T (unix seconds, or +S from\n"
 	"                         now; default: $SLURM_JOB_END_TIME when set): a cell\n"
 	"                         starts only if its predicted duration (measured\n"
@@ -69,7 +72,7 @@ static const char validate_help[] =
 	"  -h, --help             this text\n";
 
 enum { OPT_RESOURCE = 256, OPT_RETRIES, OPT_GRACE, OPT_CMD_TIMEOUT, OPT_PROGRESS, OPT_KEEP,
-       OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_BUDGET };
+       OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_BUDGET, OPT_PAUSE_ENV };
 
 static const struct option run_options[] = {
 	{"out", required_argument, NULL, 'o'},
@@ -84,6 +87,7 @@ static const struct option run_options[] = {
 	{"retries", required_argument, NULL, OPT_RETRIES},
 	{"grace", required_argument, NULL, OPT_GRACE},
 	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
+	{"pause-env", no_argument, NULL, OPT_PAUSE_ENV},
 	{"progress-every", required_argument, NULL, OPT_PROGRESS},
 	{"keep", no_argument, NULL, OPT_KEEP},
 	{"deadline", required_argument, NULL, OPT_DEADLINE},
@@ -185,6 +189,10 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			if (cli_num("--cmd-timeout", optarg, 0.001, 1e7, &d) < 0)
 				return -1;
 			o->cmd_timeout_s = d;
+			break;
+		case OPT_PAUSE_ENV:
+			run_only = 1;
+			o->pause_env = 1;
 			break;
 		case OPT_PROGRESS:
 			run_only = 1;

@@ -119,6 +119,7 @@ static int hook_run(void *p, size_t ci, int rank, char **payload, size_t *len)
 	s.work_root = c->work_root;
 	s.max_retries = c->o->max_retries;
 	s.cmd_timeout_s = c->o->cmd_timeout_s;
+	s.pause_env = c->o->pause_env;
 	s.should_abort = sched_should_abort;
 	s.rank = rank;
 	s.host = c->host;
@@ -377,7 +378,8 @@ static int load_everything(struct sweep *sw, const struct sweep_opts *o,
 	sw->def.trials = o->trials;
 	if (o->validation) {
 		TRY(matrix_build_validation(&sw->matrix, &sw->suite, &sw->def, err));
-		return episode_preflight(o->backend, &sw->def, err);
+		TRY(episode_preflight(o->backend, &sw->def, err));
+		return episode_prepare(o->backend, &sw->suite, err);
 	}
 	if (o->agents)
 		TRY(sweepdef_add_agents(&sw->def, o->agents, err));
@@ -401,6 +403,7 @@ static int load_everything(struct sweep *sw, const struct sweep_opts *o,
 		}
 	}
 	TRY(episode_preflight(o->backend, &sw->def, err));
+	TRY(episode_prepare(o->backend, &sw->suite, err));
 	return matrix_build(&sw->matrix, &sw->suite, &sw->def, NULL, 0, err);
 }
 

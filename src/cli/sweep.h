@@ -36,6 +36,7 @@ struct sweep_opts {
 	double grace_s;
 	int max_retries;
 	double cmd_timeout_s;
+	int pause_env;
 	int progress_every;
 	int quiet;
 	int validation; /* reference + noop + flawed per task */

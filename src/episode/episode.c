@@ -2,6 +2,7 @@
 
 #include "agent.h"
 #include "backend.h"
+#include "base64.h"
 #include "engi/alloc.h"
 #include "engi/sha256.h"
 #include "engi/threads.h"
@@ -45,6 +46,33 @@ int episode_preflight(const char *backend, const struct sweepdef *d,
 			RAISE(err, ENGI_EINVALID,
 			      "model '%s': the agent 'model' needs a models.json entry with a provider "
 			      "(--models FILE)", d->models[i].name);
+	}
+	return 0;
+}
+
+int episode_prepare(const char *backend, const struct suite *suite,
+		    struct engi_error *err)
+{
+	const struct backend_desc *bd = backend_lookup(backend, err);
+	if (!bd)
+		return err && err->code ? err->code : ENGI_ENOTFOUND;
+	for (size_t i = 0; i < suite->ntasks; i++) {
+		const struct task *t = &suite->tasks[i];
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++) {
+			const struct task *o = &suite->tasks[j];
+			seen = !strcmp(o->env.image, t->env.image) && o->env.cpus == t->env.cpus &&
+			       o->env.memory_mb == t->env.memory_mb && o->env.network == t->env.network;
+		}
+		if (seen)
+			continue;
+		struct env_spec es = {.image = t->env.image, .cpus = t->env.cpus,
+				      .memory_mb = t->env.memory_mb, .network = t->env.network};
+		int rc = backend_prepare(bd, &es, err);
+		if (rc < 0) {
+			engi_error_prefix(err, "task '%s'", suite->tasks[i].id);
+			return rc;
+		}
 	}
 	return 0;
 }
@@ -96,6 +124,46 @@ static int cancel_cb(void *p)
 	return c->should_abort && c->should_abort();
 }
 
+/* The screen scale of GUI observations: condition setting screen_scale,
+ * else the model's, else 1.0 (0.2, 0.6 and 1.0 of 1920x1080 are usual). */
+static double screen_scale(const struct episode_spec *s)
+{
+	const char *src[] = {s->cond->settings, s->model->settings};
+	for (int i = 0; i < 2; i++) {
+		json_t *j = src[i] ? json_loads(src[i], 0, NULL) : NULL;
+		json_t *v = json_object_get(j, "screen_scale");
+		double d = json_is_number(v) ? json_number_value(v) : 0;
+		json_decref(j);
+		if (d > 0 && d <= 1)
+			return d;
+	}
+	return 1.0;
+}
+
+/* A screenshot for the agent, base64, into *b64 (freed first); the trace
+ * keeps it too. NULL on failure (the message goes to the trace). */
+static int take_screen(struct backend_env *env, double scale, int turn, struct trace *t,
+		       char **b64)
+{
+	engi_free(*b64);
+	*b64 = NULL;
+	unsigned char *png = NULL;
+	size_t len = 0;
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc = backend_screenshot(env, scale, &png, &len, &e);
+	if (rc == 0) {
+		size_t n = base64_encoded_len(len);
+		*b64 = n == SIZE_MAX ? NULL : engi_malloc(n + 1);
+		if (*b64)
+			base64_encode(png, len, *b64);
+		engi_free(png);
+	}
+	tr(t, json_pack("{s:s,s:i,s:f,s:I,s:s?,s:s?}", "ev", "screen", "turn", turn, "scale", scale,
+			"bytes", (json_int_t)len, "png_b64", *b64, "error", rc < 0 ? e.msg : NULL));
+	return rc;
+}
+
 static void set_msg(struct attempt *a, const char *fmt, const char *s)
 {
 	snprintf(a->message, sizeof(a->message), fmt, s);
@@ -130,7 +198,16 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 		return;
 	}
 	struct observation obs = {.turn = 0, .output = "", .exit_code = 0};
-	char *obs_buf = NULL;
+	char *obs_buf = NULL, *screen = NULL;
+	int gui = task->interface == IFACE_GUI && (env->desc->caps & BACKEND_CAP_SCREEN);
+	double scale = screen_scale(s);
+	if (gui && take_screen(env, scale, 0, t, &screen) == ENGI_EENV) {
+		a->outcome = OUTCOME_ENV_CRASH;
+		set_msg(a, "%s", "the environment failed taking the first screenshot");
+		agent_stop(&ag);
+		return;
+	}
+	obs.png_b64 = screen;
 	struct cancel_ctx cc = {s->should_abort};
 	a->outcome = OUTCOME_TURN_LIMIT;
 	for (int turn = 1; turn <= task->turn_limit; turn++) {
@@ -144,10 +221,22 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 			break;
 		}
 		struct agent_turn at;
+		if (s->pause_env && backend_pause(env, 1, &e) < 0) {
+			a->outcome = OUTCOME_ENV_CRASH;
+			set_msg(a, "%s", e.msg);
+			break;
+		}
 		double m0 = now_mono();
 		engi_error_init(&e);
 		int rc = agent_next(ag, &obs, &at, &e);
 		a->model_s += now_mono() - m0;
+		struct engi_error pe;
+		engi_error_init(&pe);
+		if (s->pause_env && backend_pause(env, 0, &pe) < 0) {
+			a->outcome = OUTCOME_ENV_CRASH;
+			set_msg(a, "%s", pe.msg);
+			break;
+		}
 		if (rc < 0) {
 			a->outcome = OUTCOME_AGENT_ERROR;
 			set_msg(a, "%s", e.msg);
@@ -272,12 +361,20 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				break;
 			}
 			}
+			/* GUI tasks: a turn is answered with the screen after its last action */
+			if (gui && !ended && i + 1 == at.n && take_screen(env, scale, turn, t, &screen) == ENGI_EENV) {
+				a->outcome = OUTCOME_ENV_CRASH;
+				set_msg(a, "%s", "the environment failed taking a screenshot");
+				ended = 1;
+			}
+			obs.png_b64 = gui ? screen : NULL;
 		}
 		obs.turn = turn;
 		if (ended)
 			break;
 	}
 	engi_free(obs_buf);
+	engi_free(screen);
 	agent_stop(&ag);
 }
 
@@ -402,6 +499,10 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 	struct engi_verdict v;
 	engi_verdict_init(&v);
 	for (int attempt = 1; attempt <= 1 + s->max_retries; attempt++) {
+		if (attempt > 1 && s->should_abort && s->should_abort()) {
+			rc = ENGI_EINTERRUPTED; /* the retry waits for the next run */
+			break;
+		}
 		memset(&a, 0, sizeof(a));
 		rec->attempts = attempt;
 		double ta = now_mono();
@@ -424,6 +525,8 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 		double e0 = now_mono();
 		int brc = backend_start(bd, &es, &env, &e);
 		if (brc == 0)
+			tr(&t, json_pack("{s:s,s:f}", "ev", "env_started", "seconds", now_mono() - e0));
+		if (brc == 0)
 			brc = copy_inputs(s, env, hashes, &t, &e);
 		a.env_s += now_mono() - e0;
 		if (brc < 0) {
@@ -432,6 +535,11 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 			tr(&t, json_pack("{s:s,s:s}", "ev", "env_error", "message", e.msg));
 		} else {
 			agent_loop(s, env, &t, &a, ta);
+		}
+		char *evs = env ? backend_events(env) : NULL;
+		if (evs) {
+			tr(&t, json_pack("{s:s,s:o?}", "ev", "env_events", "events", json_loads(evs, 0, NULL)));
+			engi_free(evs);
 		}
 		if (a.interrupted) {
 			backend_stop(&env);

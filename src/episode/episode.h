@@ -32,6 +32,7 @@ struct episode_spec {
 	const char *work_root; /* scratch for the backend */
 	int max_retries;
 	double cmd_timeout_s; /* per command, inside the episode's wall limit */
+	int pause_env;        /* freeze the environment while the model thinks */
 	size_t obs_cap;       /* bytes of command output the agent sees */
 	size_t trace_cap;
 	int kernel_threads; /* OpenMP threads for the verifier (0: leave as is) */
@@ -52,6 +53,10 @@ void episode_spec_defaults(struct episode_spec *s);
  * exist and are built into this binary. */
 int episode_preflight(const char *backend, const struct sweepdef *d,
 		      struct engi_error *err);
+/* Readies what the backend needs for every environment of the suite (the
+ * qemu backend: images present, ready states saved), once. */
+int episode_prepare(const char *backend, const struct suite *suite,
+		    struct engi_error *err);
 int episode_run(const struct episode_spec *s, struct record *out,
 		struct engi_error *err);
 

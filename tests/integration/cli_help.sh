@@ -1,6 +1,6 @@
 # Every subcommand answers --help on stdout with exit 0; bad usage exits 2.
 . "$(dirname "$0")/lib.sh"
-for cmd in run plan validate report compare merge kernel truth inspect; do
+for cmd in run plan validate report compare merge kernel truth inspect image; do
 	out=$("$ENGISWEEP" "$cmd" --help)
 	echo "$out" | grep -q "usage: engisweep $cmd" || fail "$cmd --help prints no usage"
 done
@@ -11,8 +11,12 @@ expect_rc 2 "$ENGISWEEP" run --trials zero "$ENGI_SRC/tasks/demo"
 expect_rc 2 "$ENGISWEEP" run --backend nosuch --out x "$ENGI_SRC/tasks/demo"
 says "$ENGISWEEP" run --backend nosuch --out x "$ENGI_SRC/tasks/demo" | grep -q "unknown backend 'nosuch' (valid: local, qemu, simulate)" \
 	|| fail "unknown backend message"
-says "$ENGISWEEP" run --backend qemu --out x "$ENGI_SRC/tasks/demo" | grep -q "backend 'qemu' is not built into this binary" \
-	|| fail "unbuilt backend message"
+ENGISWEEP_IMAGES="$T/images" ENGI_QEMU_NO_BUILD=1 says "$ENGISWEEP" run --backend qemu --out x "$ENGI_SRC/tasks/demo" |
+	grep -q "image 'tools' is not built (expected in '$T/images/tools-.*'): run \`engisweep image build tools\`" \
+	|| fail "missing image message"
+expect_rc 2 "$ENGISWEEP" image build nosuch
+says "$ENGISWEEP" image build nosuch | grep -q "unknown image 'nosuch'" || fail "unknown image message"
+expect_rc 2 "$ENGISWEEP" image
 says "$ENGISWEEP" run --agents model --out x "$ENGI_SRC/tasks/demo" | grep -q "the agent 'model' needs a models.json entry with a provider" \
 	|| fail "model agent without a models.json entry"
 says "$ENGISWEEP" run --agents flawed:nosuch --out x "$ENGI_SRC/tasks/demo" | grep -q "no task in .* has a flawed variant 'nosuch'" \

@@ -1,4 +1,4 @@
-# What an agent does in the local backend stays contained: a deliverable that
+# What an agent does in the local backend (or ENGI_BACKEND) stays contained: a deliverable that
 # is a link to a host file, or sits under a linked folder, is not copied; a
 # deliverable over its cap is refused; endless output is capped in the trace;
 # a command past its time limit and anything it left running are killed.
@@ -35,7 +35,7 @@ task = {
 json.dump(task, open("suite/hostile.json", "w"), indent=1)
 PY
 start=$(date +%s)
-"$ENGISWEEP" run --cmd-timeout 2 --quiet --out r suite
+"$ENGISWEEP" run --backend "${ENGI_BACKEND:-local}" --cmd-timeout 2 --quiet --out r suite
 [ $(( $(date +%s) - start )) -lt 60 ] || fail "the command time limit did not hold"
 pgrep -f "sleep 300.$$" >/dev/null && fail "a background process of the agent survived the episode"
 pgrep -f "sleep 100.$$" >/dev/null && fail "a timed-out command survived"

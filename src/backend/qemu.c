@@ -1,0 +1,937 @@
+/*
+ * The qemu backend: a clean QEMU virtual machine per episode.
+ *
+ * Images (image.h) are built once; the first episode of each machine shape
+ * (accelerator, CPUs, memory) boots the image cold and saves a "ready"
+ * memory state beside it, under a lock, so concurrent ranks wait for one
+ * builder. Every later episode starts from that state:
+ *
+ *   incoming (default): a fresh qcow2 overlay on the frozen ready disk and
+ *     `-incoming "exec:cat state"` from the saved migration stream;
+ *   loadvm: a copy of the ready disk, which holds the same state as an
+ *     internal snapshot, started with `-loadvm ready`;
+ *   cold: a fresh overlay on the image and a full boot (for measurements).
+ *
+ * Why incoming: both restore in about the same time on this kind of host
+ * (0.35-0.5 s to guest-ping under TCG, bench/qemu_start.sh), but loadvm
+ * must copy the whole ready disk, RAM state included (~100 MB and more per
+ * episode), because internal snapshots live only in the top image of a
+ * chain; an overlay costs 30 ms and a few hundred KiB. -snapshot cannot be
+ * combined with -loadvm at all. ENGI_QEMU_RESTORE=loadvm|cold selects the
+ * others.
+ *
+ * Per episode: sockets, log and screen dumps in a private 0700 folder
+ * (mkdtemp under $TMPDIR or /tmp, since a Unix socket path is limited to
+ * 108 bytes), the overlay under the episode's work folder; no network
+ * device unless the task asks (then QEMU's user-mode NAT, see README); KVM
+ * when /dev/kvm can create a VM, TCG otherwise (ENGI_QEMU_ACCEL=kvm|tcg to
+ * force). QEMU runs in its own session (setsid) and dies with us
+ * (PR_SET_PDEATHSIG); stop quits it over QMP, then TERM, then KILL to the
+ * group, and deletes the overlay and the private folder.
+ */
+#include "backend.h"
+
+#include "engi/alloc.h"
+#include "fsutil.h"
+#include "image.h"
+#include "qchan.h"
+#include "qemu.h"
+#include "screen.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <linux/kvm.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GUEST_WORKDIR "/work"
+#define COLD_BOOT_TIMEOUT_S 600.0
+#define RESTORE_TIMEOUT_S 120.0
+#define SCREEN_CAP ((size_t)64 << 20)
+
+struct vmconf {
+	char imgdir[PATH_MAX];
+	char append[1024];
+	char ready_command[512];
+	int cpus, memory_mb, network, display;
+	const char *accel;
+};
+
+struct qemu_env {
+	char dir[PATH_MAX];
+	char disk[PATH_MAX];
+	pid_t pid;
+	int status, exited;
+	struct qmp qmp;
+	struct qga qga;
+	int display, screen_w, screen_h;
+	double scale;
+	int paused;
+	double boot_s;
+};
+
+/* ---- small helpers ---- */
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+	nanosleep(&ts, NULL);
+}
+
+static const char *qemu_binary(void)
+{
+	const char *b = getenv("ENGI_QEMU");
+	return b && *b ? b : "qemu-system-x86_64";
+}
+
+static const char *qemu_img_binary(void)
+{
+	const char *b = getenv("ENGI_QEMU_IMG");
+	return b && *b ? b : "qemu-img";
+}
+
+struct argv {
+	char *v[96];
+	int n;
+	char store[16384];
+	size_t used;
+};
+
+static void arg(struct argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void arg(struct argv *a, const char *fmt, ...)
+{
+	if (a->n >= (int)(sizeof(a->v) / sizeof(a->v[0])) - 1)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(a->store + a->used, sizeof(a->store) - a->used, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= sizeof(a->store) - a->used)
+		return;
+	a->v[a->n++] = a->store + a->used;
+	a->v[a->n] = NULL;
+	a->used += (size_t)w + 1;
+}
+
+/* Runs argv to completion with output to log_path (or /dev/null). */
+static int run_tool(char *const argv[], const char *log_path, struct engi_error *err)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		RAISE(err, ENGI_EENV, "cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+		int out = open(log_path ? log_path : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0600);
+		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+			_exit(126);
+		syscall(SYS_close_range, 3u, ~0u, 0u);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			RAISE(err, ENGI_EENV, "waiting for %s: %s", argv[0], strerror(errno));
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		RAISE(err, ENGI_EENV, "%s failed (%s %d)%s", argv[0],
+		      WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+		      WIFEXITED(st) && WEXITSTATUS(st) == 127 ? ": is it installed (apt-get install "
+								 "qemu-utils qemu-system-x86)?" : "");
+	return 0;
+}
+
+/* KVM is usable when /dev/kvm can create a VM and QEMU can set up a vCPU
+ * on it: some hosts (nested, sandboxed) expose a /dev/kvm whose vCPUs fail
+ * (QEMU aborts on an MSR), so the last check starts QEMU itself, paused,
+ * and quits it. Decided once per process. */
+static int kvm_works(void)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int ok = 0;
+	if (ioctl(fd, KVM_GET_API_VERSION, 0) == KVM_API_VERSION) {
+		int vm = ioctl(fd, KVM_CREATE_VM, 0);
+		if (vm >= 0) {
+			close(vm);
+			ok = 1;
+		}
+	}
+	close(fd);
+	if (!ok)
+		return 0;
+	char script[512];
+	snprintf(script, sizeof(script),
+		 "printf '%%s\\n%%s\\n' '{\"execute\":\"qmp_capabilities\"}' '{\"execute\":\"quit\"}' | "
+		 "timeout 30 %s -nodefaults -no-user-config -machine q35 -accel kvm -cpu host -m 32 "
+		 "-display none -S -qmp stdio", qemu_binary());
+	char *argv[] = {"sh", "-c", script, NULL};
+	struct engi_error e;
+	engi_error_init(&e);
+	return run_tool(argv, NULL, &e) == 0;
+}
+
+static const char *pick_accel(void)
+{
+	static const char *cached;
+	const char *f = getenv("ENGI_QEMU_ACCEL");
+	if (f && (!strcmp(f, "kvm") || !strcmp(f, "tcg")))
+		return f;
+	if (!cached)
+		cached = kvm_works() ? "kvm" : "tcg";
+	return cached;
+}
+
+static int make_overlay(const char *base, const char *overlay, struct engi_error *err)
+{
+	char *argv[] = {(char *)qemu_img_binary(), "create", "-q", "-f", "qcow2", "-F", "qcow2",
+			"-b", (char *)base, (char *)overlay, NULL};
+	unlink(overlay);
+	return run_tool(argv, NULL, err);
+}
+
+static int load_conf(const char *image, const struct env_spec *spec, struct vmconf *c,
+		     struct engi_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	TRY(image_find(image, c->imgdir, sizeof(c->imgdir), err));
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/image.json", c->imgdir);
+	json_error_t je;
+	json_t *j = json_load_file(p, 0, &je);
+	if (!j)
+		RAISE(err, ENGI_EPARSE, "'%s' line %d: %s", p, je.line, je.text);
+	const char *append = json_string_value(json_object_get(j, "append"));
+	const char *ready = json_string_value(json_object_get(j, "ready_command"));
+	json_int_t mem = json_integer_value(json_object_get(j, "memory_mb"));
+	snprintf(c->append, sizeof(c->append), "%s", append ? append : "console=ttyS0");
+	snprintf(c->ready_command, sizeof(c->ready_command), "%s", ready ? ready : "");
+	c->display = json_is_true(json_object_get(j, "display"));
+	json_decref(j);
+	c->cpus = spec && spec->cpus > 0 ? spec->cpus : 1;
+	c->memory_mb = spec && spec->memory_mb > 0 ? spec->memory_mb : (int)(mem > 0 ? mem : 512);
+	c->network = spec ? spec->network : 0;
+	c->accel = pick_accel();
+	return 0;
+}
+
+/* ---- the QEMU process ---- */
+
+enum restore { RESTORE_COLD, RESTORE_INCOMING, RESTORE_LOADVM };
+
+static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how,
+		  const char *state, struct engi_error *err)
+{
+	struct argv a = {0};
+	arg(&a, "%s", qemu_binary());
+	arg(&a, "-nodefaults");
+	arg(&a, "-no-user-config");
+	arg(&a, "-machine");
+	arg(&a, "q35");
+	arg(&a, "-accel");
+	arg(&a, "%s", c->accel);
+	if (!strcmp(c->accel, "kvm")) {
+		arg(&a, "-cpu");
+		arg(&a, "host");
+	}
+	arg(&a, "-smp");
+	arg(&a, "%d", c->cpus);
+	arg(&a, "-m");
+	arg(&a, "%d", c->memory_mb);
+	arg(&a, "-kernel");
+	arg(&a, "%s/vmlinuz", c->imgdir);
+	arg(&a, "-initrd");
+	arg(&a, "%s/initrd.img", c->imgdir);
+	arg(&a, "-append");
+	arg(&a, "%s", c->append);
+	arg(&a, "-drive");
+	arg(&a, "file=%s,if=none,id=d0,format=qcow2", q->disk);
+	arg(&a, "-device");
+	arg(&a, "virtio-blk-pci,drive=d0");
+	arg(&a, "-device");
+	arg(&a, "virtio-serial-pci");
+	arg(&a, "-chardev");
+	arg(&a, "socket,id=qga,path=%s/qga.sock,server=on,wait=off", q->dir);
+	arg(&a, "-device");
+	arg(&a, "virtserialport,chardev=qga,name=org.qemu.guest_agent.0");
+	arg(&a, "-qmp");
+	arg(&a, "unix:%s/qmp.sock,server=on,wait=off", q->dir);
+	arg(&a, "-display");
+	arg(&a, "none");
+	arg(&a, "-vga");
+	arg(&a, "%s", c->display ? "std" : "none");
+	if (c->display) {
+		arg(&a, "-device");
+		arg(&a, "qemu-xhci");
+		arg(&a, "-device");
+		arg(&a, "usb-tablet");
+	}
+	arg(&a, "-nic");
+	/* user-mode NAT without host forwards; see README on what it reaches */
+	arg(&a, "%s", c->network ? "user,model=virtio-net-pci" : "none");
+	arg(&a, "-serial");
+	arg(&a, "file:%s/console.log", q->dir);
+	if (how == RESTORE_INCOMING) {
+		arg(&a, "-incoming");
+		arg(&a, "exec:cat '%s'", state);
+	} else if (how == RESTORE_LOADVM) {
+		arg(&a, "-loadvm");
+		arg(&a, "ready");
+	}
+	if (a.used >= sizeof(a.store) - 256)
+		RAISE(err, ENGI_EINVALID, "QEMU command line too long (paths under '%s')", c->imgdir);
+
+	char logp[PATH_MAX];
+	snprintf(logp, sizeof(logp), "%s/qemu.log", q->dir);
+	if (getenv("ENGI_QEMU_DEBUG")) {
+		fprintf(stderr, "qemu:");
+		for (int i = 0; i < a.n; i++)
+			fprintf(stderr, " %s", a.v[i]);
+		fprintf(stderr, "\n");
+	}
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0)
+		RAISE(err, ENGI_EENV, "cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		setsid();
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(125);
+		int in = open("/dev/null", O_RDONLY);
+		int out = open(logp, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+			_exit(126);
+		syscall(SYS_close_range, 3u, ~0u, 0u);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(a.v[0], a.v);
+		_exit(127);
+	}
+	q->pid = pid;
+	q->exited = 0;
+	return 0;
+}
+
+/* Non-zero when QEMU has exited; reaps it once. */
+static int vm_gone(struct qemu_env *q)
+{
+	if (q->pid <= 0)
+		return 1;
+	if (!q->exited && waitpid(q->pid, &q->status, WNOHANG) == q->pid)
+		q->exited = 1;
+	return q->exited;
+}
+
+/* The last non-empty line of QEMU's own log, for messages. */
+static void log_tail(const struct qemu_env *q, char *buf, size_t n)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/qemu.log", q->dir);
+	buf[0] = '\0';
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0])
+			snprintf(buf, n, "%s", line);
+	}
+	fclose(f);
+}
+
+/* Turns a failure into an environment failure when QEMU is gone, saying
+ * how it ended. */
+static int env_fail(struct qemu_env *q, int rc, struct engi_error *err)
+{
+	/* a broken connection usually means QEMU is on its way out */
+	double until = now_mono() + (rc == ENGI_EENV ? 1.0 : 0.0);
+	while (!vm_gone(q) && now_mono() < until)
+		sleep_s(0.01);
+	if (!vm_gone(q))
+		return rc;
+	char tail[512];
+	log_tail(q, tail, sizeof(tail));
+	int st = q->status;
+	engi_error_prefix(err, "QEMU exited (%s %d)%s%s", WIFSIGNALED(st) ? "signal" : "status",
+			  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), tail[0] ? ": " : "", tail);
+	if (err)
+		err->code = ENGI_EENV;
+	return ENGI_EENV;
+}
+
+static void vm_kill(struct qemu_env *q)
+{
+	if (q->pid <= 0)
+		return;
+	if (!vm_gone(q) && q->qmp.ch.fd >= 0) {
+		struct engi_error e;
+		engi_error_init(&e);
+		/* wait for quit's reply, or QEMU may drop it */
+		qmp_call(&q->qmp, "quit", NULL, 2, NULL, &e);
+	}
+	static const int sigs[] = {0, SIGTERM, SIGKILL};
+	for (int s = 0; s < 3 && !vm_gone(q); s++) {
+		if (sigs[s])
+			kill(-q->pid, sigs[s]);
+		double until = now_mono() + (s == 2 ? 10.0 : 2.0);
+		while (!vm_gone(q) && now_mono() < until)
+			sleep_s(0.005);
+	}
+	if (!vm_gone(q)) {
+		kill(-q->pid, SIGKILL);
+		waitpid(q->pid, &q->status, 0);
+	}
+	kill(-q->pid, SIGKILL); /* anything QEMU started (exec:cat) */
+	q->pid = 0;
+}
+
+static int make_private_dir(struct qemu_env *q, struct engi_error *err)
+{
+	const char *t = getenv("TMPDIR");
+	if (!t || !*t || strlen(t) > 60)
+		t = "/tmp";
+	snprintf(q->dir, sizeof(q->dir), "%s/engiq.XXXXXX", t);
+	if (!mkdtemp(q->dir)) {
+		int e = errno;
+		q->dir[0] = '\0';
+		RAISE(err, ENGI_EENV, "cannot create a private folder in '%s': %s", t, strerror(e));
+	}
+	chmod(q->dir, 0700);
+	return 0;
+}
+
+static void cleanup(struct qemu_env *q)
+{
+	vm_kill(q);
+	qmp_close(&q->qmp);
+	qga_close(&q->qga);
+	if (q->dir[0])
+		rm_rf(q->dir, NULL);
+	if (q->disk[0])
+		unlink(q->disk);
+	q->dir[0] = q->disk[0] = '\0';
+}
+
+/* The state was saved from a stopped guest, and QEMU keeps a guest paused
+ * when its source was: wait for the stream to load, then continue. */
+static int finish_incoming(struct qemu_env *q, double deadline, struct engi_error *err)
+{
+	for (;;) {
+		json_t *ret;
+		TRY(qmp_call(&q->qmp, "query-migrate", NULL, 30, &ret, err));
+		const char *st = json_string_value(json_object_get(ret, "status"));
+		char why[64];
+		snprintf(why, sizeof(why), "%s", st ? st : "");
+		json_decref(ret);
+		if (!strcmp(why, "completed"))
+			break;
+		if (!strcmp(why, "failed") || !strcmp(why, "cancelled"))
+			RAISE(err, ENGI_EENV, "loading the saved memory state: migration %s", why);
+		if (now_mono() > deadline || vm_gone(q))
+			RAISE(err, ENGI_EENV, "loading the saved memory state did not finish");
+		sleep_s(0.005);
+	}
+	return qmp_call(&q->qmp, "cont", NULL, 30, NULL, err);
+}
+
+/* Connects QMP and waits for the guest agent. */
+static int connect_vm(struct qemu_env *q, enum restore how, double timeout_s,
+		      struct engi_error *err)
+{
+	double deadline = now_mono() + timeout_s;
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/qmp.sock", q->dir);
+	int rc = qmp_open(&q->qmp, p, deadline, err);
+	if (rc == 0 && how == RESTORE_INCOMING)
+		rc = finish_incoming(q, deadline, err);
+	if (rc < 0)
+		return env_fail(q, rc == ENGI_ETIMEOUT ? ENGI_EENV : rc, err);
+	snprintf(p, sizeof(p), "%s/qga.sock", q->dir);
+	for (;;) {
+		rc = qga_open(&q->qga, p, deadline, err);
+		if (rc == 0)
+			return 0;
+		if (vm_gone(q) || now_mono() >= deadline)
+			break;
+		qga_close(&q->qga); /* the connection broke: try again */
+		sleep_s(0.05);
+	}
+	rc = env_fail(q, ENGI_EENV, err);
+	engi_error_prefix(err, "guest did not become ready in %.0f s", timeout_s);
+	return rc;
+}
+
+/* Polls the image's readiness command (e.g. the X session is up). */
+static int wait_ready_command(struct qemu_env *q, const char *cmd, double deadline,
+			      struct engi_error *err)
+{
+	while (cmd[0]) {
+		int code = qga_run(&q->qga, cmd, 30, err);
+		if (code < 0)
+			return env_fail(q, code, err);
+		if (code == 0)
+			return 0;
+		if (now_mono() > deadline)
+			RAISE(err, ENGI_EENV, "the image's ready_command did not succeed in time: %s", cmd);
+		sleep_s(0.5);
+	}
+	return 0;
+}
+
+static int dump_screen(struct qemu_env *q, char **ppm, size_t *len, struct engi_error *err);
+
+/* A display image is ready when its screen shows something and has stopped
+ * changing: two identical, not all-black dumps a second apart (an X
+ * session under TCG paints seconds after its processes start). */
+static int wait_screen_settled(struct qemu_env *q, double deadline, struct engi_error *err)
+{
+	char *prev = NULL;
+	size_t prev_len = 0;
+	for (;;) {
+		char *ppm;
+		size_t n;
+		int rc = dump_screen(q, &ppm, &n, err);
+		if (rc < 0) {
+			engi_free(prev);
+			return rc;
+		}
+		int lit = 0;
+		for (size_t i = n > 64 ? 64 : 0; i < n && !lit; i++)
+			lit = (unsigned char)ppm[i] > 16;
+		int same = prev && prev_len == n && !memcmp(prev, ppm, n);
+		engi_free(prev);
+		prev = ppm;
+		prev_len = n;
+		if (lit && same)
+			break;
+		if (now_mono() > deadline) {
+			engi_free(prev);
+			RAISE(err, ENGI_EENV, "the guest's screen did not settle in time");
+		}
+		sleep_s(1.0);
+	}
+	engi_free(prev);
+	return 0;
+}
+
+/* ---- ready states ---- */
+
+static void ready_key(const struct vmconf *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s-c%d-m%d%s", c->accel, c->cpus, c->memory_mb, c->network ? "-net" : "");
+}
+
+static int ready_paths(const struct vmconf *c, char *dir, size_t n, struct engi_error *err)
+{
+	char key[64];
+	ready_key(c, key, sizeof(key));
+	if (snprintf(dir, n, "%s/ready/%s", c->imgdir, key) >= (int)n)
+		RAISE(err, ENGI_EINVALID, "image folder path too long");
+	return 0;
+}
+
+static int ready_complete(const char *dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/state", dir);
+	if (!path_is_file(p))
+		return 0;
+	snprintf(p, sizeof(p), "%s/disk.qcow2", dir);
+	return path_is_file(p);
+}
+
+/* Boots the image cold, waits for the agent (and the ready command), saves
+ * an internal snapshot "ready" in the disk and a migration stream "state". */
+static int ready_save(const struct vmconf *c, const char *tmp, FILE *log,
+		      struct engi_error *err)
+{
+	struct qemu_env q;
+	memset(&q, 0, sizeof(q));
+	qmp_init(&q.qmp);
+	qga_init(&q.qga);
+	char base[PATH_MAX];
+	snprintf(base, sizeof(base), "%s/disk.qcow2", c->imgdir);
+	snprintf(q.disk, sizeof(q.disk), "%s/disk.qcow2", tmp);
+	double t0 = now_mono();
+	int rc = make_private_dir(&q, err);
+	if (rc == 0)
+		rc = make_overlay(base, q.disk, err);
+	if (rc == 0)
+		rc = launch(&q, c, RESTORE_COLD, NULL, err);
+	if (rc == 0)
+		rc = connect_vm(&q, RESTORE_COLD, COLD_BOOT_TIMEOUT_S, err);
+	if (rc == 0)
+		rc = wait_ready_command(&q, c->ready_command, t0 + COLD_BOOT_TIMEOUT_S, err);
+	q.display = c->display;
+	if (rc == 0 && c->display)
+		rc = wait_screen_settled(&q, t0 + COLD_BOOT_TIMEOUT_S, err);
+	if (rc == 0 && log)
+		fprintf(log, "ready state: guest answered %.1f s after a cold boot; saving\n",
+			now_mono() - t0);
+	if (rc == 0) {
+		/* smaller state: clean page cache */
+		qga_run(&q.qga, "sync; echo 3 > /proc/sys/vm/drop_caches", 30, err);
+		engi_error_init(err);
+		rc = qmp_call(&q.qmp, "stop", NULL, 30, NULL, err);
+	}
+	json_t *ret = NULL;
+	if (rc == 0)
+		rc = qmp_call(&q.qmp, "human-monitor-command",
+			      json_pack("{s:s}", "command-line", "savevm ready"), 300, &ret, err);
+	if (rc == 0 && json_string_length(ret) > 0)
+		rc = engi_raise(err, ENGI_EENV, "savevm: %s", json_string_value(ret));
+	json_decref(ret);
+	char uri[PATH_MAX + 32];
+	snprintf(uri, sizeof(uri), "exec:cat > '%s/state'", tmp);
+	if (rc == 0)
+		rc = qmp_call(&q.qmp, "migrate", json_pack("{s:s}", "uri", uri), 30, NULL, err);
+	while (rc == 0) {
+		rc = qmp_call(&q.qmp, "query-migrate", NULL, 30, &ret, err);
+		if (rc < 0)
+			break;
+		const char *st = json_string_value(json_object_get(ret, "status"));
+		int done = st && !strcmp(st, "completed");
+		int bad = !st || !strcmp(st, "failed") || !strcmp(st, "cancelled");
+		char why[256];
+		snprintf(why, sizeof(why), "%s", st ? st : "no status");
+		json_decref(ret);
+		if (done)
+			break;
+		if (bad)
+			rc = engi_raise(err, ENGI_EENV, "saving the memory state: migration %s", why);
+		else if (now_mono() - t0 > COLD_BOOT_TIMEOUT_S)
+			rc = engi_raise(err, ENGI_EENV, "saving the memory state took too long");
+		else
+			sleep_s(0.05);
+	}
+	if (rc < 0)
+		rc = env_fail(&q, rc, err);
+	q.disk[0] = '\0'; /* keep it */
+	cleanup(&q);
+	if (rc == 0) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%s/disk.qcow2", tmp);
+		chmod(p, 0444);
+		if (log)
+			fprintf(log, "ready state saved in %.1f s\n", now_mono() - t0);
+	}
+	return rc;
+}
+
+static int ready_ensure(const struct vmconf *c, char *dir, size_t n, FILE *log,
+			struct engi_error *err)
+{
+	TRY(ready_paths(c, dir, n, err));
+	if (ready_complete(dir))
+		return 0;
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/ready", c->imgdir);
+	TRY(mkdir_p(p, 0755, err));
+	snprintf(p, sizeof(p), "%s.lock", dir);
+	int lock = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lock < 0)
+		RAISE(err, ENGI_EENV, "cannot open lock '%s': %s", p, strerror(errno));
+	if (flock(lock, LOCK_EX) < 0) {
+		close(lock);
+		RAISE(err, ENGI_EENV, "cannot lock '%s': %s", p, strerror(errno));
+	}
+	int rc = 0;
+	if (!ready_complete(dir)) {
+		char tmp[PATH_MAX];
+		snprintf(tmp, sizeof(tmp), "%s.tmp", dir);
+		rc = rm_rf(tmp, err);
+		if (rc == 0)
+			rc = mkdir_p(tmp, 0755, err);
+		if (rc == 0)
+			rc = ready_save(c, tmp, log, err);
+		if (rc == 0 && rename(tmp, dir) < 0)
+			rc = engi_raise(err, ENGI_EENV, "cannot rename '%s': %s", tmp, strerror(errno));
+		if (rc < 0) {
+			rm_rf(tmp, NULL);
+			engi_error_prefix(err, "saving the ready state of '%s'", c->imgdir);
+		}
+	}
+	close(lock);
+	return rc;
+}
+
+int qemu_prepare(const char *image, const struct env_spec *spec, FILE *log,
+		 struct engi_error *err)
+{
+	struct vmconf c;
+	int rc = load_conf(image, spec, &c, err);
+	if (rc == ENGI_ENOTFOUND && !getenv("ENGI_QEMU_NO_BUILD")) {
+		/* first use: build it (minutes; the cache keeps it) */
+		fprintf(log ? log : stderr, "engisweep: image '%s' is not built yet; building it now\n",
+			image);
+		engi_error_init(err);
+		TRY(image_build(image, 0, log ? log : stderr, err));
+		rc = load_conf(image, spec, &c, err);
+	}
+	if (rc < 0)
+		return rc;
+	char dir[PATH_MAX];
+	return ready_ensure(&c, dir, sizeof(dir), log, err);
+}
+
+static enum restore restore_mode(void)
+{
+	const char *m = getenv("ENGI_QEMU_RESTORE");
+	if (m && !strcmp(m, "loadvm"))
+		return RESTORE_LOADVM;
+	if (m && !strcmp(m, "cold"))
+		return RESTORE_COLD;
+	return RESTORE_INCOMING;
+}
+
+/* ---- backend ops ---- */
+
+static int set_guest_clock(struct qemu_env *q, struct engi_error *err)
+{
+	char script[96];
+	snprintf(script, sizeof(script), "date -u -s @%lld >/dev/null", (long long)now_wall());
+	int code = qga_run(&q->qga, script, 30, err);
+	return code < 0 ? code : 0;
+}
+
+static int qemu_start(struct backend_env *env, const struct env_spec *spec,
+		      struct engi_error *err)
+{
+	struct qemu_env *q = env->priv;
+	qmp_init(&q->qmp);
+	qga_init(&q->qga);
+	const char *image = spec->image && strcmp(spec->image, "host") ? spec->image : "tiny";
+	struct vmconf c;
+	int rc = load_conf(image, spec, &c, err);
+	if (rc < 0)
+		return rc == ENGI_ENOTFOUND ? rc : ENGI_EENV;
+	q->display = c.display;
+	enum restore how = restore_mode();
+	char ready[PATH_MAX], state[PATH_MAX], src[PATH_MAX];
+	if (how != RESTORE_COLD)
+		TRY(ready_ensure(&c, ready, sizeof(ready), NULL, err));
+	TRY(mkdir_p(spec->work_root, 0700, err));
+	if (snprintf(q->disk, sizeof(q->disk), "%s/%s.qcow2", spec->work_root, spec->name) >=
+	    (int)sizeof(q->disk))
+		RAISE(err, ENGI_EINVALID, "work folder path too long: '%s'", spec->work_root);
+	double t0 = now_mono();
+	rc = make_private_dir(q, err);
+	if (rc == 0) {
+		if (how == RESTORE_LOADVM) {
+			snprintf(src, sizeof(src), "%s/disk.qcow2", ready);
+			uint64_t copied;
+			unlink(q->disk);
+			rc = copy_file_capped(src, q->disk, UINT64_MAX, &copied, err);
+			if (rc == 0)
+				chmod(q->disk, 0600);
+		} else {
+			if (how == RESTORE_INCOMING)
+				snprintf(src, sizeof(src), "%s/disk.qcow2", ready);
+			else
+				snprintf(src, sizeof(src), "%s/disk.qcow2", c.imgdir);
+			rc = make_overlay(src, q->disk, err);
+		}
+	}
+	snprintf(state, sizeof(state), "%s/state", ready);
+	if (rc == 0)
+		rc = launch(q, &c, how, state, err);
+	if (rc == 0)
+		rc = connect_vm(q, how, how == RESTORE_COLD ? COLD_BOOT_TIMEOUT_S : RESTORE_TIMEOUT_S, err);
+	if (rc == 0 && how == RESTORE_COLD)
+		rc = wait_ready_command(q, c.ready_command, t0 + COLD_BOOT_TIMEOUT_S, err);
+	if (rc == 0 && how == RESTORE_COLD && c.display)
+		rc = wait_screen_settled(q, t0 + COLD_BOOT_TIMEOUT_S, err);
+	q->boot_s = now_mono() - t0;
+	/* a restored guest's clock is as old as its state */
+	if (rc == 0 && how != RESTORE_COLD)
+		rc = set_guest_clock(q, err);
+	if (rc < 0) {
+		cleanup(q);
+		return rc == ENGI_EINVALID ? rc : ENGI_EENV;
+	}
+	return 0;
+}
+
+static void qemu_stop(struct backend_env *env)
+{
+	cleanup(env->priv);
+}
+
+static int guest_path(const char *rel, char *buf, size_t n, struct engi_error *err)
+{
+	TRY(env_path_check(rel, err));
+	snprintf(buf, n, GUEST_WORKDIR "/%s", rel);
+	return 0;
+}
+
+static int qemu_exec(struct backend_env *env, const char *command,
+		     const struct exec_opts *o, struct exec_result *r,
+		     struct engi_error *err)
+{
+	struct qemu_env *q = env->priv;
+	int rc = qga_exec(&q->qga, GUEST_WORKDIR, command, o, r, err);
+	return rc < 0 ? env_fail(q, rc, err) : 0;
+}
+
+static int qemu_put(struct backend_env *env, const void *data, size_t len,
+		    const char *env_path, struct engi_error *err)
+{
+	struct qemu_env *q = env->priv;
+	char p[ENV_PATH_MAX + 16];
+	TRY(guest_path(env_path, p, sizeof(p), err));
+	int rc = qga_put(&q->qga, data, len, p, err);
+	return rc < 0 ? env_fail(q, rc, err) : 0;
+}
+
+static int qemu_get(struct backend_env *env, const char *env_path,
+		    const char *host_path, uint64_t max_bytes, uint64_t *bytes,
+		    struct engi_error *err)
+{
+	struct qemu_env *q = env->priv;
+	char p[ENV_PATH_MAX + 16];
+	TRY(guest_path(env_path, p, sizeof(p), err));
+	int rc = qga_get(&q->qga, p, host_path, max_bytes, bytes, err);
+	return rc < 0 ? env_fail(q, rc, err) : 0;
+}
+
+/* Screen dump as PPM in the private folder; native size noted. */
+static int dump_screen(struct qemu_env *q, char **ppm, size_t *len, struct engi_error *err)
+{
+	if (!q->display)
+		RAISE(err, ENGI_ENOTSUP, "this image has no display (use the desktop image)");
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/screen.ppm", q->dir);
+	unlink(p);
+	int rc = qmp_call(&q->qmp, "screendump", json_pack("{s:s}", "filename", p), 30, NULL, err);
+	if (rc < 0)
+		return env_fail(q, rc, err);
+	rc = read_file(p, SCREEN_CAP, ppm, len, err);
+	unlink(p);
+	if (rc < 0)
+		return rc;
+	int w = 0, h = 0;
+	if (sscanf(*ppm, "P6 %d %d", &w, &h) == 2 && w > 0 && h > 0) {
+		q->screen_w = w;
+		q->screen_h = h;
+	}
+	return 0;
+}
+
+static int qemu_screenshot(struct backend_env *env, double scale, unsigned char **png,
+			   size_t *len, struct engi_error *err)
+{
+	struct qemu_env *q = env->priv;
+	char *ppm;
+	size_t n;
+	TRY(dump_screen(q, &ppm, &n, err));
+	int w, h;
+	int rc = screen_ppm_to_png((unsigned char *)ppm, n, scale, png, len, &w, &h, err);
+	engi_free(ppm);
+	if (rc == 0)
+		q->scale = scale;
+	return rc;
+}
+
+static int qemu_input(struct backend_env *env, const char *event_json,
+		      struct engi_error *err)
+{
+	struct qemu_env *q = env->priv;
+	if (!q->screen_w) {
+		char *ppm;
+		size_t n;
+		TRY(dump_screen(q, &ppm, &n, err));
+		engi_free(ppm);
+	}
+	json_t *steps;
+	TRY(screen_action_steps(event_json, q->screen_w, q->screen_h, q->scale > 0 ? q->scale : 1.0,
+				&steps, err));
+	int rc = 0;
+	size_t i;
+	json_t *st;
+	json_array_foreach(steps, i, st) {
+		json_t *ev = json_object_get(st, "events");
+		json_t *ms = json_object_get(st, "sleep_ms");
+		if (ev) {
+			rc = qmp_call(&q->qmp, "input-send-event", json_pack("{s:O}", "events", ev), 30,
+				      NULL, err);
+			if (rc < 0) {
+				rc = env_fail(q, rc, err);
+				break;
+			}
+		} else if (json_is_integer(ms)) {
+			sleep_s((double)json_integer_value(ms) / 1000.0);
+		}
+	}
+	json_decref(steps);
+	return rc;
+}
+
+static int qemu_pause(struct backend_env *env, int pause, struct engi_error *err)
+{
+	struct qemu_env *q = env->priv;
+	if (q->paused == pause)
+		return 0;
+	int rc = qmp_call(&q->qmp, pause ? "stop" : "cont", NULL, 30, NULL, err);
+	if (rc < 0)
+		return env_fail(q, rc, err);
+	q->paused = pause;
+	return 0;
+}
+
+static char *qemu_events(struct backend_env *env)
+{
+	struct qemu_env *q = env->priv;
+	if (!q->qmp.events || !json_array_size(q->qmp.events))
+		return NULL;
+	char *s = json_dumps(q->qmp.events, JSON_COMPACT);
+	json_array_clear(q->qmp.events);
+	char *r = s ? engi_strdup(s) : NULL;
+	free(s);
+	return r;
+}
+
+static int qemu_prepare_op(const struct env_spec *spec, struct engi_error *err)
+{
+	const char *image = spec->image && strcmp(spec->image, "host") ? spec->image : "tiny";
+	return qemu_prepare(image, spec, NULL, err);
+}
+
+static const struct backend_ops qemu_ops = {
+	.start = qemu_start,
+	.exec = qemu_exec,
+	.put = qemu_put,
+	.get = qemu_get,
+	.screenshot = qemu_screenshot,
+	.input = qemu_input,
+	.pause = qemu_pause,
+	.events = qemu_events,
+	.prepare = qemu_prepare_op,
+	.stop = qemu_stop,
+};
+
+const struct backend_desc backend_qemu = {
+	.name = "qemu",
+	.summary = "clean QEMU virtual machine per episode (qcow2 overlay, saved state, guest agent, QMP)",
+	.caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES | BACKEND_CAP_SCREEN |
+		BACKEND_CAP_INPUT | BACKEND_CAP_ISOLATED,
+	.priv_size = sizeof(struct qemu_env),
+	.ops = &qemu_ops,
+};

@@ -1,0 +1,58 @@
+# A language model drives a GUI task in a desktop guest: it sees the screen
+# as PNG images (at the condition's screen_scale) in its requests, clicks
+# into the terminal and types a command, which makes the deliverable.
+. "$ENGI_SRC/tests/integration/lib.sh"
+. "$HERE/model_lib.sh"
+bash "$HERE/make_suite.sh" src 1 0
+"$PY" - <<'PY'
+import json
+t = json.load(open("src/tetra-1.json"))
+tetra = [s for s in t["reference"] if "write" in s][0]["text"]
+os_ = __import__("os")
+os_.makedirs("suite", exist_ok=True)
+open("suite/tetra.stl", "w").write(tetra)
+t.update({"id": "gui-copy", "interface": "gui",
+          "instruction": "In the terminal on screen, copy tetra.stl to out.stl.",
+          "environment": {"image": "desktop", "memory_mb": 2048},
+          "inputs": [{"host": "tetra.stl", "env": "tetra.stl"}],
+          "deliverables": [{"path": "out.stl"}]})
+t["verifier"]["file"] = "out.stl"
+t["reference"] = [{"run": "cp tetra.stl out.stl"}, {"done": "copied"}]
+t.pop("flawed", None)
+json.dump(t, open("suite/gui-copy.json", "w"), indent=1)
+# the xterm sits at native (80..1080, 60..660); at scale 0.6 its middle is (300, 200)
+gui = [{"calls": [{"name": "computer", "args": {"action": "click", "x": 300, "y": 200}}]},
+       {"calls": [{"name": "computer", "args": {"action": "type", "text": "cp tetra.stl out.stl\n"}},
+                  {"name": "computer", "args": {"action": "wait", "seconds": 2}}]},
+       {"calls": [{"name": "done", "args": {"summary": "copied"}}]}]
+json.dump({"models": {"gui": gui}}, open("script.json", "w"))
+PY
+start_model_server script.json
+cat > models.json <<JSON
+{"models": [{"name": "oa", "provider": "openai", "base_url": "http://127.0.0.1:$MODEL_PORT/v1",
+             "model": "gui", "timeout_s": 60}]}
+JSON
+"$ENGISWEEP" run --backend qemu --models models.json -c small:screen_scale=0.6 \
+	--quiet --out out suite > run.log 2>&1 || { cat run.log; fail "sweep failed"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import base64, struct
+import results as R
+(e,) = R.episodes("out/results.h5")
+assert e["outcome"] == "done" and e["success"] == 1, e
+t = R.trace("out/results.h5", e["cell"])
+screens = [x for x in t if x["ev"] == "screen"]
+assert len(screens) == 3 and all(s["bytes"] > 0 for s in screens), screens
+sizes = []
+for x in t:
+    if x["ev"] != "model_request":
+        continue
+    for m in x["body"]["messages"]:
+        c = m["content"]
+        for part in c if isinstance(c, list) else []:
+            if part.get("type") == "image_url":
+                png = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+                sizes.append(struct.unpack(">II", png[16:24]))
+assert sizes and all(s == (1152, 648) for s in sizes), sizes
+print("screens in requests:", len(sizes), "sizes", set(sizes))
+PY
+echo ok
