@@ -415,7 +415,7 @@ static int parse_limits(struct loadctx *c, json_t *root, struct task *t)
 	t->wall_s = TASK_DEFAULT_WALL_S;
 	if (!lim)
 		return 0;
-	static const char *const keys[] = {"turns", "wall_s", NULL};
+	static const char *const keys[] = {"turns", "wall_s", "env_s", NULL};
 	TRY(only_keys(c, lim, "/limits", keys));
 	long turns;
 	TRY(get_int(c, lim, "/limits", "turns", 1, 100000, t->turn_limit, &turns));
@@ -423,6 +423,9 @@ static int parse_limits(struct loadctx *c, json_t *root, struct task *t)
 	TRY(get_num(c, lim, "/limits", "wall_s", 0, t->wall_s, &t->wall_s));
 	if (!(t->wall_s > 0))
 		return bad(c, "/limits/wall_s", "must be greater than 0");
+	TRY(get_num(c, lim, "/limits", "env_s", 0, 0, &t->env_s));
+	if (json_object_get(lim, "env_s") && !(t->env_s > 0))
+		return bad(c, "/limits/env_s", "must be greater than 0");
 	return 0;
 }
 

@@ -98,6 +98,7 @@ struct task {
 	size_t ninputs;
 	int turn_limit;
 	double wall_s;
+	double env_s; /* environment time limit, 0: none beyond wall_s */
 	struct task_deliverable *deliverables;
 	size_t ndeliverables;
 	const struct engi_verifier_kind *verifier;

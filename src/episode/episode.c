@@ -216,7 +216,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 			break;
 		}
 		double remaining = task->wall_s - (now_mono() - t0);
-		if (remaining <= 0) {
+		if (remaining <= 0 || (task->env_s > 0 && a->env_s >= task->env_s)) {
 			a->outcome = OUTCOME_TIME_LIMIT;
 			break;
 		}
@@ -305,6 +305,8 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 			}
 			case ACT_RUN: {
 				remaining = task->wall_s - (now_mono() - t0);
+				if (task->env_s > 0)
+					remaining = fmin(remaining, task->env_s - a->env_s);
 				struct exec_opts o = {
 					.timeout_s = fmin(s->cmd_timeout_s, fmax(remaining, 0.001)),
 					.out_cap = s->obs_cap,
