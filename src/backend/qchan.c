@@ -94,9 +94,11 @@ void qchan_discard(struct qchan *c)
 	c->len = 0;
 }
 
-/* Index of the first '{' in buf, dropping what comes before it. */
+/* Drops what comes before the first '{' in buf. */
 static void skip_to_object(struct qchan *c)
 {
+	if (!c->len)
+		return;
 	size_t i = 0;
 	while (i < c->len && c->buf[i] != '{')
 		i++;
