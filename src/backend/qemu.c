@@ -406,7 +406,8 @@ static void vm_kill(struct qemu_env *q)
 static int make_private_dir(struct qemu_env *q, struct engi_error *err)
 {
 	const char *t = getenv("TMPDIR");
-	if (!t || !*t || strlen(t) > 60)
+	/* the socket paths inside must fit in sun_path (108 bytes) */
+	if (!t || !*t || strlen(t) + sizeof("/engiq.XXXXXX/qmp.sock") > 107)
 		t = "/tmp";
 	snprintf(q->dir, sizeof(q->dir), "%s/engiq.XXXXXX", t);
 	if (!mkdtemp(q->dir)) {

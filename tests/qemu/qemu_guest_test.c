@@ -376,6 +376,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", e.msg);
 		return 2;
 	}
+	/* a private TMPDIR, so the check that no private folder is left sees
+	 * only this test's (other tests start guests at the same time) */
+	char tmp[] = "/tmp/engiqt.XXXXXX";
+	if (!mkdtemp(tmp)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	setenv("TMPDIR", tmp, 1);
 	char work[PATH_MAX];
 	snprintf(work, sizeof(work), "%s/work", argv[2]);
 	if (mkdir_p(work, 0700, &e) < 0) {
@@ -393,6 +401,9 @@ int main(int argc, char **argv)
 		rc = test_net(work, argv[3]);
 	else
 		rc = 2;
+	int left = private_dirs();
+	CHECK(left == 0, "%d private folder(s) left in %s", left, tmp);
+	rm_rf(tmp, NULL);
 	if (rc || failures) {
 		printf("%d check(s) failed\n", failures);
 		return 1;
