@@ -19,11 +19,13 @@
 #include "engi/error.h"
 #include "task.h"
 
-enum action_kind { ACT_RUN, ACT_WRITE, ACT_DONE, ACT_FAIL, ACT_INPUT };
+/* ACT_ASK puts a question to the task's simulated user (interaction.user);
+ * the observation that answers it holds the user's reply as its output. */
+enum action_kind { ACT_RUN, ACT_WRITE, ACT_DONE, ACT_FAIL, ACT_INPUT, ACT_ASK };
 
 struct agent_action {
 	int kind;
-	const char *text; /* command, summary, reason or ACT_INPUT's event JSON */
+	const char *text; /* command, summary, reason, question or ACT_INPUT's event JSON */
 	const char *path; /* ACT_WRITE: environment path */
 	const void *data; /* ACT_WRITE: content */
 	size_t len;

@@ -8,6 +8,13 @@
  * retries) is an error turn with no actions, recorded in the trace; three in
  * a row end the episode as agent_error.
  *
+ * Tasks with a simulated user (interaction.user) get the tool `ask_user`
+ * (```ask_user in the text fallback); a question ends the turn: calls after
+ * it in the same reply are not run, and the user's reply answers it. The
+ * condition setting `drawings` says how the task's drawings reach the model:
+ * `message` (PNGs as images of the instruction), `files` (the runner copied
+ * them to drawings/ in the environment; the instruction lists them) or `none`.
+ *
  * The API key is read from the variable named by api_key_env when the agent
  * starts and handed to the provider for its HTTP header only.
  *
@@ -62,6 +69,13 @@ struct model_agent {
 	size_t next_reply;
 };
 
+static const char ask_native[] =
+    " `ask_user` puts a question to the person who gave you the task and returns their "
+    "answer; ask when a requirement is missing or ambiguous.";
+
+static const char ask_text[] =
+    "```ask_user\n<a question for the person who gave you the task>\n```\n";
+
 static const char system_native[] =
     "You are an engineer working in a computer environment to complete a task. "
     "Act only through the tools: `bash` runs a shell command in your working folder "
@@ -113,6 +127,56 @@ static void args_clear(struct model_agent *m)
 static int attach_drawings(struct model_agent *m, const struct agent_ctx *ctx,
 			   struct engi_error *err);
 
+enum drawings_mode { DRAWINGS_MESSAGE, DRAWINGS_NONE, DRAWINGS_FILES };
+
+/* Condition setting drawings: message (the default), files or none. */
+static int drawings_mode(const struct agent_ctx *ctx, int *mode, struct engi_error *err)
+{
+	json_t *cond = ctx->condition_json ? json_loads(ctx->condition_json, 0, NULL) : NULL;
+	const char *cm = json_string_value(json_object_get(cond, "drawings"));
+	int rc = 0;
+	*mode = DRAWINGS_MESSAGE;
+	if (!cm || !strcmp(cm, "message"))
+		*mode = DRAWINGS_MESSAGE;
+	else if (!strcmp(cm, "none"))
+		*mode = DRAWINGS_NONE;
+	else if (!strcmp(cm, "files"))
+		*mode = DRAWINGS_FILES;
+	else
+		rc = engi_raise(err, ENGI_ENOTSUP,
+				"condition setting drawings=%s: valid settings are 'message', "
+				"'files' and 'none'",
+				cm);
+	json_decref(cond);
+	return rc;
+}
+
+/* The system prompt for the tool mode, with ask_user where the task has a
+ * simulated user. */
+static int set_system(struct model_agent *m)
+{
+	int text = m->cfg.tool_mode == TOOLS_TEXT;
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, MODEL_PROMPT_CAP);
+	int rc = engi_dynbuf_addstr(&b, text ? system_text : system_native);
+	if (rc == 0 && m->cfg.ask_tool)
+		rc = engi_dynbuf_addstr(&b, text ? "\nTo ask the person who gave you the task a "
+						   "question, and get their answer:\n"
+						 : ask_native);
+	if (rc == 0 && m->cfg.ask_tool && text)
+		rc = engi_dynbuf_addstr(&b, ask_text);
+	if (rc == 0)
+		rc = pconv_set_system(&m->conv, b.buf);
+	engi_dynbuf_release(&b);
+	return rc;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+	return slash ? slash + 1 : p;
+}
+
 static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi_error *err)
 {
 	struct model_agent *m = a->priv;
@@ -134,10 +198,12 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 		if (!(m->api_key = engi_strdup(k)))
 			RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
-	if (pconv_set_system(&m->conv,
-			     m->cfg.tool_mode == TOOLS_TEXT ? system_text : system_native) < 0)
-		RAISE(err, ENGI_ENOMEM, "out of memory");
 	const struct task *t = ctx->task;
+	m->cfg.ask_tool = t->nreplies > 0;
+	int dmode;
+	TRY(drawings_mode(ctx, &dmode, err));
+	if (set_system(m) < 0)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, MODEL_PROMPT_CAP);
 	int rc = engi_dynbuf_printf(&b, "Task (%s, interface %s):\n%s\n", t->id,
@@ -147,6 +213,11 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 		for (size_t i = 0; rc == 0 && i < t->ninputs; i++)
 			rc = engi_dynbuf_printf(&b, "- %s%s\n", t->inputs[i].env,
 						t->inputs[i].protected_ ? " (do not modify)" : "");
+	}
+	if (rc == 0 && dmode == DRAWINGS_FILES && t->ndrawings) {
+		rc = engi_dynbuf_addstr(&b, "\nDrawings given to you in the working folder:\n");
+		for (size_t i = 0; rc == 0 && i < t->ndrawings; i++)
+			rc = engi_dynbuf_printf(&b, "- drawings/%s\n", base_name(t->drawings[i]));
 	}
 	if (rc == 0 && t->ndeliverables) {
 		rc = engi_dynbuf_addstr(&b, "\nDeliver:\n");
@@ -168,22 +239,15 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 }
 
 /* The task's PNG drawings as images of the instruction message (condition
- * setting drawings=message, the default); drawings=none leaves them out. */
+ * setting drawings=message, the default); files and none attach nothing. */
 static int attach_drawings(struct model_agent *m, const struct agent_ctx *ctx,
 			   struct engi_error *err)
 {
 	const struct task *t = ctx->task;
-	const char *mode = "message";
-	json_t *cond = ctx->condition_json ? json_loads(ctx->condition_json, 0, NULL) : NULL;
-	const char *cm = json_string_value(json_object_get(cond, "drawings"));
-	if (cm)
-		mode = cm;
+	int mode;
+	TRY(drawings_mode(ctx, &mode, err));
 	int rc = 0;
-	if (strcmp(mode, "message") && strcmp(mode, "none"))
-		rc = engi_raise(
-		    err, ENGI_ENOTSUP,
-		    "condition setting drawings=%s: only 'message' and 'none' are supported", mode);
-	for (size_t i = 0; rc == 0 && !strcmp(mode, "message") && i < t->ndrawings; i++) {
+	for (size_t i = 0; rc == 0 && mode == DRAWINGS_MESSAGE && i < t->ndrawings; i++) {
 		char *data = NULL;
 		size_t len = 0;
 		if ((rc = read_file(t->drawings[i], MODEL_DRAWING_CAP, &data, &len, err)) < 0)
@@ -205,7 +269,6 @@ static int attach_drawings(struct model_agent *m, const struct agent_ctx *ctx,
 		if (rc < 0)
 			engi_raise(err, rc, "cannot attach drawing '%s'", t->drawings[i]);
 	}
-	json_decref(cond);
 	return rc;
 }
 
@@ -236,7 +299,9 @@ static int answer_previous(struct model_agent *m, const struct observation *obs)
 		for (size_t i = 0; rc == 0 && i < m->npend; i++) {
 			const char *ans = m->pend[i].answer;
 			const char *img = NULL;
-			if (!ans && i + 1 == last) {
+			if (!ans && i + 1 == last && !strcmp(m->pend[i].name, "ask_user")) {
+				ans = obs->output; /* the user's reply */
+			} else if (!ans && i + 1 == last) {
 				if (!otext && !(otext = observation_text(obs)))
 					return ENGI_ENOMEM;
 				ans = otext;
@@ -280,7 +345,13 @@ static int map_call(struct model_agent *m, const struct ptool_call *c, struct ag
 	struct agent_action *act = &turn->actions[turn->n];
 	const char *key = NULL;
 	int kind = -1;
-	if (!json_is_object(args)) {
+	int asked = 0; /* a question earlier in this reply ends the turn */
+	for (size_t i = 0; i < turn->n; i++)
+		asked |= turn->actions[i].kind == ACT_ASK;
+	if (asked) {
+		answer = "(not run: the turn ended at ask_user; call it again after reading the "
+			 "reply)";
+	} else if (!json_is_object(args)) {
 		snprintf(msg, sizeof(msg), "error: the arguments of '%s' are not a JSON object",
 			 c->name);
 		answer = msg;
@@ -305,12 +376,14 @@ static int map_call(struct model_agent *m, const struct ptool_call *c, struct ag
 		} else {
 			kind = ACT_INPUT;
 		}
+	} else if (!strcmp(c->name, "ask_user") && m->cfg.ask_tool) {
+		kind = ACT_ASK, key = "question";
 	} else if (!strcmp(c->name, "read_image")) {
 		answer = "error: read_image is not available in this environment";
 	} else {
 		snprintf(msg, sizeof(msg),
-			 "error: there is no tool '%.60s' (tools: bash, computer, done, fail)",
-			 c->name);
+			 "error: there is no tool '%.60s' (tools: bash, computer, %sdone, fail)",
+			 c->name, m->cfg.ask_tool ? "ask_user, " : "");
 		answer = msg;
 	}
 	int rc = 0;
@@ -322,10 +395,11 @@ static int map_call(struct model_agent *m, const struct ptool_call *c, struct ag
 			json_t *v = json_object_get(args, key);
 			if (json_is_string(v))
 				text = engi_strdup(json_string_value(v));
-			else if (kind != ACT_RUN)
+			else if (kind != ACT_RUN && kind != ACT_ASK)
 				text = engi_strdup("");
 			else {
-				snprintf(msg, sizeof(msg), "error: bash needs a string 'command'");
+				snprintf(msg, sizeof(msg), "error: %s needs a string '%s'", c->name,
+					 key);
 				answer = msg;
 				kind = -1;
 			}
@@ -533,6 +607,7 @@ static int replay_start(struct agent *a, const struct agent_ctx *ctx, struct eng
 	int rc = replay_parse(m, jsonl, err);
 	engi_free(jsonl);
 	TRY(rc);
+	m->cfg.ask_tool = ctx->task->nreplies > 0;
 	if (pconv_user(&m->conv, ctx->task->instruction, NULL) < 0)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	return 0;

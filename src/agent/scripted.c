@@ -74,6 +74,10 @@ static int scripted_next(struct agent *a, const struct observation *obs,
 		act->len = len;
 		break;
 	}
+	case STEP_ASK:
+		act->kind = ACT_ASK;
+		act->text = st->text;
+		break;
 	case STEP_DONE:
 		act->kind = ACT_DONE;
 		act->text = st->text;

@@ -214,6 +214,12 @@ static int check_name(struct loadctx *c, const char *ptr, const char *s)
 	return 0;
 }
 
+static const char *path_base(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+	return slash ? slash + 1 : p;
+}
+
 static int check_env_path(struct loadctx *c, const char *ptr, const char *s)
 {
 	struct engi_error e;
@@ -304,24 +310,25 @@ static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr,
 		if (!json_is_object(st))
 			return bad(c, p, "expected an object, found %s", engi_json_kind(st));
 		static const char *const keys[] = {"run", "write", "from", "text",
-						   "done", "fail", NULL};
+						   "done", "fail", "ask", NULL};
 		TRY(only_keys(c, st, p, keys));
 		struct task_step *s = &out->v[i];
-		const char *run, *write, *from, *text, *done, *fail;
+		const char *run, *write, *from, *text, *done, *fail, *ask;
 		TRY(get_str(c, st, p, "run", 0, 1, &run));
+		TRY(get_str(c, st, p, "ask", 0, 1, &ask));
 		TRY(get_str(c, st, p, "write", 0, 1, &write));
 		TRY(get_str(c, st, p, "from", 0, 1, &from));
 		TRY(get_str(c, st, p, "text", 0, 0, &text));
 		TRY(get_str(c, st, p, "done", 0, 0, &done));
 		TRY(get_str(c, st, p, "fail", 0, 0, &fail));
-		int kinds = !!run + !!write + !!done + !!fail;
+		int kinds = !!run + !!write + !!done + !!fail + !!ask;
 		if (kinds != 1)
-			return bad(c, p, "a step needs exactly one of run, write, done, fail");
-		if (run) {
+			return bad(c, p, "a step needs exactly one of run, write, ask, done, fail");
+		if (run || ask) {
 			if (from || text)
 				return bad(c, p, "'from' and 'text' belong to 'write' steps");
-			s->kind = STEP_RUN;
-			s->text = run;
+			s->kind = run ? STEP_RUN : STEP_ASK;
+			s->text = run ? run : ask;
 		} else if (write) {
 			ptr_key(pk, p, "write");
 			TRY(check_env_path(c, pk, write));
@@ -618,6 +625,149 @@ static int parse_resources(struct loadctx *c, json_t *root, struct task *t)
 	return 0;
 }
 
+/* A POSIX extended regular expression of the task, compiled now so a bad
+ * one is a load error; *compiled tells suite_release to free it. */
+static int compile_re(struct loadctx *c, const char *ptr, const char *pattern, int icase,
+		      regex_t *re, int *compiled)
+{
+	int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0));
+	if (rc != 0) {
+		char msg[160];
+		regerror(rc, re, msg, sizeof(msg));
+		return bad(c, ptr, "'%s' is not a valid extended regular expression: %s", pattern,
+			   msg);
+	}
+	*compiled = 1;
+	return 0;
+}
+
+static int parse_replies(struct loadctx *c, json_t *arr, struct task *t)
+{
+	size_t n = json_array_size(arr);
+	if (n == 0)
+		return bad(c, "/interaction/user", "needs at least 1 item");
+	if (n > TASK_INTERACTION_MAX)
+		return bad(c, "/interaction/user", "at most %d replies", TASK_INTERACTION_MAX);
+	t->replies = arena_array(c->a, n, sizeof(*t->replies));
+	if (!t->replies)
+		return oom(c);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_array_get(arr, i);
+		char p[PTR_MAX], pk[PTR_MAX];
+		ptr_idx(p, "/interaction/user", i);
+		if (!json_is_object(o))
+			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		static const char *const keys[] = {"reply", "when", NULL};
+		TRY(only_keys(c, o, p, keys));
+		struct task_reply *r = &t->replies[i];
+		t->nreplies = i + 1; /* what suite_release walks */
+		TRY(get_str(c, o, p, "reply", 1, 1, &r->reply));
+		TRY(get_str(c, o, p, "when", 0, 1, &r->when));
+		if (r->when) {
+			ptr_key(pk, p, "when");
+			TRY(compile_re(c, pk, r->when, 1, &r->re, &r->compiled));
+		}
+	}
+	return 0;
+}
+
+static int parse_iasserts(struct loadctx *c, json_t *arr, struct task *t)
+{
+	size_t n = json_array_size(arr);
+	if (n == 0)
+		return bad(c, "/interaction/assert", "needs at least 1 item");
+	if (n > TASK_INTERACTION_MAX)
+		return bad(c, "/interaction/assert", "at most %d assertions", TASK_INTERACTION_MAX);
+	t->iasserts = arena_array(c->a, n, sizeof(*t->iasserts));
+	if (!t->iasserts)
+		return oom(c);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_array_get(arr, i);
+		char p[PTR_MAX], pk[PTR_MAX];
+		ptr_idx(p, "/interaction/assert", i);
+		if (!json_is_object(o))
+			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		static const char *const keys[] = {"name", "check", "pattern", "path", "required",
+						   NULL};
+		TRY(only_keys(c, o, p, keys));
+		struct task_iassert *a = &t->iasserts[i];
+		t->niasserts = i + 1;
+		TRY(get_str(c, o, p, "name", 1, 1, &a->name));
+		ptr_key(pk, p, "name");
+		TRY(check_name(c, pk, a->name));
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(t->iasserts[j].name, a->name))
+				return bad(c, pk, "'%s' is already /interaction/assert/%zu", a->name, j);
+		const char *check;
+		TRY(get_str(c, o, p, "check", 1, 1, &check));
+		TRY(get_str(c, o, p, "pattern", 0, 1, &a->pattern));
+		TRY(get_str(c, o, p, "path", 0, 1, &a->path));
+		TRY(get_bool(c, o, p, "required", 1, &a->required));
+		ptr_key(pk, p, "check");
+		if (!strcmp(check, "asked_user"))
+			a->check = ICHECK_ASKED_USER;
+		else if (!strcmp(check, "no_command"))
+			a->check = ICHECK_NO_COMMAND;
+		else if (!strcmp(check, "no_file"))
+			a->check = ICHECK_NO_FILE;
+		else
+			return bad(c, pk, "'%s' is not an interaction check (valid: asked_user, no_command, no_file)",
+				   check);
+		if (a->check == ICHECK_NO_COMMAND) {
+			ptr_key(pk, p, "pattern");
+			if (!a->pattern)
+				return bad(c, pk, "missing (check 'no_command' needs a pattern)");
+			TRY(compile_re(c, pk, a->pattern, 0, &a->re, &a->compiled));
+		} else if (a->pattern) {
+			ptr_key(pk, p, "pattern");
+			return bad(c, pk, "only check 'no_command' takes a pattern");
+		}
+		ptr_key(pk, p, "path");
+		if (a->check == ICHECK_NO_FILE) {
+			if (!a->path)
+				return bad(c, pk, "missing (check 'no_file' needs a path)");
+			TRY(check_env_path(c, pk, a->path));
+		} else if (a->path) {
+			return bad(c, pk, "only check 'no_file' takes a path");
+		}
+	}
+	return 0;
+}
+
+static int parse_interaction(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *obj, *user, *asserts;
+	TRY(field(c, root, "", "interaction", JSON_OBJECT, 0, &obj));
+	if (!obj)
+		return 0;
+	static const char *const keys[] = {"user", "assert", NULL};
+	TRY(only_keys(c, obj, "/interaction", keys));
+	TRY(field(c, obj, "/interaction", "user", JSON_ARRAY, 0, &user));
+	TRY(field(c, obj, "/interaction", "assert", JSON_ARRAY, 0, &asserts));
+	if (!user && !asserts)
+		return bad(c, "/interaction", "needs 'user', 'assert' or both");
+	if (user)
+		TRY(parse_replies(c, user, t));
+	if (asserts)
+		TRY(parse_iasserts(c, asserts, t));
+	return 0;
+}
+
+/* Frees the compiled patterns of one task, loaded or half-loaded. */
+static void task_release_patterns(struct task *t)
+{
+	for (size_t i = 0; i < t->nreplies; i++)
+		if (t->replies[i].compiled) {
+			regfree(&t->replies[i].re);
+			t->replies[i].compiled = 0;
+		}
+	for (size_t i = 0; i < t->niasserts; i++)
+		if (t->iasserts[i].compiled) {
+			regfree(&t->iasserts[i].re);
+			t->iasserts[i].compiled = 0;
+		}
+}
+
 static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 {
 	if (!json_is_object(root))
@@ -625,7 +775,8 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	static const char *const keys[] = {
 		"schema", "id", "title", "domain", "software", "type", "interface",
 		"instruction", "drawings", "environment", "inputs", "limits",
-		"deliverables", "verifier", "reference", "flawed", "resources", NULL};
+		"deliverables", "verifier", "reference", "flawed", "resources",
+		"interaction", NULL};
 	TRY(only_keys(c, root, "", keys));
 	long schema;
 	TRY(get_int(c, root, "", "schema", 0, LONG_MAX, 1, &schema));
@@ -684,6 +835,11 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 			char p[PTR_MAX];
 			ptr_idx(p, "/drawings", i);
 			TRY(host_file(c, p, drawings[i], &t->drawings[i]));
+			/* condition drawings=files puts them at drawings/<name> */
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(path_base(drawings[j]), path_base(drawings[i])))
+					return bad(c, p, "'%s' has the same file name as /drawings/%zu",
+						   drawings[i], j);
 		}
 	}
 	TRY(parse_environment(c, root, t));
@@ -697,6 +853,7 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	TRY(parse_steps(c, ref, "/reference", &t->reference));
 	TRY(parse_flawed(c, root, t));
 	TRY(parse_resources(c, root, t));
+	TRY(parse_interaction(c, root, t));
 	return 0;
 }
 
@@ -790,6 +947,8 @@ static int load_one(struct suite *s, const char *file, struct task *t,
 		}
 	}
 	json_decref(root);
+	if (rc < 0)
+		task_release_patterns(t);
 	if (rc < 0 && t->verifier && t->criteria) {
 		engi_verifier_free(t->verifier, t->criteria);
 		t->criteria = NULL;
@@ -880,9 +1039,11 @@ int suite_load(struct suite *s, const char *path, struct engi_error *err)
 
 void suite_release(struct suite *s)
 {
-	for (size_t i = 0; i < s->ntasks; i++)
+	for (size_t i = 0; i < s->ntasks; i++) {
 		if (s->tasks[i].verifier)
 			engi_verifier_free(s->tasks[i].verifier, s->tasks[i].criteria);
+		task_release_patterns(&s->tasks[i]);
+	}
 	arena_release(&s->arena);
 	s->tasks = NULL;
 	s->ntasks = 0;

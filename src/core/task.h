@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include <regex.h>
+
 #include "arena.h"
 #include "engi/error.h"
 #include "engi/verify.h"
@@ -36,11 +38,11 @@ enum task_interface { IFACE_CLI, IFACE_GUI };
 const char *task_type_name(int type);
 const char *task_interface_name(int iface);
 
-enum step_kind { STEP_RUN, STEP_WRITE_FILE, STEP_WRITE_TEXT, STEP_DONE, STEP_FAIL };
+enum step_kind { STEP_RUN, STEP_WRITE_FILE, STEP_WRITE_TEXT, STEP_DONE, STEP_FAIL, STEP_ASK };
 
 struct task_step {
 	int kind;
-	const char *text; /* command, literal text, summary or reason */
+	const char *text; /* command, literal text, summary, reason or question */
 	const char *path; /* environment path for writes */
 	const char *host; /* absolute host path for STEP_WRITE_FILE */
 };
@@ -72,6 +74,31 @@ struct task_deliverable {
 struct task_resource {
 	const char *name;
 	int count;
+};
+
+/* Interactive scenarios (SCHEMA.md, `interaction`): the simulated user's
+ * replies and the assertions checked over the whole episode. Patterns are
+ * compiled when the task loads (REG_EXTENDED | REG_ICASE | REG_NOSUB) and
+ * freed by suite_release; regexec on them is safe from several threads. */
+#define TASK_INTERACTION_MAX 64
+
+struct task_reply {
+	const char *reply;
+	const char *when; /* pattern as written, NULL: any question */
+	regex_t re;
+	int compiled;
+};
+
+enum interaction_check { ICHECK_ASKED_USER, ICHECK_NO_COMMAND, ICHECK_NO_FILE };
+
+struct task_iassert {
+	const char *name;
+	int check;
+	const char *pattern; /* ICHECK_NO_COMMAND */
+	regex_t re;
+	int compiled;
+	const char *path; /* ICHECK_NO_FILE: environment path */
+	int required;
 };
 
 struct task {
@@ -110,6 +137,10 @@ struct task {
 	size_t nflawed;
 	struct task_resource *resources;
 	size_t nresources;
+	struct task_reply *replies; /* interaction.user */
+	size_t nreplies;
+	struct task_iassert *iasserts; /* interaction.assert */
+	size_t niasserts;
 };
 
 struct suite {

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #define INPUT_FILE_CAP ((size_t)256 << 20)
+#define NO_ANSWER      "(the user does not answer)"
+#define CHECK_TIMEOUT_S 60.0
 
 void episode_spec_defaults(struct episode_spec *s)
 {
@@ -87,6 +89,11 @@ struct attempt {
 	int interrupted;
 	/* protected inputs: digest before */
 	char (*protected_hash)[65];
+	/* interaction: replies given, questions asked, and per assertion the
+	 * turn of the first command matching its no_command pattern (0: none) */
+	unsigned char reply_used[TASK_INTERACTION_MAX];
+	int asked;
+	int hit_turn[TASK_INTERACTION_MAX];
 };
 
 static void tr(struct trace *t, json_t *ev)
@@ -167,6 +174,34 @@ static int take_screen(struct backend_env *env, double scale, int turn, struct t
 static void set_msg(struct attempt *a, const char *fmt, const char *s)
 {
 	snprintf(a->message, sizeof(a->message), fmt, s);
+}
+
+/* The simulated user's reply to a question: the first unused reply whose
+ * `when` matches it, else the first unused one without `when`. */
+static const char *user_reply(const struct task *task, struct attempt *a, const char *q)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < task->nreplies; i++) {
+			const struct task_reply *r = &task->replies[i];
+			if (a->reply_used[i] || (r->when == NULL) != pass)
+				continue;
+			if (r->when && regexec(&r->re, q, 0, NULL, 0) != 0)
+				continue;
+			a->reply_used[i] = 1;
+			return r->reply;
+		}
+	return NO_ANSWER;
+}
+
+/* Notes the commands that the no_command assertions forbid. */
+static void watch_command(const struct task *task, struct attempt *a, const char *cmd, int turn)
+{
+	for (size_t i = 0; i < task->niasserts; i++) {
+		const struct task_iassert *ia = &task->iasserts[i];
+		if (ia->check == ICHECK_NO_COMMAND && !a->hit_turn[i] &&
+		    regexec(&ia->re, cmd, 0, NULL, 0) == 0)
+			a->hit_turn[i] = turn;
+	}
 }
 
 /* Runs the agent loop in a started environment. */
@@ -283,6 +318,20 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				obs.timed_out = obs.truncated = 0;
 				break;
 			}
+			case ACT_ASK: {
+				const char *q = act->text ? act->text : "";
+				const char *reply = user_reply(task, a, q);
+				a->asked++;
+				tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "ask", "turn", turn, "question",
+						q, "reply", reply));
+				engi_free(obs_buf);
+				obs_buf = engi_strdup(reply);
+				obs.output = obs_buf ? obs_buf : "";
+				obs.output_len = strlen(obs.output);
+				obs.exit_code = 0;
+				obs.timed_out = obs.truncated = 0;
+				break;
+			}
 			case ACT_INPUT: {
 				double e0 = now_mono();
 				engi_error_init(&e);
@@ -318,6 +367,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				engi_error_init(&e);
 				tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "action", "turn", turn, "kind",
 						"run", "command", act->text));
+				watch_command(task, a, act->text, turn);
 				rc = backend_exec(env, act->text, &o, &r, &e);
 				a->env_s += now_mono() - e0;
 				if (rc < 0) {
@@ -397,6 +447,134 @@ static int copy_inputs(const struct episode_spec *s, struct backend_env *env,
 				(json_int_t)len, "protected", in->protected_, "sha256", hashes[i]));
 	}
 	return 0;
+}
+
+/* Condition setting drawings=files: every drawing of the task goes into
+ * the environment at drawings/<file name> before the agent starts. */
+static int drawings_as_files(const struct episode_spec *s)
+{
+	json_t *j = s->cond->settings ? json_loads(s->cond->settings, 0, NULL) : NULL;
+	const char *m = json_string_value(json_object_get(j, "drawings"));
+	int files = m && !strcmp(m, "files");
+	json_decref(j);
+	return files;
+}
+
+static int copy_drawings(const struct episode_spec *s, struct backend_env *env,
+			 struct trace *t, struct engi_error *err)
+{
+	const struct task *task = s->task;
+	for (size_t i = 0; drawings_as_files(s) && i < task->ndrawings; i++) {
+		const char *base = strrchr(task->drawings[i], '/');
+		base = base ? base + 1 : task->drawings[i];
+		char dest[PATH_MAX];
+		snprintf(dest, sizeof(dest), "drawings/%s", base);
+		char *data;
+		size_t len;
+		TRY(read_file(task->drawings[i], INPUT_FILE_CAP, &data, &len, err));
+		int rc = backend_put(env, data, len, dest, err);
+		engi_free(data);
+		if (rc < 0)
+			return rc;
+		tr(t, json_pack("{s:s,s:s,s:I}", "ev", "drawing", "path", dest, "bytes",
+				(json_int_t)len));
+	}
+	return 0;
+}
+
+/* 'text' for sh, single-quoted; NULL when out of memory. */
+static char *sh_quote(const char *text)
+{
+	size_t n = 3;
+	for (const char *p = text; *p; p++)
+		n += *p == '\'' ? 4 : 1;
+	char *q = engi_malloc(n);
+	if (!q)
+		return NULL;
+	char *o = q;
+	*o++ = '\'';
+	for (const char *p = text; *p; p++) {
+		if (*p == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}
+
+/* no_file: asks the environment whether the path exists (a dangling link
+ * counts as existing). */
+static void check_no_file(struct backend_env *env, const struct task_iassert *ia,
+			  struct engi_verdict *v)
+{
+	char *q = sh_quote(ia->path);
+	size_t n = q ? 2 * strlen(q) + 32 : 0;
+	char *cmd = q ? engi_malloc(n) : NULL;
+	struct engi_error e;
+	engi_error_init(&e);
+	struct exec_result r;
+	memset(&r, 0, sizeof(r));
+	int rc = ENGI_ENOMEM;
+	if (cmd) {
+		snprintf(cmd, n, "test -e %s || test -h %s", q, q);
+		struct exec_opts o = {.timeout_s = CHECK_TIMEOUT_S, .out_cap = 1024};
+		rc = backend_exec(env, cmd, &o, &r, &e);
+	}
+	if (rc < 0)
+		engi_verdict_add(v, ia->name, "interaction", ENGI_UNAVAILABLE, ia->required, NAN,
+				 NAN, "cannot look for '%s': %s", ia->path,
+				 e.msg[0] ? e.msg : "out of memory");
+	else if (r.exit_code == 0)
+		engi_verdict_add(v, ia->name, "interaction", ENGI_FAIL, ia->required, NAN, NAN,
+				 "'%s' exists after the episode", ia->path);
+	else if (r.exit_code == 1)
+		engi_verdict_add(v, ia->name, "interaction", ENGI_PASS, ia->required, NAN, NAN,
+				 "'%s' does not exist", ia->path);
+	else
+		engi_verdict_add(v, ia->name, "interaction", ENGI_UNAVAILABLE, ia->required, NAN,
+				 NAN, "cannot look for '%s': the check exited %d%s", ia->path,
+				 r.exit_code, r.timed_out ? " (timed out)" : "");
+	if (rc == 0)
+		exec_result_release(&r);
+	engi_free(cmd);
+	engi_free(q);
+}
+
+/* The assertions of interaction.assert, stage "interaction". */
+static void check_interaction(const struct episode_spec *s, struct backend_env *env,
+			      const struct attempt *a, struct engi_verdict *v)
+{
+	const struct task *task = s->task;
+	for (size_t i = 0; i < task->niasserts; i++) {
+		const struct task_iassert *ia = &task->iasserts[i];
+		switch (ia->check) {
+		case ICHECK_ASKED_USER:
+			if (a->asked)
+				engi_verdict_add(v, ia->name, "interaction", ENGI_PASS, ia->required,
+						 a->asked, NAN, "the agent asked the user %d time%s",
+						 a->asked, a->asked == 1 ? "" : "s");
+			else
+				engi_verdict_add(v, ia->name, "interaction", ENGI_FAIL, ia->required,
+						 0, NAN, "the agent never asked the user");
+			break;
+		case ICHECK_NO_COMMAND:
+			if (a->hit_turn[i])
+				engi_verdict_add(v, ia->name, "interaction", ENGI_FAIL, ia->required,
+						 NAN, NAN, "the command of turn %d matches '%s'",
+						 a->hit_turn[i], ia->pattern);
+			else
+				engi_verdict_add(v, ia->name, "interaction", ENGI_PASS, ia->required,
+						 NAN, NAN, "no command matches '%s'", ia->pattern);
+			break;
+		case ICHECK_NO_FILE:
+			check_no_file(env, ia, v);
+			break;
+		}
+	}
 }
 
 static void check_protected(const struct episode_spec *s, struct backend_env *env,
@@ -530,6 +708,8 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 			tr(&t, json_pack("{s:s,s:f}", "ev", "env_started", "seconds", now_mono() - e0));
 		if (brc == 0)
 			brc = copy_inputs(s, env, hashes, &t, &e);
+		if (brc == 0)
+			brc = copy_drawings(s, env, &t, &e);
 		a.env_s += now_mono() - e0;
 		if (brc < 0) {
 			a.outcome = OUTCOME_ENV_CRASH;
@@ -556,6 +736,7 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 			char scratch[PATH_MAX];
 			snprintf(scratch, sizeof(scratch), "%s/%s.check", s->work_root, name);
 			check_protected(s, env, hashes, scratch, &v);
+			check_interaction(s, env, &a, &v);
 			int crc = copy_out(s, env, art_dir, rec, &t, &e);
 			a.env_s += now_mono() - e0;
 			backend_stop(&env);

@@ -416,6 +416,11 @@ static const struct wire_tool tool_table[] = {
     {"read_image", "Look at a PNG image file in the environment.",
      "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]"
      "}"},
+    {"ask_user",
+     "Ask the person who gave you the task a question (a missing requirement, a choice to "
+     "confirm); the reply is their answer.",
+     "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"}},"
+     "\"required\":[\"question\"]}"},
     {"done", "Declare the task finished: the deliverables are in place.",
      "{\"type\":\"object\",\"properties\":{\"summary\":{\"type\":\"string\"}},\"required\":["
      "\"summary\"]}"},
@@ -426,14 +431,14 @@ static const struct wire_tool tool_table[] = {
 
 size_t wire_tools(const struct provider_config *c, const struct wire_tool **out)
 {
-	static const struct wire_tool *with_image[] = {
-	    &tool_table[0], &tool_table[1], &tool_table[2], &tool_table[3], &tool_table[4]};
-	static const struct wire_tool *without_image[] = {&tool_table[0], &tool_table[1],
-							  &tool_table[3], &tool_table[4]};
-	const struct wire_tool *const *src = c->image_tool ? with_image : without_image;
-	size_t n = c->image_tool ? 5 : 4;
-	for (size_t i = 0; i < n; i++)
-		out[i] = src[i];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(tool_table) / sizeof(tool_table[0]); i++) {
+		const char *name = tool_table[i].name;
+		if ((!strcmp(name, "read_image") && !c->image_tool) ||
+		    (!strcmp(name, "ask_user") && !c->ask_tool))
+			continue;
+		out[n++] = &tool_table[i];
+	}
 	return n;
 }
 
@@ -516,9 +521,10 @@ int provider_parse_text_actions(const char *text, struct preply *r, struct engi_
 {
 	static const struct {
 		const char *fence, *tool, *key;
-	} kinds[] = {{"bash", "bash", "command"},    {"sh", "bash", "command"},
-		     {"done", "done", "summary"},    {"fail", "fail", "reason"},
-		     {"computer", "computer", NULL}, {"read_image", "read_image", "path"}};
+	} kinds[] = {{"bash", "bash", "command"},	  {"sh", "bash", "command"},
+		     {"done", "done", "summary"},	  {"fail", "fail", "reason"},
+		     {"computer", "computer", NULL},	  {"read_image", "read_image", "path"},
+		     {"ask_user", "ask_user", "question"}};
 	const char *p = text;
 	while ((p = strstr(p, "```"))) {
 		const char *tag = p + 3;

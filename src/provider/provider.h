@@ -12,8 +12,8 @@
  * A conversation (struct pconv) is a system prompt and a list of messages in
  * a provider-neutral form: user text (with optional PNG images), assistant
  * text with tool calls, and tool results. Each provider turns it into its
- * wire format, declares the action tools (bash, computer, read_image, done,
- * fail) in every request, and parses the reply into a struct preply. Only the
+ * wire format, declares the action tools (bash, computer, read_image,
+ * ask_user, done, fail) in every request, and parses the reply into a struct preply. Only the
  * last history_turns assistant turns are sent verbatim; the first user
  * message (the instruction) is always kept.
  *
@@ -69,6 +69,7 @@ struct provider_config {
 	int history_turns;
 	int tool_mode;
 	int image_tool;			     /* declare read_image */
+	int ask_tool;			     /* declare ask_user (set by the caller per task) */
 	double rpm, tpm;		     /* 0: no limit */
 	char *headers[PROVIDER_MAX_HEADERS]; /* "Name: value" */
 	size_t nheaders;
@@ -145,7 +146,7 @@ char *provider_build_request(const struct provider_config *c, const struct pconv
 int provider_parse_reply(const struct provider_config *c, const char *body, size_t len,
 			 struct preply *r, struct engi_error *err);
 /* Text fallback: fenced blocks ```bash, ```done, ```fail, ```computer,
- * ```read_image in order become tool calls. */
+ * ```read_image, ```ask_user in order become tool calls. */
 int provider_parse_text_actions(const char *text, struct preply *r, struct engi_error *err);
 
 /*

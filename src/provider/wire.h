@@ -16,7 +16,8 @@ struct wire_tool {
 	const char *schema_json; /* JSON Schema of the arguments */
 };
 
-/* The tools declared for c (read_image only with image_tool), NULL-ended. */
+/* The tools declared for c (read_image only with image_tool, ask_user only
+ * with ask_tool); out has room for 8. */
 size_t wire_tools(const struct provider_config *c, const struct wire_tool **out);
 
 json_t *openai_build(const struct provider_config *c, const struct pconv *conv,
