@@ -12,6 +12,7 @@ extern const struct engi_verifier_kind engi_verifier_occupancy;
 extern const struct engi_verifier_kind engi_verifier_cad_similarity;
 extern const struct engi_verifier_kind engi_verifier_structural;
 extern const struct engi_verifier_kind engi_verifier_fe_solid;
+extern const struct engi_verifier_kind engi_verifier_param_spec;
 
 static const struct engi_verifier_kind *const kinds[] = {
     &engi_verifier_mesh,
@@ -20,6 +21,7 @@ static const struct engi_verifier_kind *const kinds[] = {
     &engi_verifier_cad_similarity,
     &engi_verifier_structural,
     &engi_verifier_fe_solid,
+    &engi_verifier_param_spec,
     NULL,
 };
 

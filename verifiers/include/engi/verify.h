@@ -206,6 +206,15 @@ int engi_json_choice(json_t *obj, const char *key, const char *const *choices,
 int engi_json_number(json_t *obj, const char *key, const char *file,
 		     const char *pointer, int *present, double *out,
 		     struct engi_error *err);
+/* Member key of obj: an array of three finite numbers. */
+int engi_json_vec3(json_t *obj, const char *key, const char *file, const char *pointer,
+		   double out[3], struct engi_error *err);
+struct engi_region;
+/* Member key of obj: a region for engi_mesh_material_volume, either
+ * {"box": {"min": [x, y, z], "max": [x, y, z]}} (min < max on every axis) or
+ * {"cylinder": {"base": [..], "axis": [..], "radius": r, "length": l}}. */
+int engi_json_region(json_t *obj, const char *key, const char *file, const char *pointer,
+		     struct engi_region *r, struct engi_error *err);
 /* verifier["criteria"]: an array of 1 to ENGI_CRITERIA_MAX objects. */
 int engi_criteria_array(json_t *verifier, const char *file, const char *pointer,
 			json_t **criteria, struct engi_error *err);

@@ -1,0 +1,65 @@
+/*
+ * cad_geometry.h - the parametric-CAD geometry similarity (DESIGN.md) shared
+ * by the verifier kinds that score a delivered mesh against the task's
+ * held-back reference: "cad_similarity" (the score and its gates as
+ * criteria) and "param_spec" (the score beside specification consistency).
+ *
+ * Terms: volume (full credit at <= 0.1 % relative error, none at 1 %), area
+ * and normalised principal moments (I / V^(5/3); 1 % and 10 %), with
+ * logarithmic interpolation; weights 0.175, 0.175, 0.10, summed and
+ * normalised by their total (triangle meshes carry no surface types, whose
+ * weight 0.05 drops out), times 0.5 + 0.5 q_ICP, where q_ICP rates the mean
+ * distance between the face centres after ICP (point-to-point, PCA starts)
+ * relative to the reference's bounding-box diagonal (1 % and 10 %). Gates,
+ * which zero the similarity when they fail: the oriented-box extents within
+ * 10 %, the face and vertex counts within 50 % of the reference's.
+ *
+ * engi_cad_similarity_run reads both meshes, measures and frees them; it
+ * blocks for the reading and the ICP (seconds on large meshes). No state.
+ */
+#ifndef ENGI_CAD_GEOMETRY_H
+#define ENGI_CAD_GEOMETRY_H
+
+#include <stddef.h>
+
+#include "engi/error.h"
+
+typedef struct json_t json_t;
+struct engi_verify_ctx;
+struct engi_verdict;
+
+#define ENGI_CAD_OBB_GATE   0.10
+#define ENGI_CAD_COUNT_GATE 0.50
+
+enum engi_cad_status {
+	ENGI_CAD_MEASURED = 0,
+	ENGI_CAD_NO_REFERENCE = 1, /* the reference cannot be read: ours to fix */
+	ENGI_CAD_BAD_DELIVERY = 2, /* the delivery cannot be read or aligned */
+};
+
+struct engi_cad_similarity {
+	int status;		      /* enum engi_cad_status; the fields below when MEASURED */
+	char why[ENGI_ERROR_MSG_MAX]; /* what went wrong otherwise */
+	double score, s_volume, s_area, s_moments, q_icp, icp_dist_rel;
+	double e_volume, e_area, e_moments, e_obb, e_faces, e_verts;
+	int obb_ok, counts_ok;
+};
+
+/* verifier["reference"]: a relative path inside the task folder, copied into
+ * out (cap bytes). When absent: an error if required, else out is "". */
+int engi_cad_parse_reference(json_t *verifier, int required, const char *file, const char *pointer,
+			     char *out, size_t cap, struct engi_error *err);
+
+/* Measures ctx->artifact_dir/target against ctx->task_dir/reference. A
+ * broken file is a status with a message in s->why, not an error; errors are
+ * ENGI_ENOMEM only. */
+int engi_cad_similarity_run(const struct engi_verify_ctx *ctx, const char *target,
+			    const char *reference, struct engi_cad_similarity *s,
+			    struct engi_error *err);
+
+/* Records the metric "geometry_similarity" (0 for a bad delivery, nothing
+ * without a reference) and, when measured, the error terms behind it. */
+int engi_cad_similarity_record(const struct engi_cad_similarity *s, struct engi_verdict *v,
+			       struct engi_error *err);
+
+#endif
