@@ -147,14 +147,29 @@ static int tally(struct cmp_ctx *c, struct engi_compare_data *d,
 	if (narms && nt > SIZE_MAX / sizeof(double) / narms)
 		RAISE(err, ENGI_EINVALID, "%zu tasks x %zu arms is too large",
 		      nt, narms);
+	/* EngiScore: the quality on optimization tasks, else the success */
+	unsigned char *optq = engi_calloc(nt + 1, 1);
+	if (!optq)
+		RAISE(err, ENGI_ENOMEM, "out of memory indexing tasks");
+	for (size_t i = 0; i < res->ntasks; i++) {
+		char name[NAME_LEN];
+		name_copy(name, res->tasks[i].id);
+		size_t t = strtab_get(&c->tasks.ix, name);
+		if (t != SIZE_MAX)
+			optq[t] = !strncmp(res->tasks[i].scoring, "optimization",
+					   sizeof res->tasks[i].scoring);
+	}
 	c->sum = engi_calloc(narms * nt + 1, sizeof *c->sum);
 	c->cnt = engi_calloc(narms * nt + 1, sizeof *c->cnt);
 	c->xa = engi_reallocarray(NULL, nt + 1, sizeof *c->xa);
 	c->xb = engi_reallocarray(NULL, nt + 1, sizeof *c->xb);
 	c->xd = engi_reallocarray(NULL, nt + 1, sizeof *c->xd);
-	if (!c->sum || !c->cnt || !c->xa || !c->xb || !c->xd)
+	if (!c->sum || !c->cnt || !c->xa || !c->xb || !c->xd) {
+		engi_free(optq);
 		RAISE(err, ENGI_ENOMEM, "out of memory tallying %zu episodes",
 		      res->nepisodes);
+	}
+	int rc = 0;
 	for (size_t i = 0; i < res->nepisodes; i++) {
 		const struct engi_res_episode *e = &res->episodes[i];
 		char outcome[sizeof e->outcome + 1];
@@ -166,20 +181,28 @@ static int tally(struct cmp_ctx *c, struct engi_compare_data *d,
 			d->unscored++;
 			continue;
 		}
-		if (!isfinite(e->score))
-			RAISE(err, ENGI_EINVALID,
-			      "episode %zu (cell '%.16s') has a score that is "
-			      "not finite",
-			      i, e->cell);
+		if (!isfinite(e->score)) {
+			rc = engi_raise(err, ENGI_EINVALID,
+					"episode %zu (cell '%.16s') has a score "
+					"that is not finite",
+					i, e->cell);
+			break;
+		}
 		size_t t, m, k;
-		TRY(names_add(&c->tasks, e->task_id, &t, err));
-		TRY(names_add(&c->models, e->model, &m, err));
-		TRY(names_add(&c->conds, e->condition, &k, err));
+		rc = names_add(&c->tasks, e->task_id, &t, err);
+		if (!rc)
+			rc = names_add(&c->models, e->model, &m, err);
+		if (!rc)
+			rc = names_add(&c->conds, e->condition, &k, err);
+		if (rc)
+			break;
 		size_t at = (m * c->conds.n + k) * nt + t;
-		c->sum[at] += e->score;
+		c->sum[at] += optq[t] ? e->score : (e->success != 0 ? 1.0 : 0.0);
 		c->cnt[at]++;
 		d->scored++;
 	}
+	engi_free(optq);
+	TRY(rc);
 	d->ntasks = nt;
 	d->nmodels = c->models.n;
 	d->nconditions = c->conds.n;
@@ -487,7 +510,7 @@ static void render_markdown(struct engi_dynbuf *b,
 	} else {
 		out(b, "Family: every pair of %ss within each %s", cmp, fix);
 	}
-	out(b, ", %zu comparisons, Holm-adjusted. Lift = a − b, score ×100, "
+	out(b, ", %zu comparisons, Holm-adjusted. Lift = a − b, EngiScore ×100, "
 	       "over the tasks both arms have (trials averaged within a task); "
 	       "%.0f %% paired task bootstrap interval and two-sided sign-flip "
 	       "test, %zu draws each, seed %" PRIu64 ".\n\n",

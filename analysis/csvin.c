@@ -172,9 +172,15 @@ static const char *const col_names[C_N] = {
 	"stage",     "state",     "required",
 };
 
+#define EXTRA_MAX 64
+
 struct table {
 	struct csv c;
 	size_t col[C_N]; /* field index, SIZE_MAX when absent */
+	/* header fields that name no known column: task metadata keys */
+	size_t extra[EXTRA_MAX];
+	size_t nextra;
+	const char **hdr; /* the header's names, BOM removed */
 };
 
 static const char *get(const struct table *t, int col)
@@ -295,11 +301,16 @@ static int table_open(struct table *t, const char *path, struct engi_dynbuf *b,
 	if (got == 0)
 		RAISE(err, ENGI_EPARSE, "%s: empty file, expected a header line",
 		      path);
+	t->hdr = engi_reallocarray(NULL, t->c.nfields + 1, sizeof *t->hdr);
+	if (!t->hdr)
+		RAISE(err, ENGI_ENOMEM, "out of memory reading '%s'", path);
 	for (size_t f = 0; f < t->c.nfields; f++) {
 		const char *name = t->c.field[f];
 		/* a byte-order mark before the first name */
 		if (f == 0 && !strncmp(name, "\xef\xbb\xbf", 3))
 			name += 3;
+		t->hdr[f] = name;
+		int known = 0;
 		for (int i = 0; i < C_N; i++) {
 			if (strcmp(name, col_names[i]))
 				continue;
@@ -308,7 +319,10 @@ static int table_open(struct table *t, const char *path, struct engi_dynbuf *b,
 				      "%s: line %zu: column '%s' appears twice",
 				      path, t->c.rec_line, name);
 			t->col[i] = f;
+			known = 1;
 		}
+		if (!known && *name && t->nextra < EXTRA_MAX)
+			t->extra[t->nextra++] = f;
 	}
 	for (size_t i = 0; i < nrequired; i++)
 		if (t->col[required[i]] == SIZE_MAX)
@@ -345,42 +359,84 @@ static int grow_one(void **p, size_t n, size_t *alloc, size_t size,
 	return 0;
 }
 
-static int meta_agree(const struct table *t, int col, const char *have,
-		      size_t have_line, const char *task,
+
+/* Where a row is: a file of the set being read and a line in it. */
+struct place {
+	size_t file, line;
+};
+
+struct reader {
+	struct engi_results *res;
+	const char *const *paths; /* the episodes files, in reading order */
+	size_t file;              /* the one being read */
+	size_t tasks_alloc, models_alloc, conds_alloc, eps_alloc, as_alloc;
+	size_t meta_alloc;
+	struct place *task_at, *meta_at, *seen_at;
+	size_t nseen, seen_alloc;
+	/* cells: key to episode; seen: key of every row (unrun ones too) to
+	 * its place; meta: "task\x1fkey" to its task_meta row */
+	struct strtab tasks, models, conds, cells, seen, meta;
+	/* owned keys of those tables */
+	char **keys;
+	size_t nkeys, keys_alloc;
+};
+
+static void reader_release(struct reader *r)
+{
+	engi_free(r->task_at);
+	engi_free(r->meta_at);
+	engi_free(r->seen_at);
+	strtab_release(&r->tasks);
+	strtab_release(&r->models);
+	strtab_release(&r->conds);
+	strtab_release(&r->cells);
+	strtab_release(&r->seen);
+	strtab_release(&r->meta);
+	for (size_t i = 0; i < r->nkeys; i++)
+		engi_free(r->keys[i]);
+	engi_free(r->keys);
+}
+
+/* Keeps k (owned from here on, freed on failure). */
+static int keep_key(struct reader *r, char *k, struct engi_error *err)
+{
+	int rc = k ? grow_one((void **)&r->keys, r->nkeys, &r->keys_alloc,
+			      sizeof *r->keys, err)
+		   : engi_raise(err, ENGI_ENOMEM,
+				"out of memory reading episodes");
+	if (rc) {
+		engi_free(k);
+		return rc;
+	}
+	r->keys[r->nkeys++] = k;
+	return 0;
+}
+
+/* "line 7" in this file, "line 7 of a.csv" in another one. */
+static void place_text(const struct reader *r, struct place p, char *buf,
+		       size_t size)
+{
+	if (p.file == r->file)
+		snprintf(buf, size, "line %zu", p.line);
+	else
+		snprintf(buf, size, "line %zu of %s", p.line, r->paths[p.file]);
+}
+
+static int meta_agree(const struct reader *r, const struct table *t, int col,
+		      const char *have, struct place at, const char *task,
 		      struct engi_error *err)
 {
 	const char *s = get(t, col);
 	if (!s)
 		s = "";
-	if (strcmp(s, have))
-		RAISE(err, ENGI_EPARSE,
-		      "%s: line %zu, column '%s': task '%s' has '%.60s' here "
-		      "and '%.60s' on line %zu",
-		      t->c.path, t->c.rec_line, col_names[col], task, s, have,
-		      have_line);
-	return 0;
-}
-
-struct reader {
-	struct engi_results *res;
-	size_t tasks_alloc, models_alloc, conds_alloc, eps_alloc, as_alloc;
-	size_t *task_line;
-	struct strtab tasks, models, conds, cells;
-	/* keys of the cells table: "task\x1fmodel\x1fcondition\x1ftrial" */
-	char **cell_keys;
-	size_t ncell_keys;
-};
-
-static void reader_release(struct reader *r)
-{
-	engi_free(r->task_line);
-	strtab_release(&r->tasks);
-	strtab_release(&r->models);
-	strtab_release(&r->conds);
-	strtab_release(&r->cells);
-	for (size_t i = 0; i < r->ncell_keys; i++)
-		engi_free(r->cell_keys[i]);
-	engi_free(r->cell_keys);
+	if (!strcmp(s, have))
+		return 0;
+	char where[600];
+	place_text(r, at, where, sizeof where);
+	RAISE(err, ENGI_EPARSE,
+	      "%s: line %zu, column '%s': task '%s' has '%.60s' here and "
+	      "'%.60s' on %s",
+	      t->c.path, t->c.rec_line, col_names[col], task, s, have, where);
 }
 
 static char *cell_key(const char *task, const char *model, const char *cond,
@@ -392,6 +448,103 @@ static char *cell_key(const char *task, const char *model, const char *cond,
 		snprintf(k, n, "%s\x1f%s\x1f%s\x1f%" PRId64, task, model, cond,
 			 trial);
 	return k;
+}
+
+/*
+ * A cell (task, model, condition, trial) on rows of two different files is
+ * two runs of one cell: counting both would weigh it twice, keeping one
+ * would drop the other unseen, so it is an error naming both places. Within
+ * one file a repeated cell is left to the report, which keeps one record
+ * and counts the others as duplicates; it is one planned cell. Returns 1
+ * for such a repeat, 0 for a new cell.
+ */
+static int check_seen(struct reader *r, const struct table *t,
+		      const struct engi_res_episode *e, const char **key,
+		      struct engi_error *err)
+{
+	char *k = cell_key(e->task_id, e->model, e->condition, e->trial);
+	TRY(keep_key(r, k, err));
+	*key = k;
+	size_t i = strtab_get(&r->seen, k);
+	if (i != SIZE_MAX) {
+		struct place p = r->seen_at[i];
+		if (p.file == r->file)
+			return 1;
+		RAISE(err, ENGI_EPARSE,
+		      "%s: line %zu: task '%s', model '%s', condition '%s', "
+		      "trial %d is also on line %zu of %s: two runs of one "
+		      "cell would be counted twice; give them distinct trial "
+		      "numbers or conditions, or drop one",
+		      t->c.path, t->c.rec_line, e->task_id, e->model,
+		      e->condition, (int)e->trial, p.line, r->paths[p.file]);
+	}
+	TRY(grow_one((void **)&r->seen_at, r->nseen, &r->seen_alloc,
+		     sizeof *r->seen_at, err));
+	r->seen_at[r->nseen] = (struct place){r->file, t->c.rec_line};
+	TRY(strtab_put(&r->seen, k, r->nseen, err));
+	r->nseen++;
+	return 0;
+}
+
+/* A new task_meta row for key mk (kept) from this row's value v. */
+static int meta_new(struct reader *r, const struct table *t, char *mk,
+		    const char *task, const char *key, const char *v,
+		    struct engi_error *err)
+{
+	struct engi_results *res = r->res;
+	TRY(keep_key(r, mk, err));
+	size_t was = r->meta_alloc;
+	TRY(grow_one((void **)&res->task_meta, res->ntask_meta, &r->meta_alloc,
+		     sizeof *res->task_meta, err));
+	if (r->meta_alloc != was) {
+		struct place *np =
+			engi_reallocarray(r->meta_at, r->meta_alloc, sizeof *np);
+		if (!np)
+			RAISE(err, ENGI_ENOMEM,
+			      "out of memory reading task metadata");
+		r->meta_at = np;
+	}
+	size_t i = res->ntask_meta++;
+	struct engi_res_task_meta *m = &res->task_meta[i];
+	memset(m, 0, sizeof *m);
+	snprintf(m->task_id, sizeof m->task_id, "%s", task);
+	snprintf(m->key, sizeof m->key, "%.63s", key);
+	if (strlen(v) < sizeof m->value)
+		memcpy(m->value, v, strlen(v) + 1);
+	else
+		snprintf(m->conflict, sizeof m->conflict,
+			 "%.200s: line %zu: the value is longer than %zu bytes",
+			 t->c.path, t->c.rec_line, sizeof m->value - 1);
+	r->meta_at[i] = (struct place){r->file, t->c.rec_line};
+	return strtab_put(&r->meta, mk, i, err);
+}
+
+/* An extra column's value on this row, as metadata of the task; a value
+ * that differs from the task's first row marks the key a conflict there. */
+static int extra_meta(struct reader *r, const struct table *t, size_t field,
+		      const char *task, struct engi_error *err)
+{
+	const char *key = t->hdr[field];
+	const char *v = field < t->c.nfields ? t->c.field[field] : "";
+	size_t n = strlen(task) + strlen(key) + 2;
+	char *mk = engi_malloc(n);
+	if (!mk)
+		RAISE(err, ENGI_ENOMEM, "out of memory reading task metadata");
+	snprintf(mk, n, "%s\x1f%s", task, key);
+	size_t i = strtab_get(&r->meta, mk);
+	if (i == SIZE_MAX)
+		return meta_new(r, t, mk, task, key, v, err);
+	engi_free(mk);
+	struct engi_res_task_meta *m = &r->res->task_meta[i];
+	if (m->conflict[0] || !strcmp(m->value, v))
+		return 0;
+	char where[600];
+	place_text(r, r->meta_at[i], where, sizeof where);
+	snprintf(m->conflict, sizeof m->conflict,
+		 "%.60s: line %zu: task '%.40s' has '%.30s' here and '%.30s' "
+		 "on %.80s",
+		 t->c.path, t->c.rec_line, task, v, m->value, where);
+	return 0;
 }
 
 static int episode_row(struct reader *r, const struct table *t,
@@ -409,7 +562,12 @@ static int episode_row(struct reader *r, const struct table *t,
 	TRY(get_int(t, C_TRIAL, 0, INT32_MAX, 0, 1, &v, err));
 	e.trial = (int32_t)v;
 	TRY(get_str(t, C_OUTCOME, e.outcome, sizeof e.outcome, "done", err));
-	(*planned)++;
+	const char *ck;
+	int repeat = check_seen(r, t, &e, &ck, err);
+	TRY(repeat);
+	/* a planned cell once, however many rows it has */
+	if (!repeat)
+		(*planned)++;
 	if (!strcmp(e.outcome, "missing") || !strcmp(e.outcome, "unrun"))
 		return 0;
 	TRY(get_bool(t, C_SUCCESS, 0, 1, &e.success, err));
@@ -440,11 +598,11 @@ static int episode_row(struct reader *r, const struct table *t,
 				TRY(strtab_put(&r->tasks, res->tasks[i].id, i,
 					       err));
 		}
-		size_t *nl = engi_reallocarray(r->task_line, r->tasks_alloc,
-					       sizeof *nl);
+		struct place *nl = engi_reallocarray(r->task_at, r->tasks_alloc,
+						     sizeof *nl);
 		if (!nl)
 			RAISE(err, ENGI_ENOMEM, "out of memory reading tasks");
-		r->task_line = nl;
+		r->task_at = nl;
 		struct engi_res_task *task = &res->tasks[res->ntasks];
 		memset(task, 0, sizeof *task);
 		memcpy(task->id, e.task_id, sizeof task->id);
@@ -459,19 +617,21 @@ static int episode_row(struct reader *r, const struct table *t,
 			    err));
 		TRY(get_str(t, C_SCORING, task->scoring, sizeof task->scoring,
 			    "binary", err));
-		r->task_line[res->ntasks] = t->c.rec_line;
+		r->task_at[res->ntasks] = (struct place){r->file, t->c.rec_line};
 		TRY(strtab_put(&r->tasks, task->id, res->ntasks, err));
 		res->ntasks++;
 	} else {
 		const struct engi_res_task *task = &res->tasks[ti];
-		size_t l = r->task_line[ti];
-		TRY(meta_agree(t, C_DOMAIN, task->domain, l, task->id, err));
-		TRY(meta_agree(t, C_TYPE, task->type, l, task->id, err));
-		TRY(meta_agree(t, C_INTERFACE, task->interface, l, task->id,
+		struct place l = r->task_at[ti];
+		TRY(meta_agree(r, t, C_DOMAIN, task->domain, l, task->id, err));
+		TRY(meta_agree(r, t, C_TYPE, task->type, l, task->id, err));
+		TRY(meta_agree(r, t, C_INTERFACE, task->interface, l, task->id,
 			       err));
-		TRY(meta_agree(t, C_SOFTWARE, task->software, l, task->id,
+		TRY(meta_agree(r, t, C_SOFTWARE, task->software, l, task->id,
 			       err));
 	}
+	for (size_t j = 0; j < t->nextra; j++)
+		TRY(extra_meta(r, t, t->extra[j], e.task_id, err));
 	if (strtab_get(&r->models, e.model) == SIZE_MAX) {
 		size_t was = r->models_alloc;
 		TRY(grow_one((void **)&res->models, res->nmodels,
@@ -507,19 +667,9 @@ static int episode_row(struct reader *r, const struct table *t,
 		res->nconditions++;
 	}
 
-	char *k = cell_key(e.task_id, e.model, e.condition, e.trial);
-	char **nk = k ? engi_reallocarray(r->cell_keys, r->ncell_keys + 1,
-					  sizeof *nk)
-		      : NULL;
-	if (!nk) {
-		engi_free(k);
-		RAISE(err, ENGI_ENOMEM, "out of memory reading episodes");
-	}
-	r->cell_keys = nk;
-	r->cell_keys[r->ncell_keys++] = k;
 	/* the first row of a repeated key keeps the assertions */
-	if (strtab_get(&r->cells, k) == SIZE_MAX)
-		TRY(strtab_put(&r->cells, k, res->nepisodes, err));
+	if (strtab_get(&r->cells, ck) == SIZE_MAX)
+		TRY(strtab_put(&r->cells, ck, res->nepisodes, err));
 
 	TRY(grow_one((void **)&res->episodes, res->nepisodes, &r->eps_alloc,
 		     sizeof *res->episodes, err));
@@ -557,8 +707,9 @@ static int read_episodes(struct reader *r, const char *path,
 		if (rc == 0)
 			rc = episode_row(r, &t, &planned, err);
 	}
-	r->res->planned_cells = planned;
+	r->res->planned_cells += planned;
 	engi_free(t.c.field);
+	engi_free(t.hdr);
 	engi_dynbuf_release(&b);
 	return rc;
 }
@@ -630,6 +781,7 @@ static int read_assertions(struct reader *r, const char *path,
 			rc = assertion_row(r, &t, err);
 	}
 	engi_free(t.c.field);
+	engi_free(t.hdr);
 	engi_dynbuf_release(&b);
 	return rc;
 }
@@ -637,11 +789,23 @@ static int read_assertions(struct reader *r, const char *path,
 int engi_results_read_csv(const char *episodes_csv, const char *assertions_csv,
 			  struct engi_results *res, struct engi_error *err)
 {
+	return engi_results_read_csvs(&episodes_csv, 1, assertions_csv, res,
+				      err);
+}
+
+int engi_results_read_csvs(const char *const *episodes_csv, size_t n,
+			   const char *assertions_csv,
+			   struct engi_results *res, struct engi_error *err)
+{
 	engi_results_init(res);
 	struct reader r;
 	memset(&r, 0, sizeof r);
 	r.res = res;
-	int rc = read_episodes(&r, episodes_csv, err);
+	r.paths = episodes_csv;
+	int rc = 0;
+	for (r.file = 0; r.file < n && rc == 0; r.file++)
+		rc = read_episodes(&r, episodes_csv[r.file], err);
+	r.file = SIZE_MAX;
 	if (rc == 0 && assertions_csv)
 		rc = read_assertions(&r, assertions_csv, err);
 	reader_release(&r);
@@ -711,6 +875,8 @@ int engi_results_merge(struct engi_results *dst,
 		   src->nmetrics, sizeof *src->metrics, err));
 	TRY(append((void **)&dst->artifacts, &dst->nartifacts, src->artifacts,
 		   src->nartifacts, sizeof *src->artifacts, err));
+	TRY(append((void **)&dst->task_meta, &dst->ntask_meta, src->task_meta,
+		   src->ntask_meta, sizeof *src->task_meta, err));
 	dst->planned_cells += src->planned_cells;
 	return 0;
 }

@@ -5,15 +5,18 @@
         [--evidence P.evidence.csv] --out DIR
 
 From the report (engisweep report --out-prefix P):
-  forest.{png,svg}    score x100 per model (and condition) with its
+  forest.{png,svg}    EngiScore x100 per model (and condition) with its
                       task-clustered bootstrap interval; flagged cells (too
                       few tasks, all 0, all 100) drawn as a hollow point
-                      with the flag, never with an interval
+                      with the flag, never with an interval; the mean
+                      reward as a hollow diamond where it differs
   outcomes.{png,svg}  terminal outcomes per model, stacked, as shares of the
                       recorded episodes
 From the evidence table (engisweep report --out-prefix P):
   ladder.{png,svg}    the evidence ladder: pass rate of each assertion stage
-                      per model, stages in the verifiers' order
+                      per model, stages in the verifiers' order (also from
+                      the report's "evidence" object when --evidence is
+                      not given)
 From a comparison (engisweep compare --out-prefix C):
   lifts.{png,svg}     paired lifts (a - b, x100) with their intervals and
                       Holm-adjusted p-values, one row per comparison
@@ -27,10 +30,13 @@ import json
 import os
 import sys
 
-import matplotlib
+try:
+    import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError as e:
+    sys.exit(f"plots: matplotlib is missing ({e}); on Debian: apt-get install python3-matplotlib")
 
 matplotlib.rcParams.update({
     "svg.hashsalt": "engisweep",
@@ -61,6 +67,7 @@ def forest(report, out):
     rows.sort(key=lambda r: (-(r["score_x100"] if r["score_x100"] is not None else -1),
                              r["model"], r["condition"]))
     fig, ax = plt.subplots(figsize=(6.5, 0.9 + 0.32 * len(rows)))
+    reward_drawn = False
     for y, r in enumerate(reversed(rows)):
         s = r["score_x100"]
         if s is None:
@@ -72,13 +79,20 @@ def forest(report, out):
             ax.plot(s, y, "o", mfc="white", color="#1f4e79")
             ax.annotate(r["ci_flag"].replace("_", " "), (s, y), xytext=(6, 3),
                         textcoords="offset points", fontsize=7, color="#666666")
+        w = r.get("reward_x100")
+        if w is not None and w != s:
+            ax.plot(w, y, "d", mfc="white", color="#b05a00", ms=5,
+                    label="mean reward" if not reward_drawn else None)
+            reward_drawn = True
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([f"{arm_label(r, conditions)} (n={r['tasks']})" for r in reversed(rows)])
     ax.set_xlim(0, 100)
-    ax.set_xlabel("score x100, 95 % task-clustered bootstrap interval")
+    ax.set_xlabel("EngiScore x100, 95 % task-clustered bootstrap interval")
     b = report["bootstrap"]
     ax.set_title(f"Scores by model ({b['draws']} draws, seed {b['seed']})", loc="left")
     ax.grid(axis="x", color="#e5e5e5")
+    if reward_drawn:
+        ax.legend(fontsize=7, frameon=False, loc="lower right")
     save(fig, out, "forest")
 
 
@@ -136,9 +150,21 @@ def lifts(compare, out):
     save(fig, out, "lifts")
 
 
-def ladder(path, out):
-    with open(path, newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["stage"] != "none"]
+def ladder_rows(evidence):
+    """The evidence CSV's rows from the "evidence" object of a report."""
+    rows = []
+    for arm in evidence["arms"]:
+        for step in arm["ladder"]:
+            rate = step["pass_rate"]
+            rows.append({"model": arm["model"], "condition": arm["condition"],
+                         "stage": step["stage"], "pass_rate": "" if rate is None else str(rate)})
+    return rows
+
+
+def ladder(path, out, rows=None):
+    if rows is None:
+        with open(path, newline="") as f:
+            rows = [r for r in csv.DictReader(f) if r["stage"] != "none"]
     stages, arms = [], []
     for r in rows:
         if r["stage"] not in stages:
@@ -195,6 +221,8 @@ def main():
         if fmt == "engisweep-report":
             forest(doc, a.out)
             outcomes(doc, a.out)
+            if not a.evidence and doc.get("evidence") and doc["evidence"]["stages"]:
+                ladder(None, a.out, ladder_rows(doc["evidence"]))
         else:
             lifts(doc, a.out)
 

@@ -30,11 +30,8 @@ static const char *const outcome_names[NOUT] = {
 	"env_crash", "agent_error",   "other",
 };
 
-static const char *const table_names[ENGI_REPORT_NTABLES] = {
-	"overall",
-	"type",
-	"domain",
-	"interface",
+static const char *const table_names[ENGI_REPORT_BUILTIN_TABLES] = {
+	"overall", "type", "domain", "interface", "software",
 };
 
 const char *engi_report_outcome_name(int outcome)
@@ -46,7 +43,7 @@ const char *engi_report_outcome_name(int outcome)
 
 const char *engi_report_table_name(int table)
 {
-	if (table < 0 || table >= ENGI_REPORT_NTABLES)
+	if (table < 0 || table >= ENGI_REPORT_BUILTIN_TABLES)
 		return "unknown";
 	return table_names[table];
 }
@@ -59,6 +56,9 @@ void engi_report_opts_init(struct engi_report_opts *o)
 	o->min_tasks = ENGI_STATS_MIN_TASKS_DEFAULT;
 	o->interval = ENGI_INTERVAL_PERCENTILE;
 	o->prefix = NULL;
+	o->by = NULL;
+	o->nby = 0;
+	o->evidence = 0;
 }
 
 void engi_report_data_init(struct engi_report_data *d)
@@ -209,7 +209,7 @@ static size_t name_ix_find(const struct name_ix *ix, const char *name)
 struct acc {
 	size_t recorded, scored, successes;
 	size_t outcomes[NOUT];
-	double score_sum, turns_sum, wall_sum, cost_usd;
+	double score_sum, engi_sum, turns_sum, wall_sum, cost_usd;
 	int64_t tokens_in, tokens_out;
 };
 
@@ -234,17 +234,26 @@ static int cmp_ep_ref(const void *x, const void *y)
 	return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
+struct pair {
+	size_t task;
+	char value[NAME_LEN];
+};
+
 struct ctx {
 	const struct engi_results *res;
+	const struct engi_report_opts *o;
 	struct engi_report_data *d;
 	struct name_ix tasks, models, conds;
 	size_t ntasks, narms, nconds;
 	struct acc *acc;       /* narms x ntasks */
 	unsigned char *used;   /* task has a recorded episode */
-	char (*grp)[NAME_LEN]; /* ntasks x (ENGI_REPORT_NTABLES - 1) */
+	unsigned char *optq;   /* task is scored by optimization quality */
+	/* the (task, value) pairs of the table being built */
+	struct pair *pairs;
+	size_t npairs, pairs_alloc;
 	/* scratch for one group, sized for every task */
 	size_t *tl;
-	double *x;
+	double *x, *xr;
 	unsigned char *present;
 	struct engi_ci *ci;
 };
@@ -256,9 +265,11 @@ static void ctx_release(struct ctx *c)
 	name_ix_release(&c->conds);
 	engi_free(c->acc);
 	engi_free(c->used);
-	engi_free(c->grp);
+	engi_free(c->optq);
+	engi_free(c->pairs);
 	engi_free(c->tl);
 	engi_free(c->x);
+	engi_free(c->xr);
 	engi_free(c->present);
 	engi_free(c->ci);
 }
@@ -323,8 +334,15 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 		      c->ntasks, c->narms);
 	c->acc = engi_calloc(c->narms * c->ntasks + 1, sizeof(*c->acc));
 	c->used = engi_calloc(c->ntasks + 1, 1);
+	c->optq = engi_calloc(c->ntasks + 1, 1);
+	for (size_t t = 0; c->optq && t < c->ntasks; t++) {
+		size_t at = c->tasks.order_by_id[t];
+		if (at < r->ntasks)
+			c->optq[t] = !strncmp(r->tasks[at].scoring, "optimization",
+					      sizeof(r->tasks[at].scoring));
+	}
 	struct ep_ref *refs = engi_reallocarray(NULL, ne + 1, sizeof(*refs));
-	if (!c->acc || !c->used || !refs) {
+	if (!c->acc || !c->used || !c->optq || !refs) {
 		engi_free(refs);
 		RAISE(err, ENGI_ENOMEM, "out of memory tallying %zu episodes",
 		      ne);
@@ -389,6 +407,8 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 		a->scored++;
 		a->successes += ep->success != 0;
 		a->score_sum += ep->score;
+		a->engi_sum += c->optq[f->task] ? ep->score
+						: (ep->success != 0 ? 1.0 : 0.0);
 		a->turns_sum += ep->turns;
 		a->wall_sum += ep->wall_s;
 	}
@@ -410,51 +430,159 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 	return 0;
 }
 
-static void task_groups(struct ctx *c, size_t t)
+static int add_pair(struct ctx *c, size_t t, const char *v, size_t width,
+		    struct engi_error *err)
+{
+	if (c->npairs == c->pairs_alloc) {
+		size_t na = c->pairs_alloc ? 2 * c->pairs_alloc : 256;
+		struct pair *np = engi_reallocarray(c->pairs, na, sizeof(*np));
+		if (!np)
+			RAISE(err, ENGI_ENOMEM, "out of memory grouping tasks");
+		c->pairs = np;
+		c->pairs_alloc = na;
+	}
+	struct pair *p = &c->pairs[c->npairs++];
+	p->task = t;
+	copy_field(p->value, NAME_LEN, v, width);
+	if (!p->value[0])
+		snprintf(p->value, NAME_LEN, "%s", ENGI_REPORT_UNKNOWN_GROUP);
+	return 0;
+}
+
+/* One pair per program of a comma-separated list, spaces trimmed. */
+static int add_list(struct ctx *c, size_t t, const char *list, size_t width,
+		    struct engi_error *err)
+{
+	size_t n = field_len(list, width), added = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && list[j] != ',')
+			j++;
+		size_t a = i, b = j;
+		while (a < b && list[a] == ' ')
+			a++;
+		while (b > a && list[b - 1] == ' ')
+			b--;
+		if (b > a) {
+			TRY(add_pair(c, t, list + a, b - a, err));
+			added++;
+		}
+		i = j + 1;
+	}
+	return added ? 0 : add_pair(c, t, "", 1, err);
+}
+
+static const char *const task_fields[] = {"type",	"domain", "interface",
+					  "software", "title",  "scoring",
+					  "turns"};
+
+/* The pairs of a /tasks field; 1 when key is one, 0 when not. */
+static int field_pairs(struct ctx *c, const char *key, struct engi_error *err)
 {
 	const struct engi_results *r = c->res;
-	char(*g)[NAME_LEN] = &c->grp[t * (ENGI_REPORT_NTABLES - 1)];
-	size_t at = c->tasks.order_by_id[t];
-	if (at < r->ntasks) {
+	size_t k = 0, nf = sizeof(task_fields) / sizeof(*task_fields);
+	while (k < nf && strcmp(key, task_fields[k]))
+		k++;
+	if (k == nf)
+		return 0;
+	for (size_t t = 0; t < c->ntasks; t++) {
+		if (!c->used[t])
+			continue;
+		size_t at = c->tasks.order_by_id[t];
+		if (at >= r->ntasks) {
+			TRY(add_pair(c, t, "", 1, err));
+			continue;
+		}
 		const struct engi_res_task *task = &r->tasks[at];
-		copy_field(g[0], NAME_LEN, task->type, sizeof(task->type));
-		copy_field(g[1], NAME_LEN, task->domain, sizeof(task->domain));
-		copy_field(g[2], NAME_LEN, task->interface,
-			   sizeof(task->interface));
-	} else {
-		g[0][0] = g[1][0] = g[2][0] = '\0';
+		char num[32];
+		switch (k) {
+		case 0:
+			TRY(add_pair(c, t, task->type, sizeof(task->type), err));
+			break;
+		case 1:
+			TRY(add_pair(c, t, task->domain, sizeof(task->domain),
+				     err));
+			break;
+		case 2:
+			TRY(add_pair(c, t, task->interface,
+				     sizeof(task->interface), err));
+			break;
+		case 3:
+			TRY(add_list(c, t, task->software,
+				     sizeof(task->software), err));
+			break;
+		case 4:
+			TRY(add_pair(c, t, task->title, sizeof(task->title),
+				     err));
+			break;
+		case 5:
+			TRY(add_pair(c, t, task->scoring, sizeof(task->scoring),
+				     err));
+			break;
+		default:
+			snprintf(num, sizeof(num), "%d", (int)task->turns);
+			TRY(add_pair(c, t, task->turns > 0 ? num : "",
+				     sizeof(num), err));
+			break;
+		}
 	}
-	for (int i = 0; i < ENGI_REPORT_NTABLES - 1; i++)
-		if (!g[i][0])
-			snprintf(g[i], NAME_LEN, "%s",
-				 ENGI_REPORT_UNKNOWN_GROUP);
+	return 1;
 }
 
-static int cmp_group(const void *x, const void *y)
+/* The pairs of an extra metadata key (task_meta); a task without a row
+ * falls in ENGI_REPORT_UNKNOWN_GROUP. */
+static int meta_pairs(struct ctx *c, const char *key, struct engi_error *err)
 {
-	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
-	int ua = strcmp(a, ENGI_REPORT_UNKNOWN_GROUP) == 0;
-	int ub = strcmp(b, ENGI_REPORT_UNKNOWN_GROUP) == 0;
+	const struct engi_results *r = c->res;
+	const struct engi_res_task_meta **of =
+		engi_calloc(c->ntasks + 1, sizeof(*of));
+	if (!of)
+		RAISE(err, ENGI_ENOMEM, "out of memory grouping by '%s'", key);
+	size_t known = 0;
+	for (size_t i = 0; i < r->ntask_meta; i++) {
+		const struct engi_res_task_meta *m = &r->task_meta[i];
+		if (strncmp(m->key, key, sizeof(m->key)))
+			continue;
+		known++;
+		size_t t = name_ix_find(&c->tasks, m->task_id);
+		if (t != SIZE_MAX && !of[t])
+			of[t] = m;
+	}
+	int rc = 0;
+	if (!known)
+		rc = engi_raise(err, ENGI_EINVALID,
+				"--by '%s': no task has this metadata key "
+				"(known: type, domain, interface, software, "
+				"title, scoring, turns and the extra columns "
+				"of an episodes CSV)",
+				key);
+	for (size_t t = 0; !rc && t < c->ntasks; t++) {
+		if (!c->used[t])
+			continue;
+		const struct engi_res_task_meta *m = of[t];
+		if (m && m->conflict[0])
+			rc = engi_raise(err, ENGI_EINVALID,
+					"--by '%s': not task metadata: %s", key,
+					m->conflict);
+		else
+			rc = add_pair(c, t, m ? m->value : "",
+				      m ? sizeof(m->value) : 1, err);
+	}
+	engi_free(of);
+	return rc;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+	const struct pair *a = x, *b = y;
+	int ua = strcmp(a->value, ENGI_REPORT_UNKNOWN_GROUP) == 0;
+	int ub = strcmp(b->value, ENGI_REPORT_UNKNOWN_GROUP) == 0;
 	if (ua != ub)
 		return ua - ub;
-	return strcmp(a, b);
-}
-
-/* Sorted distinct group names of a table over the used tasks. */
-static size_t table_groups(struct ctx *c, int table, const char **names)
-{
-	size_t n = 0;
-	for (size_t t = 0; t < c->ntasks; t++)
-		if (c->used[t])
-			names[n++] = c->grp[t * (ENGI_REPORT_NTABLES - 1) +
-					    (size_t)(table - 1)];
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_group);
-	size_t u = 0;
-	for (size_t i = 0; i < n; i++)
-		if (u == 0 || strcmp(names[u - 1], names[i]) != 0)
-			names[u++] = names[i];
-	return u;
+	int k = strcmp(a->value, b->value);
+	if (k)
+		return k;
+	return (a->task > b->task) - (a->task < b->task);
 }
 
 static void scale_ci(struct engi_ci *ci, double k)
@@ -473,12 +601,23 @@ static int group_rows(struct ctx *c, int table, const char *group, size_t n,
 			const struct acc *q = &c->acc[a * c->ntasks + c->tl[s]];
 			c->present[a * n + s] = q->scored > 0;
 			c->x[a * n + s] =
+				q->scored ? q->engi_sum / (double)q->scored
+					  : 0.0;
+			c->xr[a * n + s] =
 				q->scored ? q->score_sum / (double)q->scored
 					  : 0.0;
 		}
 	}
+	struct engi_ci *rci = c->ci + c->narms;
 	TRY(engi_boot_shared(c->x, c->present, c->narms, n, &c->d->boot, c->ci,
 			     NULL, err));
+	/* the same seed gives the same resample of tasks; with the same
+	 * values it gives the same intervals, so they are copied */
+	if (c->narms && memcmp(c->x, c->xr, c->narms * n * sizeof(*c->x)))
+		TRY(engi_boot_shared(c->xr, c->present, c->narms, n,
+				     &c->d->boot, rci, NULL, err));
+	else
+		memcpy(rci, c->ci, c->narms * sizeof(*rci));
 
 	for (size_t a = 0; a < c->narms; a++) {
 		struct engi_report_row *row = &rows[a];
@@ -516,6 +655,8 @@ static int group_rows(struct ctx *c, int table, const char *group, size_t n,
 		}
 		row->score = c->ci[a];
 		scale_ci(&row->score, 100.0);
+		row->reward = rci[a];
+		scale_ci(&row->reward, 100.0);
 		row->success_rate =
 			row->tasks ? success_sum / (double)row->tasks : NAN;
 		row->mean_turns =
@@ -526,73 +667,98 @@ static int group_rows(struct ctx *c, int table, const char *group, size_t n,
 	return 0;
 }
 
-static int make_rows(struct ctx *c, struct engi_error *err)
+/* The tables' keys: the built-in ones, then opts.by without repeats. */
+static int table_keys(struct ctx *c, struct engi_error *err)
 {
 	struct engi_report_data *d = c->d;
+	d->ntables = 0;
+	for (int t = 0; t < ENGI_REPORT_BUILTIN_TABLES; t++)
+		snprintf(d->table_name[d->ntables++], NAME_LEN, "%s",
+			 table_names[t]);
+	for (size_t i = 0; i < c->o->nby; i++) {
+		const char *key = c->o->by[i];
+		if (!*key || strlen(key) >= NAME_LEN || !strcmp(key, "overall"))
+			RAISE(err, ENGI_EINVALID,
+			      "--by '%.80s': not a metadata key", key);
+		int dup = 0;
+		for (size_t t = 1; t < d->ntables && !dup; t++)
+			dup = !strcmp(d->table_name[t], key);
+		if (dup)
+			continue;
+		if (d->ntables == ENGI_REPORT_TABLES_MAX)
+			RAISE(err, ENGI_EINVALID,
+			      "more than %d grouping keys",
+			      ENGI_REPORT_TABLES_MAX - ENGI_REPORT_BUILTIN_TABLES);
+		snprintf(d->table_name[d->ntables++], NAME_LEN, "%s", key);
+	}
+	return 0;
+}
+
+/* The rows of one table into d->rows (grown); "overall" has one group. */
+static int table_rows(struct ctx *c, size_t table, size_t *at,
+		      struct engi_error *err)
+{
+	struct engi_report_data *d = c->d;
+	c->npairs = 0;
+	if (table == ENGI_REPORT_OVERALL) {
+		for (size_t t = 0; t < c->ntasks; t++)
+			if (c->used[t])
+				TRY(add_pair(c, t, "all", 4, err));
+	} else {
+		int rc = field_pairs(c, d->table_name[table], err);
+		if (rc == 0)
+			rc = meta_pairs(c, d->table_name[table], err);
+		TRY(rc < 0 ? rc : 0);
+	}
+	if (c->npairs)
+		qsort(c->pairs, c->npairs, sizeof(*c->pairs), cmp_pair);
+	size_t ng = 0;
+	for (size_t i = 0; i < c->npairs; i++)
+		if (i == 0 || strcmp(c->pairs[i - 1].value, c->pairs[i].value))
+			ng++;
+	if (table == ENGI_REPORT_OVERALL)
+		ng = 1;
+	size_t need = *at + ng * c->narms;
+	struct engi_report_row *nr =
+		engi_reallocarray(d->rows, need + 1, sizeof(*nr));
+	if (!nr)
+		RAISE(err, ENGI_ENOMEM, "out of memory for %zu report rows",
+		      need);
+	d->rows = nr;
+	memset(&d->rows[*at], 0, ng * c->narms * sizeof(*nr));
+	d->table_first[table] = *at;
+	d->table_groups[table] = ng;
+	for (size_t i = 0; i < c->npairs || (i == 0 && ng == 1);) {
+		const char *group = c->npairs ? c->pairs[i].value : "all";
+		size_t n = 0;
+		for (; i < c->npairs && !strcmp(c->pairs[i].value, group); i++)
+			if (n == 0 || c->tl[n - 1] != c->pairs[i].task)
+				c->tl[n++] = c->pairs[i].task;
+		TRY(group_rows(c, (int)table, group, n, &d->rows[*at], err));
+		*at += c->narms;
+		d->nrows = *at;
+		if (!c->npairs)
+			break;
+	}
+	return 0;
+}
+
+static int make_rows(struct ctx *c, struct engi_error *err)
+{
 	size_t nt = c->ntasks ? c->ntasks : 1;
-	size_t ng = ENGI_REPORT_NTABLES - 1;
-
-	c->grp = engi_reallocarray(NULL, nt * ng, sizeof(*c->grp));
+	size_t na = c->narms ? c->narms : 1;
 	c->tl = engi_reallocarray(NULL, nt, sizeof(*c->tl));
-	c->x = engi_reallocarray(NULL, nt * (c->narms ? c->narms : 1),
-				 sizeof(*c->x));
-	c->present = engi_reallocarray(NULL, nt * (c->narms ? c->narms : 1), 1);
-	c->ci = engi_reallocarray(NULL, c->narms ? c->narms : 1,
-				  sizeof(*c->ci));
-	const char **names[ENGI_REPORT_NTABLES] = {NULL};
-	int rc = 0;
-	for (int t = 1; t < ENGI_REPORT_NTABLES; t++)
-		if (!(names[t] = engi_reallocarray(NULL, nt, sizeof(char *))))
-			rc = ENGI_ENOMEM;
-	if (rc || !c->grp || !c->tl || !c->x || !c->present || !c->ci) {
-		rc = engi_raise(err, ENGI_ENOMEM,
-				"out of memory building report tables");
-		goto out;
-	}
-	for (size_t t = 0; t < c->ntasks; t++)
-		task_groups(c, t);
-
-	size_t total = 1;
-	d->table_groups[ENGI_REPORT_OVERALL] = 1;
-	for (int t = 1; t < ENGI_REPORT_NTABLES; t++) {
-		d->table_groups[t] = table_groups(c, t, names[t]);
-		total += d->table_groups[t];
-	}
-	d->nrows = total * c->narms;
-	d->rows = engi_calloc(d->nrows + 1, sizeof(*d->rows));
-	if (!d->rows) {
-		d->nrows = 0;
-		rc = engi_raise(err, ENGI_ENOMEM,
-				"out of memory for %zu report rows",
-				total * c->narms);
-		goto out;
-	}
-
+	c->x = engi_reallocarray(NULL, nt * na, sizeof(*c->x));
+	c->xr = engi_reallocarray(NULL, nt * na, sizeof(*c->xr));
+	c->present = engi_reallocarray(NULL, nt * na, 1);
+	c->ci = engi_reallocarray(NULL, 2 * na, sizeof(*c->ci));
+	if (!c->tl || !c->x || !c->xr || !c->present || !c->ci)
+		RAISE(err, ENGI_ENOMEM, "out of memory building report tables");
+	TRY(table_keys(c, err));
 	size_t at = 0;
-	for (int t = 0; t < ENGI_REPORT_NTABLES; t++) {
-		d->table_first[t] = at;
-		for (size_t g = 0; g < d->table_groups[t]; g++) {
-			const char *group = t ? names[t][g] : "all";
-			size_t n = 0;
-			for (size_t k = 0; k < c->ntasks; k++) {
-				if (!c->used[k])
-					continue;
-				if (t &&
-				    strcmp(c->grp[k * ng + (size_t)(t - 1)],
-					   group) != 0)
-					continue;
-				c->tl[n++] = k;
-			}
-			rc = group_rows(c, t, group, n, &d->rows[at], err);
-			if (rc)
-				goto out;
-			at += c->narms;
-		}
-	}
-out:
-	for (int t = 1; t < ENGI_REPORT_NTABLES; t++)
-		engi_free(names[t]);
-	return rc;
+	for (size_t t = 0; t < c->d->ntables; t++)
+		TRY(table_rows(c, t, &at, err));
+	return 0;
 }
 
 int engi_report_compute(struct engi_report_data *d,
@@ -610,6 +776,7 @@ int engi_report_compute(struct engi_report_data *d,
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
 	c.res = res;
+	c.o = o;
 	c.d = d;
 	int rc = build_indexes(&c, err);
 	if (!rc)
@@ -802,9 +969,10 @@ struct field {
 	double x;
 };
 
-#define ROW_FIELDS 29
+#define ROW_FIELDS 33
 
-static void row_fields(const struct engi_report_row *r, struct field *f)
+static void row_fields(const struct engi_report_data *d,
+		       const struct engi_report_row *r, struct field *f)
 {
 	size_t n = 0;
 /* clang-format off */
@@ -813,7 +981,7 @@ static void row_fields(const struct engi_report_row *r, struct field *f)
 #define FI(k, v) f[n++] = (struct field){.key = k, .kind = F_I64, .i = (v)}
 #define FN(k, v) f[n++] = (struct field){.key = k, .kind = F_NUM, .x = (v)}
 	/* clang-format on */
-	FS("table", engi_report_table_name(r->table));
+	FS("table", d->ntables ? d->table_name[r->table] : "overall");
 	FS("group", r->group);
 	FS("model", r->model);
 	FS("condition", r->condition);
@@ -825,6 +993,10 @@ static void row_fields(const struct engi_report_row *r, struct field *f)
 	FN("ci_hi_x100", r->score.hi);
 	FS("ci_flag", engi_ci_flag_name(r->score.flag));
 	FZ("ci_draws", r->score.draws);
+	FN("reward_x100", r->reward.mean);
+	FN("reward_lo_x100", r->reward.lo);
+	FN("reward_hi_x100", r->reward.hi);
+	FS("reward_flag", engi_ci_flag_name(r->reward.flag));
 	FN("success_rate", r->success_rate);
 	FZ("stable_success", r->stable_success);
 	FZ("mixed", r->mixed);
@@ -880,12 +1052,12 @@ static void render_csv(struct out *o, const struct engi_report_data *d)
 	struct field f[ROW_FIELDS];
 	struct engi_report_row empty;
 	memset(&empty, 0, sizeof(empty));
-	row_fields(&empty, f);
+	row_fields(d, &empty, f);
 	for (size_t i = 0; i < ROW_FIELDS; i++)
 		out_fmt(o, "%s%s", i ? "," : "", f[i].key);
 	out_str(o, "\r\n");
 	for (size_t r = 0; r < d->nrows; r++) {
-		row_fields(&d->rows[r], f);
+		row_fields(d, &d->rows[r], f);
 		for (size_t i = 0; i < ROW_FIELDS; i++) {
 			if (i)
 				out_str(o, ",");
@@ -895,10 +1067,68 @@ static void render_csv(struct out *o, const struct engi_report_data *d)
 	}
 }
 
+static double ratio(double x, double y)
+{
+	return y > 0 ? x / y : NAN;
+}
+
+static void json_num(struct out *o, const char *key, double v)
+{
+	if (isfinite(v))
+		out_fmt(o, ", \"%s\": %.12g", key, v);
+	else
+		out_fmt(o, ", \"%s\": null", key);
+}
+
+/* The evidence ladder, the "evidence" member of the JSON file. */
+static void json_evidence(struct out *o, const struct engi_evidence *ev)
+{
+	out_str(o, ",\n  \"evidence\": {\"stages\": [");
+	for (size_t s = 0; s < ev->nstages; s++) {
+		out_str(o, s ? ", " : "");
+		json_string(o, ev->stages[s]);
+	}
+	out_str(o, "],\n    \"arms\": [");
+	for (size_t a = 0; a < ev->narms; a++) {
+		const struct engi_evidence_arm *arm = &ev->arms[a];
+		out_str(o, a ? ",\n      {\"model\": " : "\n      {\"model\": ");
+		json_string(o, arm->model);
+		out_str(o, ", \"condition\": ");
+		json_string(o, arm->condition);
+		out_fmt(o,
+			", \"episodes\": %zu, \"tasks\": %zu, "
+			"\"perfect_tasks\": %zu",
+			arm->episodes, arm->tasks, arm->perfect);
+		json_num(o, "perfect_rate",
+			 ratio((double)arm->perfect, (double)arm->tasks));
+		json_num(o, "score_x100", arm->score_x100);
+		json_num(o, "cost_usd", arm->cost_usd);
+		json_num(o, "cost_per_task",
+			 ratio(arm->cost_usd, (double)arm->tasks));
+		json_num(o, "cost_per_point",
+			 ratio(arm->cost_usd, arm->score_x100));
+		out_str(o, ", \"ladder\": [");
+		for (size_t s = 0; s < ev->nstages; s++) {
+			out_str(o, s ? ", {\"stage\": " : "{\"stage\": ");
+			json_string(o, ev->stages[s]);
+			out_fmt(o, ", \"denominator\": %zu, \"passed\": %zu",
+				arm->denominator[s], arm->passed[s]);
+			json_num(o, "pass_rate",
+				 ratio((double)arm->passed[s],
+				       (double)arm->denominator[s]));
+			out_fmt(o, ", \"first_failed\": %zu}",
+				arm->first_failed[s]);
+		}
+		out_fmt(o, "], \"passed_every_stage\": %zu}",
+			arm->first_failed[ev->nstages]);
+	}
+	out_str(o, ev->narms ? "\n    ]}" : "]}");
+}
+
 static void render_json(struct out *o, const struct engi_report_data *d)
 {
 	out_str(o, "{\n  \"format\": \"engisweep-report\",\n"
-		   "  \"format_version\": 1,\n");
+		   "  \"format_version\": 2,\n");
 	out_fmt(o,
 		"  \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
 		"\"level\": %.12g, \"min_tasks\": %zu, \"interval\": \"%s\"},\n",
@@ -918,10 +1148,16 @@ static void render_json(struct out *o, const struct engi_report_data *d)
 		d->recorded, d->extra, d->duplicates, d->scored, d->env_crash,
 		d->other_outcome, d->unknown_task, d->tasks_listed,
 		d->tasks_unrun);
+	out_str(o, "  \"tables\": [");
+	for (size_t t = 0; t < d->ntables; t++) {
+		out_str(o, t ? ", " : "");
+		json_string(o, d->table_name[t]);
+	}
+	out_str(o, "],\n");
 	out_str(o, "  \"rows\": [");
 	struct field f[ROW_FIELDS];
 	for (size_t r = 0; r < d->nrows; r++) {
-		row_fields(&d->rows[r], f);
+		row_fields(d, &d->rows[r], f);
 		out_str(o, r ? ",\n    {" : "\n    {");
 		for (size_t i = 0; i < ROW_FIELDS; i++) {
 			out_fmt(o, "%s\"%s\": ", i ? ", " : "", f[i].key);
@@ -929,7 +1165,10 @@ static void render_json(struct out *o, const struct engi_report_data *d)
 		}
 		out_str(o, "}");
 	}
-	out_str(o, d->nrows ? "\n  ]\n}\n" : "]\n}\n");
+	out_str(o, d->nrows ? "\n  ]" : "]");
+	if (d->evidence)
+		json_evidence(o, d->evidence);
+	out_str(o, "\n}\n");
 }
 
 /* ---- Markdown ---- */
@@ -1071,15 +1310,19 @@ static void md_scores(struct out *o, const struct engi_report_data *d)
 	level_percent(d, pct, sizeof(pct));
 	out_str(o, "## Scores\n\n");
 	out_str(o, "Denominator: per model, the tasks with at least one scored "
-		   "episode (env_crash and unknown outcomes excluded). Score: "
-		   "mean over those tasks of the per-task mean episode score, "
-		   "x100. Success rate: the same two-level mean of the success "
-		   "flag.\n\n");
-	char cols[128];
+		   "episode (env_crash and unknown outcomes excluded). "
+		   "EngiScore: mean over those tasks of the per-task mean "
+		   "episode value, x100, the value being the optimization "
+		   "quality on a task scored by optimization and the success "
+		   "flag on any other. Reward: the same two-level mean of the "
+		   "episodes' continuous score, whatever the scoring. Success "
+		   "rate: the same two-level mean of the success flag.\n\n");
+	char cols[160];
 	snprintf(cols, sizeof(cols),
-		 "tasks | scored episodes | score | %s %% CI | success rate",
-		 pct);
-	md_head(o, d, cols, "---:|---:|---:|---|---:|");
+		 "tasks | scored episodes | EngiScore | %s %% CI | reward | "
+		 "%s %% CI | success rate",
+		 pct, pct);
+	md_head(o, d, cols, "---:|---:|---:|---|---:|---|---:|");
 	for (size_t a = 0; a < d->narms; a++) {
 		const struct engi_report_row *r = overall(d, a);
 		md_arm(o, d, r);
@@ -1087,6 +1330,10 @@ static void md_scores(struct out *o, const struct engi_report_data *d)
 		md_num(o, r->score.mean, "%.1f");
 		out_str(o, " | ");
 		md_interval(o, &r->score, d->boot.min_tasks);
+		out_str(o, " | ");
+		md_num(o, r->reward.mean, "%.1f");
+		out_str(o, " | ");
+		md_interval(o, &r->reward, d->boot.min_tasks);
 		out_str(o, " | ");
 		md_num(o, r->success_rate * 100.0, "%.1f %%");
 		out_str(o, " |\n");
@@ -1166,15 +1413,20 @@ static void md_groups(struct out *o, const struct engi_report_data *d,
 {
 	char pct[32];
 	level_percent(d, pct, sizeof(pct));
-	const char *name = engi_report_table_name(table);
+	const char *name = d->table_name[table];
 	size_t first = d->table_first[table], ng = d->table_groups[table];
 	out_fmt(o, "## Score by %s\n\n", name);
 	out_fmt(o,
 		"Denominator: per cell, the n tasks of that %s with at least "
-		"one scored episode for the model. Cell: score x100 [%s %% "
-		"interval] (n = tasks); without an interval, the reason (fewer "
-		"than %zu tasks, or every task at the same score).\n\n",
-		name, pct, d->boot.min_tasks);
+		"one scored episode for the model. Cell: EngiScore x100 [%s "
+		"%% interval] (n = tasks), then the reward where it differs; "
+		"without an interval, the reason (fewer than %zu tasks, or "
+		"every task at the same score).%s\n\n",
+		name, pct, d->boot.min_tasks,
+		table == ENGI_REPORT_BY_SOFTWARE
+			? " A task that uses several programs counts in the "
+			  "group of each."
+			: "");
 	if (ng == 0) {
 		out_str(o, "No task has a recorded episode.\n\n");
 		return;
@@ -1207,6 +1459,9 @@ static void md_groups(struct out *o, const struct engi_report_data *d,
 				out_fmt(o, "(n=%zu, %s)", r->tasks,
 					short_flag(r->score.flag));
 			}
+			if (memcmp(&r->reward.mean, &r->score.mean,
+				   sizeof(double)))
+				out_fmt(o, "; reward %.1f", r->reward.mean);
 		}
 		out_str(o, " |\n");
 	}
@@ -1238,8 +1493,8 @@ static void render_markdown(struct out *o, const struct engi_report_data *d)
 	md_stability(o, d);
 	md_outcomes(o, d);
 	md_effort(o, d);
-	for (int t = ENGI_REPORT_BY_TYPE; t < ENGI_REPORT_NTABLES; t++)
-		md_groups(o, d, t);
+	for (size_t t = ENGI_REPORT_BY_TYPE; t < d->ntables; t++)
+		md_groups(o, d, (int)t);
 }
 
 /* ---- writers ---- */
@@ -1331,13 +1586,36 @@ int engi_report(const struct engi_results *res,
 {
 	struct engi_report_data d;
 	engi_report_data_init(&d);
+	struct engi_evidence ev;
+	engi_evidence_init(&ev);
 	int rc = engi_report_compute(&d, res, o, err);
+	if (!rc && o->evidence) {
+		rc = engi_evidence_compute(&ev, res, err);
+		d.evidence = &ev;
+	}
 	if (!rc && md)
 		rc = engi_report_write_markdown(&d, md, err);
+	if (!rc && md && o->evidence)
+		rc = engi_evidence_write_markdown(&ev, md, err);
 	if (!rc && o->prefix)
 		rc = write_with_suffix(&d, o->prefix, ".csv", 0, err);
 	if (!rc && o->prefix)
 		rc = write_with_suffix(&d, o->prefix, ".json", 1, err);
+	if (!rc && o->prefix && o->evidence) {
+		size_t n = strlen(o->prefix) + sizeof(".evidence.csv");
+		char *path = engi_malloc(n);
+		if (!path)
+			rc = engi_raise(err, ENGI_ENOMEM,
+					"out of memory naming '%s.evidence.csv'",
+					o->prefix);
+		else {
+			snprintf(path, n, "%s.evidence.csv", o->prefix);
+			rc = engi_evidence_write_csv(&ev, path, err);
+		}
+		engi_free(path);
+	}
+	d.evidence = NULL;
+	engi_evidence_release(&ev);
 	engi_report_data_release(&d);
 	return rc;
 }

@@ -18,6 +18,7 @@ void engi_results_release(struct engi_results *r)
 	engi_free(r->assertions);
 	engi_free(r->metrics);
 	engi_free(r->artifacts);
+	engi_free(r->task_meta);
 	engi_free(r->config_json);
 	engi_free(r->sweep_id);
 	engi_results_init(r);

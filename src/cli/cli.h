@@ -28,9 +28,11 @@ int cmd_merge(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 
 struct engi_results;
-/* Reads and merges results files: .csv files with the episodes CSV format
- * (the assertions CSV, when not NULL, belongs to the first of them), any
- * other with store_read. res is initialised here; empty on failure. */
+/* Reads and merges results files: .csv files with the episodes CSV format,
+ * read together as one set where the first of them stands (a cell in two of
+ * them is an error; the assertions CSV, when not NULL, names episodes of
+ * any of them), any other with store_read. res is initialised here; empty
+ * on failure. */
 int cli_load_results(char **paths, size_t npaths, const char *assertions_csv,
 		     struct engi_results *res, struct engi_error *err);
 

@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "engi/alloc.h"
 #include "engi/compare.h"
 #include "engi/csvin.h"
 #include "engi/results.h"
@@ -15,21 +16,41 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
+/* Reads one input: every CSV file of paths at the first of them (one set, so
+ * that a cell run in two files is caught), a results store otherwise. */
+static int load_one(char **paths, size_t npaths, size_t i,
+		    const char *assertions_csv, struct engi_results *one,
+		    struct engi_error *err)
+{
+	if (!ends_with(paths[i], ".csv"))
+		return store_read(paths[i], one, err);
+	const char **csv = engi_reallocarray(NULL, npaths, sizeof *csv);
+	if (!csv)
+		RAISE(err, ENGI_ENOMEM, "out of memory listing inputs");
+	size_t n = 0;
+	for (size_t j = i; j < npaths; j++)
+		if (ends_with(paths[j], ".csv"))
+			csv[n++] = paths[j];
+	int rc = engi_results_read_csvs(csv, n, assertions_csv, one, err);
+	engi_free(csv);
+	return rc;
+}
+
 int cli_load_results(char **paths, size_t npaths, const char *assertions_csv,
 		     struct engi_results *res, struct engi_error *err)
 {
 	engi_results_init(res);
+	int csv_done = 0, have = 0;
 	for (size_t i = 0; i < npaths; i++) {
+		int csv = ends_with(paths[i], ".csv");
+		if (csv && csv_done)
+			continue;
+		csv_done |= csv;
 		struct engi_results one;
-		int rc;
-		if (ends_with(paths[i], ".csv"))
-			rc = engi_results_read_csv(
-				paths[i], i == 0 ? assertions_csv : NULL, &one,
-				err);
-		else
-			rc = store_read(paths[i], &one, err);
-		if (rc == 0 && i == 0) {
+		int rc = load_one(paths, npaths, i, assertions_csv, &one, err);
+		if (rc == 0 && !have) {
 			*res = one;
+			have = 1;
 			continue;
 		}
 		if (rc == 0)
@@ -40,6 +61,12 @@ int cli_load_results(char **paths, size_t npaths, const char *assertions_csv,
 			return rc;
 		}
 	}
+	if (assertions_csv && !csv_done) {
+		engi_results_release(res);
+		RAISE(err, ENGI_EINVALID,
+		      "--assertions '%s' needs an episodes CSV input",
+		      assertions_csv);
+	}
 	return 0;
 }
 
@@ -48,7 +75,7 @@ static const char compare_help[] =
 	"\n"
 	"Paired comparisons on the same tasks: two models under each condition\n"
 	"(--axis models) or two conditions for each model (--axis conditions, an\n"
-	"ablation grid). Each row: the mean paired difference of the score x100\n"
+	"ablation grid). Each row: the mean paired difference of the EngiScore x100\n"
 	"(trials averaged within a task, over the tasks both arms have), a paired\n"
 	"task bootstrap interval and a two-sided sign-flip test; p-values are\n"
 	"Holm-adjusted over the family: every arm against --baseline, or every\n"
@@ -58,7 +85,7 @@ static const char compare_help[] =
 	"options:\n"
 	"      --axis A         models (default) or conditions\n"
 	"      --baseline NAME  compare every other arm with NAME\n"
-	"      --assertions F   assertions CSV of the first (CSV) results file\n"
+	"      --assertions F   assertions CSV of the episodes CSV inputs\n"
 	"      --out-prefix P   also write P.csv and P.json\n"
 	"      --seed N         bootstrap and sign-flip seed (default 20261130)\n"
 	"      --draws N        bootstrap and sign-flip draws (default 10000)\n"

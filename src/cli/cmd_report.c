@@ -1,85 +1,190 @@
 #include "cli.h"
 
-#include "engi/evidence.h"
 #include "engi/report.h"
 #include "engi/results.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+#ifndef ENGI_PLOTS_PY
+#define ENGI_PLOTS_PY "analysis/plots.py"
+#endif
 
 static const char report_help[] =
 	"usage: engisweep report [options] RESULTS...\n"
 	"\n"
 	"Prints the leaderboard of a sweep as Markdown: per model (and condition)\n"
-	"the score x100 with a task-clustered percentile bootstrap interval (trials\n"
-	"averaged within each task, tasks resampled), success rate, stable success /\n"
-	"mixed / stable failure counts, terminal outcomes, turns, tokens, cost; and\n"
-	"the score by task type, domain and interface. Missing and infrastructure-\n"
+	"the EngiScore x100 (success, or optimization quality on optimization\n"
+	"tasks) and the mean continuous reward x100, each with a task-clustered\n"
+	"percentile bootstrap interval (trials averaged within each task, tasks\n"
+	"resampled), success rate, stable success / mixed / stable failure counts,\n"
+	"terminal outcomes, turns, tokens, cost; and the scores by task type,\n"
+	"domain, interface, software and any --by key. Missing and infrastructure-\n"
 	"failed episodes are counted, never dropped. Same input and seed, same bytes.\n"
 	"RESULTS are results.h5 files or episodes CSV files (columns in README),\n"
-	"merged in memory.\n"
+	"merged in memory; a cell that two CSV files both hold is an error.\n"
 	"\n"
 	"Then the evidence ladder (pass rate of each assertion stage), the first\n"
 	"failed stage, perfect-task rate and cost per task and per score point.\n"
 	"\n"
 	"options:\n"
 	"      --out-prefix P   also write P.csv, P.json and P.evidence.csv\n"
-	"      --assertions F   assertions CSV of the first (CSV) results file\n"
+	"      --by KEY         also score by this task metadata key (repeatable):\n"
+	"                       title, scoring, turns or an extra CSV column\n"
+	"      --plots DIR      draw forest, outcomes and ladder as PNG and SVG in\n"
+	"                       DIR with analysis/plots.py (python3-matplotlib);\n"
+	"                       without --out-prefix the files go to DIR/report.*\n"
+	"      --assertions F   assertions CSV of the episodes CSV inputs\n"
 	"      --seed N         bootstrap seed (default 20261130)\n"
 	"      --draws N        bootstrap resamples (default 10000)\n"
 	"      --level L        interval level (default 0.95)\n"
 	"      --interval M     percentile (default) or bca\n"
 	"      --min-tasks N    fewer tasks than this: no interval, flagged (default 5)\n"
-	"  -h, --help           this text\n";
+	"  -h, --help           this text\n"
+	"\n"
+	"environment: ENGI_PYTHON (default /usr/bin/python3) and ENGI_PLOTS (the\n"
+	"plots script) for --plots.\n";
 
-int cmd_report(int argc, char **argv)
+/* Runs the plots script on prefix.json; 0 or EXIT_FAILED (printed). */
+static int draw_plots(const char *prefix, const char *dir)
 {
-	enum { O_PREFIX = 256, O_ASSERT };
+	const char *py = getenv("ENGI_PYTHON");
+	const char *script = getenv("ENGI_PLOTS");
+	if (!py || !*py)
+		py = "/usr/bin/python3";
+	if (!script || !*script)
+		script = ENGI_PLOTS_PY;
+	size_t n = strlen(prefix) + sizeof(".json");
+	char *json = malloc(n);
+	if (!json) {
+		cli_errorf("report --plots: out of memory");
+		return EXIT_FAILED;
+	}
+	snprintf(json, n, "%s.json", prefix);
+	char *argv[] = {(char *)py, (char *)script, "--report", json,
+			"--out", (char *)dir, NULL};
+	fflush(stdout);
+	pid_t pid;
+	int rc = posix_spawnp(&pid, py, NULL, NULL, argv, environ);
+	int status = 0;
+	if (rc == 0) {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(json);
+	if (rc) {
+		cli_errorf("report --plots: cannot run '%s': %s", py, strerror(rc));
+		return EXIT_FAILED;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		cli_errorf("report --plots: '%s %s' failed (%s %d); the report "
+			   "files are written",
+			   py, script, WIFEXITED(status) ? "exit status" : "signal",
+			   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct engi_report_opts *ro,
+		      struct strlist *by, const char **assertions,
+		      const char **plots)
+{
+	enum { O_PREFIX = 256, O_ASSERT, O_BY, O_PLOTS };
 	static const struct option opts[] = {
 		{"out-prefix", required_argument, NULL, O_PREFIX},
 		CLI_BOOT_LONG_OPTIONS,
 		{"assertions", required_argument, NULL, O_ASSERT},
+		{"by", required_argument, NULL, O_BY},
+		{"plots", required_argument, NULL, O_PLOTS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct engi_report_opts ro;
-	engi_report_opts_init(&ro);
-	const char *assertions = NULL;
+	struct engi_boot_opts boot = {.seed = ro->seed, .draws = ro->draws,
+				      .level = ro->level,
+				      .min_tasks = ro->min_tasks,
+				      .interval = ro->interval};
 	int c;
 	optind = 1;
-	struct engi_boot_opts boot = {.seed = ro.seed, .draws = ro.draws, .level = ro.level,
-				      .min_tasks = ro.min_tasks, .interval = ro.interval};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		int b = cli_boot_option(c, optarg, &boot);
 		if (b < 0)
-			return EXIT_USAGE;
+			return -1;
 		if (b > 0)
 			continue;
 		switch (c) {
 		case O_PREFIX:
-			ro.prefix = optarg;
+			ro->prefix = optarg;
 			break;
 		case O_ASSERT:
-			assertions = optarg;
+			*assertions = optarg;
+			break;
+		case O_BY:
+			if (strlist_push(by, optarg) < 0) {
+				cli_errorf("report: out of memory");
+				return -1;
+			}
+			break;
+		case O_PLOTS:
+			*plots = optarg;
 			break;
 		case 'h':
 			fputs(report_help, stdout);
-			return 0;
+			return 1;
 		default:
 			fputs(report_help, stderr);
-			return EXIT_USAGE;
+			return -1;
 		}
 	}
-	ro.seed = boot.seed;
-	ro.draws = boot.draws;
-	ro.level = boot.level;
-	ro.min_tasks = boot.min_tasks;
-	ro.interval = boot.interval;
+	ro->seed = boot.seed;
+	ro->draws = boot.draws;
+	ro->level = boot.level;
+	ro->min_tasks = boot.min_tasks;
+	ro->interval = boot.interval;
+	ro->by = by->v;
+	ro->nby = by->n;
 	if (optind >= argc) {
 		cli_errorf("report: expected at least one results file");
 		fputs(report_help, stderr);
-		return EXIT_USAGE;
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct engi_report_opts ro;
+	engi_report_opts_init(&ro);
+	ro.evidence = 1;
+	struct strlist by = {0};
+	const char *assertions = NULL, *plots = NULL;
+	int p = parse_args(argc, argv, &ro, &by, &assertions, &plots);
+	if (p != 0) {
+		strlist_release(&by);
+		return p < 0 ? EXIT_USAGE : 0;
+	}
+	char prefix[4096];
+	if (plots && !ro.prefix) {
+		if ((size_t)snprintf(prefix, sizeof prefix, "%s/report", plots) >=
+		    sizeof prefix) {
+			cli_errorf("report: --plots '%s' is too long", plots);
+			strlist_release(&by);
+			return EXIT_USAGE;
+		}
+		ro.prefix = prefix;
+	}
+	if (plots && mkdir(plots, 0777) < 0 && errno != EEXIST) {
+		cli_errorf("report: cannot create '%s': %s", plots, strerror(errno));
+		strlist_release(&by);
+		return EXIT_FAILED;
 	}
 	struct engi_error err;
 	engi_error_init(&err);
@@ -87,29 +192,15 @@ int cmd_report(int argc, char **argv)
 	if (cli_load_results(argv + optind, (size_t)(argc - optind), assertions, &res,
 			     &err) < 0) {
 		cli_error(&err);
+		strlist_release(&by);
 		return EXIT_USAGE;
 	}
 	int rc = engi_report(&res, &ro, stdout, &err);
-	struct engi_evidence ev;
-	engi_evidence_init(&ev);
-	if (rc == 0)
-		rc = engi_evidence_compute(&ev, &res, &err);
-	if (rc == 0)
-		rc = engi_evidence_write_markdown(&ev, stdout, &err);
-	if (rc == 0 && ro.prefix) {
-		char path[4096];
-		if ((size_t)snprintf(path, sizeof path, "%s.evidence.csv", ro.prefix) >=
-		    sizeof path)
-			rc = engi_raise(&err, ENGI_EINVALID, "--out-prefix '%s' is too long",
-					ro.prefix);
-		else
-			rc = engi_evidence_write_csv(&ev, path, &err);
-	}
-	engi_evidence_release(&ev);
 	engi_results_release(&res);
+	strlist_release(&by);
 	if (rc < 0) {
 		cli_error(&err);
-		return EXIT_FAILED;
+		return rc == ENGI_EINVALID ? EXIT_USAGE : EXIT_FAILED;
 	}
-	return 0;
+	return plots ? draw_plots(ro.prefix, plots) : 0;
 }

@@ -56,12 +56,13 @@ def generate():
                     score = s if t % 3 else round(s * rng.uniform(0.5, 1.0), 6)
                     rows.append([f"task{t:04d}", m, trial, c, s, score, s, 12, 2000, 300,
                                  0.02, 40.0, "done", "CAD" if t % 2 else "CAE",
-                                 "single", "cli", "openscad"])
+                                 "single", "cli", "openscad",
+                                 "binary" if t % 3 else "optimization"])
     with open("episodes.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["task_id", "model", "trial", "condition", "success", "score", "feasible",
                     "turns", "tokens_in", "tokens_out", "cost_usd", "wall_s", "outcome",
-                    "domain", "type", "interface", "software"])
+                    "domain", "type", "interface", "software", "scoring"])
         w.writerows(rows)
     means = {}
     for r in rows:
@@ -118,6 +119,13 @@ def main():
             fail(f"report {r['model']}/{r['condition']}: tasks {r['tasks']}, scored {r['scored']}")
         if abs(float(r["score_x100"]) - 100 * x.mean()) > 1e-8:
             fail(f"report {r['model']}/{r['condition']}: score {r['score_x100']} != {100 * x.mean()}")
+        # EngiScore takes the quality of optimization tasks and the success
+        # of the others, which here equals their score: the mean reward
+        # (of every score) is the same, from the same resample
+        for k in ("x100", "lo_x100", "hi_x100"):
+            sk = "score_x100" if k == "x100" else "ci_" + k
+            if r["reward_" + k] != r[sk]:
+                fail(f"report {r['model']}/{r['condition']}: reward_{k} {r['reward_' + k]} != {r[sk]}")
         if r["ci_flag"] != "ok":
             fail(f"report {r['model']}/{r['condition']}: flag {r['ci_flag']}")
             continue
@@ -142,9 +150,9 @@ def main():
     skew[rng.uniform(size=40) < 0.1] = 1.0
     with open("skewed.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["task_id", "model", "trial", "success", "score"])
+        w.writerow(["task_id", "model", "trial", "success", "score", "scoring"])
         for t, v in enumerate(skew):
-            w.writerow([f"s{t:03d}", "m", 1, int(v >= 1.0), f"{v:.6f}"])
+            w.writerow([f"s{t:03d}", "m", 1, int(v >= 1.0), f"{v:.6f}", "optimization"])
     run("report", "--interval", "bca", "--out-prefix", "sb", "skewed.csv")
     run("report", "--out-prefix", "sp", "skewed.csv")
     rb = [r for r in read_csv("sb.csv") if r["table"] == "overall"][0]
@@ -215,7 +223,8 @@ def main():
             fail(f"pairs {r['a']}-{r['b']} ({r['within']}): Holm {r['p_holm']} != {h}")
 
     # ---- determinism ----
-    for a, b in [("r1.csv", "r2.csv"), ("r1.json", "r2.json"), ("c1.csv", "c2.csv"),
+    for a, b in [("r1.csv", "r2.csv"), ("r1.json", "r2.json"),
+                 ("r1.evidence.csv", "r2.evidence.csv"), ("c1.csv", "c2.csv"),
                  ("c1.json", "c2.json")]:
         if open(a, "rb").read() != open(b, "rb").read():
             fail(f"{a} and {b} differ: same input and seed must give the same bytes")

@@ -66,6 +66,17 @@ static void test_good(void)
 	CHECK_INT(r.nassertions, 2);
 	CHECK_STR(r.assertions[0].cell, r.episodes[1].cell);
 	CHECK_STR(r.assertions[1].state, "unavailable");
+	/* the extra column is task metadata; on t1 its rows disagree */
+	CHECK_INT(r.ntask_meta, 2);
+	CHECK_STR(r.task_meta[0].task_id, "t1");
+	CHECK_STR(r.task_meta[0].key, "extra");
+	CHECK_STR(r.task_meta[0].value, "x");
+	CHECK(strstr(r.task_meta[0].conflict, "ep.csv: line 3: task 't1' has "
+					      "'a, \"quoted\"\nfield' here "
+					      "and 'x' on line 2") != NULL);
+	CHECK_STR(r.task_meta[1].task_id, "t2");
+	CHECK_STR(r.task_meta[1].value, "");
+	CHECK_STR(r.task_meta[1].conflict, "");
 
 	/* the report counts the unrun rows as missing */
 	struct engi_report_data d;
@@ -165,6 +176,82 @@ static void test_errors(void)
 	CHECK(strstr(err.msg, "cannot open") && strstr(err.msg, "none.csv"));
 }
 
+/* Several episodes files read as one set: distinct cell ids, assertions
+ * of any of them, extra columns per file, and a cell on rows of two files
+ * refused with both places named. */
+static void test_set(void)
+{
+	char a[256], b[256], c[256], as[256];
+	snprintf(a, sizeof a, "%s", write_file("a.csv",
+		"task_id,model,trial,success,score,lab\n"
+		"t1,m1,1,1,1,north\n"
+		"t1,m1,1,0,0,north\n" /* a repeat inside one file: kept */
+		"t2,m1,1,0,0.5,south\n"));
+	snprintf(b, sizeof b, "%s", write_file("b.csv",
+		"task_id,model,trial,success,score,outcome,lab\n"
+		"t1,m1,2,1,1,done,north\n"
+		"t3,m1,1,0,0,unrun,\n"));
+	snprintf(as, sizeof as, "%s", write_file("as.csv",
+		"task_id,model,trial,assertion,stage,state\n"
+		"t1,m1,2,file,delivery,pass\n"
+		"t1,m1,1,file,delivery,fail\n"));
+	const char *set[] = {a, b};
+	struct engi_results r;
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK_INT(engi_results_read_csvs(set, 2, as, &r, &err), 0);
+	CHECK_STR(err.msg, "");
+	CHECK_INT(r.nepisodes, 4);
+	/* the repeated row is one planned cell */
+	CHECK_INT(r.planned_cells, 4);
+	for (size_t i = 0; i < r.nepisodes; i++)
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(r.episodes[i].cell, r.episodes[j].cell));
+	CHECK_INT(r.nassertions, 2);
+	CHECK_STR(r.assertions[0].cell, r.episodes[3].cell);
+	CHECK_STR(r.assertions[1].cell, r.episodes[0].cell);
+	CHECK_INT(r.ntask_meta, 2);
+	CHECK_STR(r.task_meta[1].value, "south");
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	const char *by[] = {"lab"};
+	o.by = by;
+	o.nby = 1;
+	o.draws = 200;
+	CHECK_INT(engi_report_compute(&d, &r, &o, &err), 0);
+	CHECK_INT(d.duplicates, 1);
+	CHECK_INT(d.missing, 1);
+	CHECK_STR(d.table_name[ENGI_REPORT_BUILTIN_TABLES], "lab");
+	CHECK_INT(d.table_groups[ENGI_REPORT_BUILTIN_TABLES], 2);
+	engi_report_data_release(&d);
+	engi_results_release(&r);
+
+	/* the same cell from another run, even an unrun row of it */
+	snprintf(c, sizeof c, "%s", write_file("c.csv",
+		"task_id,model,trial,success,score,outcome\n"
+		"t9,m1,1,1,1,done\n"
+		"t2,m1,1,0,0,unrun\n"));
+	const char *dup[] = {a, c};
+	engi_error_init(&err);
+	CHECK_INT(engi_results_read_csvs(dup, 2, NULL, &r, &err), ENGI_EPARSE);
+	CHECK(strstr(err.msg, "c.csv: line 3: task 't2', model 'm1', condition "
+			      "'base', trial 1 is also on line 4 of ") != NULL);
+	CHECK(strstr(err.msg, "a.csv: two runs of one cell would be counted "
+			      "twice") != NULL);
+	CHECK_INT(r.nepisodes, 0);
+
+	/* metadata that disagrees across files names the other file */
+	snprintf(c, sizeof c, "%s", write_file("c.csv",
+		"task_id,model,trial,success,score,domain\n"
+		"t1,m2,1,1,1,CAE\n"));
+	engi_error_init(&err);
+	CHECK_INT(engi_results_read_csvs(dup, 2, NULL, &r, &err), ENGI_EPARSE);
+	CHECK(strstr(err.msg, "c.csv: line 2, column 'domain': task 't1' has "
+			      "'CAE' here and '' on line 2 of ") != NULL);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -173,8 +260,10 @@ int main(void)
 	}
 	test_good();
 	test_errors();
-	const char *names[] = {"ep.csv", "as.csv", "bad.csv", "bad_as.csv"};
-	for (size_t i = 0; i < 4; i++) {
+	test_set();
+	const char *names[] = {"ep.csv", "as.csv", "bad.csv", "bad_as.csv",
+			       "a.csv", "b.csv", "c.csv"};
+	for (size_t i = 0; i < 7; i++) {
 		char p[300];
 		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
 		unlink(p);

@@ -9,6 +9,8 @@
  *             score (1 + 0.5 + 0) / 3 x 100 = 50, success rate 0.5
  *   model m2: t1 1 (success), env_crash    -> 1.0  single scored trial
  *             t2 0.8, 0.6 (no success)     -> 0.7  stable failure
+ *                (t2 is scored by optimization quality, so EngiScore and
+ *                reward both take 0.7)
  *             t3 agent_error 0, trial 2 missing -> 0.0 single trial
  *             score (1 + 0.7 + 0) / 3 x 100 = 56.67, success rate 1/3
  */
@@ -63,6 +65,14 @@ static void make_results(struct engi_results *r)
 	set_task(&r->tasks[0], "t1", "single", "CAD", "cli");
 	set_task(&r->tasks[1], "t2", "optimization", "CAE", "gui");
 	set_task(&r->tasks[2], "t3", "single", "CAD", "cli");
+	snprintf(r->tasks[1].scoring, sizeof(r->tasks[1].scoring),
+		 "optimization");
+	snprintf(r->tasks[0].software, sizeof(r->tasks[0].software),
+		 "openscad, freecad");
+	snprintf(r->tasks[1].software, sizeof(r->tasks[1].software),
+		 "calculix");
+	snprintf(r->tasks[2].software, sizeof(r->tasks[2].software),
+		 "openscad");
 	r->nmodels = 2;
 	r->models = engi_calloc(2, sizeof(*r->models));
 	snprintf(r->models[0].name, sizeof(r->models[0].name), "m1");
@@ -157,8 +167,12 @@ static void test_numbers(void)
 	CHECK_INT(d.nmodels, 2);
 	CHECK_INT(d.nconditions, 1);
 	CHECK_INT(d.narms, 2);
-	/* overall 1 group, type 2, domain 2, interface 2: 7 groups x 2 arms */
-	CHECK_INT(d.nrows, 14);
+	/* overall 1 group, type 2, domain 2, interface 2, software 3 (calculix,
+	 * freecad, openscad): 10 groups x 2 arms */
+	CHECK_INT(d.nrows, 20);
+	CHECK_INT(d.ntables, ENGI_REPORT_BUILTIN_TABLES);
+	CHECK_STR(d.table_name[ENGI_REPORT_BY_SOFTWARE], "software");
+	CHECK_INT(d.table_groups[ENGI_REPORT_BY_SOFTWARE], 3);
 	CHECK_INT(d.table_groups[ENGI_REPORT_BY_TYPE], 2);
 
 	const struct engi_report_row *m1 =
@@ -219,6 +233,15 @@ static void test_numbers(void)
 	      g->outcomes[ENGI_REPORT_ENV_CRASH] == 1);
 	g = row_of(&d, ENGI_REPORT_BY_INTERFACE, "gui", "m1");
 	CHECK(g && g->tasks == 1 && g->mixed == 1);
+	/* t1 uses two programs: it counts in both groups */
+	g = row_of(&d, ENGI_REPORT_BY_SOFTWARE, "openscad", "m1");
+	CHECK(g && g->tasks == 2 && fabs(g->score.mean - 50.0) < 1e-12);
+	g = row_of(&d, ENGI_REPORT_BY_SOFTWARE, "freecad", "m1");
+	CHECK(g && g->tasks == 1 && fabs(g->score.mean - 100.0) < 1e-12);
+	g = row_of(&d, ENGI_REPORT_BY_SOFTWARE, "calculix", "m2");
+	CHECK(g && g->tasks == 1 && fabs(g->reward.mean - 70.0) < 1e-12);
+	/* EngiScore and reward agree on binary and optimization tasks */
+	CHECK_NEAR(m2->reward.mean, 170.0 / 3.0, 1e-12);
 	/* groups sorted by name */
 	CHECK_STR(d.rows[d.table_first[ENGI_REPORT_BY_TYPE]].group,
 		  "optimization");
@@ -293,14 +316,18 @@ static void test_outputs(void)
 	CHECK(strstr(m, "## Score by type") != NULL);
 	CHECK(strstr(m, "## Score by domain") != NULL);
 	CHECK(strstr(m, "## Score by interface") != NULL);
-	CHECK_INT(count_of(m, "\nDenominator: "), 8);
+	CHECK(strstr(m, "## Score by software") != NULL);
+	CHECK_INT(count_of(m, "\nDenominator: "), 9);
 	CHECK(strstr(m, "| missing (planned - recorded) | 1 |") != NULL);
 	CHECK(strstr(m,
 		     "| env_crash (infrastructure failure, not scored) | 1 |"));
 	CHECK(strstr(m,
-		     "| m1 | 3 | 6 | 50.0 | too few tasks (3 < 5) | 50.0 % |"));
+		     "| m1 | 3 | 6 | 50.0 | too few tasks (3 < 5) | 50.0 | "
+		     "too few tasks (3 < 5) | 50.0 % |"));
 	CHECK(strstr(m,
-		     "| m2 | 3 | 4 | 56.7 | too few tasks (3 < 5) | 33.3 % |"));
+		     "| m2 | 3 | 4 | 56.7 | too few tasks (3 < 5) | 56.7 | "
+		     "too few tasks (3 < 5) | 33.3 % |"));
+	CHECK(strstr(m, "| model | calculix | freecad | openscad |") != NULL);
 	CHECK(strstr(m, "| m1 | 3 | 1 | 1 | 1 | 0 |") != NULL);
 	CHECK(strstr(m, "| m2 | 1 | 0 | 0 | 1 | 2 |") != NULL);
 	CHECK(strstr(m, "| m2 | 5 | 3 | 0 | 0 | 0 | 1 | 1 | 0 |") != NULL);
@@ -323,16 +350,18 @@ static void test_outputs(void)
 			CHECK(la == lb && memcmp(a, b, la) == 0);
 		}
 		if (a && i == 0) {
-			/* header + 14 rows */
-			CHECK_INT(count_of(a, "\r\n"), 15);
+			/* header + 20 rows */
+			CHECK_INT(count_of(a, "\r\n"), 21);
 			CHECK(strncmp(a, "table,group,model,condition,tasks,",
 				      34) == 0);
 			CHECK(strstr(a, "\r\noverall,all,m1,base,3,6,6,50,,,"
-					"few_tasks,0,0.5,1,1,1,0,3,1,1,1,0,0,0,"
+					"few_tasks,0,50,,,few_tasks,"
+					"0.5,1,1,1,0,3,1,1,1,0,0,0,"
 					"10,60,600,60,1.5\r\n") != NULL);
 			CHECK(strstr(a,
 				     "\r\ntype,optimization,m2,base,1,2,2,70,,,"
-				     "few_tasks,0,0,0,0,1,0,2,0,0,0,0,0,0,7,"
+				     "few_tasks,0,70,,,few_tasks,"
+				     "0,0,0,1,0,2,0,0,0,0,0,0,7,"
 				     "60,200,20,0.5\r\n") != NULL);
 		}
 		if (a && i == 1) {
@@ -350,7 +379,11 @@ static void test_outputs(void)
 					"\"ci_lo_x100\": null, "
 					"\"ci_hi_x100\": null, "
 					"\"ci_flag\": \"few_tasks\",") != NULL);
-			CHECK_INT(count_of(a, "{\"table\": "), 14);
+			CHECK_INT(count_of(a, "{\"table\": "), 20);
+			CHECK(strstr(a, "\"tables\": [\"overall\", \"type\", "
+					"\"domain\", \"interface\", "
+					"\"software\"],") != NULL);
+			CHECK(strstr(a, "\"evidence\"") == NULL);
 		}
 		free(a);
 		free(b);
@@ -517,11 +550,205 @@ static void test_alloc_failures(void)
 	engi_results_release(&r);
 }
 
+/*
+ * EngiScore and the reward part where a task is not scored by optimization
+ * and its scores are not its success flags: t3 becomes a continuous-reward
+ * task where m1 reaches 0.4 and 0.6 without success. m1: EngiScore (1 +
+ * 0.5 + 0) / 3 = 50, reward (1 + 0.5 + 0.5) / 3 = 66.67.
+ */
+static void test_reward(void)
+{
+	struct engi_results r;
+	make_results(&r);
+	snprintf(r.tasks[2].scoring, sizeof(r.tasks[2].scoring), "continuous");
+	r.episodes[4].score = 0.4;
+	r.episodes[5].score = 0.6;
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	o.min_tasks = 2;
+	o.draws = 500;
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	CHECK_INT(engi_report_compute(&d, &r, &o, NULL), 0);
+	const struct engi_report_row *m1 =
+		row_of(&d, ENGI_REPORT_OVERALL, "all", "m1");
+	CHECK(m1 != NULL);
+	if (m1) {
+		CHECK_NEAR(m1->score.mean, 50.0, 1e-12);
+		CHECK_NEAR(m1->reward.mean, 200.0 / 3.0, 1e-12);
+		CHECK_INT(m1->reward.flag, ENGI_CI_OK);
+		CHECK_INT(m1->reward.ntasks, 3);
+		/* the reward's interval is the shared bootstrap's too */
+		double x[] = {1.0, 0.5, 0.5};
+		struct engi_boot_opts b = {o.seed, 500, 0.95, 2,
+					   ENGI_INTERVAL_PERCENTILE};
+		struct engi_ci ci;
+		CHECK_INT(engi_boot_shared(x, NULL, 1, 3, &b, &ci, NULL, NULL),
+			  0);
+		CHECK_NEAR(m1->reward.lo, 100.0 * ci.lo, 1e-12);
+		CHECK_NEAR(m1->reward.hi, 100.0 * ci.hi, 1e-12);
+	}
+	const struct engi_report_row *g =
+		row_of(&d, ENGI_REPORT_BY_TYPE, "single", "m1");
+	CHECK(g && fabs(g->score.mean - 50.0) < 1e-12 &&
+	      fabs(g->reward.mean - 75.0) < 1e-12);
+	char *md = NULL;
+	size_t mdlen = 0;
+	FILE *f = open_memstream(&md, &mdlen);
+	CHECK_INT(engi_report_write_markdown(&d, f, NULL), 0);
+	fclose(f);
+	CHECK(strstr(md, "| m1 | 3 | 6 | 50.0 | ") != NULL &&
+	      strstr(md, " | 66.7 | ") != NULL);
+	CHECK(strstr(md, "| m1 | 50.0 [") != NULL &&
+	      strstr(md, "(n=2); reward 75.0 |") != NULL);
+	free(md);
+	engi_report_data_release(&d);
+	engi_results_release(&r);
+}
+
+static void add_meta(struct engi_results *r, const char *task,
+		     const char *key, const char *value, const char *conflict)
+{
+	struct engi_res_task_meta *m = &r->task_meta[r->ntask_meta++];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->task_id, sizeof(m->task_id), "%s", task);
+	snprintf(m->key, sizeof(m->key), "%s", key);
+	snprintf(m->value, sizeof(m->value), "%s", value);
+	snprintf(m->conflict, sizeof(m->conflict), "%s", conflict);
+}
+
+/* --by: a /tasks field, an extra metadata key, repeats, unknown keys and a
+ * key whose value is not the task's. */
+static void test_by_key(void)
+{
+	struct engi_results r;
+	make_results(&r);
+	r.task_meta = engi_calloc(4, sizeof(*r.task_meta));
+	add_meta(&r, "t1", "lab", "north", "");
+	add_meta(&r, "t3", "lab", "north", "");
+	add_meta(&r, "t2", "lab", "", "");
+	add_meta(&r, "t1", "run", "x", "runs.csv: line 3: task 't1' has 'y' "
+					"here and 'x' on line 2");
+	const char *by[] = {"lab", "scoring", "type", "lab"};
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	o.by = by;
+	o.nby = 4;
+	o.draws = 200;
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	CHECK_INT(engi_report_compute(&d, &r, &o, NULL), 0);
+	CHECK_INT(d.ntables, ENGI_REPORT_BUILTIN_TABLES + 2);
+	CHECK_STR(d.table_name[5], "lab");
+	CHECK_STR(d.table_name[6], "scoring");
+	CHECK_INT(d.table_groups[5], 2); /* north, (unknown) */
+	CHECK_INT(d.table_groups[6], 2); /* binary, optimization */
+	const struct engi_report_row *g = row_of(&d, 5, "north", "m1");
+	CHECK(g && g->tasks == 2 && fabs(g->score.mean - 50.0) < 1e-12);
+	g = row_of(&d, 5, ENGI_REPORT_UNKNOWN_GROUP, "m2");
+	CHECK(g && g->tasks == 1 && fabs(g->score.mean - 70.0) < 1e-12);
+	g = row_of(&d, 6, "optimization", "m1");
+	CHECK(g && g->tasks == 1);
+	char *md = NULL;
+	size_t mdlen = 0;
+	FILE *f = open_memstream(&md, &mdlen);
+	CHECK_INT(engi_report_write_markdown(&d, f, NULL), 0);
+	fclose(f);
+	CHECK(strstr(md, "## Score by lab") != NULL);
+	CHECK(strstr(md, "## Score by scoring") != NULL);
+	CHECK_INT(count_of(md, "## Score by type"), 1);
+	free(md);
+	engi_report_data_release(&d);
+
+	struct engi_error err;
+	const char *unknown[] = {"colour"};
+	o.by = unknown;
+	o.nby = 1;
+	engi_error_init(&err);
+	CHECK_INT(engi_report_compute(&d, &r, &o, &err), ENGI_EINVALID);
+	CHECK(strstr(err.msg, "--by 'colour': no task has this metadata key") !=
+	      NULL);
+	engi_report_data_release(&d);
+
+	const char *run[] = {"run"};
+	o.by = run;
+	engi_error_init(&err);
+	CHECK_INT(engi_report_compute(&d, &r, &o, &err), ENGI_EINVALID);
+	CHECK(strstr(err.msg, "--by 'run': not task metadata: runs.csv: line "
+			      "3: task 't1' has 'y' here") != NULL);
+	engi_report_data_release(&d);
+	engi_results_release(&r);
+}
+
+/* engi_report with the evidence: the ladder in the Markdown, in
+ * <prefix>.evidence.csv and under "evidence" in <prefix>.json. */
+static void test_evidence_json(void)
+{
+	struct engi_results r;
+	make_results(&r);
+	r.assertions = engi_calloc(2, sizeof(*r.assertions));
+	r.nassertions = 2;
+	snprintf(r.assertions[0].cell, ENGI_CELL_STR, "01");
+	snprintf(r.assertions[0].name, 64, "file");
+	snprintf(r.assertions[0].stage, 32, "delivery");
+	snprintf(r.assertions[0].state, 16, "pass");
+	r.assertions[0].required = 1;
+	r.assertions[1] = r.assertions[0];
+	snprintf(r.assertions[1].cell, ENGI_CELL_STR, "07");
+	snprintf(r.assertions[1].state, 16, "fail");
+	char dir[] = "/tmp/engi-report-test-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char prefix[64], path[96];
+	snprintf(prefix, sizeof(prefix), "%s/p", dir);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	o.prefix = prefix;
+	o.evidence = 1;
+	o.draws = 200;
+	char *md = NULL;
+	size_t mdlen = 0, len;
+	FILE *f = open_memstream(&md, &mdlen);
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK_INT(engi_report(&r, &o, f, &err), 0);
+	fclose(f);
+	CHECK(md && strstr(md, "delivery") != NULL);
+	free(md);
+	snprintf(path, sizeof(path), "%s.json", prefix);
+	char *json = slurp(path, &len);
+	CHECK(json && strstr(json, "\"evidence\": {\"stages\": [\"delivery\"],") !=
+			      NULL);
+	CHECK(json && strstr(json, "{\"model\": \"m1\", \"condition\": "
+				   "\"base\", \"episodes\": 6, \"tasks\": 3,") !=
+			      NULL);
+	/* t1 is where delivery applies: m1 has 2 scored episodes there, one
+	 * with a passing verdict; m2 one, failing */
+	CHECK(json && strstr(json, "\"ladder\": [{\"stage\": \"delivery\", "
+				   "\"denominator\": 2, \"passed\": 1, "
+				   "\"pass_rate\": 0.5, \"first_failed\": 1}]") !=
+			      NULL);
+	CHECK(json && json[len - 1] == '\n' && json[len - 2] == '}');
+	free(json);
+	remove(path);
+	snprintf(path, sizeof(path), "%s.evidence.csv", prefix);
+	char *csv = slurp(path, &len);
+	CHECK(csv && strncmp(csv, "model,condition,", 16) == 0);
+	free(csv);
+	remove(path);
+	snprintf(path, sizeof(path), "%s.csv", prefix);
+	remove(path);
+	rmdir(dir);
+	engi_results_release(&r);
+}
+
 int main(void)
 {
 	test_numbers();
 	test_interval_wiring();
 	test_outputs();
+	test_reward();
+	test_by_key();
+	test_evidence_json();
 	test_edges();
 	test_empty();
 	test_alloc_failures();

@@ -12,8 +12,9 @@
  * rows of one comparison form one Holm family; rows without a test (no task
  * in common) are outside it and say so.
  *
- * Which numbers. An arm's value on a task is the mean score of its scored
- * episodes there (outcomes done, fail_declared, turn_limit, time_limit,
+ * Which numbers. An arm's value on a task is the mean EngiScore of its
+ * scored episodes there (as the report's: the score on a task whose /tasks
+ * scoring is "optimization", else the success flag) (outcomes done, fail_declared, turn_limit, time_limit,
  * agent_error; env_crash and unknown outcomes are counted, not scored; every
  * record counts, repeats included). A pair is compared over the tasks both
  * arms have; tasks only one arm has are counted in the row. Lift = a - b,

@@ -5,8 +5,8 @@
  *
  * The episodes CSV (RFC 4180: a header line, commas, fields in double quotes
  * where they hold commas, quotes or line breaks, "\n" or "\r\n" line ends)
- * has one row per episode. Columns are found by name in any order; unknown
- * columns are ignored.
+ * has one row per episode. Columns are found by name in any order; other
+ * columns are kept as task metadata (see engi_results_read_csvs).
  *   required: task_id, model, trial (integer), success (0/1/true/false),
  *             score (number, usually in [0, 1])
  *   optional: condition (default "base"), outcome (default "done"),
@@ -16,7 +16,8 @@
  *             software, title, scoring.
  * A row whose outcome is "missing" or "unrun" is a planned episode that did
  * not run: it counts in planned_cells and is not an episode. When no row
- * says so, planned_cells is the number of episode rows. A task's metadata
+ * says so, planned_cells is the number of distinct cells (task, model,
+ * condition, trial) among the rows. A task's metadata
  * must agree on every row of that task.
  *
  * The optional assertions CSV has columns task_id, model, trial, condition
@@ -44,8 +45,22 @@ int engi_results_read_csv(const char *episodes_csv, const char *assertions_csv,
 			  struct engi_results *res, struct engi_error *err);
 
 /*
+ * Reads n episodes CSV files as one set (assertions_csv, when not NULL, may
+ * name episodes of any of them). Cell ids stay distinct across the files.
+ * A cell (task, model, condition, trial) on rows of two different files is
+ * an error naming both files and lines: two runs of one cell must not be
+ * counted twice nor one of them dropped unseen. (Within one file a repeated
+ * cell is kept and the report counts the repeats as duplicates.) Columns
+ * that are not in the lists above are task metadata (struct
+ * engi_res_task_meta), at most 64 of them.
+ */
+int engi_results_read_csvs(const char *const *episodes_csv, size_t n,
+			   const char *assertions_csv,
+			   struct engi_results *res, struct engi_error *err);
+
+/*
  * Appends src to dst: episodes, assertions, metrics and artifacts are
- * appended; tasks, models and conditions already in dst (by id or name) are
+ * appended (task_meta too); tasks, models and conditions already in dst (by id or name) are
  * not repeated; planned_cells add up. src is left unchanged.
  */
 int engi_results_merge(struct engi_results *dst,

@@ -1,8 +1,8 @@
 /*
  * report.h - the tables of a sweep's results: scores with task-clustered
  * bootstrap intervals, trial stability, terminal outcomes, effort and cost,
- * and scores by task type, domain and interface, written as Markdown for
- * people and as CSV and JSON for programs.
+ * and scores by task type, domain, interface, software and any metadata
+ * key, written as Markdown for people and as CSV and JSON for programs.
  *
  * Which episodes count. Episodes are keyed by (task, model, condition,
  * trial); when a key appears more than once, one record is kept (a scored one
@@ -14,17 +14,22 @@
  * Missing episodes are planned_cells minus the distinct episodes recorded.
  *
  * How a score is made. For one arm (model x condition): the per-task mean of
- * the episode scores over the task's scored trials, then the mean over the
- * tasks that have at least one scored episode, times 100. Its interval comes
- * from engi_boot_shared over the tasks of the table (all arms resampled
- * together, an arm's absent tasks masked out). Success rate is the same
- * two-level mean of the success flag, as a fraction.
+ * the episode values over the task's scored trials, then the mean over the
+ * tasks that have at least one scored episode, times 100. EngiScore takes as
+ * an episode's value its score (the optimization quality) on a task whose
+ * /tasks scoring is "optimization" and its success flag on any other; the
+ * mean continuous reward takes its score whatever the scoring. Intervals
+ * come from engi_boot_shared over the tasks of the group (all arms resampled
+ * together, an arm's absent tasks masked out; the reward sees the same
+ * resample). Success rate is the same two-level mean of the success flag,
+ * as a fraction.
  *
  * Lifecycle: engi_report_data_init, engi_report_compute, the writers,
  * engi_report_data_release; or engi_report, which does all of it. The data
  * owns its rows; it keeps no pointer into the results. Output is a pure
  * function of the results and the options: the same input and seed give the
- * same bytes. Writers block on file I/O.
+ * same bytes (the data points at the evidence only inside engi_report).
+ * Writers block on file I/O.
  */
 #ifndef ENGI_REPORT_H
 #define ENGI_REPORT_H
@@ -34,6 +39,7 @@
 #include <stdio.h>
 
 #include "engi/error.h"
+#include "engi/evidence.h"
 #include "engi/results.h"
 #include "engi/stats.h"
 
@@ -47,8 +53,19 @@ struct engi_report_opts {
 	double level;     /* ENGI_STATS_LEVEL_DEFAULT */
 	size_t min_tasks; /* ENGI_STATS_MIN_TASKS_DEFAULT */
 	int interval;     /* enum engi_interval, percentile by default */
-	/* writes <prefix>.csv and <prefix>.json; NULL: no files */
+	/* writes <prefix>.csv and <prefix>.json (and, with evidence,
+	 * <prefix>.evidence.csv); NULL: no files */
 	const char *prefix;
+	/* more grouping keys after the built-in ones: a /tasks field (title,
+	 * scoring, turns, or a built-in again, ignored) or an extra column of
+	 * an episodes CSV (struct engi_res_task_meta); at most
+	 * ENGI_REPORT_TABLES_MAX - ENGI_REPORT_BUILTIN_TABLES */
+	const char *const *by;
+	size_t nby;
+	/* engi_report only: the evidence ladder too (engi/evidence.h), after
+	 * the leaderboard in Markdown, in <prefix>.evidence.csv and under
+	 * "evidence" in <prefix>.json */
+	int evidence;
 };
 
 void engi_report_opts_init(struct engi_report_opts *o);
@@ -67,15 +84,23 @@ enum engi_report_outcome {
 /* "done", ..., "agent_error", "other" */
 const char *engi_report_outcome_name(int outcome);
 
+/*
+ * Tables: the overall one, then one per grouping key: the built-in ones in
+ * this order, then the keys of opts.by. A task falls in the group of its
+ * value of the key; software is a comma-separated list, and a task counts
+ * in the group of each of its programs.
+ */
 enum engi_report_table {
 	ENGI_REPORT_OVERALL, /* one group, "all" */
 	ENGI_REPORT_BY_TYPE,
 	ENGI_REPORT_BY_DOMAIN,
 	ENGI_REPORT_BY_INTERFACE,
-	ENGI_REPORT_NTABLES
+	ENGI_REPORT_BY_SOFTWARE,
+	ENGI_REPORT_BUILTIN_TABLES
 };
+#define ENGI_REPORT_TABLES_MAX 24
 
-/* "overall", "type", "domain", "interface" */
+/* "overall", "type", "domain", "interface", "software" */
 const char *engi_report_table_name(int table);
 
 /* Tasks whose metadata is missing or empty fall in this group. */
@@ -90,7 +115,13 @@ struct engi_report_row {
 	size_t tasks;         /* tasks with at least one scored episode */
 	size_t episodes;      /* recorded episodes, every outcome */
 	size_t scored;        /* episodes that count for the score */
-	struct engi_ci score; /* x100; its ntasks equals tasks */
+	/* EngiScore x100: per episode the optimization quality (score) on a
+	 * task whose scoring is "optimization", else the success flag; its
+	 * ntasks equals tasks */
+	struct engi_ci score;
+	/* mean continuous reward x100: the same two-level mean of the
+	 * episodes' score, whatever the scoring; same tasks, same resample */
+	struct engi_ci reward;
 	double success_rate;  /* fraction; NaN without tasks */
 	/* over tasks with >= 2 scored trials; single_trial tasks are not
 	 * classified */
@@ -127,14 +158,20 @@ struct engi_report_data {
 	 */
 	struct engi_report_row *rows;
 	size_t nrows;
-	size_t table_first[ENGI_REPORT_NTABLES];
-	size_t table_groups[ENGI_REPORT_NTABLES];
+	size_t ntables;
+	char table_name[ENGI_REPORT_TABLES_MAX][ENGI_REPORT_NAME_LEN];
+	size_t table_first[ENGI_REPORT_TABLES_MAX];
+	size_t table_groups[ENGI_REPORT_TABLES_MAX];
+	/* the evidence ladder, when engi_report computed it (not owned) */
+	const struct engi_evidence *evidence;
 };
 
 void engi_report_data_init(struct engi_report_data *d);
 void engi_report_data_release(struct engi_report_data *d);
 
-/* Fills d (initialised, empty) from res. */
+/* Fills d (initialised, empty) from res. A key of opts.by that no task
+ * has, or whose value differs between the rows of a task used here, is
+ * ENGI_EINVALID. */
 int engi_report_compute(struct engi_report_data *d,
 			const struct engi_results *res,
 			const struct engi_report_opts *o,
@@ -148,7 +185,8 @@ int engi_report_write_markdown(const struct engi_report_data *d, FILE *out,
  * CSV (RFC 4180, "\r\n" line ends, a header line) and JSON renderings into
  * a file each. The CSV has one row per struct engi_report_row, columns:
  *   table, group, model, condition, tasks, episodes, scored,
- *   score_x100, ci_lo_x100, ci_hi_x100, ci_flag, ci_draws, success_rate,
+ *   score_x100, ci_lo_x100, ci_hi_x100, ci_flag, ci_draws,
+ *   reward_x100, reward_lo_x100, reward_hi_x100, reward_flag, success_rate,
  *   stable_success, mixed, stable_failure, single_trial,
  *   done, fail_declared, turn_limit, time_limit, env_crash, agent_error,
  *   other_outcome, mean_turns, mean_wall_s, tokens_in, tokens_out, cost_usd
@@ -158,8 +196,13 @@ int engi_report_write_markdown(const struct engi_report_data *d, FILE *out,
  * interval},
  * "episodes" {planned, recorded, missing, extra, duplicates, scored,
  * env_crash, other_outcome, unknown_task, tasks_listed, tasks_unrun} and
- * "rows": one object per CSV row with the same keys in the same order
- * (null where the CSV field is empty). Keys are always in this order.
+ * "tables" (the table names in order), "rows": one object per CSV row with
+ * the same keys in the same order (null where the CSV field is empty), and,
+ * when d->evidence is set, "evidence" {stages, arms: [{model, condition,
+ * episodes, tasks, perfect_tasks, perfect_rate, score_x100, cost_usd,
+ * cost_per_task, cost_per_point, ladder: [{stage, denominator, passed,
+ * pass_rate, first_failed}], passed_every_stage}]}. Keys are always in
+ * this order.
  */
 int engi_report_write_csv(const struct engi_report_data *d, const char *path,
 			  struct engi_error *err);

@@ -94,6 +94,17 @@ struct engi_res_artifact {
 	char note[128];
 };
 
+/* Task metadata beyond the /tasks fields: the extra columns of an episodes
+ * CSV, one row per task and column. A column whose value differs between
+ * rows of a task is not task metadata for that task: value holds the first
+ * row's, conflict says where they differ. Not an HDF5 dataset. */
+struct engi_res_task_meta {
+	char task_id[64];
+	char key[64];
+	char value[128];
+	char conflict[256]; /* "" when the value is the task's */
+};
+
 struct engi_results {
 	struct engi_res_task *tasks;
 	size_t ntasks;
@@ -109,6 +120,8 @@ struct engi_results {
 	size_t nmetrics;
 	struct engi_res_artifact *artifacts;
 	size_t nartifacts;
+	struct engi_res_task_meta *task_meta;
+	size_t ntask_meta;
 	/* number of cells the sweep planned (0 when unknown), so that missing
 	 * episodes are reported instead of silently dropped */
 	uint64_t planned_cells;
