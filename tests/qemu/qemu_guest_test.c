@@ -307,9 +307,10 @@ static int test_gui(const char *work)
 	CHECK(rc != 0 || len != len2 || memcmp(png, png2, len), "input did not change the screen");
 	if (failures) {
 		struct exec_result r;
-		if (run(env, "tail -20 /run/desktop.log; ps -eo pid,args | grep -E 'Xorg|jwm|xterm'",
+		if (run(env, "cat /sys/class/drm/*/dpms; x=$(pidof Xorg); ps -o pid,stat,wchan:30,args -p $x; "
+			"DISPLAY=:0 xprop -root _NET_CLIENT_LIST; tail -3 /var/log/Xorg.0.log",
 			10, 8192, &r) == 0) {
-			printf("  guest's desktop log and processes:\n%s\n", r.out);
+			printf("  the guest's display and X server:\n%s\n", r.out);
 			exec_result_release(&r);
 		}
 	}

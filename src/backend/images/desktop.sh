@@ -11,7 +11,7 @@ initramfs_base $ROOT_MODULES bochs xhci_pci usbhid hid_generic evdev
 pack_initramfs
 debian_root "$B/root" $TOOLS_PACKAGES xserver-xorg-core \
 	xserver-xorg-input-libinput xfonts-base fonts-dejavu-core \
-	x11-xserver-utils jwm xterm librecad
+	x11-xserver-utils x11-utils jwm xterm librecad
 mkdir -p "$B/root/etc/engi" "$B/root/etc/X11"
 cp "$HERE/desktop-session" "$B/root/etc/engi/desktop"
 chmod 755 "$B/root/etc/engi/desktop"
@@ -19,7 +19,10 @@ cp "$HERE/xorg.conf" "$B/root/etc/X11/xorg.conf"
 # jwm's default configuration includes a menu made by the absent "menu" package.
 printf '<?xml version="1.0"?>\n<JWM>\n</JWM>\n' >"$B/root/etc/jwm/debian-menu"
 make_disk "$B/root" 2048
-READY_COMMAND='test -S /tmp/.X11-unix/X0 && pidof jwm >/dev/null && pidof xterm >/dev/null && sleep 3'
+# ready when the window manager manages the terminal's window: X has set
+# the mode and drawn, not only started (the BIOS text screen also looks
+# settled to a screen check)
+READY_COMMAND='test -S /tmp/.X11-unix/X0 && DISPLAY=:0 xprop -root _NET_CLIENT_LIST | grep -q window && sleep 2'
 write_json desktop \
 	"console=ttyS0 quiet panic=-1 root=/dev/vda video=Virtual-1:1920x1080" \
 	2048 true $TOOLS_PROGRAMS librecad xterm
