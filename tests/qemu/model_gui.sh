@@ -1,6 +1,7 @@
-# A language model drives a GUI task in a desktop guest: it sees the screen
-# as PNG images (at the condition's screen_scale) in its requests, clicks
-# into the terminal and types a command, which makes the deliverable.
+# Language models (OpenAI and Anthropic APIs) drive a GUI task in a desktop
+# guest: each sees the screen as PNG images (at the condition's
+# screen_scale) in its requests, clicks into the terminal and types a
+# command, which makes the deliverable.
 . "$ENGI_SRC/tests/integration/lib.sh"
 . "$HERE/model_lib.sh"
 bash "$HERE/make_suite.sh" src 1 0
@@ -30,6 +31,8 @@ PY
 start_model_server script.json
 cat > models.json <<JSON
 {"models": [{"name": "oa", "provider": "openai", "base_url": "http://127.0.0.1:$MODEL_PORT/v1",
+             "model": "gui", "timeout_s": 60},
+            {"name": "an", "provider": "anthropic", "base_url": "http://127.0.0.1:$MODEL_PORT/v1",
              "model": "gui", "timeout_s": 60}]}
 JSON
 "$ENGISWEEP" run --backend qemu --models models.json -c small:screen_scale=0.6 \
@@ -37,22 +40,32 @@ JSON
 PYTHONPATH="$HERE" "$PY" - <<'PY'
 import base64, struct
 import results as R
-(e,) = R.episodes("out/results.h5")
-assert e["outcome"] == "done" and e["success"] == 1, e
-t = R.trace("out/results.h5", e["cell"])
-screens = [x for x in t if x["ev"] == "screen"]
-assert len(screens) == 3 and all(s["bytes"] > 0 for s in screens), screens
-sizes = []
-for x in t:
-    if x["ev"] != "model_request":
-        continue
-    for m in x["body"]["messages"]:
-        c = m["content"]
-        for part in c if isinstance(c, list) else []:
-            if part.get("type") == "image_url":
-                png = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
-                sizes.append(struct.unpack(">II", png[16:24]))
-assert sizes and all(s == (1152, 648) for s in sizes), sizes
-print("screens in requests:", len(sizes), "sizes", set(sizes))
+eps = R.episodes("out/results.h5")
+assert sorted(e["model"] for e in eps) == ["an", "oa"], eps
+for e in eps:
+    assert e["outcome"] == "done" and e["success"] == 1, e
+    t = R.trace("out/results.h5", e["cell"])
+    screens = [x for x in t if x["ev"] == "screen"]
+    assert len(screens) == 3 and all(s["bytes"] > 0 for s in screens), screens
+    sizes = []
+    for x in t:
+        if x["ev"] != "model_request":
+            continue
+        for m in x["body"]["messages"]:
+            c = m["content"]
+            for part in c if isinstance(c, list) else []:
+                # tool results carry their own content list (Anthropic)
+                parts = [part] + (part.get("content") if isinstance(part.get("content"), list) else [])
+                for p in parts:
+                    if p.get("type") == "image_url":
+                        data = p["image_url"]["url"].split(",", 1)[1]
+                    elif p.get("type") == "image":
+                        data = p["source"]["data"]
+                    else:
+                        continue
+                    png = base64.b64decode(data)
+                    sizes.append(struct.unpack(">II", png[16:24]))
+    assert sizes and all(s == (1152, 648) for s in sizes), (e["model"], sizes)
+    print(e["model"], "screens in requests:", len(sizes), "sizes", set(sizes))
 PY
 echo ok
