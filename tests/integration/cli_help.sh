@@ -2,7 +2,7 @@
 . "$(dirname "$0")/lib.sh"
 for cmd in run plan validate report compare merge kernel truth inspect image; do
 	out=$("$ENGISWEEP" "$cmd" --help)
-	echo "$out" | grep -q "usage: engisweep $cmd" || fail "$cmd --help prints no usage"
+	grep -q "usage: engisweep $cmd" <<<"$out" || fail "$cmd --help prints no usage"
 done
 says "$ENGISWEEP" --help | grep -q "commands:" || fail "top-level --help"
 expect_rc 2 "$ENGISWEEP" nosuchcommand
