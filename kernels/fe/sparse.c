@@ -8,7 +8,10 @@
  * hand-written skyline or supernodal code because it brings fill-reducing
  * orderings (AMD, METIS) and a supernodal factorisation that runs its dense
  * blocks in OpenBLAS: the difference between minutes and seconds at 1e5
- * unknowns of a 3D solid.
+ * unknowns of a 3D solid. The default ordering runs on the node graph the
+ * pattern comes from (a node's equations stay together), and a supernodal
+ * factorisation releases the assembled matrix once CHOLMOD has its own
+ * permuted copy, so the peak holds the factor and one matrix.
  */
 #include "engi/fe.h"
 
@@ -38,6 +41,7 @@ void engi_fe_csc_release(struct engi_fe_csc *a)
 	engi_free(a->colptr);
 	engi_free(a->rowind);
 	engi_free(a->val);
+	engi_free(a->blk);
 	engi_fe_csc_init(a);
 }
 
@@ -81,8 +85,19 @@ int engi_fe_csc_pattern(struct engi_fe_csc *a, size_t nnodes, int dpn, const int
 		goto out_big;
 	a->n = neq;
 	a->colptr = engi_calloc(neq + 1, sizeof(*a->colptr));
-	if (!n2e_off || !n2e || !mark || !a->colptr)
+	a->blk = engi_malloc((nnodes + 1) * sizeof(*a->blk));
+	if (!n2e_off || !n2e || !mark || !a->colptr || !a->blk)
 		goto out;
+	/* equations are numbered node by node: each node's free ones are
+	 * consecutive */
+	for (size_t b = 0; b < nnodes; b++) {
+		int64_t first = -1;
+		for (int c = 0; c < dpn && first < 0; c++)
+			first = eq[b * (size_t)dpn + (size_t)c];
+		if (first >= 0)
+			a->blk[a->nblk++] = (int32_t)first;
+	}
+	a->blk[a->nblk] = (int32_t)neq;
 	for (size_t q = 0; q < off[nelems]; q++)
 		n2e_off[conn[q] + 1]++;
 	for (size_t i = 0; i < nnodes; i++) {
@@ -209,7 +224,128 @@ void engi_fe_csc_add(struct engi_fe_csc *a, const int64_t *eq, const double *ke,
 	}
 }
 
-int engi_fe_csc_solve(const struct engi_fe_csc *a, double *b, size_t nrhs,
+/* The node graph of a (upper triangle, pattern only): node k's column
+ * holds every node with an equation coupled to one of k's. */
+static cholmod_sparse *node_graph(const struct engi_fe_csc *a, cholmod_common *cm)
+{
+	size_t nb = a->nblk;
+	int32_t *blk_of = engi_malloc((a->n ? a->n : 1) * sizeof(*blk_of));
+	int32_t *mark = engi_malloc((nb ? nb : 1) * sizeof(*mark));
+	cholmod_sparse *G = NULL;
+	if (!blk_of || !mark)
+		goto out;
+	for (size_t k = 0; k < nb; k++)
+		for (int32_t j = a->blk[k]; j < a->blk[k + 1]; j++)
+			blk_of[j] = (int32_t)k;
+	/* count, then fill */
+	size_t cnt = 0;
+	for (size_t k = 0; k < nb; k++)
+		mark[k] = -1;
+	for (size_t k = 0; k < nb; k++)
+		for (int32_t j = a->blk[k]; j < a->blk[k + 1]; j++)
+			for (int32_t q = a->colptr[j]; q < a->colptr[j + 1]; q++) {
+				int32_t r = blk_of[a->rowind[q]];
+				if (mark[r] != (int32_t)k) {
+					mark[r] = (int32_t)k;
+					cnt++;
+				}
+			}
+	G = cholmod_allocate_sparse(nb, nb, cnt ? cnt : 1, 0, 1, 1, CHOLMOD_PATTERN, cm);
+	if (!G)
+		goto out;
+	int *gp = G->p, *gi = G->i;
+	cnt = 0;
+	for (size_t k = 0; k < nb; k++)
+		mark[k] = -1;
+	for (size_t k = 0; k < nb; k++) {
+		gp[k] = (int)cnt;
+		for (int32_t j = a->blk[k]; j < a->blk[k + 1]; j++)
+			for (int32_t q = a->colptr[j]; q < a->colptr[j + 1]; q++) {
+				int32_t r = blk_of[a->rowind[q]];
+				if (mark[r] != (int32_t)k) {
+					mark[r] = (int32_t)k;
+					gi[cnt++] = r;
+				}
+			}
+	}
+	gp[nb] = (int)cnt;
+out:
+	engi_free(blk_of);
+	engi_free(mark);
+	return G;
+}
+
+/* Symbolic analysis with a node ordering (nperm over the nodes) expanded
+ * to the equations. */
+static cholmod_factor *analyze_nodes(cholmod_sparse *A, const struct engi_fe_csc *a,
+				     const int *nperm, cholmod_common *cm)
+{
+	int *perm = engi_malloc(a->n * sizeof(*perm));
+	if (!perm)
+		return NULL;
+	size_t t = 0;
+	for (size_t k = 0; k < a->nblk; k++)
+		for (int32_t j = a->blk[nperm[k]]; j < a->blk[nperm[k] + 1]; j++)
+			perm[t++] = j;
+	cm->nmethods = 1;
+	cm->method[0].ordering = CHOLMOD_GIVEN;
+	cm->postorder = 1;
+	cholmod_factor *L = cholmod_analyze_p(A, perm, NULL, 0, cm);
+	engi_free(perm);
+	return L;
+}
+
+/* ENGI_FE_ORDER_AUTO with a node partition: AMD on the node graph, kept
+ * when its factor is cheap (CHOLMOD's own test: fewer than 5 nonzeros of L
+ * per nonzero of A, or fewer than 500 flops per nonzero of L); otherwise
+ * nested dissection of the node graph too, and the one of fewer flops. On
+ * 3D lattices and solids the dissection wins (2.4 times fewer flops than
+ * AMD on a 70k-dof braced truss, within a few per cent of CHOLMOD's METIS
+ * on the equations either way) and, on the node graph, orders in a
+ * quarter to a half of the time CHOLMOD's AMD and METIS take on the
+ * equations. */
+static cholmod_factor *analyze_auto(cholmod_sparse *A, const struct engi_fe_csc *a,
+				    cholmod_common *cm, const char **name)
+{
+	cholmod_sparse *G = node_graph(a, cm);
+	int *np = engi_malloc((a->nblk ? a->nblk : 1) * sizeof(*np));
+	int *cp = engi_malloc((a->nblk ? a->nblk : 1) * sizeof(*cp));
+	int *cmem = engi_malloc((a->nblk ? a->nblk : 1) * sizeof(*cmem));
+	cholmod_factor *L = NULL, *L2 = NULL;
+	if (!G || !np || !cp || !cmem)
+		goto out;
+	if (!cholmod_amd(G, NULL, 0, np, cm))
+		goto out;
+	L = analyze_nodes(A, a, np, cm);
+	if (!L)
+		goto out;
+	*name = "amd";
+	double nnz_a = (double)a->colptr[a->n], lnz = cm->lnz, fl = cm->fl;
+	if (lnz < 5 * nnz_a || fl < 500 * lnz)
+		goto out;
+	/* leaves of the dissection as small in equations as CHOLMOD's
+	 * default on the equation graph (200) */
+	double per = (double)a->n / (double)a->nblk;
+	cm->method[0].nd_small = (size_t)(200 / per) > 16 ? (size_t)(200 / per) : 16;
+	if (cholmod_nested_dissection(G, NULL, 0, np, cp, cmem, cm) < 0)
+		goto out; /* keep AMD's */
+	L2 = analyze_nodes(A, a, np, cm);
+	if (L2 && cm->fl < fl) {
+		cholmod_free_factor(&L, cm);
+		L = L2;
+		L2 = NULL;
+		*name = "nesdis";
+	}
+out:
+	cholmod_free_factor(&L2, cm);
+	cholmod_free_sparse(&G, cm);
+	engi_free(np);
+	engi_free(cp);
+	engi_free(cmem);
+	return L;
+}
+
+int engi_fe_csc_solve(struct engi_fe_csc *a, double *b, size_t nrhs,
 		      const struct engi_fe_solve_opts *opts, int64_t *bad_eq,
 		      struct engi_fe_solve_stats *st, struct engi_error *err)
 {
@@ -261,13 +397,46 @@ int engi_fe_csc_solve(const struct engi_fe_csc *a, double *b, size_t nrhs,
 
 	int rc = 0;
 	double t0 = now_s();
-	cholmod_factor *L = cholmod_analyze(&A, &cm);
+	const char *node_order = NULL;
+	cholmod_factor *L = NULL;
+	if (opts->order == ENGI_FE_ORDER_AUTO && a->blk && a->nblk) {
+		L = analyze_auto(&A, a, &cm, &node_order);
+		if (!L) {
+			/* CHOLMOD's own choice on the equations instead */
+			node_order = NULL;
+			cm.nmethods = 0;
+			cm.method[0].ordering = CHOLMOD_GIVEN;
+			cm.method[0].nd_small = 200;
+			cm.postorder = 1;
+		}
+	}
+	if (!L)
+		L = cholmod_analyze(&A, &cm);
 	if (!L) {
 		rc = engi_raise(err, cm.status == CHOLMOD_OUT_OF_MEMORY ? ENGI_ENOMEM : ENGI_EBUG,
 				"sparse ordering failed (CHOLMOD status %d)", cm.status);
 		goto out;
 	}
-	cholmod_factorize(&A, L, &cm);
+	if (L->is_super) {
+		/* What cholmod_factorize does, with a's own arrays released
+		 * before the factor's values are allocated: the permuted lower
+		 * triangle is the only copy of the matrix at the peak. */
+		cholmod_sparse *S = cholmod_ptranspose(&A, 2, L->Perm, NULL, 0, &cm);
+		if (!S) {
+			rc = engi_raise(err, ENGI_ENOMEM, "sparse factorisation failed: out of memory");
+			goto out;
+		}
+		engi_free(a->rowind);
+		engi_free(a->val);
+		a->rowind = NULL;
+		a->val = NULL;
+		A.i = A.x = NULL;
+		double beta[2] = {0, 0};
+		cholmod_super_numeric(S, NULL, beta, L, &cm);
+		cholmod_free_sparse(&S, &cm);
+	} else {
+		cholmod_factorize(&A, L, &cm);
+	}
 	if (cm.status == CHOLMOD_NOT_POSDEF) {
 		int *perm = L->Perm;
 		int64_t col = (int64_t)L->minor;
@@ -324,6 +493,8 @@ int engi_fe_csc_solve(const struct engi_fe_csc *a, double *b, size_t nrhs,
 			       : o == CHOLMOD_NATURAL ? "natural"
 			       : o == CHOLMOD_COLAMD  ? "colamd"
 						      : "other";
+		if (node_order)
+			st->ordering = node_order;
 	}
 out:
 	cholmod_free_factor(&L, &cm);

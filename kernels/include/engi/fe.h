@@ -26,7 +26,11 @@ struct engi_error;
 /* ---- sparse symmetric systems ---------------------------------------- */
 
 enum engi_fe_order {
-	ENGI_FE_ORDER_AUTO = 0, /* CHOLMOD's choice (AMD, METIS when better) */
+	/* AMD on the node graph; nested dissection (CHOLMOD's, METIS
+	 * bisections) on it instead when AMD's factor is costly and the
+	 * dissection's costs fewer flops. Without a node partition (no
+	 * engi_fe_csc_pattern), CHOLMOD's own choice between AMD and METIS. */
+	ENGI_FE_ORDER_AUTO = 0,
 	ENGI_FE_ORDER_AMD,
 	ENGI_FE_ORDER_METIS,
 	ENGI_FE_ORDER_NATURAL,
@@ -45,6 +49,11 @@ struct engi_fe_csc {
 	int32_t *colptr; /* n + 1 */
 	int32_t *rowind; /* colptr[n] */
 	double *val;
+	/* Nodes with free equations: node k holds equations blk[k] ..
+	 * blk[k+1]), so orderings can run on the node graph (dpn^2 times
+	 * fewer edges) and keep a node's equations together. */
+	size_t nblk;
+	int32_t *blk; /* nblk + 1, NULL when unknown */
 };
 
 void engi_fe_csc_init(struct engi_fe_csc *a);
@@ -53,7 +62,8 @@ void engi_fe_csc_release(struct engi_fe_csc *a);
 /* The pattern of all equations coupled through elements. Nodes 0..nnodes-1
  * carry dpn degrees of freedom each; eq[node * dpn + c] is the equation
  * number (numbered in node-then-component order) or -1 when restrained.
- * Element e joins nodes conn[off[e] .. off[e+1]). Values are zeroed. */
+ * Element e joins nodes conn[off[e] .. off[e+1]). Values are zeroed; the
+ * node partition (blk) is filled. */
 int engi_fe_csc_pattern(struct engi_fe_csc *a, size_t nnodes, int dpn, const int64_t *eq,
 			size_t neq, size_t nelems, const size_t *off, const uint32_t *conn,
 			struct engi_error *err);
@@ -71,14 +81,17 @@ void engi_fe_csc_add(struct engi_fe_csc *a, const int64_t *eq, const double *ke,
 
 /* Factorises a (positive definite) and solves for nrhs right-hand sides in
  * place (b holds n * nrhs values, column-major). On a singular matrix
- * *bad_eq is the equation where it broke down. */
+ * *bad_eq is the equation where it broke down. A supernodal factorisation
+ * consumes a: its rows and values are released once CHOLMOD holds its own
+ * permuted copy, so that only one copy of the matrix lives beside the
+ * factor (a is still released with engi_fe_csc_release). */
 struct engi_fe_solve_stats {
 	double factor_s, solve_s;
 	double lnz;	    /* nonzeros in the factor */
 	const char *method; /* "supernodal" or "simplicial" */
 	const char *ordering;
 };
-int engi_fe_csc_solve(const struct engi_fe_csc *a, double *b, size_t nrhs,
+int engi_fe_csc_solve(struct engi_fe_csc *a, double *b, size_t nrhs,
 		      const struct engi_fe_solve_opts *opts, int64_t *bad_eq,
 		      struct engi_fe_solve_stats *st, struct engi_error *err);
 
