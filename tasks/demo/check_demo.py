@@ -6,8 +6,10 @@ For every task file in this folder it checks the format (task format v1, see
 solution, every flawed variant and an empty delivery each in a fresh empty
 folder the way the local backend does (sh -c, PATH=/usr/local/bin:/usr/bin:/bin,
 HOME = that folder, LANG=C), evaluates the criteria on what was delivered
-(mesh criteria with measure_stl.py, ccx_dat criteria with the parser below),
-and reports whether each run got its expected verdict.
+(mesh criteria with measure_stl.py, ccx_dat criteria with the parser below,
+fe_solid criteria from the deck and a fresh ccx run of it, structural models
+by the matching and the plane-frame solver in check_frame.py), and reports
+whether each run got its expected verdict.
 
     /usr/bin/python3 check_demo.py [TASK_ID ...] [--keep DIR] [--table]
 
@@ -28,6 +30,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
+import check_frame  # noqa: E402
 import measure_stl  # noqa: E402
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
@@ -43,6 +46,9 @@ MESH_CRIT = CRIT_COMMON | {"check", "axis", "beam_axis", "about"}
 CCX_CRIT = CRIT_COMMON | {"quantity", "set", "component", "reduce"}
 MESH_CHECKS = {"watertight", "oriented", "shells", "genus", "volume", "area",
                "bbox_span", "section_inertia"}
+FE_CRIT = CRIT_COMMON | {"check", "component", "plane", "point", "results"}
+FE_CHECKS = {"young", "poisson", "load_as_force", "supports_on_plane", "load_sum",
+             "reaction_sum", "max_u", "own_results"}
 DEFAULT_STAGE = {"watertight": "validity", "oriented": "validity", "shells": "validity",
                  "genus": "topology", "volume": "geometry", "area": "geometry",
                  "bbox_span": "geometry", "section_inertia": "performance"}
@@ -108,7 +114,7 @@ def check_steps(file, ptr, steps):
 
 
 def check_crit(file, ptr, c, kind):
-    allowed = MESH_CRIT if kind == "mesh" else CCX_CRIT
+    allowed = {"mesh": MESH_CRIT, "fe_solid": FE_CRIT}.get(kind, CCX_CRIT)
     check_keys(file, ptr, c, allowed, ["name"])
     if "equals" in c and not isinstance(c["equals"], int):
         err(file, ptr + "/equals", "expected an integer")
@@ -130,6 +136,15 @@ def check_crit(file, ptr, c, kind):
             err(file, ptr, "boolean check takes no comparator")
         if ch not in ("watertight", "oriented") and not has_cmp:
             err(file, ptr, "no comparator")
+    elif kind == "fe_solid":
+        if c.get("check") not in FE_CHECKS:
+            err(file, ptr + "/check", "unknown check")
+        if c["check"] in ("load_sum", "reaction_sum") and c.get("component") not in ("x", "y", "z"):
+            err(file, ptr + "/component", "expected x, y or z")
+        if c["check"] == "supports_on_plane" and c.get("plane", {}).get("axis") not in ("x", "y", "z"):
+            err(file, ptr + "/plane", "expected {axis, value}")
+        if c["check"] == "own_results" and not isinstance(c.get("results"), str):
+            err(file, ptr + "/results", "expected a file name")
     else:
         if c.get("quantity") not in ("displacements", "forces"):
             err(file, ptr + "/quantity", "expected displacements or forces")
@@ -175,9 +190,17 @@ def load_task(path):
         env_path(file, p + "/path", d["path"])
         paths.append(d["path"])
     v = t["verifier"]
-    check_keys(file, "/verifier", v, {"kind", "file", "criteria", "objective", "reward", "weld_tol"},
-               ["kind", "file", "criteria"])
-    if v["kind"] not in ("mesh", "ccx_dat"):
+    if v.get("kind") == "structural":
+        check_keys(file, "/verifier", v, {"kind", "file", "reference", "truth", "node_tol",
+                                          "prop_tol_rel", "result_tol_rel", "result_tol_abs"},
+                   ["kind", "file", "reference", "truth"])
+        host_path(file, "/verifier/reference", v["reference"])
+        host_path(file, "/verifier/truth", v["truth"])
+        v = dict(v, criteria=[{"name": n} for n in check_frame.ASSERTIONS])
+    else:
+        check_keys(file, "/verifier", v, {"kind", "file", "criteria", "objective", "reward", "weld_tol"},
+                   ["kind", "file", "criteria"])
+    if v["kind"] not in ("mesh", "ccx_dat", "fe_solid", "structural"):
         err(file, "/verifier/kind", "unknown kind")
     if "weld_tol" in v and v["kind"] != "mesh":
         err(file, "/verifier/weld_tol", "mesh only")
@@ -185,6 +208,9 @@ def load_task(path):
         err(file, "/verifier/file", "not a deliverable")
     names = set()
     for i, c in enumerate(v["criteria"]):
+        if v["kind"] == "structural":
+            names.add(c["name"])
+            continue
         check_crit(file, "/verifier/criteria/%d" % i, c, v["kind"])
         if c["name"] in names:
             err(file, "/verifier/criteria/%d/name" % i, "duplicate")
@@ -274,6 +300,10 @@ def compare(c, x):
 
 def verify(task, outdir):
     v = task["verifier"]
+    if v["kind"] == "structural":
+        return check_frame.verify(v, HERE, outdir), {}
+    if v["kind"] == "fe_solid":
+        return check_frame.verify_fe(v, outdir, compare), {}
     target = os.path.join(outdir, v["file"])
     asserts = []  # (name, state, required, measured, expected)
     metrics = {}
