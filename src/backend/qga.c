@@ -11,6 +11,7 @@
 #include "engi/alloc.h"
 #include "engi/dynbuf.h"
 #include "fsutil.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,29 +35,6 @@ static double call_timeout(void)
 }
 #define CALL_TIMEOUT_S call_timeout()
 #define FILE_CHUNK ((size_t)1 << 20)
-
-/* 'text' quoted for sh: every ' becomes '\''. NULL when out of memory. */
-static char *sh_quote(const char *text)
-{
-	size_t n = 3;
-	for (const char *p = text; *p; p++)
-		n += *p == '\'' ? 4 : 1;
-	char *q = engi_malloc(n), *o = q;
-	if (!q)
-		return NULL;
-	*o++ = '\'';
-	for (const char *p = text; *p; p++) {
-		if (*p == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o++ = '\'';
-	*o = '\0';
-	return q;
-}
 
 /* The command runs in a session of its own (setsid does not fork: the
  * agent's child is no group leader), under a wrapper shell that kills the

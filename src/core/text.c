@@ -3,6 +3,7 @@
 #include "engi/alloc.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
  * surrogates, at most U+10FFFF), or 0. */
@@ -59,4 +60,27 @@ char *utf8_clean(const char *s, size_t n, size_t *out_len)
 	if (out_len)
 		*out_len = o;
 	return out;
+}
+
+char *sh_quote(const char *text)
+{
+	size_t n = 3;
+	for (const char *p = text; *p; p++)
+		n += *p == '\'' ? 4 : 1;
+	char *q = engi_malloc(n);
+	if (!q)
+		return NULL;
+	char *o = q;
+	*o++ = '\'';
+	for (const char *p = text; *p; p++) {
+		if (*p == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
 }

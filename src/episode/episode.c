@@ -482,30 +482,6 @@ static int copy_drawings(const struct episode_spec *s, struct backend_env *env,
 	return 0;
 }
 
-/* 'text' for sh, single-quoted; NULL when out of memory. */
-static char *sh_quote(const char *text)
-{
-	size_t n = 3;
-	for (const char *p = text; *p; p++)
-		n += *p == '\'' ? 4 : 1;
-	char *q = engi_malloc(n);
-	if (!q)
-		return NULL;
-	char *o = q;
-	*o++ = '\'';
-	for (const char *p = text; *p; p++) {
-		if (*p == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o++ = '\'';
-	*o = '\0';
-	return q;
-}
-
 /* no_file: asks the environment whether the path exists (a dangling link
  * counts as existing). */
 static void check_no_file(struct backend_env *env, const struct task_iassert *ia,
