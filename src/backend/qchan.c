@@ -23,12 +23,6 @@ void qchan_init(struct qchan *c, const char *what, size_t max_msg)
 	c->max_msg = max_msg;
 }
 
-static void sleep_s(double s)
-{
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	nanosleep(&ts, NULL);
-}
-
 static int remaining_ms(double deadline)
 {
 	double r = deadline - now_mono();
@@ -61,7 +55,7 @@ int qchan_connect(struct qchan *c, const char *path, double deadline,
 		if (now_mono() >= deadline)
 			RAISE(err, ENGI_ETIMEOUT, "the %s socket '%s' did not accept a connection in time",
 			      c->what, path);
-		sleep_s(0.01);
+		sleep_seconds(0.01);
 	}
 }
 

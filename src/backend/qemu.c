@@ -86,12 +86,6 @@ struct qemu_env {
 
 /* ---- small helpers ---- */
 
-static void sleep_s(double s)
-{
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	nanosleep(&ts, NULL);
-}
-
 static const char *qemu_binary(void)
 {
 	const char *b = getenv("ENGI_QEMU");
@@ -364,7 +358,7 @@ static int env_fail(struct qemu_env *q, int rc, struct engi_error *err)
 	/* a broken connection usually means QEMU is on its way out */
 	double until = now_mono() + (rc == ENGI_EENV ? 1.0 : 0.0);
 	while (!vm_gone(q) && now_mono() < until)
-		sleep_s(0.01);
+		sleep_seconds(0.01);
 	if (!vm_gone(q))
 		return rc;
 	char tail[512];
@@ -393,7 +387,7 @@ static void vm_kill(struct qemu_env *q)
 			kill(-q->pid, sigs[s]);
 		double until = now_mono() + (s == 2 ? 10.0 : 2.0);
 		while (!vm_gone(q) && now_mono() < until)
-			sleep_s(0.005);
+			sleep_seconds(0.005);
 	}
 	if (!vm_gone(q)) {
 		kill(-q->pid, SIGKILL);
@@ -431,9 +425,10 @@ static void cleanup(struct qemu_env *q)
 	q->dir[0] = q->disk[0] = '\0';
 }
 
-/* The state was saved from a stopped guest, and QEMU keeps a guest paused
- * when its source was: wait for the stream to load, then continue. */
-static int finish_incoming(struct qemu_env *q, double deadline, struct engi_error *err)
+/* Polls a migration (what names it in messages)
+ * until QEMU says it completed; a status not there yet means not started. */
+static int wait_migration(struct qemu_env *q, const char *what, double deadline,
+			  struct engi_error *err)
 {
 	for (;;) {
 		json_t *ret;
@@ -443,13 +438,20 @@ static int finish_incoming(struct qemu_env *q, double deadline, struct engi_erro
 		snprintf(why, sizeof(why), "%s", st ? st : "");
 		json_decref(ret);
 		if (!strcmp(why, "completed"))
-			break;
+			return 0;
 		if (!strcmp(why, "failed") || !strcmp(why, "cancelled"))
-			RAISE(err, ENGI_EENV, "loading the saved memory state: migration %s", why);
+			RAISE(err, ENGI_EENV, "%s: migration %s", what, why);
 		if (now_mono() > deadline || vm_gone(q))
-			RAISE(err, ENGI_EENV, "loading the saved memory state did not finish");
-		sleep_s(0.005);
+			RAISE(err, ENGI_EENV, "%s did not finish in time", what);
+		sleep_seconds(0.005);
 	}
+}
+
+/* The state was saved from a stopped guest, and QEMU keeps a guest paused
+ * when its source was: wait for the stream to load, then continue. */
+static int finish_incoming(struct qemu_env *q, double deadline, struct engi_error *err)
+{
+	TRY(wait_migration(q, "loading the saved memory state", deadline, err));
 	return qmp_call(&q->qmp, "cont", NULL, 30, NULL, err);
 }
 
@@ -473,7 +475,7 @@ static int connect_vm(struct qemu_env *q, enum restore how, double timeout_s,
 		if (vm_gone(q) || now_mono() >= deadline)
 			break;
 		qga_close(&q->qga); /* the connection broke: try again */
-		sleep_s(0.05);
+		sleep_seconds(0.05);
 	}
 	rc = env_fail(q, ENGI_EENV, err);
 	engi_error_prefix(err, "guest did not become ready in %.0f s", timeout_s);
@@ -492,7 +494,7 @@ static int wait_ready_command(struct qemu_env *q, const char *cmd, double deadli
 			return 0;
 		if (now_mono() > deadline)
 			RAISE(err, ENGI_EENV, "the image's ready_command did not succeed in time: %s", cmd);
-		sleep_s(0.5);
+		sleep_seconds(0.5);
 	}
 	return 0;
 }
@@ -527,7 +529,7 @@ static int wait_screen_settled(struct qemu_env *q, double deadline, struct engi_
 			engi_free(prev);
 			RAISE(err, ENGI_EENV, "the guest's screen did not settle in time");
 		}
-		sleep_s(1.0);
+		sleep_seconds(1.0);
 	}
 	engi_free(prev);
 	return 0;
@@ -604,25 +606,8 @@ static int ready_save(const struct vmconf *c, const char *tmp, FILE *log,
 	snprintf(uri, sizeof(uri), "exec:cat > '%s/state'", tmp);
 	if (rc == 0)
 		rc = qmp_call(&q.qmp, "migrate", json_pack("{s:s}", "uri", uri), 30, NULL, err);
-	while (rc == 0) {
-		rc = qmp_call(&q.qmp, "query-migrate", NULL, 30, &ret, err);
-		if (rc < 0)
-			break;
-		const char *st = json_string_value(json_object_get(ret, "status"));
-		int done = st && !strcmp(st, "completed");
-		int bad = !st || !strcmp(st, "failed") || !strcmp(st, "cancelled");
-		char why[256];
-		snprintf(why, sizeof(why), "%s", st ? st : "no status");
-		json_decref(ret);
-		if (done)
-			break;
-		if (bad)
-			rc = engi_raise(err, ENGI_EENV, "saving the memory state: migration %s", why);
-		else if (now_mono() - t0 > COLD_BOOT_TIMEOUT_S)
-			rc = engi_raise(err, ENGI_EENV, "saving the memory state took too long");
-		else
-			sleep_s(0.05);
-	}
+	if (rc == 0)
+		rc = wait_migration(&q, "saving the memory state", t0 + COLD_BOOT_TIMEOUT_S, err);
 	if (rc < 0)
 		rc = env_fail(&q, rc, err);
 	q.disk[0] = '\0'; /* keep it */
@@ -878,7 +863,7 @@ static int qemu_input(struct backend_env *env, const char *event_json,
 				break;
 			}
 		} else if (json_is_integer(ms)) {
-			sleep_s((double)json_integer_value(ms) / 1000.0);
+			sleep_seconds((double)json_integer_value(ms) / 1000.0);
 		}
 	}
 	json_decref(steps);

@@ -74,12 +74,6 @@ static int kill_tree(struct qga *g, json_int_t pid, struct engi_error *err)
 	return qga_run(g, script, 10, err) < 0 ? -1 : 0;
 }
 
-static void sleep_s(double s)
-{
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	nanosleep(&ts, NULL);
-}
-
 /* Keeps up to cap bytes of the base64 text in out, counts the rest. */
 static int take_output(json_t *b64, struct engi_dynbuf *out, uint64_t *total,
 		       struct engi_error *err)
@@ -167,7 +161,7 @@ int qga_exec(struct qga *g, const char *cwd, const char *command,
 			break;
 		}
 		json_decref(st);
-		sleep_s(wait);
+		sleep_seconds(wait);
 		wait = fmin(wait * 1.5, 0.1);
 	}
 	r->wall_s = now_mono() - t0;

@@ -280,3 +280,13 @@ double now_wall(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
+
+void sleep_seconds(double s)
+{
+	if (s <= 0)
+		return;
+	struct timespec ts = {.tv_sec = (time_t)s,
+			      .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}

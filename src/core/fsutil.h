@@ -50,5 +50,7 @@ int path_is_file(const char *p);
 /* Seconds: monotonic (for durations) and wall (unix time). */
 double now_mono(void);
 double now_wall(void);
+/* Sleeps s seconds (nothing when s <= 0), resuming after signals. */
+void sleep_seconds(double s);
 
 #endif

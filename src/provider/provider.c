@@ -6,6 +6,7 @@
 #include "provider.h"
 
 #include "engi/alloc.h"
+#include "fsutil.h"
 #include "http.h"
 #include "text.h"
 #include "wire.h"
@@ -562,22 +563,6 @@ static double jitter_unit(void)
 	return (double)(s >> 11) / 9007199254740992.0;
 }
 
-static void sleep_s(double s)
-{
-	if (s <= 0)
-		return;
-	struct timespec ts = {.tv_sec = (time_t)s,
-			      .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Replaces every occurrence of key in s by "[redacted]" (in place: the
  * replacement is never longer than a key of 10 or more bytes; shorter keys
@@ -629,7 +614,7 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 	for (int attempt = 0;; attempt++) {
 		r->attempts = attempt + 1;
 		if (gate && gate->ask)
-			sleep_s(gate->ask(gate->arg, est_tokens));
+			sleep_seconds(gate->ask(gate->arg, est_tokens));
 		else
 			provider_throttle(c, est_tokens);
 		struct http_response h;
@@ -676,9 +661,9 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 			wait = c->retry_base_s * pow(2.0, attempt) * (0.5 + 0.5 * jitter_unit());
 		if (wait > PROVIDER_RETRY_MAX_S)
 			wait = PROVIDER_RETRY_MAX_S;
-		double w0 = mono();
-		sleep_s(wait);
-		r->wait_s += mono() - w0;
+		double w0 = now_mono();
+		sleep_seconds(wait);
+		r->wait_s += now_mono() - w0;
 	}
 	return rc;
 }
@@ -715,7 +700,7 @@ static struct bucket *bucket_for(const struct provider_config *c, double now)
 
 void provider_throttle(const struct provider_config *c, double est_tokens)
 {
-	sleep_s(provider_throttle_reserve(c, est_tokens));
+	sleep_seconds(provider_throttle_reserve(c, est_tokens));
 }
 
 double provider_throttle_reserve(const struct provider_config *c, double est_tokens)
@@ -723,7 +708,7 @@ double provider_throttle_reserve(const struct provider_config *c, double est_tok
 	if (c->rpm <= 0 && c->tpm <= 0)
 		return 0;
 	pthread_mutex_lock(&throttle_lock);
-	double now = mono();
+	double now = now_mono();
 	struct bucket *b = bucket_for(c, now);
 	double start = now;
 	if (b) {
@@ -754,7 +739,7 @@ void provider_throttle_used(const struct provider_config *c, double tokens, doub
 	if (c->tpm <= 0)
 		return;
 	pthread_mutex_lock(&throttle_lock);
-	struct bucket *b = bucket_for(c, mono());
+	struct bucket *b = bucket_for(c, now_mono());
 	if (b)
 		b->tokens -= tokens - (est_tokens < c->tpm ? est_tokens : c->tpm);
 	pthread_mutex_unlock(&throttle_lock);
