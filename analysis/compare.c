@@ -4,6 +4,7 @@
 #include "engi/dynbuf.h"
 
 #include "strtab.h"
+#include "textout.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -417,28 +418,6 @@ int engi_compare_compute(struct engi_compare_data *d,
 
 /* ---- rendering ---- */
 
-static void out(struct engi_dynbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void out(struct engi_dynbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	/* a failed add leaves len short of the cap: caught by out_check */
-	if (engi_dynbuf_vprintf(b, fmt, ap) < 0)
-		b->cap = 0;
-	va_end(ap);
-}
-
-static int out_check(const struct engi_dynbuf *b, const char *what,
-		     struct engi_error *err)
-{
-	if (b->cap == 0)
-		RAISE(err, ENGI_ETOOBIG,
-		      "the %s output is over its %zu-byte cap or out of memory",
-		      what, COMPARE_OUTPUT_CAP);
-	return 0;
-}
-
 static const char *axis_name(int axis)
 {
 	return axis == ENGI_COMPARE_MODELS ? "models" : "conditions";
@@ -447,9 +426,9 @@ static const char *axis_name(int axis)
 static void num(struct engi_dynbuf *b, double v, int json)
 {
 	if (isfinite(v))
-		out(b, "%.6f", v);
+		textout(b, "%.6f", v);
 	else if (json)
-		out(b, "null");
+		textout(b, "null");
 }
 
 static void md_name(struct engi_dynbuf *b, const char *s)
@@ -457,35 +436,35 @@ static void md_name(struct engi_dynbuf *b, const char *s)
 	for (; *s; s++) {
 		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' ||
 		    *s == '_')
-			out(b, "\\%c", *s);
+			textout(b, "\\%c", *s);
 		else if ((unsigned char)*s < 0x20)
-			out(b, " ");
+			textout(b, " ");
 		else
-			out(b, "%c", *s);
+			textout(b, "%c", *s);
 	}
 }
 
 static void md_pvalue(struct engi_dynbuf *b, double p)
 {
 	if (!isfinite(p))
-		out(b, "–");
+		textout(b, "–");
 	else if (p < 0.001)
-		out(b, "%.1e", p);
+		textout(b, "%.1e", p);
 	else
-		out(b, "%.3f", p);
+		textout(b, "%.3f", p);
 }
 
 static void md_lift(struct engi_dynbuf *b, const struct engi_compare_row *r)
 {
 	if (!isfinite(r->lift.mean)) {
-		out(b, "–");
+		textout(b, "–");
 		return;
 	}
-	out(b, "%+.1f", r->lift.mean);
+	textout(b, "%+.1f", r->lift.mean);
 	if (r->lift.flag == ENGI_CI_OK)
-		out(b, " [%+.1f, %+.1f]", r->lift.lo, r->lift.hi);
+		textout(b, " [%+.1f, %+.1f]", r->lift.lo, r->lift.hi);
 	else
-		out(b, " (%s)", engi_ci_flag_name(r->lift.flag));
+		textout(b, " (%s)", engi_ci_flag_name(r->lift.flag));
 }
 
 static void render_markdown(struct engi_dynbuf *b,
@@ -494,96 +473,96 @@ static void render_markdown(struct engi_dynbuf *b,
 	int models_axis = d->opts.axis == ENGI_COMPARE_MODELS;
 	const char *cmp = models_axis ? "model" : "condition";
 	const char *fix = models_axis ? "condition" : "model";
-	out(b, "## Paired comparisons of %s\n\n", axis_name(d->opts.axis));
-	out(b, "Episodes: %zu recorded, %zu scored, %zu not scored "
+	textout(b, "## Paired comparisons of %s\n\n", axis_name(d->opts.axis));
+	textout(b, "Episodes: %zu recorded, %zu scored, %zu not scored "
 	       "(infrastructure failures and unknown outcomes)",
 	    d->recorded, d->scored, d->unscored);
 	if (d->planned)
-		out(b, "; %" PRIu64 " planned, %" PRIu64 " missing", d->planned,
+		textout(b, "; %" PRIu64 " planned, %" PRIu64 " missing", d->planned,
 		    d->missing);
-	out(b, ". %zu tasks, %zu models, %zu conditions.\n\n", d->ntasks,
+	textout(b, ". %zu tasks, %zu models, %zu conditions.\n\n", d->ntasks,
 	    d->nmodels, d->nconditions);
 	if (d->baseline[0]) {
-		out(b, "Family: every %s against the baseline %s '", cmp, cmp);
+		textout(b, "Family: every %s against the baseline %s '", cmp, cmp);
 		md_name(b, d->baseline);
-		out(b, "' within each %s", fix);
+		textout(b, "' within each %s", fix);
 	} else {
-		out(b, "Family: every pair of %ss within each %s", cmp, fix);
+		textout(b, "Family: every pair of %ss within each %s", cmp, fix);
 	}
-	out(b, ", %zu comparisons, Holm-adjusted. Lift = a − b, EngiScore ×100, "
+	textout(b, ", %zu comparisons, Holm-adjusted. Lift = a − b, EngiScore ×100, "
 	       "over the tasks both arms have (trials averaged within a task); "
 	       "%.0f %% paired task bootstrap interval and two-sided sign-flip "
 	       "test, %zu draws each, seed %" PRIu64 ".\n\n",
 	    d->family, 100.0 * d->opts.boot.level, d->opts.boot.draws,
 	    d->opts.boot.seed);
 	if (d->nrows == 0) {
-		out(b, "No comparison: fewer than two %ss.\n", cmp);
+		textout(b, "No comparison: fewer than two %ss.\n", cmp);
 		return;
 	}
-	out(b, "| %s | a | b | tasks | a | b | lift [interval] | p | p (Holm) "
+	textout(b, "| %s | a | b | tasks | a | b | lift [interval] | p | p (Holm) "
 	       "|\n",
 	    fix);
-	out(b, "|---|---|---|---:|---:|---:|---|---:|---:|\n");
+	textout(b, "|---|---|---|---:|---:|---:|---|---:|---:|\n");
 	for (size_t i = 0; i < d->nrows; i++) {
 		const struct engi_compare_row *r = &d->rows[i];
-		out(b, "| ");
+		textout(b, "| ");
 		md_name(b, r->within);
-		out(b, " | ");
+		textout(b, " | ");
 		md_name(b, r->a);
-		out(b, " | ");
+		textout(b, " | ");
 		md_name(b, r->b);
-		out(b, " | %zu", r->tasks);
+		textout(b, " | %zu", r->tasks);
 		if (r->a_only || r->b_only)
-			out(b, " (+%zu a only, +%zu b only)", r->a_only,
+			textout(b, " (+%zu a only, +%zu b only)", r->a_only,
 			    r->b_only);
-		out(b, " | ");
+		textout(b, " | ");
 		if (isfinite(r->mean_a))
-			out(b, "%.1f | %.1f", r->mean_a, r->mean_b);
+			textout(b, "%.1f | %.1f", r->mean_a, r->mean_b);
 		else
-			out(b, "– | –");
-		out(b, " | ");
+			textout(b, "– | –");
+		textout(b, " | ");
 		md_lift(b, r);
-		out(b, " | ");
+		textout(b, " | ");
 		md_pvalue(b, r->tested ? r->test.p : NAN);
-		out(b, " | ");
+		textout(b, " | ");
 		md_pvalue(b, r->p_holm);
-		out(b, " |\n");
+		textout(b, " |\n");
 	}
 	if (!d->baseline[0])
 		return;
 
 	/* the grid: fixed arms down, compared arms across */
-	out(b, "\n### Lift over '");
+	textout(b, "\n### Lift over '");
 	md_name(b, d->baseline);
-	out(b, "' (×100, p Holm-adjusted)\n\n| %s |", fix);
+	textout(b, "' (×100, p Holm-adjusted)\n\n| %s |", fix);
 	size_t ncols = 0;
 	for (size_t i = 0; i < d->nrows && !strcmp(d->rows[i].within,
 						   d->rows[0].within);
 	     i++, ncols++) {
-		out(b, " ");
+		textout(b, " ");
 		md_name(b, d->rows[i].a);
-		out(b, " |");
+		textout(b, " |");
 	}
-	out(b, "\n|---|");
+	textout(b, "\n|---|");
 	for (size_t k = 0; k < ncols; k++)
-		out(b, "---|");
-	out(b, "\n");
+		textout(b, "---|");
+	textout(b, "\n");
 	for (size_t i = 0; ncols && i < d->nrows; i += ncols) {
-		out(b, "| ");
+		textout(b, "| ");
 		md_name(b, d->rows[i].within);
-		out(b, " |");
+		textout(b, " |");
 		for (size_t k = 0; k < ncols && i + k < d->nrows; k++) {
 			const struct engi_compare_row *r = &d->rows[i + k];
-			out(b, " ");
+			textout(b, " ");
 			if (isfinite(r->lift.mean))
-				out(b, "%+.1f", r->lift.mean);
+				textout(b, "%+.1f", r->lift.mean);
 			else
-				out(b, "–");
-			out(b, " (p ");
+				textout(b, "–");
+			textout(b, " (p ");
 			md_pvalue(b, r->p_holm);
-			out(b, ") |");
+			textout(b, ") |");
 		}
-		out(b, "\n");
+		textout(b, "\n");
 	}
 }
 
@@ -593,7 +572,7 @@ int engi_compare_write_markdown(const struct engi_compare_data *d, FILE *f,
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
 	render_markdown(&b, d);
-	int rc = out_check(&b, "Markdown", err);
+	int rc = textout_check(&b, "Markdown", COMPARE_OUTPUT_CAP, err);
 	if (rc == 0 && b.len && fwrite(b.buf, 1, b.len, f) != b.len)
 		rc = engi_raise(err, ENGI_EIO,
 				"cannot write the comparison: %s",
@@ -602,31 +581,19 @@ int engi_compare_write_markdown(const struct engi_compare_data *d, FILE *f,
 	return rc;
 }
 
-static void csv_str(struct engi_dynbuf *b, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		out(b, "%s", s);
-		return;
-	}
-	out(b, "\"");
-	for (; *s; s++)
-		out(b, *s == '"' ? "\"\"" : "%c", *s);
-	out(b, "\"");
-}
-
 static void json_str(struct engi_dynbuf *b, const char *s)
 {
-	out(b, "\"");
+	textout(b, "\"");
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 		if (ch == '"' || ch == '\\')
-			out(b, "\\%c", ch);
+			textout(b, "\\%c", ch);
 		else if (ch < 0x20)
-			out(b, "\\u%04x", ch);
+			textout(b, "\\u%04x", ch);
 		else
-			out(b, "%c", ch);
+			textout(b, "%c", ch);
 	}
-	out(b, "\"");
+	textout(b, "\"");
 }
 
 static const char *const row_keys[] = {
@@ -641,13 +608,13 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 		       const struct engi_compare_row *r, int json)
 {
 	void (*str)(struct engi_dynbuf *, const char *) =
-		json ? json_str : csv_str;
+		json ? json_str : textout_csv_str;
 	const char *sep = json ? ", " : ",";
 	for (size_t k = 0; k < NKEYS; k++) {
 		if (k)
-			out(b, "%s", sep);
+			textout(b, "%s", sep);
 		if (json)
-			out(b, "\"%s\": ", row_keys[k]);
+			textout(b, "\"%s\": ", row_keys[k]);
 		switch (k) {
 		case 0:
 			str(b, axis_name(d->opts.axis));
@@ -662,13 +629,13 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 			str(b, r->b);
 			break;
 		case 4:
-			out(b, "%zu", r->tasks);
+			textout(b, "%zu", r->tasks);
 			break;
 		case 5:
-			out(b, "%zu", r->a_only);
+			textout(b, "%zu", r->a_only);
 			break;
 		case 6:
-			out(b, "%zu", r->b_only);
+			textout(b, "%zu", r->b_only);
 			break;
 		case 7:
 			num(b, r->mean_a, json);
@@ -695,7 +662,7 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 			num(b, r->p_holm, json);
 			break;
 		case 15:
-			out(b, "%zu", r->tested ? r->test.draws : 0);
+			textout(b, "%zu", r->tested ? r->test.draws : 0);
 			break;
 		}
 	}
@@ -704,7 +671,7 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 static int write_buf(const struct engi_dynbuf *b, const char *path,
 		     const char *what, struct engi_error *err)
 {
-	TRY(out_check(b, what, err));
+	TRY(textout_check(b, what, COMPARE_OUTPUT_CAP, err));
 	FILE *f = fopen(path, "wb");
 	if (!f)
 		RAISE(err, ENGI_EIO, "cannot create '%s': %s", path,
@@ -723,11 +690,11 @@ int engi_compare_write_csv(const struct engi_compare_data *d, const char *path,
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
 	for (size_t k = 0; k < NKEYS; k++)
-		out(&b, "%s%s", k ? "," : "", row_keys[k]);
-	out(&b, "\r\n");
+		textout(&b, "%s%s", k ? "," : "", row_keys[k]);
+	textout(&b, "\r\n");
 	for (size_t i = 0; i < d->nrows; i++) {
 		render_row(&b, d, &d->rows[i], 0);
-		out(&b, "\r\n");
+		textout(&b, "\r\n");
 	}
 	int rc = write_buf(&b, path, "CSV", err);
 	engi_dynbuf_release(&b);
@@ -739,29 +706,29 @@ int engi_compare_write_json(const struct engi_compare_data *d,
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
-	out(&b, "{\"format\": \"engisweep-compare\", \"format_version\": 1,\n");
-	out(&b, " \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
+	textout(&b, "{\"format\": \"engisweep-compare\", \"format_version\": 1,\n");
+	textout(&b, " \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
 		"\"level\": %.6f, \"min_tasks\": %zu},\n",
 	    d->opts.boot.seed, d->opts.boot.draws, d->opts.boot.level,
 	    d->opts.boot.min_tasks);
-	out(&b, " \"family\": {\"axis\": \"%s\", \"baseline\": ",
+	textout(&b, " \"family\": {\"axis\": \"%s\", \"baseline\": ",
 	    axis_name(d->opts.axis));
 	if (d->baseline[0])
 		json_str(&b, d->baseline);
 	else
-		out(&b, "null");
-	out(&b, ", \"size\": %zu},\n", d->family);
-	out(&b, " \"episodes\": {\"planned\": %" PRIu64 ", \"recorded\": %zu, "
+		textout(&b, "null");
+	textout(&b, ", \"size\": %zu},\n", d->family);
+	textout(&b, " \"episodes\": {\"planned\": %" PRIu64 ", \"recorded\": %zu, "
 		"\"scored\": %zu, \"unscored\": %zu, \"missing\": %" PRIu64
 		"},\n",
 	    d->planned, d->recorded, d->scored, d->unscored, d->missing);
-	out(&b, " \"rows\": [");
+	textout(&b, " \"rows\": [");
 	for (size_t i = 0; i < d->nrows; i++) {
-		out(&b, "%s\n  {", i ? "," : "");
+		textout(&b, "%s\n  {", i ? "," : "");
 		render_row(&b, d, &d->rows[i], 1);
-		out(&b, "}");
+		textout(&b, "}");
 	}
-	out(&b, "%s]}\n", d->nrows ? "\n " : "");
+	textout(&b, "%s]}\n", d->nrows ? "\n " : "");
 	int rc = write_buf(&b, path, "JSON", err);
 	engi_dynbuf_release(&b);
 	return rc;

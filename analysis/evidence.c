@@ -4,6 +4,7 @@
 #include "engi/dynbuf.h"
 
 #include "strtab.h"
+#include "textout.h"
 
 #include <errno.h>
 #include <math.h>
@@ -279,37 +280,26 @@ int engi_evidence_compute(struct engi_evidence *ev,
 
 /* ---- rendering ---- */
 
-static void out(struct engi_dynbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void out(struct engi_dynbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (engi_dynbuf_vprintf(b, fmt, ap) < 0)
-		b->cap = 0; /* remembered for out_check */
-	va_end(ap);
-}
-
 static void md_name(struct engi_dynbuf *b, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' ||
 		    *s == '_')
-			out(b, "\\%c", *s);
+			textout(b, "\\%c", *s);
 		else if ((unsigned char)*s < 0x20)
-			out(b, " ");
+			textout(b, " ");
 		else
-			out(b, "%c", *s);
+			textout(b, "%c", *s);
 	}
 }
 
 static void md_arm(struct engi_dynbuf *b, const struct engi_evidence_arm *a)
 {
-	out(b, "| ");
+	textout(b, "| ");
 	md_name(b, a->model);
-	out(b, " | ");
+	textout(b, " | ");
 	md_name(b, a->condition);
-	out(b, " |");
+	textout(b, " |");
 }
 
 static double ratio(double x, double y)
@@ -320,9 +310,9 @@ static double ratio(double x, double y)
 static void md_money(struct engi_dynbuf *b, double v)
 {
 	if (isfinite(v))
-		out(b, " %.4f |", v);
+		textout(b, " %.4f |", v);
 	else
-		out(b, " – |");
+		textout(b, " – |");
 }
 
 static void render_markdown(struct engi_dynbuf *b,
@@ -330,7 +320,7 @@ static void render_markdown(struct engi_dynbuf *b,
 {
 	size_t ns = ev->nstages;
 	if (ns) {
-		out(b, "## Evidence ladder\n\nDenominator: per model and "
+		textout(b, "## Evidence ladder\n\nDenominator: per model and "
 		       "stage, the scored episodes of the tasks where the "
 		       "stage applies (a required, applicable assertion of "
 		       "that stage on some episode of the task); an episode "
@@ -341,53 +331,53 @@ static void render_markdown(struct engi_dynbuf *b,
 		    ev->assertions_used, ev->assertions_ignored,
 		    ev->assertions_orphan);
 		for (size_t s = 0; s < ns; s++) {
-			out(b, " ");
+			textout(b, " ");
 			md_name(b, ev->stages[s]);
-			out(b, " |");
+			textout(b, " |");
 		}
-		out(b, "\n|---|---|");
+		textout(b, "\n|---|---|");
 		for (size_t s = 0; s < ns; s++)
-			out(b, "---:|");
-		out(b, "\n");
+			textout(b, "---:|");
+		textout(b, "\n");
 		for (size_t a = 0; a < ev->narms; a++) {
 			const struct engi_evidence_arm *arm = &ev->arms[a];
 			md_arm(b, arm);
 			for (size_t s = 0; s < ns; s++) {
 				if (!arm->denominator[s]) {
-					out(b, " – |");
+					textout(b, " – |");
 					continue;
 				}
-				out(b, " %.1f %% (%zu/%zu) |",
+				textout(b, " %.1f %% (%zu/%zu) |",
 				    100.0 * (double)arm->passed[s] /
 					    (double)arm->denominator[s],
 				    arm->passed[s], arm->denominator[s]);
 			}
-			out(b, "\n");
+			textout(b, "\n");
 		}
-		out(b, "\n## First failed stage\n\nDenominator: per model, "
+		textout(b, "\n## First failed stage\n\nDenominator: per model, "
 		       "the scored episodes; each counted once, at the first "
 		       "applicable stage it does not pass.\n\n| model | "
 		       "condition | episodes |");
 		for (size_t s = 0; s < ns; s++) {
-			out(b, " ");
+			textout(b, " ");
 			md_name(b, ev->stages[s]);
-			out(b, " |");
+			textout(b, " |");
 		}
-		out(b, " none |\n|---|---|---:|");
+		textout(b, " none |\n|---|---|---:|");
 		for (size_t s = 0; s <= ns; s++)
-			out(b, "---:|");
-		out(b, "\n");
+			textout(b, "---:|");
+		textout(b, "\n");
 		for (size_t a = 0; a < ev->narms; a++) {
 			const struct engi_evidence_arm *arm = &ev->arms[a];
 			md_arm(b, arm);
-			out(b, " %zu |", arm->episodes);
+			textout(b, " %zu |", arm->episodes);
 			for (size_t s = 0; s <= ns; s++)
-				out(b, " %zu |", arm->first_failed[s]);
-			out(b, "\n");
+				textout(b, " %zu |", arm->first_failed[s]);
+			textout(b, "\n");
 		}
-		out(b, "\n");
+		textout(b, "\n");
 	}
-	out(b, "## Perfect tasks and cost\n\nDenominator: per model, the tasks "
+	textout(b, "## Perfect tasks and cost\n\nDenominator: per model, the tasks "
 	       "with a scored episode. A perfect task: every scored trial "
 	       "scores 1. Cost: summed over every recorded episode; per score "
 	       "point: cost / score x100.\n\n| model | condition | tasks | "
@@ -396,28 +386,18 @@ static void render_markdown(struct engi_dynbuf *b,
 	for (size_t a = 0; a < ev->narms; a++) {
 		const struct engi_evidence_arm *arm = &ev->arms[a];
 		md_arm(b, arm);
-		out(b, " %zu | %zu |", arm->tasks, arm->perfect);
+		textout(b, " %zu | %zu |", arm->tasks, arm->perfect);
 		if (arm->tasks)
-			out(b, " %.1f %% |",
+			textout(b, " %.1f %% |",
 			    100.0 * (double)arm->perfect / (double)arm->tasks);
 		else
-			out(b, " – |");
+			textout(b, " – |");
 		md_money(b, arm->cost_usd);
 		md_money(b, ratio(arm->cost_usd, (double)arm->tasks));
 		md_money(b, ratio(arm->cost_usd, arm->score_x100));
-		out(b, "\n");
+		textout(b, "\n");
 	}
-	out(b, "\n");
-}
-
-static int check(const struct engi_dynbuf *b, struct engi_error *err)
-{
-	if (b->cap == 0)
-		RAISE(err, ENGI_ETOOBIG,
-		      "the evidence output is over its %zu-byte cap or out of "
-		      "memory",
-		      OUTPUT_CAP);
-	return 0;
+	textout(b, "\n");
 }
 
 int engi_evidence_write_markdown(const struct engi_evidence *ev, FILE *f,
@@ -426,7 +406,7 @@ int engi_evidence_write_markdown(const struct engi_evidence *ev, FILE *f,
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, OUTPUT_CAP);
 	render_markdown(&b, ev);
-	int rc = check(&b, err);
+	int rc = textout_check(&b, "evidence", OUTPUT_CAP, err);
 	if (rc == 0 && b.len && fwrite(b.buf, 1, b.len, f) != b.len)
 		rc = engi_raise(err, ENGI_EIO,
 				"cannot write the evidence tables: %s",
@@ -435,38 +415,26 @@ int engi_evidence_write_markdown(const struct engi_evidence *ev, FILE *f,
 	return rc;
 }
 
-static void csv_str(struct engi_dynbuf *b, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		out(b, "%s", s);
-		return;
-	}
-	out(b, "\"");
-	for (; *s; s++)
-		out(b, *s == '"' ? "\"\"" : "%c", *s);
-	out(b, "\"");
-}
-
 static void csv_num(struct engi_dynbuf *b, double v)
 {
 	if (isfinite(v))
-		out(b, ",%.6f", v);
+		textout(b, ",%.6f", v);
 	else
-		out(b, ",");
+		textout(b, ",");
 }
 
 static void csv_arm(struct engi_dynbuf *b, const struct engi_evidence_arm *a)
 {
-	csv_str(b, a->model);
-	out(b, ",");
-	csv_str(b, a->condition);
-	out(b, ",%zu,%zu,%zu", a->episodes, a->tasks, a->perfect);
+	textout_csv_str(b, a->model);
+	textout(b, ",");
+	textout_csv_str(b, a->condition);
+	textout(b, ",%zu,%zu,%zu", a->episodes, a->tasks, a->perfect);
 	csv_num(b, ratio((double)a->perfect, (double)a->tasks));
 	csv_num(b, a->score_x100);
 	csv_num(b, a->cost_usd);
 	csv_num(b, ratio(a->cost_usd, (double)a->tasks));
 	csv_num(b, ratio(a->cost_usd, a->score_x100));
-	out(b, ",");
+	textout(b, ",");
 }
 
 int engi_evidence_write_csv(const struct engi_evidence *ev, const char *path,
@@ -474,23 +442,23 @@ int engi_evidence_write_csv(const struct engi_evidence *ev, const char *path,
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, OUTPUT_CAP);
-	out(&b, "model,condition,episodes,tasks,perfect_tasks,perfect_rate,"
+	textout(&b, "model,condition,episodes,tasks,perfect_tasks,perfect_rate,"
 		"score_x100,cost_usd,cost_per_task,cost_per_point,stage,"
 		"denominator,passed,pass_rate,first_failed\r\n");
 	for (size_t a = 0; a < ev->narms; a++) {
 		const struct engi_evidence_arm *arm = &ev->arms[a];
 		for (size_t s = 0; s < ev->nstages; s++) {
 			csv_arm(&b, arm);
-			csv_str(&b, ev->stages[s]);
-			out(&b, ",%zu,%zu", arm->denominator[s], arm->passed[s]);
+			textout_csv_str(&b, ev->stages[s]);
+			textout(&b, ",%zu,%zu", arm->denominator[s], arm->passed[s]);
 			csv_num(&b, ratio((double)arm->passed[s],
 					  (double)arm->denominator[s]));
-			out(&b, ",%zu\r\n", arm->first_failed[s]);
+			textout(&b, ",%zu\r\n", arm->first_failed[s]);
 		}
 		csv_arm(&b, arm);
-		out(&b, "none,,,,%zu\r\n", arm->first_failed[ev->nstages]);
+		textout(&b, "none,,,,%zu\r\n", arm->first_failed[ev->nstages]);
 	}
-	int rc = check(&b, err);
+	int rc = textout_check(&b, "evidence", OUTPUT_CAP, err);
 	FILE *f = rc == 0 ? fopen(path, "wb") : NULL;
 	if (rc == 0 && !f)
 		rc = engi_raise(err, ENGI_EIO, "cannot create '%s': %s", path,
