@@ -17,6 +17,16 @@
  *   own_results           |max |u| in the agent's .dat or ASCII .frd
  *                         ("results") - re-solve| / re-solve: the agent's
  *                         own answer agrees
+ *   own_mises_at          |agent's von Mises - re-solve's| / re-solve's at
+ *                         "point", from the agent's "results": a .dat
+ *                         (*EL PRINT S): the integration-point stresses of
+ *                         the element whose centroid is nearest, averaged
+ *                         as the re-solve averages them (like for like); an
+ *                         ASCII .frd (*NODE FILE or *EL FILE S): the nodal
+ *                         stress at the nearest node, against the mean of
+ *                         the re-solve's element stresses around that node
+ *                         (CalculiX extrapolates to the nodes, so the two
+ *                         differ by the stress gradient over an element)
  *
  * A deck that does not read or solve makes every criterion unavailable
  * (required ones then fail) with the reader's message.
@@ -28,14 +38,26 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *const check_names[] = {
-    "young",	    "poisson", "load_as_force", "supports_on_plane", "load_sum",
-    "reaction_sum", "max_u",   "mises_at",	"own_results",	     NULL};
-enum { C_YOUNG, C_POISSON, C_FORCE, C_SUPPORTS, C_LOAD, C_REACTION, C_MAXU, C_MISES, C_OWN };
+    "young", "poisson",	 "load_as_force", "supports_on_plane", "load_sum", "reaction_sum",
+    "max_u", "mises_at", "own_results",	  "own_mises_at",      NULL};
+enum {
+	C_YOUNG,
+	C_POISSON,
+	C_FORCE,
+	C_SUPPORTS,
+	C_LOAD,
+	C_REACTION,
+	C_MAXU,
+	C_MISES,
+	C_OWN,
+	C_OWN_MISES
+};
 static const char *const axis_names[] = {"x", "y", "z", NULL};
 
 struct fe_criterion {
@@ -120,7 +142,7 @@ static int fe_parse(json_t *ver, const char *file, const char *pointer, void **c
 			if (rc == 0 && !present)
 				rc = engi_parse_error(err, file, p, "needs a value");
 		}
-		if (c->check == C_MISES) {
+		if (c->check == C_MISES || c->check == C_OWN_MISES) {
 			json_t *pt = json_object_get(item, "point");
 			engi_json_pointer(p, sizeof(p), ptr, "point");
 			if (!json_is_array(pt) || json_array_size(pt) != 3)
@@ -133,15 +155,15 @@ static int fe_parse(json_t *ver, const char *file, const char *pointer, void **c
 					c->point[k] = json_number_value(x);
 			}
 		}
-		if (c->check == C_OWN) {
+		if (c->check == C_OWN || c->check == C_OWN_MISES) {
 			json_t *r = json_object_get(item, "results");
 			engi_json_pointer(p, sizeof(p), ptr, "results");
 			const char *s = json_is_string(r) ? json_string_value(r) : NULL;
 			if (!s || !*s || s[0] == '/' || strstr(s, "..") || strlen(s) >= PATH_MAX)
 				rc = engi_parse_error(
 				    err, file, p,
-				    "expected the agent's .dat file, relative to the "
-				    "deliverables");
+				    "expected the agent's .dat or .frd file, relative to "
+				    "the deliverables");
 			else
 				memcpy(c->results, s, strlen(s) + 1);
 		}
@@ -166,6 +188,149 @@ static double worst_of(const struct engi_criterion *c, const double *v, size_t n
 			if (!engi_criterion_holds(c, v[i]))
 				return v[i];
 	return worst;
+}
+
+/* The element whose centroid is nearest to p; *dist its distance. */
+static size_t nearest_elem(const struct engi_fe_solid *m, const double p[3], double *dist)
+{
+	size_t best = 0;
+	double bd = INFINITY;
+	for (size_t e = 0; e < m->nelems; e++) {
+		double cen[3] = {0};
+		size_t n = m->off[e + 1] - m->off[e];
+		for (size_t q = m->off[e]; q < m->off[e + 1]; q++)
+			for (int d = 0; d < 3; d++)
+				cen[d] += m->xyz[3 * (size_t)m->conn[q] + (size_t)d] / (double)n;
+		double dd = 0;
+		for (int d = 0; d < 3; d++)
+			dd += (cen[d] - p[d]) * (cen[d] - p[d]);
+		if (dd < bd) {
+			bd = dd;
+			best = e;
+		}
+	}
+	*dist = sqrt(bd);
+	return best;
+}
+
+static double von_mises(const double s[6])
+{
+	double a = s[0] - s[1], b = s[1] - s[2], c = s[2] - s[0];
+	return sqrt(0.5 * (a * a + b * b + c * c) + 3 * (s[3] * s[3] + s[4] * s[4] + s[5] * s[5]));
+}
+
+/* The agent's stresses of element id (a .dat), averaged over its distinct
+ * integration points; the count in *nip (0: none printed). */
+static void own_elem_stress(const struct engi_ccx_stress *st, int64_t id, double s[6], int *nip)
+{
+	uint64_t seen[16] = {0}; /* integration points 1..1000 */
+	*nip = 0;
+	memset(s, 0, 6 * sizeof(double));
+	for (size_t i = 0; i < st->n; i++) {
+		const struct engi_ccx_stress_rec *q = &st->rec[i];
+		if (q->id != id || q->ip < 1 || q->ip > 1000)
+			continue;
+		unsigned b = (unsigned)(q->ip - 1);
+		if (b < 1024 && (seen[b / 64] >> (b % 64)) & 1)
+			continue;
+		if (b < 1024)
+			seen[b / 64] |= (uint64_t)1 << (b % 64);
+		for (int k = 0; k < 6; k++)
+			s[k] += q->s[k];
+		(*nip)++;
+	}
+	for (int k = 0; *nip && k < 6; k++)
+		s[k] /= *nip;
+}
+
+/* The node nearest to p among those an element uses, and the re-solve's
+ * stress there as CalculiX writes nodal stresses: each element's value
+ * extrapolated to the node, averaged over the elements around it. Returns
+ * the node index, or -1 when an element's stress cannot be taken. */
+static int64_t nearest_node_stress(const struct engi_fe_solid *m, const double *u,
+				   const double p[3], double *dist, double s[6])
+{
+	int64_t best = -1;
+	double bd = INFINITY;
+	for (size_t q = 0; q < m->off[m->nelems]; q++) {
+		size_t i = m->conn[q];
+		double dd = 0;
+		for (int d = 0; d < 3; d++)
+			dd +=
+			    (m->xyz[3 * i + (size_t)d] - p[d]) * (m->xyz[3 * i + (size_t)d] - p[d]);
+		if (dd < bd) {
+			bd = dd;
+			best = (int64_t)i;
+		}
+	}
+	*dist = sqrt(bd);
+	memset(s, 0, 6 * sizeof(double));
+	size_t cnt = 0;
+	for (size_t e = 0; e < m->nelems; e++)
+		for (size_t q = m->off[e]; q < m->off[e + 1]; q++) {
+			if ((int64_t)m->conn[q] != best)
+				continue;
+			double se[6];
+			if (engi_fe_solid_stress_node(m, u, e, (int)(q - m->off[e]), se) < 0)
+				return -1;
+			for (int k = 0; k < 6; k++)
+				s[k] += se[k];
+			cnt++;
+		}
+	for (int k = 0; cnt && k < 6; k++)
+		s[k] /= (double)cnt;
+	return best;
+}
+
+static int judge_own_mises(const struct fe_criterion *c, const struct engi_fe_solid *m,
+			   const struct engi_fe_solid_result *r, const struct engi_verify_ctx *ctx,
+			   struct engi_verdict *v, struct engi_error *err)
+{
+	const struct engi_criterion *k = &c->c;
+	char path[PATH_MAX * 2], note[ENGI_DETAIL_MAX];
+	struct engi_error e;
+	struct engi_ccx_stress st;
+	engi_error_init(&e);
+	engi_ccx_stress_init(&st);
+	snprintf(path, sizeof(path), "%s/%s", ctx->artifact_dir, c->results);
+	size_t pl = strlen(c->results);
+	int frd = pl > 4 && !strcmp(c->results + pl - 4, ".frd");
+	int rc = frd ? engi_ccx_frd_stress(path, &st, &e) : engi_ccx_dat_stress(path, &st, &e);
+	if (rc == ENGI_ENOMEM)
+		RAISE(err, rc, "%s", e.msg);
+	if (rc < 0)
+		return engi_criterion_report(k, ENGI_FAIL, NAN, v, err, "%s", e.msg);
+	double own[6], ours[6], dist;
+	int have = 0;
+	if (frd) {
+		int64_t node = nearest_node_stress(m, r->u, c->point, &dist, ours);
+		int64_t id = node < 0 ? 0 : m->node_id[node];
+		for (size_t i = 0; node >= 0 && i < st.n && !have; i++)
+			if (st.rec[i].id == id) {
+				memcpy(own, st.rec[i].s, sizeof(own));
+				have = 1;
+			}
+		snprintf(note, sizeof(note), "node %lld, %.3g from the point", (long long)id, dist);
+	} else {
+		size_t el = nearest_elem(m, c->point, &dist);
+		int nip;
+		own_elem_stress(&st, m->elem_id[el], own, &nip);
+		have = nip > 0 && engi_fe_solid_stress(m, r->u, el, ours, NULL) == 0;
+		snprintf(note, sizeof(note),
+			 "element %lld (%d integration points), centroid %.3g "
+			 "from the point",
+			 (long long)m->elem_id[el], nip, dist);
+	}
+	engi_ccx_stress_release(&st);
+	if (!have)
+		return engi_criterion_report(k, ENGI_FAIL, NAN, v, err, "'%s' has no stress for %s",
+					     c->results, note);
+	double vo = von_mises(own), vr = von_mises(ours);
+	double rel = vr > 0 ? fabs(vo - vr) / vr : fabs(vo);
+	char detail[ENGI_DETAIL_MAX];
+	snprintf(detail, sizeof(detail), "agent's von Mises %.7g, re-solve %.7g at %s", vo, vr,
+		 note);
+	return engi_criterion_judge(k, "relative difference", rel, detail, v, err);
 }
 
 static int judge(const struct fe_criterion *c, const struct engi_fe_solid *m,
@@ -232,29 +397,16 @@ static int judge(const struct fe_criterion *c, const struct engi_fe_solid *m,
 		snprintf(note, sizeof(note), "at node %lld", (long long)r->max_u_node);
 		return engi_criterion_judge(k, "max |u|", r->max_u, note, v, err);
 	case C_MISES: {
-		size_t best = 0;
-		double bd = INFINITY;
-		for (size_t e = 0; e < m->nelems; e++) {
-			double cen[3] = {0};
-			size_t n = m->off[e + 1] - m->off[e];
-			for (size_t q = m->off[e]; q < m->off[e + 1]; q++)
-				for (int d = 0; d < 3; d++)
-					cen[d] +=
-					    m->xyz[3 * (size_t)m->conn[q] + (size_t)d] / (double)n;
-			double dd = 0;
-			for (int d = 0; d < 3; d++)
-				dd += (cen[d] - c->point[d]) * (cen[d] - c->point[d]);
-			if (dd < bd) {
-				bd = dd;
-				best = e;
-			}
-		}
+		double bd;
+		size_t best = nearest_elem(m, c->point, &bd);
 		double s[6], vm = NAN;
 		engi_fe_solid_stress(m, r->u, best, s, &vm);
 		snprintf(note, sizeof(note), "element %lld, centroid %.3g from the point",
-			 (long long)m->elem_id[best], sqrt(bd));
+			 (long long)m->elem_id[best], bd);
 		return engi_criterion_judge(k, "von Mises", vm, note, v, err);
 	}
+	case C_OWN_MISES:
+		return judge_own_mises(c, m, r, ctx, v, err);
 	case C_OWN: {
 		char path[PATH_MAX * 2];
 		struct engi_error e;

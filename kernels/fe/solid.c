@@ -394,6 +394,67 @@ int engi_fe_solid_stress(const struct engi_fe_solid *m, const double *u, size_t 
 	return 0;
 }
 
+/* Stress of element e at natural coordinates xi; 0 on a bad element. */
+static int stress_at(const struct engi_fe_solid *m, const double *u, size_t e, const double xi[3],
+		     double s[6])
+{
+	enum engi_fe_etype t = (enum engi_fe_etype)m->etype[e];
+	int n = engi_fe_etype_nodes(t), nd = 3 * n;
+	double dNx[NMAX][3], D[6][6], B[6 * 3 * NMAX], eps[6] = {0}, detj;
+	if (!phys_deriv(m, e, xi, n, dNx, &detj))
+		return 0;
+	bmat(n, dNx, B);
+	for (int i = 0; i < 6; i++)
+		for (int c = 0; c < nd; c++)
+			eps[i] +=
+			    B[i * nd + c] *
+			    u[3 * (size_t)m->conn[m->off[e] + (size_t)(c / 3)] + (size_t)(c % 3)];
+	elastic_d(m->young[e], m->poisson[e], D);
+	for (int i = 0; i < 6; i++) {
+		s[i] = 0;
+		for (int k = 0; k < 6; k++)
+			s[i] += D[i][k] * eps[k];
+	}
+	return 1;
+}
+
+int engi_fe_solid_stress_node(const struct engi_fe_solid *m, const double *u, size_t e, int j,
+			      double s[6])
+{
+	static const double c8[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+					{-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+	static const double tet[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+	static const int ed[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}};
+	enum engi_fe_etype t = (enum engi_fe_etype)m->etype[e];
+	if (j < 0 || j >= engi_fe_etype_nodes(t))
+		return ENGI_EINVALID;
+	if (t != ENGI_FE_C3D8) {
+		/* the strain of a straight-sided tetrahedron is linear (C3D10) or
+		 * constant (C3D4): the value at the node is what a linear fit
+		 * through the integration points gives there */
+		double xi[3];
+		for (int k = 0; k < 3; k++)
+			xi[k] =
+			    j < 4 ? tet[j][k] : (tet[ed[j - 4][0]][k] + tet[ed[j - 4][1]][k]) / 2;
+		return stress_at(m, u, e, xi, s) ? 0 : ENGI_EINVALID;
+	}
+	/* trilinear extrapolation of the 2x2x2 point values: in coordinates
+	 * where the points sit at +-1, the corners sit at +-sqrt(3) */
+	double pt[8][3], w[8], sg[6];
+	int np = quadrature(t, pt, w);
+	memset(s, 0, 6 * sizeof(double));
+	for (int g = 0; g < np; g++) {
+		if (!stress_at(m, u, e, pt[g], sg))
+			return ENGI_EINVALID;
+		double f = 1;
+		for (int k = 0; k < 3; k++)
+			f *= (1 + (pt[g][k] > 0 ? 1 : -1) * c8[j][k] * sqrt(3.0)) / 2;
+		for (int i = 0; i < 6; i++)
+			s[i] += f * sg[i];
+	}
+	return 0;
+}
+
 int engi_fe_solid_solve(const struct engi_fe_solid *m, const struct engi_fe_solve_opts *opts,
 			struct engi_fe_solid_result *r, struct engi_error *err)
 {

@@ -437,7 +437,7 @@ static int data(struct parser *ps, struct state *st, char *line)
 	}
 	case B_SET:
 		if (st->generate) {
-			int64_t a, b, s = 1;
+			int64_t a = 0, b = 0, s = 1;
 			if (n < 2 || n > 3)
 				return fail(ps, ENGI_EPARSE, "GENERATE needs first, last[, step]");
 			TRY(parse_int(ps, f[0], "first", &a));
@@ -454,7 +454,7 @@ static int data(struct parser *ps, struct state *st, char *line)
 		}
 		for (int i = 0; i < n; i++) {
 			if (isdigit((unsigned char)f[i][0])) {
-				int64_t id;
+				int64_t id = 0;
 				TRY(parse_int(ps, f[i], "set member", &id));
 				TRY(set_add(ps, st->set, id));
 			} else {
@@ -500,7 +500,7 @@ static int data(struct parser *ps, struct state *st, char *line)
 				return fail(ps, ENGI_EPARSE,
 					    "*BOUNDARY line is node or set, first dof[, last dof[, "
 					    "value]]");
-			int64_t a, b;
+			int64_t a = 0, b = 0;
 			TRY(parse_int(ps, f[1], "first dof", &a));
 			b = a;
 			if (n >= 3 && f[2][0])
@@ -516,7 +516,7 @@ static int data(struct parser *ps, struct state *st, char *line)
 				    "rotational dofs 4-6 have no meaning for solid elements");
 			r->a = (int)a, r->b = (int)b;
 		} else if (st->block == B_CLOAD) {
-			int64_t d;
+			int64_t d = 0;
 			if (n != 3)
 				return fail(ps, ENGI_EPARSE,
 					    "*CLOAD line is node or set, dof, value");
@@ -1023,6 +1023,314 @@ int engi_ccx_frd_max_u(const char *path, double *max_u, size_t *nfound, struct e
 	if (!*nfound)
 		rc = engi_raise(err, ENGI_EPARSE, "'%s' has no DISP block", path);
 out:
+	engi_free(text);
+	return rc;
+}
+
+/* ---- stresses of CalculiX result files ---------------------------------- */
+
+void engi_ccx_stress_init(struct engi_ccx_stress *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void engi_ccx_stress_release(struct engi_ccx_stress *s)
+{
+	engi_free(s->rec);
+	engi_ccx_stress_init(s);
+}
+
+/* Cuts text into lines: *l and *n are the next line without its "\r\n",
+ * *lineno counts from 1. Returns 0 at the end. */
+static int next_line(const char *text, size_t len, size_t *pos, const char **l, size_t *n,
+		     size_t *lineno)
+{
+	if (*pos >= len)
+		return 0;
+	size_t e = *pos;
+	while (e < len && text[e] != '\n')
+		e++;
+	*l = text + *pos;
+	*n = e - *pos;
+	if (*n && (*l)[*n - 1] == '\r')
+		(*n)--;
+	*pos = e + 1;
+	(*lineno)++;
+	return 1;
+}
+
+static int stress_push(struct vec *v, const char *name, size_t lineno,
+		       const struct engi_ccx_stress_rec *r, struct engi_error *err)
+{
+	for (int k = 0; k < 6; k++)
+		if (!isfinite(r->s[k]))
+			return engi_raise(err, ENGI_EPARSE, "%s:%zu: stress is not a finite number",
+					  name, lineno);
+	if (v->n >= ENGI_CCX_STRESS_MAX)
+		return engi_raise(err, ENGI_ETOOBIG, "%s:%zu: more than %zu stress records", name,
+				  lineno, (size_t)ENGI_CCX_STRESS_MAX);
+	struct engi_ccx_stress_rec *p = vec_push(v);
+	if (!p)
+		return engi_raise(err, ENGI_ENOMEM, "%s: out of memory", name);
+	*p = *r;
+	return 0;
+}
+
+/* Like frd_field, but NaN and infinities pass so that the caller names
+ * them; anything else that is not a number is -1. */
+static int frd_value(const char *line, size_t len, size_t at, size_t width, double *out)
+{
+	char buf[32];
+	if (at + width > len || width >= sizeof(buf))
+		return -1;
+	memcpy(buf, line + at, width);
+	buf[width] = 0;
+	char *p = buf, *end;
+	while (*p == ' ')
+		p++;
+	if (!*p)
+		return -1;
+	*out = strtod(p, &end);
+	while (*end == ' ')
+		end++;
+	return *end ? -1 : 0;
+}
+
+static int frd_int(const char *line, size_t len, size_t at, size_t width, int64_t *out)
+{
+	char buf[32], *end;
+	if (at + width > len || width >= sizeof(buf))
+		return -1;
+	memcpy(buf, line + at, width);
+	buf[width] = 0;
+	errno = 0;
+	long long v = strtoll(buf, &end, 10);
+	while (*end == ' ')
+		end++;
+	if (*end || errno || end == buf)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The last blank-separated word of a line: the FORMAT field of a "100C"
+ * record (0 short, 1 long, 2 binary). */
+static int frd_format(const char *l, size_t n)
+{
+	while (n && l[n - 1] == ' ')
+		n--;
+	size_t b = n;
+	while (b && l[b - 1] != ' ')
+		b--;
+	if (n - b != 1 || l[b] < '0' || l[b] > '2')
+		return 1;
+	return l[b] - '0';
+}
+
+int engi_ccx_frd_stress_parse(const char *name, const char *text, size_t len,
+			      struct engi_ccx_stress *out, struct engi_error *err)
+{
+	struct vec v = {.size = sizeof(struct engi_ccx_stress_rec)};
+	size_t pos = 0, lineno = 0, n, ncomp = 0;
+	const char *l;
+	int in = 0, closed = 0, fmt = 1, rc = 0;
+	engi_ccx_stress_release(out);
+	while (!closed && next_line(text, len, &pos, &l, &n, &lineno)) {
+		if (!in) {
+			if (n >= 6 && !strncmp(l, "  100C", 6))
+				fmt = frd_format(l, n);
+			if (n >= 11 && !strncmp(l, " -4  STRESS", 11) &&
+			    (n == 11 || l[11] == ' ')) {
+				if (fmt == 2) {
+					rc = engi_raise(err, ENGI_ENOTSUP,
+							"%s:%zu: binary .frd results are not "
+							"supported (ASCII only)",
+							name, lineno);
+					goto out;
+				}
+				in = 1;
+			}
+			continue;
+		}
+		if (n >= 3 && !strncmp(l, " -5", 3)) {
+			ncomp++;
+			continue;
+		}
+		if (n >= 3 && !strncmp(l, " -3", 3)) {
+			closed = 1;
+			continue;
+		}
+		if (n < 3 || strncmp(l, " -1", 3) != 0) {
+			rc = engi_raise(err, ENGI_EPARSE,
+					"%s:%zu: unexpected line in a STRESS block", name, lineno);
+			goto out;
+		}
+		if (ncomp != 6) {
+			rc = engi_raise(err, ENGI_EPARSE,
+					"%s:%zu: STRESS block with %zu components (expected 6: "
+					"SXX SYY SZZ SXY SYZ SZX)",
+					name, lineno, ncomp);
+			goto out;
+		}
+		size_t w = fmt == 0 ? 5 : 10, at = 3 + w;
+		struct engi_ccx_stress_rec r = {0};
+		int bad = frd_int(l, n, 3, w, &r.id) < 0 || r.id <= 0;
+		for (int k = 0; k < 6 && !bad; k++)
+			bad = frd_value(l, n, at + 12 * (size_t)k, 12, &r.s[k]) < 0;
+		if (bad) {
+			rc = engi_raise(err, ENGI_EPARSE, "%s:%zu: malformed stress line", name,
+					lineno);
+			goto out;
+		}
+		if ((rc = stress_push(&v, name, lineno, &r, err)) < 0)
+			goto out;
+	}
+	if (!in)
+		rc = engi_raise(err, ENGI_EPARSE,
+				"%s: no STRESS block (*NODE FILE or *EL FILE with S)", name);
+	else if (!closed)
+		rc = engi_raise(err, ENGI_EPARSE, "%s:%zu: STRESS block is not closed by -3", name,
+				lineno);
+	else if (!v.n)
+		rc = engi_raise(err, ENGI_EPARSE, "%s:%zu: STRESS block is empty", name, lineno);
+out:
+	if (rc < 0) {
+		engi_free(v.p);
+		return rc;
+	}
+	out->rec = v.p;
+	out->n = v.n;
+	return 0;
+}
+
+/* "stresses (elem, integ.pnt.,sxx,syy,szz,sxy,sxz,syz) for set EALL and
+ * time  0.1000000E+01": the time, or NAN when the header names none. */
+static double dat_time(const char *l, size_t n)
+{
+	char buf[256];
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, l, n);
+	buf[n] = 0;
+	const char *t = strstr(buf, " time");
+	if (!t)
+		return NAN;
+	char *end;
+	double v = strtod(t + 5, &end);
+	return end == t + 5 ? NAN : v;
+}
+
+/* One data line: elem ip sxx syy szz sxy sxz syz (blank-separated). */
+static int dat_stress_line(const char *l, size_t n, struct engi_ccx_stress_rec *r)
+{
+	char buf[256], *p = buf, *end;
+	double s[6];
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, l, n);
+	buf[n] = 0;
+	errno = 0;
+	long long id = strtoll(p, &end, 10);
+	if (end == p || errno || id <= 0)
+		return -1;
+	p = end;
+	long long ip = strtoll(p, &end, 10);
+	if (end == p || errno || ip <= 0 || ip > 1000)
+		return -1;
+	p = end;
+	for (int k = 0; k < 6; k++) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		s[k] = strtod(p, &end);
+		if (end == p)
+			return -1;
+		p = end;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p)
+		return -1;
+	r->id = id;
+	r->ip = (int)ip;
+	/* the file's order is xx yy zz xy xz yz */
+	r->s[0] = s[0], r->s[1] = s[1], r->s[2] = s[2];
+	r->s[3] = s[3], r->s[4] = s[5], r->s[5] = s[4];
+	return 0;
+}
+
+int engi_ccx_dat_stress_parse(const char *name, const char *text, size_t len,
+			      struct engi_ccx_stress *out, struct engi_error *err)
+{
+	struct vec v = {.size = sizeof(struct engi_ccx_stress_rec)};
+	size_t pos = 0, lineno = 0, n;
+	const char *l;
+	int in = 0, blocks = 0, rc = 0;
+	double time0 = NAN;
+	engi_ccx_stress_release(out);
+	while (next_line(text, len, &pos, &l, &n, &lineno)) {
+		while (n && isspace((unsigned char)*l))
+			l++, n--;
+		while (n && isspace((unsigned char)l[n - 1]))
+			n--;
+		if (!n)
+			continue;
+		if (n >= 14 && !strncmp(l, "stresses (elem", 14)) {
+			double t = dat_time(l, n);
+			if (blocks && !(t == time0 || (isnan(t) && isnan(time0))))
+				break; /* the first time only */
+			time0 = t;
+			blocks++;
+			in = 1;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (!isdigit((unsigned char)l[0]) && l[0] != '-' && l[0] != '+') {
+			in = 0; /* the next block's header */
+			continue;
+		}
+		struct engi_ccx_stress_rec r = {0};
+		if (dat_stress_line(l, n, &r) < 0) {
+			rc = engi_raise(err, ENGI_EPARSE,
+					"%s:%zu: malformed stress line (elem, integration point, 6 "
+					"stresses)",
+					name, lineno);
+			goto out;
+		}
+		if ((rc = stress_push(&v, name, lineno, &r, err)) < 0)
+			goto out;
+	}
+	if (!v.n)
+		rc = engi_raise(err, ENGI_EPARSE, "%s: no stresses block (*EL PRINT with S)%s",
+				name, blocks ? " with values" : "");
+out:
+	if (rc < 0) {
+		engi_free(v.p);
+		return rc;
+	}
+	out->rec = v.p;
+	out->n = v.n;
+	return 0;
+}
+
+int engi_ccx_frd_stress(const char *path, struct engi_ccx_stress *s, struct engi_error *err)
+{
+	char *text;
+	size_t len;
+	engi_ccx_stress_release(s);
+	TRY(slurp(path, &text, &len, err));
+	int rc = engi_ccx_frd_stress_parse(path, text, len, s, err);
+	engi_free(text);
+	return rc;
+}
+
+int engi_ccx_dat_stress(const char *path, struct engi_ccx_stress *s, struct engi_error *err)
+{
+	char *text;
+	size_t len;
+	engi_ccx_stress_release(s);
+	TRY(slurp(path, &text, &len, err));
+	int rc = engi_ccx_dat_stress_parse(path, text, len, s, err);
 	engi_free(text);
 	return rc;
 }

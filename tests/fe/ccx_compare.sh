@@ -3,6 +3,10 @@
 # pressures, shuffled numbering, sets): `engisweep kernel fe` must find the
 # largest displacement within 1e-6 relative of ccx's .dat (7 significant
 # digits) and, for concentrated loads, the same total support reaction.
+# Stresses: every nodal stress of ccx's .frd and integration-point stress of
+# its .dat, read by our readers, against the re-solve; the fe_solid
+# verifier's own_mises_at on ccx's files, true and doctored. Truth: `engisweep
+# truth DECK.inp` against ccx's displacements of every node.
 source "$ENGI_SRC/tests/integration/lib.sh"
 command -v ccx >/dev/null || fail "ccx (Debian calculix-ccx) is not installed"
 GEN="$ENGI_SRC/tests/fe/gen_deck.py"
@@ -86,4 +90,122 @@ grep -q '^steel pass' verdict2.txt || fail "material check"
 printf '*NODE\n1,0,0,0\n*FOO\n' >art/c3d10_cload.inp
 "$FE_VERIFY_TOOL" ver.json task art | tee verdict3.txt
 grep -q "^steel unavailable .*c3d10_cload.inp:3: unsupported keyword" verdict3.txt || fail "unreadable deck"
+# stresses: our readers on ccx's files, every value against the re-solve
+# (.frd: 6 significant digits, extrapolated to the nodes as ccx does; .dat:
+# 7 digits, integration points averaged per element)
+: "${FE_STRESS_TOOL:?}"
+stress() { # NAME GEN-ARGS...
+	local name=$1
+	shift
+	"$PY" "$GEN" "$name.inp" --stress "$@"
+	ccx -i "$name" >"$name.ccx.log" 2>&1 || fail "ccx failed on $name: $(tail -5 "$name.ccx.log")"
+	"$FE_STRESS_TOOL" "$name.inp" "$name.frd" | tee "$name.frd.cmp" || fail "$name.frd"
+	"$FE_STRESS_TOOL" "$name.inp" "$name.dat" | tee "$name.dat.cmp" || fail "$name.dat"
+	"$PY" -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 1e-4 else 1)" \
+		"$(awk '{print $NF}' "$name.frd.cmp")" || fail "$name: .frd stresses differ"
+	"$PY" -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 1e-5 else 1)" \
+		"$(awk '{print $NF}' "$name.dat.cmp")" || fail "$name: .dat stresses differ"
+}
+stress s_c3d4 --type C3D4 --cells 6 2 2 --load both --shuffle 3
+stress s_c3d10 --type C3D10 --cells 6 2 2 --load cload --shuffle 5 --frd
+stress s_c3d8 --type C3D8 --cells 6 2 2 --load pressure
+
+# own_mises_at: the agent's own stresses at a point against the re-solve
+mkdir -p art2
+cp s_c3d10.inp s_c3d10.frd s_c3d10.dat art2/
+cat >ver2.json <<JSON
+{"kind": "fe_solid", "file": "s_c3d10.inp", "criteria": [
+  {"name": "root_mises", "check": "mises_at", "point": [0.2, 0.5, 0.9], "min": 1},
+  {"name": "own_dat", "check": "own_mises_at", "point": [0.2, 0.5, 0.9],
+   "results": "s_c3d10.dat", "max": 1e-4},
+  {"name": "own_frd", "check": "own_mises_at", "point": [0, 0, 1],
+   "results": "s_c3d10.frd", "max": 1e-3},
+  {"name": "own_frd_mid", "check": "own_mises_at", "point": [2, 0.5, 1],
+   "results": "s_c3d10.frd", "max": 1e-3}]}
+JSON
+"$FE_VERIFY_TOOL" ver2.json task art2 | tee v2.txt
+[ "$(grep -c ' pass ' v2.txt)" -eq 5 ] || fail "own_mises_at: not every criterion passed"
+# doctored files: the stress at the judged node / element scaled by 1.05
+node=$(sed -n 's/^own_frd pass .* at node \([0-9]*\),.*/\1/p' v2.txt)
+elem=$(sed -n 's/^own_dat pass .* at element \([0-9]*\) .*/\1/p' v2.txt)
+[ -n "$node" ] && [ -n "$elem" ] || fail "no node or element in the verdict"
+"$PY" - "$node" "$elem" <<'PY'
+import sys
+node, elem = int(sys.argv[1]), int(sys.argv[2])
+out, inb = [], False
+for l in open("art2/s_c3d10.frd").read().split("\n"):
+    if l.startswith(" -4  STRESS"):
+        inb = True
+    elif l.startswith(" -3"):
+        inb = False
+    elif inb and l.startswith(" -1") and int(l[3:13]) == node:
+        l = l[:13] + "%12.5E" % (1.05 * float(l[13:25])) + l[25:]
+    out.append(l)
+open("art2/s_c3d10.frd", "w").write("\n".join(out))
+out, done = [], False
+for l in open("art2/s_c3d10.dat").read().split("\n"):
+    p = l.split()
+    if not done and len(p) == 8 and p[0] == str(elem):
+        l = "%10d%4d" % (elem, int(p[1])) + "".join(" %13.6E" % (1.05 * float(x)) for x in p[2:])
+        done = True
+    out.append(l)
+open("art2/s_c3d10.dat", "w").write("\n".join(out))
+PY
+"$FE_VERIFY_TOOL" ver2.json task art2 | tee v3.txt
+grep -q '^own_frd fail' v3.txt || fail "doctored .frd passed"
+grep -q '^own_dat fail' v3.txt || fail "doctored .dat passed"
+grep -q '^own_frd_mid pass' v3.txt || fail "a node not doctored failed"
+# a NaN in the agent's file is named with its line
+"$PY" - <<'PY'
+out, inb, done = [], False, False
+for l in open("art2/s_c3d10.frd").read().split("\n"):
+    if l.startswith(" -4  STRESS"):
+        inb = True
+    elif inb and not done and l.startswith(" -1"):
+        l, done = l[:25] + "         NaN" + l[37:], True
+    out.append(l)
+open("art2/s_c3d10.frd", "w").write("\n".join(out))
+out, inb, done = [], False, False
+for l in open("art2/s_c3d10.dat").read().split("\n"):
+    p = l.split()
+    if l.strip().startswith("stresses"):
+        inb = True
+    elif inb and not done and len(p) == 8:
+        l, done = "  ".join(p[:3] + ["NaN"] + p[4:]), True
+    out.append(l)
+open("art2/s_c3d10.dat", "w").write("\n".join(out))
+PY
+"$FE_VERIFY_TOOL" ver2.json task art2 | tee v4.txt
+grep -q '^own_frd fail .*s_c3d10.frd:[0-9]*: stress is not a finite number' v4.txt ||
+	fail "NaN in .frd"
+grep -q '^own_dat fail .*s_c3d10.dat:[0-9]*: stress is not a finite number' v4.txt ||
+	fail "NaN in .dat"
+
+# truth of a deck: two solves agree, and every node's displacement is ccx's
+"$ENGISWEEP" truth s_c3d10.inp | tee truth.log
+grep -q "^wrote *s_c3d10.truth.json" truth.log || fail "no truth written"
+"$PY" - <<'PY' || fail "deck truth and ccx disagree"
+import json, math
+t = json.load(open("s_c3d10.truth.json"))
+assert t["format"] == "fe-solid-truth/1" and t["agreement_rel"] <= 1e-10
+assert t["equilibrium_rel"] <= 1e-9 and t["node_step"] == 1
+assert len(t["u"]) == t["nodes"] and t["dof"] == 3 * t["nodes"]
+text = open("s_c3d10.dat").read()
+block = text.split("displacements")[1].split("total force")[0]
+ccx = {}
+for line in block.splitlines():
+    p = line.split()
+    if len(p) == 4:
+        ccx[int(p[0])] = [float(x) for x in p[1:]]
+umax = max(math.sqrt(sum(x * x for x in u)) for u in ccx.values())
+rel = abs(t["max_u"] - umax) / umax
+worst = max(max(abs(a - b) for a, b in zip(ccx[n[0]], n[1:])) for n in t["u"])
+print("truth max|u| %.9e ccx %.7e rel %.1e; worst node %.1e of max|u|" % (t["max_u"], umax, rel, worst / umax))
+assert rel <= 1e-6 and worst <= 1e-6 * umax
+assert abs(t["reaction_sum"][2] - 1000) <= 1e-6 * 1000
+PY
+# a mechanism is refused and leaves no truth
+sed '/^\*BOUNDARY/,/^FIX/d' s_c3d4.inp >mech.inp
+expect_rc 2 "$ENGISWEEP" truth mech.inp
+[ ! -e mech.truth.json ] || fail "truth written for a mechanism"
 echo "ccx_compare: ok"

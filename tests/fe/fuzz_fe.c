@@ -1,10 +1,13 @@
 /*
  * Fuzz targets of the finite-element readers: FUZZ_TARGET_INP feeds bytes
- * to the CalculiX deck reader and solves what reads; otherwise the bytes go
- * to the structural JSON reader, and what reads is solved and matched with
- * itself. Built as a corpus replay (main below: every file of the folders
+ * to the CalculiX deck reader and solves what reads; FUZZ_TARGET_FRD and
+ * FUZZ_TARGET_DAT to the stress readers of ccx result files (.frd STRESS
+ * blocks, .dat *EL PRINT S blocks), whose records must then be finite;
+ * otherwise the bytes go to the structural JSON reader, and what reads is
+ * solved and matched with itself. Built as a corpus replay (main below: every file of the folders
  * named) for ctest, gcc and the sanitizer build included; with clang and
- * -DENGI_FUZZ=ON also as libFuzzer binaries (fuzz_inp, fuzz_structural).
+ * -DENGI_FUZZ=ON also as libFuzzer binaries (fuzz_inp, fuzz_structural,
+ * fuzz_frd, fuzz_dat).
  * A failure is a code with a message; anything else aborts.
  */
 #include "engi/alloc.h"
@@ -13,6 +16,7 @@
 #include "engi/structural.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +39,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct engi_error e;
 	engi_error_init(&e);
-#ifdef FUZZ_TARGET_INP
+#if defined(FUZZ_TARGET_FRD) || defined(FUZZ_TARGET_DAT)
+	struct engi_ccx_stress st;
+	engi_ccx_stress_init(&st);
+#ifdef FUZZ_TARGET_FRD
+	int rc = engi_ccx_frd_stress_parse("fuzz.frd", (const char *)data, size, &st, &e);
+#else
+	int rc = engi_ccx_dat_stress_parse("fuzz.dat", (const char *)data, size, &st, &e);
+#endif
+	expect_message(rc, &e);
+	if (rc == 0 && !st.n)
+		abort();
+	for (size_t i = 0; i < st.n; i++)
+		for (int k = 0; k < 6; k++)
+			if (!isfinite(st.rec[i].s[k]) || st.rec[i].id <= 0)
+				abort();
+	engi_ccx_stress_release(&st);
+#elif defined(FUZZ_TARGET_INP)
 	struct engi_fe_solid m;
 	struct engi_fe_solid_result r;
 	engi_fe_solid_init(&m);

@@ -23,6 +23,8 @@ ap.add_argument("--poisson", type=float, default=0.3)
 ap.add_argument("--shuffle", type=int, default=0)
 ap.add_argument("--sets", action="store_true", help="name supports and loads through sets")
 ap.add_argument("--frd", action="store_true", help="also ask ccx for displacements in .frd")
+ap.add_argument("--stress", action="store_true",
+                help="also ask ccx for stresses: nodal in .frd, integration points in .dat")
 a = ap.parse_args()
 
 nx, ny, nz = a.cells
@@ -133,4 +135,6 @@ with open(a.out, "w") as o:
             o.write("%d, P%d, %.17g\n" % (e, f, a.pressure))
     if a.frd:
         o.write("*NODE FILE\nU\n")
+    if a.stress:
+        o.write("*EL FILE\nS\n*EL PRINT, ELSET=EALL\nS\n")
     o.write("*NODE PRINT, NSET=NALL\nU\n*NODE PRINT, NSET=FIX, TOTALS=ONLY\nRF\n*END STEP\n")

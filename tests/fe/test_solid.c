@@ -1,8 +1,10 @@
 /*
  * Solid kernel and deck reader: patch tests (a linear displacement field
  * imposed on the boundary is reproduced inside and gives the exact constant
- * stress) for C3D4, C3D10 and C3D8; pressure resultants; equilibrium; reader
- * features and errors by line; a mechanism named; mutated decks never crash.
+ * stress, also extrapolated to every node) for C3D4, C3D10 and C3D8;
+ * pressure resultants; equilibrium; reader features and errors by line; a
+ * mechanism named; mutated decks never crash; the stress readers of ccx's
+ * .frd and .dat files (fixed columns, component order, NaN refused by line).
  */
 #include "check.h"
 
@@ -166,6 +168,12 @@ static void patch_test(const char *type, int n)
 		double s[6], vm;
 		CHECK_INT(engi_fe_solid_stress(&m, r.u, e, s, &vm), 0);
 		sworst = fmax(sworst, fmax(fabs(s[0] - sx), fabs(s[3] - txy)));
+		int nn = engi_fe_etype_nodes((enum engi_fe_etype)m.etype[e]);
+		for (int j = 0; j < nn; j++) {
+			CHECK_INT(engi_fe_solid_stress_node(&m, r.u, e, j, s), 0);
+			sworst = fmax(sworst, fmax(fabs(s[0] - sx), fabs(s[3] - txy)));
+		}
+		CHECK_INT(engi_fe_solid_stress_node(&m, r.u, e, nn, s), ENGI_EINVALID);
 	}
 	CHECK(sworst < 1e-9 * fabs(sx));
 	fprintf(stderr, "patch %s: %zu nodes, |u - exact| %.2g, |s - exact| %.2g\n", type, m.nnodes,
@@ -407,6 +415,137 @@ static void nomem_test(void)
 	CHECK(ok);
 }
 
+/* A .frd STRESS block as ccx writes it: fixed columns, negative numbers
+ * glued to the field before. */
+static const char frd_text[] =
+    "    1C\n"
+    "  100CL  101 1.000000000           2                     0    1           1\n"
+    " -4  DISP        4    1\n"
+    " -5  D1          1    2    1    0\n"
+    " -1         7 1.00000E+00 2.00000E+00 3.00000E+00\n"
+    " -3\n"
+    "  100CL  101 1.000000000           2                     0    1           1\n"
+    " -4  STRESS      6    1\n"
+    " -5  SXX         1    4    1    1\n"
+    " -5  SYY         1    4    2    2\n"
+    " -5  SZZ         1    4    3    3\n"
+    " -5  SXY         1    4    1    2\n"
+    " -5  SYZ         1    4    2    3\n"
+    " -5  SZX         1    4    3    1\n"
+    " -1         7-2.23969E+04-5.48165E+03-4.81835E+03-2.02706E+02 2.65764E+02-5.88913E+02\n"
+    " -1        12 1.00000E+00 2.00000E+00 3.00000E+00 4.00000E+00 5.00000E+00 6.00000E+00\n"
+    " -3\n"
+    " 9999\n";
+
+static const char dat_text[] =
+    "\n stresses (elem, integ.pnt.,sxx,syy,szz,sxy,sxz,syz) for set EALL and time  "
+    "0.1000000E+01\n\n"
+    "         3   1 -1.500529E+04 -1.348745E+03  2.870224E+02 -8.510693E+02 -6.991572E+02  "
+    "1.279665E+02\n"
+    "         3   2  1 2 3 4 5 6\n"
+    "\n displacements (vx,vy,vz) for set NALL and time  0.1000000E+01\n\n"
+    "         1  0.000000E+00  0.000000E+00  0.000000E+00\n"
+    "\n stresses (elem, integ.pnt.,sxx,syy,szz,sxy,sxz,syz) for set ETOP and time  "
+    "0.1000000E+01\n\n"
+    "         4   1  1 1 1 1 1 1\n"
+    "\n stresses (elem, integ.pnt.,sxx,syy,szz,sxy,sxz,syz) for set EALL and time  "
+    "0.2000000E+01\n\n"
+    "         3   1  9 9 9 9 9 9\n";
+
+static void expect_results_error(int frd, const char *text, int code, const char *needle)
+{
+	struct engi_ccx_stress st;
+	struct engi_error err;
+	engi_ccx_stress_init(&st);
+	engi_error_init(&err);
+	int rc = frd ? engi_ccx_frd_stress_parse("r.frd", text, strlen(text), &st, &err)
+		     : engi_ccx_dat_stress_parse("r.dat", text, strlen(text), &st, &err);
+	CHECK_INT(rc, code);
+	CHECK(strstr(err.msg, needle) != NULL);
+	if (!strstr(err.msg, needle))
+		fprintf(stderr, "message '%s' lacks '%s'\n", err.msg, needle);
+	CHECK(st.n == 0 && st.rec == NULL);
+}
+
+static void results_reader_test(void)
+{
+	struct engi_ccx_stress st;
+	struct engi_error err;
+	engi_ccx_stress_init(&st);
+	engi_error_init(&err);
+	CHECK_INT(engi_ccx_frd_stress_parse("r.frd", frd_text, strlen(frd_text), &st, &err), 0);
+	CHECK(st.n == 2);
+	if (st.n == 2) {
+		CHECK(st.rec[0].id == 7 && st.rec[1].id == 12 && st.rec[0].ip == 0);
+		CHECK_NEAR(st.rec[0].s[0], -2.23969e4, 1e-9);
+		CHECK_NEAR(st.rec[0].s[3], -2.02706e2, 1e-9);
+		CHECK_NEAR(st.rec[0].s[5], -5.88913e2, 1e-9);
+		for (int k = 0; k < 6; k++) /* SXY SYZ SZX stay in that order */
+			CHECK_NEAR(st.rec[1].s[k], k + 1, 0);
+	}
+	/* short format: five-column node numbers */
+	char *t1 = replace(frd_text, " -1        12", " -1   12");
+	char *t2 = replace(t1, " -1         7-", " -1    7-");
+	char *t3 =
+	    replace(t2, "0    1           1\n -4  STRESS", "0    1           0\n -4  STRESS");
+	CHECK_INT(engi_ccx_frd_stress_parse("r.frd", t3, strlen(t3), &st, &err), 0);
+	CHECK(st.n == 2 && st.rec[0].id == 7 && st.rec[1].id == 12);
+	CHECK(st.n == 2 && st.rec[0].s[5] == -5.88913e2 && st.rec[1].s[5] == 6);
+	/* the same lines read as long format are malformed */
+	CHECK_INT(engi_ccx_frd_stress_parse("r.frd", t2, strlen(t2), &st, &err), ENGI_EPARSE);
+	engi_free(t1);
+	engi_free(t2);
+	engi_free(t3);
+	CHECK_INT(engi_ccx_dat_stress_parse("r.dat", dat_text, strlen(dat_text), &st, &err), 0);
+	/* both sets of the first time, not the later one */
+	CHECK(st.n == 3);
+	if (st.n == 3) {
+		CHECK(st.rec[0].id == 3 && st.rec[0].ip == 1 && st.rec[2].id == 4);
+		CHECK_NEAR(st.rec[0].s[0], -1.500529e4, 1e-9);
+		CHECK_NEAR(st.rec[0].s[4], 1.279665e2, 1e-9);  /* yz: the file's last */
+		CHECK_NEAR(st.rec[0].s[5], -6.991572e2, 1e-9); /* zx: the file's sxz */
+		double want[6] = {1, 2, 3, 4, 6, 5};
+		for (int k = 0; k < 6; k++)
+			CHECK_NEAR(st.rec[1].s[k], want[k], 0);
+	}
+	engi_ccx_stress_release(&st);
+	CHECK(st.rec == NULL);
+	/* errors name the file and the line */
+	char *t = replace(frd_text, "-4.81835E+03", "         NaN");
+	expect_results_error(1, t, ENGI_EPARSE, "r.frd:15: stress is not a finite number");
+	engi_free(t);
+	t = replace(frd_text, "-4.81835E+03", "-4.8183xE+03");
+	expect_results_error(1, t, ENGI_EPARSE, "r.frd:15: malformed stress line");
+	engi_free(t);
+	t = replace(frd_text, " -3\n 9999\n", "");
+	expect_results_error(1, t, ENGI_EPARSE, "r.frd:16: STRESS block is not closed");
+	engi_free(t);
+	t = replace(frd_text, " -3\n 9999", " 9999");
+	expect_results_error(1, t, ENGI_EPARSE, "r.frd:17: unexpected line in a STRESS block");
+	engi_free(t);
+	t = replace(frd_text, " -5  SZX         1    4    3    1\n", "");
+	expect_results_error(1, t, ENGI_EPARSE, "r.frd:14: STRESS block with 5 components");
+	engi_free(t);
+	t = replace(frd_text, "0    1           1\n -4  STRESS", "0    1           2\n -4  STRESS");
+	expect_results_error(1, t, ENGI_ENOTSUP, "r.frd:8: binary .frd");
+	engi_free(t);
+	t = replace(frd_text, "STRESS", "STRAIN");
+	expect_results_error(1, t, ENGI_EPARSE, "r.frd: no STRESS block");
+	engi_free(t);
+	t = replace(dat_text, "-1.348745E+03", "NaN");
+	expect_results_error(0, t, ENGI_EPARSE, "r.dat:4: stress is not a finite number");
+	engi_free(t);
+	t = replace(dat_text, "-1.348745E+03", "-inf");
+	expect_results_error(0, t, ENGI_EPARSE, "r.dat:4: stress is not a finite number");
+	engi_free(t);
+	t = replace(dat_text, "  1 2 3 4 5 6", "  1 2 3 4 5");
+	expect_results_error(0, t, ENGI_EPARSE, "r.dat:5: malformed stress line");
+	engi_free(t);
+	expect_results_error(0, "\n displacements (vx,vy,vz) for set NALL\n\n 1 0 0 0\n",
+			     ENGI_EPARSE, "r.dat: no stresses block");
+	CHECK_INT(engi_ccx_dat_stress("/nonexistent/x.dat", &st, &err), ENGI_EIO);
+}
+
 int main(void)
 {
 	patch_test("C3D4", 2);
@@ -416,6 +555,7 @@ int main(void)
 	pressure_test("C3D10");
 	pressure_test("C3D8");
 	reader_test();
+	results_reader_test();
 	fuzz_test();
 	nomem_test();
 	return check_exit();

@@ -159,6 +159,14 @@ int engi_fe_solid_solve(const struct engi_fe_solid *m, const struct engi_fe_solv
  * the integration points of element e, from displacements u. */
 int engi_fe_solid_stress(const struct engi_fe_solid *m, const double *u, size_t e, double s[6],
 			 double *mises);
+/* The 6 stress components of element e at its local node j (0-based, deck
+ * order), as CalculiX's nodal output takes them before averaging over the
+ * elements around a node: the integration-point values extrapolated to the
+ * node. Exact for C3D4 (constant) and a straight-sided C3D10 (linear
+ * strain, so a linear fit through its four points is the strain itself);
+ * trilinear from the 2x2x2 points for C3D8. */
+int engi_fe_solid_stress_node(const struct engi_fe_solid *m, const double *u, size_t e, int j,
+			      double s[6]);
 
 /* Reads the CalculiX subset listed in tasks/SCHEMA-structural.md: *NODE,
  * *ELEMENT (C3D4, C3D10, C3D8), *NSET, *ELSET (GENERATE), *MATERIAL,
@@ -267,5 +275,37 @@ int engi_frame_solve(const struct engi_frame *f, const struct engi_fe_solve_opts
 int engi_ccx_dat_max_u(const char *path, double *max_u, size_t *nfound, struct engi_error *err);
 /* The same from an ASCII .frd file's first DISP block (*NODE FILE, U). */
 int engi_ccx_frd_max_u(const char *path, double *max_u, size_t *nfound, struct engi_error *err);
+
+/* Stresses of a CalculiX result file, as the agent's own run wrote them.
+ * From an ASCII .frd, the first "-4  STRESS" block (*NODE FILE or *EL FILE
+ * with S): nodal values, which CalculiX extrapolates from the integration
+ * points to the nodes and averages over the elements that share a node;
+ * id is the node, ip 0. From a .dat, every "stresses (elem, integ.pnt.,
+ * ...)" block (*EL PRINT with S) of the first time written: id is the
+ * element, ip its integration point (1-based). Components are stored as
+ * xx yy zz xy yz zx whatever the file's order (the .dat writes xz before
+ * yz). A NaN or infinite value, a malformed line or more than
+ * ENGI_CCX_STRESS_MAX records is an error naming the file and line. */
+#define ENGI_CCX_STRESS_MAX ((size_t)1 << 26)
+
+struct engi_ccx_stress_rec {
+	int64_t id; /* node (.frd) or element (.dat) deck number */
+	int ip;	    /* integration point (.dat), 0 in a .frd */
+	double s[6];
+};
+
+struct engi_ccx_stress {
+	size_t n;
+	struct engi_ccx_stress_rec *rec;
+};
+
+void engi_ccx_stress_init(struct engi_ccx_stress *s);
+void engi_ccx_stress_release(struct engi_ccx_stress *s);
+int engi_ccx_frd_stress(const char *path, struct engi_ccx_stress *s, struct engi_error *err);
+int engi_ccx_dat_stress(const char *path, struct engi_ccx_stress *s, struct engi_error *err);
+int engi_ccx_frd_stress_parse(const char *name, const char *text, size_t len,
+			      struct engi_ccx_stress *s, struct engi_error *err);
+int engi_ccx_dat_stress_parse(const char *name, const char *text, size_t len,
+			      struct engi_ccx_stress *s, struct engi_error *err);
 
 #endif
