@@ -11,7 +11,30 @@ fe_solid criteria from the deck and a fresh ccx run of it, structural models
 by the matching and the plane-frame solver in check_frame.py), and reports
 whether each run got its expected verdict.
 
-    /usr/bin/python3 check_demo.py [TASK_ID ...] [--keep DIR] [--table]
+Kind param_spec (tasks/SCHEMA-cad.md) is evaluated here in full: every named
+parameter by measure_stl.py's own methods (bounding box, volume, area,
+shells and genus from the welded mesh; hole_diameter as the distance from
+the hole's line to the nearest triangle; void and material from the
+material length of columns through the region, found by the crossings of
+the surface), spec_consistency = max(0, 1 - failed / min(failure_budget,
+number of parameters)) as the schema defines it, and geometry_similarity
+by the schema's formula on this script's own measurements: volume, area and
+principal moments from the mesh; the oriented-box gate from the smaller of
+the axis-aligned box and the box along the solid's principal axes (an
+approximation of the minimum box; exact for the axis-aligned plates of this
+suite, and the gate decides a verdict here only on a part 25 times too
+small); the count gate from the triangle and welded vertex counts; q_ICP
+from a plain point-to-point ICP of the face centres (identity start and the
+four sign-matched principal-axes starts, the lowest RMS kept; scipy's k-d
+tree when present, else brute force), which may differ from engisweep's ICP
+in the last digits but not in whether a delivery identical to the reference
+gets full credit. The continuous reward is the harmonic mean of the two, 0
+when a required assertion fails; success means a reward of 1.
+
+    /usr/bin/python3 check_demo.py [TASK_ID ...] [--keep DIR] [-v] [--loose] [--table]
+
+--table prints the runs as one Markdown table (task, run, expected and
+actual verdict, score, failed assertions) after the per-run lines.
 
 Exit status 0 when every run got its expected verdict.
 """
@@ -26,6 +49,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
@@ -47,6 +72,21 @@ CCX_CRIT = CRIT_COMMON | {"quantity", "set", "component", "reduce"}
 MESH_CHECKS = {"watertight", "oriented", "shells", "genus", "volume", "area",
                "bbox_span", "section_inertia"}
 FE_CRIT = CRIT_COMMON | {"check", "component", "plane", "point", "results"}
+SPEC_CRIT = {"name", "measure", "axis", "at", "diameter", "region", "equals", "value",
+             "tol_rel", "tol_abs", "min", "max", "required"}
+# measure -> (its own arguments, comparators it takes)
+SPEC_MEASURES = {
+    "bbox_span": ({"axis"}, {"value", "range"}),
+    "volume": (set(), {"value", "range"}),
+    "area": (set(), {"value", "range"}),
+    "shells": (set(), {"equals", "value", "range"}),
+    "genus": (set(), {"equals", "value", "range"}),
+    "hole_diameter": ({"axis", "at"}, {"value"}),
+    "void": ({"axis", "at", "diameter"}, {"range"}),
+    "material": ({"region"}, {"value", "range"}),
+}
+SPEC_ARGS = {"axis", "at", "diameter", "region"}
+SPEC_PREFIX = "param:"
 FE_CHECKS = {"young", "poisson", "load_as_force", "supports_on_plane", "load_sum",
              "reaction_sum", "max_u", "own_results"}
 DEFAULT_STAGE = {"watertight": "validity", "oriented": "validity", "shells": "validity",
@@ -113,7 +153,48 @@ def check_steps(file, ptr, steps):
             err(file, p, "empty step")
 
 
+def check_spec_param(file, ptr, c):
+    check_keys(file, ptr, c, SPEC_CRIT, ["name", "measure"])
+    if not ID_RE.match(c["name"]) or len(c["name"]) > 57:
+        err(file, ptr + "/name", "bad parameter name")
+    m = c["measure"]
+    if m not in SPEC_MEASURES:
+        err(file, ptr + "/measure", "unknown measure")
+    args, cmps = SPEC_MEASURES[m]
+    for k in SPEC_ARGS:
+        if k in c and k not in args:
+            err(file, "%s/%s" % (ptr, k), "does not apply to measure %r" % m)
+        if k not in c and k in args:
+            err(file, "%s/%s" % (ptr, k), "missing")
+    if "equals" in c and not isinstance(c["equals"], int):
+        err(file, ptr + "/equals", "expected an integer")
+    for k in ("value", "tol_rel", "tol_abs", "min", "max", "diameter"):
+        if k in c and not is_num(c[k]):
+            err(file, "%s/%s" % (ptr, k), "expected a number")
+    given = {"equals" if "equals" in c else None, "value" if "value" in c else None,
+             "range" if ("min" in c or "max" in c) else None} - {None}
+    if len(given) > 1 or given - cmps or (not given and m != "void"):
+        err(file, ptr, "measure %r takes one comparator of %s" % (m, sorted(cmps)))
+    if "axis" in c and c["axis"] not in ("x", "y", "z"):
+        err(file, ptr + "/axis", "expected x, y or z")
+    if "at" in c and not (isinstance(c["at"], list) and len(c["at"]) == 2 and all(map(is_num, c["at"]))):
+        err(file, ptr + "/at", "expected 2 numbers")
+    if m == "hole_diameter" and not c["value"] > 0:
+        err(file, ptr + "/value", "must be greater than 0")
+    if m == "material":
+        reg = c["region"]
+        if not isinstance(reg, dict) or len(reg) != 1 or not {"box", "cylinder"} >= set(reg):
+            err(file, ptr + "/region", "expected {\"box\": ...} or {\"cylinder\": ...}")
+        if "box" in reg:
+            check_keys(file, ptr + "/region/box", reg["box"], {"min", "max"}, ["min", "max"])
+        else:
+            check_keys(file, ptr + "/region/cylinder", reg["cylinder"],
+                       {"base", "axis", "radius", "length"}, ["base", "axis", "radius", "length"])
+
+
 def check_crit(file, ptr, c, kind):
+    if kind == "param_spec":
+        return check_spec_param(file, ptr, c)
     allowed = {"mesh": MESH_CRIT, "fe_solid": FE_CRIT}.get(kind, CCX_CRIT)
     check_keys(file, ptr, c, allowed, ["name"])
     if "equals" in c and not isinstance(c["equals"], int):
@@ -197,10 +278,24 @@ def load_task(path):
         host_path(file, "/verifier/reference", v["reference"])
         host_path(file, "/verifier/truth", v["truth"])
         v = dict(v, criteria=[{"name": n} for n in check_frame.ASSERTIONS])
+    elif v.get("kind") == "param_spec":
+        check_keys(file, "/verifier", v, {"kind", "file", "criteria", "reference", "reward",
+                                          "failure_budget", "resolution"}, ["kind", "file", "criteria"])
+        if "reference" in v:
+            host_path(file, "/verifier/reference", v["reference"])
+        fb = v.get("failure_budget", 10)
+        if not isinstance(fb, int) or isinstance(fb, bool) or not 1 <= fb <= 256:
+            err(file, "/verifier/failure_budget", "expected an integer from 1 to 256")
+        if not 1 <= len(v["criteria"]) <= 256:
+            err(file, "/verifier/criteria", "1 to 256 parameters")
     else:
         check_keys(file, "/verifier", v, {"kind", "file", "criteria", "objective", "reward", "weld_tol"},
                    ["kind", "file", "criteria"])
-    if v["kind"] not in ("mesh", "ccx_dat", "fe_solid", "structural"):
+    if "reward" in v:
+        check_keys(file, "/verifier/reward", v["reward"], {"geometry", "spec"}, ["geometry", "spec"])
+        if "objective" in v:
+            err(file, "/verifier", "objective and reward exclude each other")
+    if v["kind"] not in ("mesh", "ccx_dat", "fe_solid", "structural", "param_spec"):
         err(file, "/verifier/kind", "unknown kind")
     if "weld_tol" in v and v["kind"] != "mesh":
         err(file, "/verifier/weld_tol", "mesh only")
@@ -212,9 +307,12 @@ def load_task(path):
             names.add(c["name"])
             continue
         check_crit(file, "/verifier/criteria/%d" % i, c, v["kind"])
-        if c["name"] in names:
+        name = SPEC_PREFIX + c["name"] if v["kind"] == "param_spec" else c["name"]
+        if name in names:
             err(file, "/verifier/criteria/%d/name" % i, "duplicate")
-        names.add(c["name"])
+        names.add(name)
+    if v["kind"] == "param_spec" and "reference" in v:
+        names.add("geometry_similarity")
     if t["type"] == "optimization":
         o = v.get("objective")
         if o is None:
@@ -280,6 +378,8 @@ def reduce_vals(vals, how):
 
 # ---------------------------------------------------------------- verdicts
 def compare(c, x):
+    if x != x:  # a measure that could not be taken
+        return False, c.get("equals", c.get("value", c.get("max", c.get("min", float("nan")))))
     if "equals" in c:
         return x == c["equals"], c["equals"]
     ok = True
@@ -304,6 +404,8 @@ def verify(task, outdir):
         return check_frame.verify(v, HERE, outdir), {}
     if v["kind"] == "fe_solid":
         return check_frame.verify_fe(v, outdir, compare), {}
+    if v["kind"] == "param_spec":
+        return verify_spec(v, outdir)
     target = os.path.join(outdir, v["file"])
     asserts = []  # (name, state, required, measured, expected)
     metrics = {}
@@ -359,8 +461,202 @@ def verify(task, outdir):
     return asserts, metrics
 
 
+# ---------------------------------------------------------------- param_spec
+def spec_measure(c, tris, r):
+    """The parameter's measured value on the mesh (r: measure_stl.analyze)."""
+    m = c["measure"]
+    if m in ("genus", "hole_diameter", "void", "material") and not r["watertight"]:
+        raise ValueError("%s undefined: not watertight" % m)
+    if m == "bbox_span":
+        return r["span_" + c["axis"]]
+    if m in ("volume", "area", "shells", "genus"):
+        return r[m]
+    if m == "hole_diameter":
+        return measure_stl.hole_diameter(tris, c["axis"], c["at"])
+    if m == "void":
+        return measure_stl.void_fraction(tris, c["axis"], c["at"], c["diameter"])
+    return measure_stl.material_volume(tris, c["region"])
+
+
+def spec_consistency(v, states):
+    failed = sum(1 for s in states if s != "pass")
+    budget = min(v.get("failure_budget", 10), len(v["criteria"]))
+    return max(0.0, 1.0 - failed / budget), failed, budget
+
+
+def log_credit(e, full, zero):
+    if e != e:
+        return 0.0
+    if e <= full:
+        return 1.0
+    if e >= zero:
+        return 0.0
+    return math.log(zero / e) / math.log(zero / full)
+
+
+def rel_err(a, ref):
+    return abs(a - ref) / abs(ref) if ref != 0 else (0.0 if a == 0 else float("inf"))
+
+
+def shape(path):
+    """What the geometry similarity needs of one mesh."""
+    tris = measure_stl.read_stl(path)
+    if len(tris) == 0:
+        raise ValueError("no triangles")
+    r = measure_stl.analyze(tris, 1e-6)
+    xyz, f = measure_stl.weld(tris, 1e-6)
+    pts = xyz[np.unique(f.reshape(-1))]
+    # oriented box: the smaller of the axis-aligned one and the one along the
+    # solid's principal axes; half extents descending
+    sc = r["second_moment_centroidal"]
+    C = np.array([[sc["xx"], sc["xy"], sc["xz"]], [sc["xy"], sc["yy"], sc["yz"]],
+                  [sc["xz"], sc["yz"], sc["zz"]]])
+    best = None
+    for frame in (np.eye(3), np.linalg.eigh(C)[1]):
+        q = pts @ frame
+        half = (q.max(axis=0) - q.min(axis=0)) / 2
+        if best is None or np.prod(half) < np.prod(best):
+            best = half
+    step = len(tris) // 20000 + 1
+    return {"r": r, "half": sorted(best.tolist(), reverse=True), "ntris": len(tris),
+            "nverts": r["welded_vertices"], "centres": tris[::step].mean(axis=1)}
+
+
+def nearest(a, b):
+    """Distance from each point of a to the nearest point of b, and its index."""
+    try:
+        from scipy.spatial import cKDTree
+        return cKDTree(b).query(a)
+    except ImportError:
+        d = np.empty(len(a))
+        idx = np.empty(len(a), dtype=np.int64)
+        for s in range(0, len(a), 512):
+            d2 = ((a[s:s + 512, None, :] - b[None, :, :]) ** 2).sum(axis=2)
+            idx[s:s + 512] = d2.argmin(axis=1)
+            d[s:s + 512] = np.sqrt(d2[np.arange(len(d2)), idx[s:s + 512]])
+        return d, idx
+
+
+def pca(p):
+    c = p.mean(axis=0)
+    w, E = np.linalg.eigh(np.cov((p - c).T))
+    if np.linalg.det(E) < 0:
+        E[:, 2] = -E[:, 2]
+    return c, E
+
+
+def icp_distance_rel(a, ref):
+    """Mean face-centre distance (both ways, halved) after point-to-point
+    ICP from the identity and the principal-axes starts, relative to the
+    reference's bounding-box diagonal."""
+    src, dst = a["centres"], ref["centres"]
+    cs, Es = pca(src)
+    cd, Ed = pca(dst)
+    starts = [(np.eye(3), np.zeros(3))]
+    for flip in ((1, 1, 1), (1, -1, -1), (-1, 1, -1), (-1, -1, 1)):
+        R = Ed @ np.diag(flip) @ Es.T
+        starts.append((R, cd - R @ cs))
+    best = None
+    for R, t in starts:
+        prev = None
+        for _ in range(100):
+            moved = src @ R.T + t
+            d, idx = nearest(moved, dst)
+            rms = float(np.sqrt(np.mean(d * d)))
+            if prev is not None and prev - rms <= 1e-12 * (1 + prev):
+                break
+            prev = rms
+            q = dst[idx]
+            ms, mq = src.mean(axis=0), q.mean(axis=0)
+            U, _, Vt = np.linalg.svd((src - ms).T @ (q - mq))
+            D = np.diag([1, 1, np.sign(np.linalg.det(Vt.T @ U.T))])
+            R = Vt.T @ D @ U.T
+            t = mq - R @ ms
+        if best is None or rms < best[0]:
+            best = (rms, R, t)
+    moved = src @ best[1].T + best[2]
+    chamfer = float(np.mean(nearest(moved, dst)[0]) + np.mean(nearest(dst, moved)[0]))
+    diag = math.sqrt(sum(s * s for s in (ref["r"]["span_x"], ref["r"]["span_y"], ref["r"]["span_z"])))
+    return chamfer / 2 / diag if diag > 0 else float("inf")
+
+
+def geometry_similarity(a, ref):
+    """The score of tasks/SCHEMA-cad.md, "Geometry similarity"."""
+    ra, rr = a["r"], ref["r"]
+    e_vol = rel_err(ra["volume"], rr["volume"])
+    e_area = rel_err(ra["area"], rr["area"])
+    va, vr = abs(ra["volume"]) ** (5.0 / 3), abs(rr["volume"]) ** (5.0 / 3)
+    e_mom = max(rel_err(pa / va if va > 0 else 0.0, pr / vr if vr > 0 else 0.0)
+                for pa, pr in zip(ra["principal_moments"], rr["principal_moments"]))
+    e_obb = max(rel_err(x, y) for x, y in zip(a["half"], ref["half"]))
+    counts_ok = rel_err(a["ntris"], ref["ntris"]) <= 0.5 and rel_err(a["nverts"], ref["nverts"]) <= 0.5
+    dist = icp_distance_rel(a, ref)
+    q_icp = log_credit(dist, 0.01, 0.10)
+    w = (0.175, 0.175, 0.10)
+    g = (w[0] * log_credit(e_vol, 0.001, 0.01) + w[1] * log_credit(e_area, 0.01, 0.10) +
+         w[2] * log_credit(e_mom, 0.01, 0.10)) / (w[0] + w[1] + w[2])
+    score = g * (0.5 + 0.5 * q_icp) if e_obb < 0.10 and counts_ok else 0.0
+    return {"geometry_similarity": score, "volume_rel_err": e_vol, "area_rel_err": e_area,
+            "moments_rel_err": e_mom, "obb_extent_rel_err": e_obb, "icp_distance_rel": dist,
+            "q_icp": q_icp}
+
+
+def verify_spec(v, outdir):
+    target = os.path.join(outdir, v["file"])
+    asserts = []
+    metrics = {}
+    tris = r = None
+    delivered = os.path.isfile(target) and os.path.getsize(target) > 0
+    if delivered:
+        try:
+            tris = measure_stl.read_stl(target)
+            if len(tris) == 0:
+                raise ValueError("no triangles")
+            r = measure_stl.analyze(tris, 1e-6)
+        except (ValueError, OSError):
+            tris = r = None
+    asserts.append(("delivered:" + v["file"], "pass" if delivered else "fail", True, None, None))
+    states = []
+    for c in v["criteria"]:
+        req = c.get("required", False)
+        if c["measure"] == "void" and not any(k in c for k in ("min", "max")):
+            c = dict(c, max=0.01)
+        x = float("nan")
+        if r is not None:
+            try:
+                x = float(spec_measure(c, tris, r))
+            except ValueError:
+                pass
+        ok, exp = compare(c, x)
+        states.append("pass" if ok else "fail")
+        asserts.append((SPEC_PREFIX + c["name"], states[-1], req, x, exp))
+    metrics["spec_consistency"], metrics["spec_failed"], metrics["spec_budget"] = spec_consistency(v, states)
+    if "reference" in v:
+        ref = shape(os.path.join(HERE, v["reference"]))
+        g = None
+        if r is not None:
+            try:
+                g = geometry_similarity(shape(target), ref)
+            except (ValueError, np.linalg.LinAlgError):
+                g = None
+        if g is None:
+            metrics["geometry_similarity"] = 0.0
+            asserts.append(("geometry_similarity", "fail", False, None, None))
+        else:
+            metrics.update(g)
+            asserts.append(("geometry_similarity", "pass" if g["geometry_similarity"] > 0 else "fail",
+                            False, g["geometry_similarity"], None))
+    return asserts, metrics
+
+
 def score(task, asserts, metrics):
     feasible = all(s == "pass" for n, s, req, *_ in asserts if req)
+    rw = task["verifier"].get("reward")
+    if rw:
+        g = min(1.0, max(0.0, metrics.get(rw["geometry"], 0.0)))
+        s = min(1.0, max(0.0, metrics.get(rw["spec"], 0.0)))
+        q = 2 * g * s / (g + s) if feasible and g > 0 and s > 0 else 0.0
+        return q >= 1, feasible, q
     if task["type"] != "optimization":
         return feasible, feasible, 1.0 if feasible else 0.0
     o = task["verifier"]["objective"]
@@ -446,6 +742,8 @@ def main():
     ap.add_argument("ids", nargs="*")
     ap.add_argument("--keep", help="copy every working folder under this directory")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every assertion")
+    ap.add_argument("--table", action="store_true",
+                    help="also print every run as one Markdown table")
     ap.add_argument("--loose", action="store_true",
                     help="apply the default tol_rel 0.01 also to criteria that give tol_abs")
     args = ap.parse_args()
@@ -468,6 +766,7 @@ def main():
         ids.add(t["id"])
         if not args.ids or t["id"] in args.ids:
             tasks.append(t)
+    rows = []
     for t in tasks:
         runs = [("reference", t["reference"], "success", [])]
         runs += [(fl["name"], fl["steps"], "fail", fl.get("failing", [])) for fl in t.get("flawed", [])]
@@ -475,13 +774,20 @@ def main():
         for name, steps, expect, failing in runs:
             asserts, metrics, wall, log = play(t, steps, args.keep, name)
             success, feasible, q = score(t, asserts, metrics)
-            failed = [a[0] for a in asserts if a[1] != "pass" and a[2]]
+            # as engisweep lists them: every failed assertion, and the
+            # required ones that could not be evaluated
+            failed = [a[0] for a in asserts if a[1] == "fail" or (a[2] and a[1] != "pass")]
             got = "success" if success else "fail"
             ok = got == expect and all(n in failed for n in failing)
             bad += not ok
             extra = ""
             if t["type"] == "optimization":
                 extra = " feasible=%s q=%.3f" % (feasible, q)
+            elif t["verifier"].get("reward"):
+                rw = t["verifier"]["reward"]
+                extra = " reward=%.4f (%s %.4f, %s %.4f)" % (
+                    q, rw["geometry"], metrics.get(rw["geometry"], 0.0), rw["spec"], metrics.get(rw["spec"], 0.0))
+            rows.append((t["id"], name, expect, got, q, failed, ok))
             print("%-4s %-18s %-22s %-7s %5.2fs%s failed=[%s]" % (
                 "ok" if ok else "BAD", t["id"], name, got, wall, extra, ", ".join(failed)))
             if args.verbose or not ok:
@@ -489,6 +795,12 @@ def main():
                     print("       %-26s %-11s measured=%s expected=%s" % (a[0], a[1], fmt(a[3]), fmt(a[4])))
                 for line in log:
                     print("       " + line)
+    if args.table:
+        print("\n| task | run | must | got | score | failed | check |")
+        print("|---|---|---|---|---:|---|---|")
+        for tid, name, expect, got, q, failed, ok in rows:
+            print("| %s | %s | %s | %s | %.4f | %s | %s |" % (
+                tid, name, expect, got, q, ", ".join(failed) or "-", "ok" if ok else "BAD"))
     print("%d problem(s)" % bad)
     return 1 if bad else 0
 

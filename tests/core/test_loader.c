@@ -288,7 +288,7 @@ static void test_demo(const char *demo)
 		fprintf(stderr, "%s: %s\n", demo, err.msg);
 		return;
 	}
-	CHECK_INT(a.ntasks, 11);
+	CHECK_INT(a.ntasks, 12);
 	CHECK_INT(suite_load(&b, demo, &err), 0);
 	CHECK_INT(b.ntasks, a.ntasks);
 	for (size_t i = 0; i < a.ntasks && i < b.ntasks; i++) {
@@ -687,7 +687,7 @@ static void test_out_of_memory(const char *bad_dir, const char *demo)
 	char base[PATH_MAX];
 	snprintf(base, sizeof(base), "%s/base.task", bad_dir);
 	oom_sweep(base, 1);
-	oom_sweep(demo, 11);
+	oom_sweep(demo, 12);
 }
 
 int main(int argc, char **argv)
