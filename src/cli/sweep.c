@@ -676,6 +676,13 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 		if (c.kernel_threads < 1)
 			c.kernel_threads = 1;
 	}
+	/* OpenBLAS's pool: the kernels' share of the node, and 1 whenever this
+	 * process runs episodes in several threads (a fork in one thread while
+	 * another is in a threaded BLAS call breaks that call; threads.h) */
+	if (o->jobs > 1)
+		engi_blas_threads_set(1);
+	else if (c.kernel_threads > 0)
+		engi_blas_threads_set(c.kernel_threads);
 	snprintf(c.h5, sizeof(c.h5), "%s/results.h5", c.out);
 	gethostname(c.host, sizeof(c.host) - 1);
 	snprintf(c.run_id, sizeof(c.run_id), "%lx-%x", (unsigned long)now_wall(), (unsigned)getpid());
