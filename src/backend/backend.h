@@ -37,6 +37,7 @@ struct env_spec {
 	int network;
 	const char *work_root; /* a host folder the backend may use */
 	const char *name;      /* unique per episode attempt, safe as a file name */
+	const char *key;       /* "TASK/MODEL", the same for every trial (or NULL) */
 };
 
 struct exec_opts {

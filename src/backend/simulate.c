@@ -4,12 +4,15 @@
  * minutes on one machine), never for results.
  *
  * Files written into it live in memory (at most SIM_FILES files of at most
- * SIM_FILE_CAP bytes) and can be copied out. Every command sleeps for a
- * duration drawn, deterministically from the episode's cell id, from a
- * heavy-tailed Pareto distribution (shape 1.5, so a few cells take far
- * longer than the median), scaled by ENGISWEEP_SIM_SCALE_S (default 0.01 s,
- * the minimum duration) and capped at 100 times the scale; the command's
- * output is "simulated <seconds>". A command `fail` exits 1.
+ * SIM_FILE_CAP bytes) and can be copied out. Every command sleeps for the
+ * episode's duration and prints "simulated <seconds>"; a command `fail`
+ * exits 1. Durations are heavy-tailed as real sweeps' are, and like theirs
+ * they belong to a task and a model more than to a trial: a Pareto draw
+ * (shape 1.5) from the hash of "TASK/MODEL", times a log-normal factor
+ * (sigma ENGISWEEP_SIM_SPREAD, default 0.25) from the hash of the cell id,
+ * scaled by ENGISWEEP_SIM_SCALE_S (default 0.01 s, the median-ish minimum)
+ * and capped at 100 times the scale. ENGISWEEP_SIM_SPREAD=iid draws every
+ * cell on its own instead (nothing to learn from earlier trials).
  */
 #include "backend.h"
 
@@ -43,23 +46,44 @@ struct sim_env {
 	size_t nfiles;
 };
 
+/* A uniform number in (0,1) from the hash of s[0..n). */
+static double hash_uniform(const char *s, size_t n)
+{
+	char hex[65];
+	engi_sha256_str(s, n, hex);
+	unsigned long long h = 0;
+	for (int i = 0; i < 13; i++)
+		h = h * 16 + (unsigned long long)(hex[i] <= '9' ? hex[i] - '0' : hex[i] - 'a' + 10);
+	return ((double)h + 0.5) / 4503599627370496.0; /* 16^13 */
+}
+
 static int sim_start(struct backend_env *env, const struct env_spec *spec,
 		     struct engi_error *err)
 {
 	struct sim_env *se = env->priv;
-	/* the cell id is the name up to its first '-' */
-	size_t n = strcspn(spec->name, "-");
-	char hex[65];
-	engi_sha256_str(spec->name, n, hex);
-	unsigned long long h = 0;
-	for (int i = 0; i < 13; i++)
-		h = h * 16 + (unsigned long long)(hex[i] <= '9' ? hex[i] - '0' : hex[i] - 'a' + 10);
-	double u = ((double)h + 0.5) / 4503599627370496.0; /* 16^13: uniform in (0,1) */
 	const char *sc = getenv("ENGISWEEP_SIM_SCALE_S");
 	double scale = sc && *sc ? strtod(sc, NULL) : 0.01;
 	if (!(scale >= 0) || !isfinite(scale))
 		RAISE(err, ENGI_EINVALID, "ENGISWEEP_SIM_SCALE_S='%s' is not a duration", sc);
-	double d = scale * pow(u, -1.0 / SIM_SHAPE);
+	const char *sp = getenv("ENGISWEEP_SIM_SPREAD");
+	int iid = sp && !strcmp(sp, "iid");
+	double sigma = sp && *sp && !iid ? strtod(sp, NULL) : 0.25;
+	if (!(sigma >= 0) || sigma > 3)
+		RAISE(err, ENGI_EINVALID, "ENGISWEEP_SIM_SPREAD='%s' is not 'iid' or a sigma in [0, 3]", sp);
+	/* the cell id is the name up to its first '-' */
+	size_t n = strcspn(spec->name, "-");
+	double u_cell = hash_uniform(spec->name, n);
+	double d;
+	if (iid || !spec->key) {
+		d = scale * pow(u_cell, -1.0 / SIM_SHAPE);
+	} else {
+		double u_pair = hash_uniform(spec->key, strlen(spec->key));
+		/* a standard normal from two hashes of the cell id (Box-Muller) */
+		char alt[80];
+		int an = snprintf(alt, sizeof(alt), "%.*s:angle", (int)(n < 64 ? n : 64), spec->name);
+		double z = sqrt(-2.0 * log(u_cell)) * cos(2.0 * M_PI * hash_uniform(alt, (size_t)an));
+		d = scale * pow(u_pair, -1.0 / SIM_SHAPE) * exp(sigma * z - 0.5 * sigma * sigma);
+	}
 	se->duration_s = fmin(d, scale * SIM_MAX_FACTOR);
 	return 0;
 }

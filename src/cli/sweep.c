@@ -181,6 +181,23 @@ static void note_duration(struct runctx *c, size_t ci, const struct record *r)
 	c->model_predicted_s[cell->model] += cell->pred_s;
 }
 
+static double hook_priority(void *p, size_t ci)
+{
+	struct runctx *c = p;
+	return predicted_s(c, &c->sw->matrix.cells[ci]);
+}
+
+/* Sent ahead only when starting later changes nothing: no deadline, no
+ * concurrency cap, budget or licence token. */
+static int hook_prefetch(void *p, size_t ci)
+{
+	struct runctx *c = p;
+	const struct cell *cell = &c->sw->matrix.cells[ci];
+	const struct model *m = &c->sw->def.models[cell->model];
+	return c->o->deadline <= 0 && c->o->budget_usd <= 0 && m->max_concurrent <= 0 &&
+	       m->budget_usd <= 0 && c->sw->suite.tasks[cell->task].nresources == 0;
+}
+
 static int hook_admit(void *p, size_t ci)
 {
 	struct runctx *c = p;
@@ -338,7 +355,9 @@ static int hook_finished(void *p, size_t ci, int rank, const char *payload,
 				  c->sw->matrix.cells[ci].id, rank);
 		return rc;
 	}
-	rc = journal_append(&c->journal, &r, err);
+	/* the payload is the record as the journal writes it: no second
+	 * serialisation on rank 0 */
+	rc = journal_append_json(&c->journal, payload, len, err);
 	if (rc == 0)
 		rc = store_append(c->store, &r, err);
 	if (rc == 0) {
@@ -703,6 +722,7 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 	}
 	sched_install_signals();
 	struct sched_hooks h = {.ctx = &c, .run = hook_run, .admit = hook_admit,
+				.priority = hook_priority, .prefetch = hook_prefetch,
 				.started = hook_started, .released = hook_released,
 				.finished = hook_finished,
 				.tick = hook_tick, .govern = hook_govern};

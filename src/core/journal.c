@@ -83,22 +83,31 @@ int journal_open(struct journal *j, const char *path, int resume,
 	return 0;
 }
 
+int journal_append_json(struct journal *j, const char *json, size_t len,
+			struct engi_error *err)
+{
+	if (memchr(json, '\n', len))
+		RAISE(err, ENGI_EINVALID, "a journal record spans lines");
+	char *buf = engi_malloc(len + 1);
+	if (!buf)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	memcpy(buf, json, len);
+	buf[len] = '\n';
+	int rc = 0;
+	if (write_all_fd(j->fd, buf, len + 1) < 0 || fdatasync(j->fd) < 0)
+		rc = engi_raise(err, ENGI_EIO, "cannot append to journal '%s': %s", j->path, strerror(errno));
+	engi_free(buf);
+	return rc;
+}
+
 int journal_append(struct journal *j, const struct record *r,
 		   struct engi_error *err)
 {
 	char *line;
 	size_t len;
 	TRY(record_to_json(r, &line, &len, err));
-	char *buf = engi_realloc(line, len + 1);
-	if (!buf) {
-		engi_free(line);
-		RAISE(err, ENGI_ENOMEM, "out of memory");
-	}
-	buf[len] = '\n';
-	int rc = 0;
-	if (write_all_fd(j->fd, buf, len + 1) < 0 || fdatasync(j->fd) < 0)
-		rc = engi_raise(err, ENGI_EIO, "cannot append to journal '%s': %s", j->path, strerror(errno));
-	engi_free(buf);
+	int rc = journal_append_json(j, line, len, err);
+	engi_free(line);
 	return rc;
 }
 

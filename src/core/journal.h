@@ -27,6 +27,9 @@ int journal_open(struct journal *j, const char *path, int resume,
 		 struct engi_error *err);
 int journal_append(struct journal *j, const struct record *r,
 		   struct engi_error *err);
+/* Appends a record already in record_to_json's form (one line). */
+int journal_append_json(struct journal *j, const char *json, size_t len,
+			struct engi_error *err);
 void journal_close(struct journal *j);
 
 /* Calls fn for each complete record in order; fn takes ownership of the

@@ -674,9 +674,11 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 		}
 		char name[96];
 		snprintf(name, sizeof(name), "%s-a%d-r%d-p%d", rec->cell, attempt, s->rank, (int)getpid());
+		char key[2 * 160];
+		snprintf(key, sizeof(key), "%s/%s", task->id, s->model->name);
 		struct env_spec es = {.image = task->env.image, .cpus = task->env.cpus,
 				      .memory_mb = task->env.memory_mb, .network = task->env.network,
-				      .work_root = s->work_root, .name = name};
+				      .work_root = s->work_root, .name = name, .key = key};
 		struct backend_env *env = NULL;
 		double e0 = now_mono();
 		int brc = backend_start(bd, &es, &env, &e);

@@ -20,7 +20,11 @@ enum tag {
 	TAG_CELL = 10,   /* 0 -> worker: uint64 cell */
 	TAG_STOP = 11,   /* 0 -> worker: empty */
 	TAG_GOVERNED = 12, /* 0 -> worker: double, the governor's answer */
+	TAG_DRAIN = 13,  /* 0 -> worker: do not start a cell sent ahead */
 };
+
+/* The queue is re-sorted by the priority hook after this many results. */
+#define SCHED_RESORT_EVERY 64
 
 static int g_mpi, g_rank, g_size = 1, g_local_size = 1;
 static volatile sig_atomic_t g_stop;
@@ -234,7 +238,7 @@ struct held {
 };
 
 struct master {
-	const size_t *order;
+	size_t *order; /* rank 0's own copy: re-sorted as predictions improve */
 	size_t n;
 	unsigned char *taken;
 	size_t first; /* every order[i] with i < first is taken */
@@ -242,32 +246,98 @@ struct master {
 	struct sched_status st;
 	int *wstate;
 	size_t *wcell;
+	/* a cell sent ahead to a busy worker, started when its current one
+	 * ends (hides the dispatch round trip) */
+	size_t *wnext;
+	unsigned char *whas_next, *wdrained;
+	size_t since_resort;
 	int failed;
 	struct engi_error *err;
 	struct held *held;
 	size_t nheld, aheld;
 };
 
-/* Next admissible cell, or -1 (none admissible now), or -2 (none left).
- * With take = 0 it only looks. */
-static long pick(struct master *m, int take)
+/* Position in the queue of the next admissible cell, or -1 (none
+ * admissible now), or -2 (none left). */
+static long next_pos(struct master *m)
 {
 	while (m->first < m->n && m->taken[m->first])
 		m->first++;
 	if (m->first >= m->n)
 		return -2;
-	for (size_t i = m->first; i < m->n; i++) {
-		if (m->taken[i])
-			continue;
-		if (!m->h->admit || m->h->admit(m->h->ctx, m->order[i])) {
-			if (take) {
-				m->taken[i] = 1;
-				m->st.queued--;
-			}
-			return (long)m->order[i];
-		}
-	}
+	for (size_t i = m->first; i < m->n; i++)
+		if (!m->taken[i] && (!m->h->admit || m->h->admit(m->h->ctx, m->order[i])))
+			return (long)i;
 	return -1;
+}
+
+/* Next admissible cell, or -1 (none admissible now), or -2 (none left).
+ * With take = 0 it only looks. */
+static long pick(struct master *m, int take)
+{
+	long i = next_pos(m);
+	if (i < 0)
+		return i;
+	if (take) {
+		m->taken[i] = 1;
+		m->st.queued--;
+	}
+	return (long)m->order[i];
+}
+
+struct prio {
+	double p;
+	size_t pos;
+};
+
+static int prio_cmp(const void *a, const void *b)
+{
+	const struct prio *x = a, *y = b;
+	if (x->p != y->p)
+		return x->p > y->p ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Longest predicted first again, now that results have moved the
+ * predictions; ties keep their order. */
+static void resort(struct master *m)
+{
+	m->since_resort = 0;
+	if (!m->h->priority)
+		return;
+	size_t k = 0;
+	for (size_t i = m->first; i < m->n; i++)
+		k += !m->taken[i];
+	struct prio *p = engi_reallocarray(NULL, k + 1, sizeof(*p));
+	if (!p)
+		return; /* keep the old order: slower, never wrong */
+	k = 0;
+	for (size_t i = m->first; i < m->n; i++)
+		if (!m->taken[i])
+			p[k++] = (struct prio){m->h->priority(m->h->ctx, m->order[i]), m->order[i]};
+	for (size_t i = 0; i < k; i++) {
+		double v = p[i].p;
+		p[i].p = v == v ? v : 0; /* a NaN would break the order */
+	}
+	/* pos carries the cell for the tie-break by former position: the
+	 * former position order equals the scan order, so number them */
+	size_t *cells = engi_reallocarray(NULL, k + 1, sizeof(*cells));
+	if (!cells) {
+		engi_free(p);
+		return;
+	}
+	for (size_t i = 0; i < k; i++) {
+		cells[i] = p[i].pos;
+		p[i].pos = i;
+	}
+	qsort(p, k, sizeof(*p), prio_cmp);
+	for (size_t i = 0; i < k; i++) {
+		m->order[m->first + i] = cells[p[i].pos];
+		m->taken[m->first + i] = 0;
+	}
+	m->n = m->first + k;
+	engi_free(cells);
+	engi_free(p);
 }
 
 static int dispatching(const struct master *m)
@@ -279,6 +349,31 @@ static void send_stop(struct master *m, int w)
 {
 	MPI_Send(NULL, 0, MPI_BYTE, w, TAG_STOP, MPI_COMM_WORLD);
 	m->wstate[w] = W_STOPPED;
+}
+
+static void send_cell(int w, size_t c)
+{
+	uint64_t cell = (uint64_t)c;
+	MPI_Send(&cell, 1, MPI_UINT64_T, w, TAG_CELL, MPI_COMM_WORLD);
+}
+
+/* A busy worker gets its next cell ahead of time, when the hooks allow it
+ * and enough cells are queued that the tail still goes to idle workers. */
+static void feed_ahead(struct master *m, int w)
+{
+	if (!m->h->prefetch || m->whas_next[w] || m->wstate[w] != W_BUSY || !dispatching(m) ||
+	    m->st.queued <= (size_t)g_size)
+		return;
+	long i = next_pos(m);
+	if (i < 0 || !m->h->prefetch(m->h->ctx, m->order[i]))
+		return;
+	m->taken[i] = 1; /* it stays counted as queued until it starts */
+	size_t c = m->order[i];
+	send_cell(w, c);
+	m->wnext[w] = c;
+	m->whas_next[w] = 1;
+	if (m->h->started)
+		m->h->started(m->h->ctx, c, w);
 }
 
 /* A worker is idle: give it a cell, park it, or stop it. */
@@ -297,19 +392,47 @@ static void feed(struct master *m, int w)
 		m->wstate[w] = W_PARKED;
 		return;
 	}
-	uint64_t cell = (uint64_t)c;
-	MPI_Send(&cell, 1, MPI_UINT64_T, w, TAG_CELL, MPI_COMM_WORLD);
+	send_cell(w, (size_t)c);
 	m->wstate[w] = W_BUSY;
 	m->wcell[w] = (size_t)c;
 	m->st.running++;
 	if (m->h->started)
 		m->h->started(m->h->ctx, (size_t)c, w);
+	feed_ahead(m, w);
+}
+
+/* A worker's cell came back: the cell sent ahead (if any) is running now,
+ * else the worker is idle and is fed. */
+static void worker_done(struct master *m, int w, size_t cell)
+{
+	if (m->whas_next[w] && m->wnext[w] != cell) {
+		m->whas_next[w] = 0;
+		m->wcell[w] = m->wnext[w];
+		m->st.queued--;
+		m->st.running++;
+		feed_ahead(m, w);
+		return;
+	}
+	m->whas_next[w] = 0;
+	feed(m, w);
+}
+
+/* Draining: workers holding a cell sent ahead are told not to start it;
+ * it comes back unrun (or run, if it had started). */
+static void recall_ahead(struct master *m)
+{
+	for (int w = 1; w < g_size; w++)
+		if (m->whas_next[w] && !m->wdrained[w]) {
+			MPI_Send(NULL, 0, MPI_BYTE, w, TAG_DRAIN, MPI_COMM_WORLD);
+			m->wdrained[w] = 1;
+		}
 }
 
 static void deliver(struct master *m, size_t cell, int rank, const char *payload,
 		    size_t len)
 {
 	m->st.running--;
+	m->since_resort++;
 	if (payload)
 		m->st.done++;
 	else
@@ -412,10 +535,17 @@ static int poll_workers(struct master *m)
 			int first = m->h->released ? m->h->released(m->h->ctx, (size_t)cell) : 0;
 			if (!first && hold(m, (size_t)cell, w, buf, result ? 8 : 0,
 					   result ? (size_t)count - 8 : 0, result) == 0) {
-				feed(m, w);
+				worker_done(m, w, (size_t)cell);
 				continue;
 			}
 			deliver(m, (size_t)cell, w, result ? buf + 8 : NULL, result ? (size_t)count - 8 : 0);
+			engi_free(buf);
+			worker_done(m, w, (size_t)cell);
+			continue;
+		}
+		if (stt.MPI_TAG != TAG_READY) {
+			engi_free(buf);
+			continue; /* nothing else is sent to rank 0 */
 		}
 		engi_free(buf);
 		feed(m, w);
@@ -436,25 +566,41 @@ static int deliver_held(struct master *m)
 	return n > 0;
 }
 
+static void free_master(struct master *m)
+{
+	engi_free(m->order);
+	engi_free(m->taken);
+	engi_free(m->wstate);
+	engi_free(m->wcell);
+	engi_free(m->wnext);
+	engi_free(m->whas_next);
+	engi_free(m->wdrained);
+}
+
 static int run_master(const size_t *order, size_t n, const struct sched_hooks *h,
 		      int local_slots, struct sched_status *final,
 		      struct engi_error *err)
 {
-	struct master m = {.order = order, .n = n, .h = h, .err = err};
+	struct master m = {.n = n, .h = h, .err = err};
 	m.st.total = n;
 	m.st.queued = n;
 	m.st.ranks = g_size;
+	m.order = engi_reallocarray(NULL, n ? n : 1, sizeof(*m.order));
 	m.taken = engi_calloc(n ? n : 1, 1);
 	m.wstate = engi_calloc((size_t)g_size, sizeof(*m.wstate));
 	m.wcell = engi_calloc((size_t)g_size, sizeof(*m.wcell));
+	m.wnext = engi_calloc((size_t)g_size, sizeof(*m.wnext));
+	m.whas_next = engi_calloc((size_t)g_size, 1);
+	m.wdrained = engi_calloc((size_t)g_size, 1);
 	struct slot *slots = engi_calloc(local_slots > 0 ? (size_t)local_slots : 1, sizeof(*slots));
-	if (!m.taken || !m.wstate || !m.wcell || !slots) {
-		engi_free(m.taken);
-		engi_free(m.wstate);
-		engi_free(m.wcell);
+	if (!m.order || !m.taken || !m.wstate || !m.wcell || !m.wnext || !m.whas_next ||
+	    !m.wdrained || !slots) {
+		free_master(&m);
 		engi_free(slots);
 		RAISE(err, ENGI_ENOMEM, "out of memory for a queue of %zu cells", n);
 	}
+	if (n)
+		memcpy(m.order, order, n * sizeof(*order));
 	/* a worker counts as busy until its first READY arrives */
 	for (int w = 1; w < g_size; w++)
 		m.wstate[w] = W_BUSY;
@@ -502,6 +648,10 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 				      (atomic_load(&s->state) == 2);
 		}
 		activity |= deliver_held(&m);
+		if (m.since_resort >= SCHED_RESORT_EVERY && dispatching(&m))
+			resort(&m);
+		if (!dispatching(&m))
+			recall_ahead(&m);
 		/* parked workers: a cap may have freed */
 		for (int w = 1; w < g_size; w++)
 			if (m.wstate[w] == W_PARKED && dispatching(&m) && pick(&m, 0) >= 0)
@@ -544,9 +694,7 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 		*final = m.st;
 	if (h->tick)
 		h->tick(h->ctx, &m.st);
-	engi_free(m.taken);
-	engi_free(m.wstate);
-	engi_free(m.wcell);
+	free_master(&m);
 	engi_free(slots);
 	return m.failed ? (err && err->code ? err->code : ENGI_EIO) : 0;
 }
@@ -572,6 +720,17 @@ static int run_worker(const struct sched_hooks *h, struct engi_error *err)
 			 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		if (st.MPI_TAG == TAG_STOP)
 			return 0;
+		if (st.MPI_TAG != TAG_CELL)
+			continue; /* a drain notice after the cell it was about started */
+		/* a drain notice overtakes the cells sent before it: the cell
+		 * about to start goes back unrun (rank 0 counts it interrupted) */
+		flag = 0;
+		MPI_Iprobe(0, TAG_DRAIN, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+		if (flag) {
+			MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_DRAIN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(&cell, 8, MPI_BYTE, 0, TAG_ABORTED, MPI_COMM_WORLD);
+			continue;
+		}
 		char *payload = NULL;
 		size_t len = 0;
 		int rc = h->run(h->ctx, (size_t)cell, g_rank, &payload, &len);

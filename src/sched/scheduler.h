@@ -1,9 +1,12 @@
 /*
  * scheduler.h - hands cells to ranks. The only module that includes <mpi.h>.
  *
- * Rank 0 holds the queue (given longest-predicted first) and dispatches
- * dynamically: a worker rank asks for work, runs one cell, sends the result
- * back and gets the next. Rank 0 also runs cells itself in `local_slots`
+ * Rank 0 holds the queue (given longest-predicted first, re-sorted as
+ * measured durations improve the predictions) and dispatches dynamically: a
+ * worker rank asks for work, runs one cell, sends the result back and gets
+ * the next. Where the prefetch hook allows, a busy worker also holds its next
+ * cell, so the round trip through rank 0 is not between two episodes; a
+ * drain sends such cells back unrun. Rank 0 also runs cells itself in `local_slots`
  * threads (when ranks are few, and always in the serial twin). A cell is
  * handed out only when the admit hook says its caps and tokens allow it.
  * Results are handed to the finished hook on rank 0, in the main thread.
@@ -52,6 +55,14 @@ struct sched_hooks {
 	 * return: a failure of rank 0 (disk full): drain and fail the run. */
 	int (*finished)(void *ctx, size_t cell, int rank, const char *payload,
 			size_t len, struct engi_error *err);
+	/* Rank 0: the cell's predicted seconds, as results improve the
+	 * predictions: the queue is re-sorted longest first every few dozen
+	 * results. NULL: the order given stays. */
+	double (*priority)(void *ctx, size_t cell);
+	/* Rank 0: 1 when the cell may be sent to a busy worker ahead of time,
+	 * to start the moment its current cell ends (no caps, tokens, budgets
+	 * or deadline that a later start would change). NULL: never. */
+	int (*prefetch)(void *ctx, size_t cell);
 	/* Rank 0: about every 0.5 s and after each result. NULL: none. */
 	void (*tick)(void *ctx, const struct sched_status *st);
 	/* Rank 0: answers a governor message (sched_govern) from any rank with
