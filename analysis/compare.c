@@ -22,6 +22,8 @@ void engi_compare_opts_init(struct engi_compare_opts *o)
 	engi_boot_opts_init(&o->boot);
 	o->axis = ENGI_COMPARE_MODELS;
 	o->baseline = NULL;
+	o->pairs = NULL;
+	o->npairs = 0;
 }
 
 void engi_compare_data_init(struct engi_compare_data *d)
@@ -312,9 +314,17 @@ int engi_compare_compute(struct engi_compare_data *d,
 			 struct engi_error *err)
 {
 	TRY(engi_boot_opts_check(&o->boot, err));
-	if (o->axis != ENGI_COMPARE_MODELS && o->axis != ENGI_COMPARE_CONDITIONS)
+	if (o->axis != ENGI_COMPARE_MODELS && o->axis != ENGI_COMPARE_CONDITIONS &&
+	    o->axis != ENGI_COMPARE_GRID)
 		RAISE(err, ENGI_EINVALID, "comparison axis %d is unknown",
 		      o->axis);
+	if (o->axis == ENGI_COMPARE_GRID && (o->baseline || o->npairs == 0))
+		RAISE(err, ENGI_EINVALID,
+		      "a grid comparison takes its declared pairs and no baseline");
+	for (size_t i = 0; i < o->npairs; i++)
+		if (strlen(o->pairs[i].axis) >= NAME_LEN || strlen(o->pairs[i].a) >= NAME_LEN ||
+		    strlen(o->pairs[i].b) >= NAME_LEN)
+			RAISE(err, ENGI_EINVALID, "grid pair %zu: a name is too long", i);
 	if (o->baseline && strlen(o->baseline) >= NAME_LEN)
 		RAISE(err, ENGI_EINVALID, "baseline '%.40s...' is too long",
 		      o->baseline);
@@ -353,6 +363,25 @@ int engi_compare_compute(struct engi_compare_data *d,
 					"arms x %zu draws",
 					cmp->n, draws);
 	}
+	/* the grid's pairs, as indices of compared arms */
+	size_t *pa = NULL, *pb = NULL;
+	if (rc == 0 && o->axis == ENGI_COMPARE_GRID) {
+		pa = engi_reallocarray(NULL, o->npairs, sizeof *pa);
+		pb = engi_reallocarray(NULL, o->npairs, sizeof *pb);
+		if (!pa || !pb)
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		for (size_t k = 0; rc == 0 && k < o->npairs; k++) {
+			char na[NAME_LEN], nb[NAME_LEN];
+			name_copy(na, o->pairs[k].a);
+			name_copy(nb, o->pairs[k].b);
+			pa[k] = strtab_get(&cmp->ix, na);
+			pb[k] = strtab_get(&cmp->ix, nb);
+			if (pa[k] == SIZE_MAX || pb[k] == SIZE_MAX)
+				rc = engi_raise(err, ENGI_ENOTFOUND,
+						"the grid's condition '%s' is not in the results",
+						pa[k] == SIZE_MAX ? na : nb);
+		}
+	}
 	/* one arm alone has nothing to be compared with */
 	for (size_t f = 0; rc == 0 && cmp->n >= 2 && f < fix->n; f++) {
 		for (size_t i = 0; i < cmp->n; i++) {
@@ -368,7 +397,20 @@ int engi_compare_compute(struct engi_compare_data *d,
 		}
 		rc = engi_boot_shared(c.x, c.present, cmp->n, nt, &o->boot,
 				      c.ci, c.draws, err);
-		for (size_t i = 0; rc == 0 && i < cmp->n; i++) {
+		for (size_t k = 0; rc == 0 && pa && k < o->npairs; k++) {
+			size_t i = pa[k], j = pb[k];
+			struct engi_compare_row *r = NULL;
+			rc = push_row(d, &alloc, &r, err);
+			if (rc < 0)
+				break;
+			memcpy(r->within, fix->v[f], NAME_LEN);
+			memcpy(r->a, cmp->v[i], NAME_LEN);
+			memcpy(r->b, cmp->v[j], NAME_LEN);
+			name_copy(r->grid_axis, o->pairs[k].axis);
+			rc = compare_arms(&c, o, f * c.conds.n + i, f * c.conds.n + j,
+					  c.draws + i * draws, c.draws + j * draws, r, err);
+		}
+		for (size_t i = 0; rc == 0 && !pa && i < cmp->n; i++) {
 			for (size_t j = 0; rc == 0 && j < cmp->n; j++) {
 				if (base != SIZE_MAX ? (j != base || i == base)
 						     : j <= i)
@@ -393,6 +435,8 @@ int engi_compare_compute(struct engi_compare_data *d,
 		}
 	}
 	ctx_release(&c);
+	engi_free(pa);
+	engi_free(pb);
 	if (rc < 0)
 		return rc;
 
@@ -420,7 +464,9 @@ int engi_compare_compute(struct engi_compare_data *d,
 
 static const char *axis_name(int axis)
 {
-	return axis == ENGI_COMPARE_MODELS ? "models" : "conditions";
+	return axis == ENGI_COMPARE_MODELS ? "models"
+	       : axis == ENGI_COMPARE_GRID ? "grid"
+					   : "conditions";
 }
 
 static void num(struct engi_dynbuf *b, double v, int json)
@@ -482,7 +528,12 @@ static void render_markdown(struct engi_dynbuf *b,
 		    d->missing);
 	textout(b, ". %zu tasks, %zu models, %zu conditions.\n\n", d->ntasks,
 	    d->nmodels, d->nconditions);
-	if (d->baseline[0]) {
+	int grid = d->opts.axis == ENGI_COMPARE_GRID;
+	if (grid) {
+		textout(b, "Family: the sweep's declared grid — each condition against the one "
+			   "with that axis at its first value and every other axis the same, "
+			   "within each %s", fix);
+	} else if (d->baseline[0]) {
 		textout(b, "Family: every %s against the baseline %s '", cmp, cmp);
 		md_name(b, d->baseline);
 		textout(b, "' within each %s", fix);
@@ -499,13 +550,17 @@ static void render_markdown(struct engi_dynbuf *b,
 		textout(b, "No comparison: fewer than two %ss.\n", cmp);
 		return;
 	}
-	textout(b, "| %s | a | b | tasks | a | b | lift [interval] | p | p (Holm) "
+	textout(b, "| %s%s | a | b | tasks | a | b | lift [interval] | p | p (Holm) "
 	       "|\n",
-	    fix);
-	textout(b, "|---|---|---|---:|---:|---:|---|---:|---:|\n");
+	    grid ? "axis | " : "", fix);
+	textout(b, "|%s---|---|---|---:|---:|---:|---|---:|---:|\n", grid ? "---|" : "");
 	for (size_t i = 0; i < d->nrows; i++) {
 		const struct engi_compare_row *r = &d->rows[i];
 		textout(b, "| ");
+		if (grid) {
+			md_name(b, r->grid_axis);
+			textout(b, " | ");
+		}
 		md_name(b, r->within);
 		textout(b, " | ");
 		md_name(b, r->a);
@@ -617,7 +672,13 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 			textout(b, "\"%s\": ", row_keys[k]);
 		switch (k) {
 		case 0:
-			str(b, axis_name(d->opts.axis));
+			if (r->grid_axis[0]) {
+				char ax[NAME_LEN + 8];
+				snprintf(ax, sizeof ax, "grid:%s", r->grid_axis);
+				str(b, ax);
+			} else {
+				str(b, axis_name(d->opts.axis));
+			}
 			break;
 		case 1:
 			str(b, r->within);

@@ -35,6 +35,11 @@ struct engi_results;
  * on failure. */
 int cli_load_results(char **paths, size_t npaths, const char *assertions_csv,
 		     struct engi_results *res, struct engi_error *err);
+/* The same, and with grid non-NULL the condition grid every input declares
+ * (the same one, else an error; CSV inputs declare none). */
+typedef struct json_t json_t;
+int cli_load_results_grid(char **paths, size_t npaths, const char *assertions_csv,
+			  struct engi_results *res, json_t **grid, struct engi_error *err);
 
 /* "engisweep: <message>" on stderr. */
 void cli_error(const struct engi_error *err);

@@ -7,6 +7,7 @@
 #include "store.h"
 
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,10 +37,50 @@ static int load_one(char **paths, size_t npaths, size_t i,
 	return rc;
 }
 
+/* The "grid" a results file's configuration declares (a new reference), or
+ * NULL. */
+static json_t *declared_grid(const struct engi_results *r)
+{
+	json_t *cfg = r->config_json ? json_loads(r->config_json, 0, NULL) : NULL;
+	json_t *g = json_incref(json_object_get(cfg, "grid"));
+	json_decref(cfg);
+	return g;
+}
+
+/* Every input must declare the same grid. */
+static int same_grid(json_t **grid, const char **from, const struct engi_results *one,
+		     const char *path, struct engi_error *err)
+{
+	json_t *g = declared_grid(one);
+	if (!g)
+		RAISE(err, ENGI_EINVALID,
+		      "'%s' declares no condition grid (--axis grid needs results of a sweep run with "
+		      "--grid)", path);
+	if (*grid && !json_equal(*grid, g)) {
+		json_decref(g);
+		RAISE(err, ENGI_EINVALID, "'%s' and '%s' declare different condition grids", *from,
+		      path);
+	}
+	if (!*grid) {
+		*grid = g;
+		*from = path;
+	} else {
+		json_decref(g);
+	}
+	return 0;
+}
+
 int cli_load_results(char **paths, size_t npaths, const char *assertions_csv,
 		     struct engi_results *res, struct engi_error *err)
 {
+	return cli_load_results_grid(paths, npaths, assertions_csv, res, NULL, err);
+}
+
+int cli_load_results_grid(char **paths, size_t npaths, const char *assertions_csv,
+			  struct engi_results *res, json_t **grid, struct engi_error *err)
+{
 	engi_results_init(res);
+	const char *grid_from = NULL;
 	int csv_done = 0, have = 0;
 	for (size_t i = 0; i < npaths; i++) {
 		int csv = ends_with(paths[i], ".csv");
@@ -48,6 +89,12 @@ int cli_load_results(char **paths, size_t npaths, const char *assertions_csv,
 		csv_done |= csv;
 		struct engi_results one;
 		int rc = load_one(paths, npaths, i, assertions_csv, &one, err);
+		if (rc == 0 && grid)
+			rc = csv ? engi_raise(err, ENGI_EINVALID,
+					      "'%s': an episodes CSV declares no condition grid; "
+					      "--axis grid reads it from results files",
+					      paths[i])
+				 : same_grid(grid, &grid_from, &one, paths[i], err);
 		if (rc == 0 && !have) {
 			*res = one;
 			have = 1;
@@ -58,6 +105,10 @@ int cli_load_results(char **paths, size_t npaths, const char *assertions_csv,
 		engi_results_release(&one);
 		if (rc < 0) {
 			engi_results_release(res);
+			if (grid) {
+				json_decref(*grid);
+				*grid = NULL;
+			}
 			return rc;
 		}
 	}
@@ -83,7 +134,10 @@ static const char compare_help[] =
 	"(columns in README), merged in memory. Same input and seed, same bytes.\n"
 	"\n"
 	"options:\n"
-	"      --axis A         models (default) or conditions\n"
+	"      --axis A         models (default), conditions, or grid: the family a\n"
+	"                       sweep's --grid declared (each condition against the\n"
+	"                       one with that axis at its first value, the other\n"
+	"                       axes the same), read from its results files\n"
 	"      --baseline NAME  compare every other arm with NAME\n"
 	"      --assertions F   assertions CSV of the episodes CSV inputs\n"
 	"      --out-prefix P   also write P.csv and P.json\n"
@@ -93,6 +147,35 @@ static const char compare_help[] =
 	"      --interval M     percentile (default) or bca\n"
 	"      --min-tasks N    fewer paired tasks: no interval, flagged (default 5)\n"
 	"  -h, --help           this text\n";
+
+/* The declared family of a grid: {"family": [{"axis", "a", "b"}, ...]};
+ * the strings stay in grid. */
+static int grid_pairs(json_t *grid, struct engi_compare_pair **out, size_t *n,
+		      struct engi_error *err)
+{
+	json_t *fam = json_object_get(grid, "family");
+	size_t k = json_array_size(fam);
+	*out = NULL;
+	*n = 0;
+	if (!json_is_array(fam) || k == 0)
+		RAISE(err, ENGI_EINVALID, "the declared grid has no comparisons (one value per axis?)");
+	struct engi_compare_pair *p = engi_calloc(k, sizeof(*p));
+	if (!p)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t i = 0; i < k; i++) {
+		json_t *e = json_array_get(fam, i);
+		p[i].axis = json_string_value(json_object_get(e, "axis"));
+		p[i].a = json_string_value(json_object_get(e, "a"));
+		p[i].b = json_string_value(json_object_get(e, "b"));
+		if (!p[i].axis || !p[i].a || !p[i].b) {
+			engi_free(p);
+			RAISE(err, ENGI_EINVALID, "the declared grid's comparison %zu lacks axis, a or b", i);
+		}
+	}
+	*out = p;
+	*n = k;
+	return 0;
+}
 
 int cmd_compare(int argc, char **argv)
 {
@@ -126,8 +209,10 @@ int cmd_compare(int argc, char **argv)
 				co.axis = ENGI_COMPARE_MODELS;
 			} else if (!strcmp(optarg, "conditions")) {
 				co.axis = ENGI_COMPARE_CONDITIONS;
+			} else if (!strcmp(optarg, "grid")) {
+				co.axis = ENGI_COMPARE_GRID;
 			} else {
-				cli_errorf("--axis: '%s' is not models or conditions",
+				cli_errorf("--axis: '%s' is not models, conditions or grid",
 					   optarg);
 				return EXIT_USAGE;
 			}
@@ -153,15 +238,30 @@ int cmd_compare(int argc, char **argv)
 	}
 	struct engi_error err;
 	engi_error_init(&err);
+	if (co.axis == ENGI_COMPARE_GRID && co.baseline) {
+		cli_errorf("--axis grid: the grid's first values are the baselines; no --baseline");
+		return EXIT_USAGE;
+	}
 	struct engi_results res;
-	if (cli_load_results(argv + optind, (size_t)(argc - optind), assertions, &res,
-			     &err) < 0) {
+	json_t *grid = NULL;
+	if (cli_load_results_grid(argv + optind, (size_t)(argc - optind), assertions, &res,
+				  co.axis == ENGI_COMPARE_GRID ? &grid : NULL, &err) < 0) {
 		cli_error(&err);
 		return EXIT_USAGE;
 	}
+	struct engi_compare_pair *pairs = NULL;
+	if (grid && grid_pairs(grid, &pairs, &co.npairs, &err) < 0) {
+		cli_error(&err);
+		json_decref(grid);
+		engi_results_release(&res);
+		return EXIT_USAGE;
+	}
+	co.pairs = pairs;
 	struct engi_compare_data cd;
 	engi_compare_data_init(&cd);
 	int rc = engi_compare_compute(&cd, &res, &co, &err);
+	engi_free(pairs);
+	json_decref(grid);
 	engi_results_release(&res);
 	if (rc == ENGI_ENOTFOUND || rc == ENGI_EINVALID) {
 		cli_error(&err);

@@ -325,6 +325,25 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 	if (planned < kept)
 		planned = kept;
 	json_t *cj = json_pack("{s:o}", "merged_from", from);
+	/* a condition grid every input declares alike stays declared */
+	json_t *grid = NULL;
+	for (size_t i = 0; i < nin; i++) {
+		json_t *c1 = in[i].res.config_json ? json_loads(in[i].res.config_json, 0, NULL) : NULL;
+		json_t *g = json_object_get(c1, "grid");
+		if (i == 0 && g)
+			grid = json_incref(g);
+		else if (grid && (!g || !json_equal(grid, g))) {
+			json_decref(grid);
+			grid = NULL;
+		}
+		json_decref(c1);
+		if (!grid)
+			break;
+	}
+	if (cj && grid)
+		json_object_set_new(cj, "grid", grid);
+	else
+		json_decref(grid);
 	cfg = cj ? json_dumps(cj, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
 	json_decref(cj);
 	char tmp[PATH_MAX];

@@ -29,6 +29,9 @@ static const char run_help[] =
 	"  -c, --condition SPEC   NAME or NAME:key=value,... (repeat for an ablation)\n"
 	"      --grid AXIS=V1,V2  a condition axis; several --grid make the cartesian\n"
 	"                         product of conditions AXIS-V1_AXIS2-W1, ...\n"
+	"      --shard K/N        only the cells whose place in cell-id order is K\n"
+	"                         modulo N (a job array's share; merge the N\n"
+	"                         results afterwards)\n"
 	"      --subset SPEC      a stratified subset of the suite, e.g.\n"
 	"                         'strata=software,type,interface per=4-5 seed=7\n"
 	"                         all=type:open' (4 or 5 tasks per stratum)\n"
@@ -72,7 +75,7 @@ static const char validate_help[] =
 	"  -h, --help             this text\n";
 
 enum { OPT_RESOURCE = 256, OPT_RETRIES, OPT_GRACE, OPT_CMD_TIMEOUT, OPT_PROGRESS, OPT_KEEP,
-       OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_BUDGET, OPT_PAUSE_ENV };
+       OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_SHARD, OPT_BUDGET, OPT_PAUSE_ENV };
 
 static const struct option run_options[] = {
 	{"out", required_argument, NULL, 'o'},
@@ -93,6 +96,7 @@ static const struct option run_options[] = {
 	{"deadline", required_argument, NULL, OPT_DEADLINE},
 	{"grid", required_argument, NULL, OPT_GRID},
 	{"subset", required_argument, NULL, OPT_SUBSET},
+	{"shard", required_argument, NULL, OPT_SHARD},
 	{"budget-usd", required_argument, NULL, OPT_BUDGET},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
@@ -209,6 +213,19 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			run_only = 1;
 			o->subset = optarg;
 			break;
+		case OPT_SHARD: {
+			run_only = 1;
+			unsigned k = 0, n = 0;
+			int used = 0;
+			if (sscanf(optarg, "%u/%u%n", &k, &n, &used) != 2 || optarg[used] || n < 1 ||
+			    n > 1000000 || k >= n) {
+				cli_errorf("--shard '%s': expected K/N with 0 <= K < N", optarg);
+				return -1;
+			}
+			o->shard_k = k;
+			o->shard_n = n;
+			break;
+		}
 		case OPT_DEADLINE:
 			run_only = 1;
 			if (parse_deadline("--deadline", optarg, &o->deadline) < 0)

@@ -423,7 +423,10 @@ static int load_everything(struct sweep *sw, const struct sweep_opts *o,
 	}
 	TRY(episode_preflight(o->backend, &sw->def, err));
 	TRY(episode_prepare(o->backend, &sw->suite, err));
-	return matrix_build(&sw->matrix, &sw->suite, &sw->def, NULL, 0, err);
+	TRY(matrix_build(&sw->matrix, &sw->suite, &sw->def, NULL, 0, err));
+	if (o->shard_n > 0)
+		TRY(matrix_keep_shard(&sw->matrix, o->shard_k, o->shard_n, err));
+	return 0;
 }
 
 static int parse_pool(struct runctx *c, struct engi_error *err)
@@ -485,6 +488,10 @@ static char *config_json(const struct runctx *c)
 				"max_retries", o->max_retries, "cmd_timeout_s", o->cmd_timeout_s,
 				"grace_s", o->grace_s, "validation", o->validation, "cells",
 				(json_int_t)c->sw->matrix.ncells);
+	if (cfg && c->sw->def.grid_json)
+		json_object_set_new(cfg, "grid", json_loads(c->sw->def.grid_json, 0, NULL));
+	if (cfg && o->shard_n > 0)
+		json_object_set_new(cfg, "shard", json_sprintf("%u/%u", o->shard_k, o->shard_n));
 	char *s = cfg ? json_dumps(cfg, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
 	json_decref(cfg);
 	return s;

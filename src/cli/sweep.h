@@ -30,6 +30,9 @@ struct sweep_opts {
 	const char **grid; /* condition axes "AXIS=V1,V2" */
 	size_t ngrid;
 	const char *subset; /* "strata=... per=... seed=..." */
+	/* a static share of the matrix (a job array's): the cells whose place
+	 * in cell-id order is shard_k modulo shard_n (shard_n 0: all) */
+	unsigned shard_k, shard_n;
 	int trials;
 	int resume;
 	int jobs; /* local slots on rank 0; -1 automatic */

@@ -394,6 +394,25 @@ static int finish(struct matrix *m, struct engi_error *err)
 	return 0;
 }
 
+static int cmp_cell_ids(const void *a, const void *b)
+{
+	const struct cell *x = a, *y = b;
+	return strcmp(x->id, y->id);
+}
+
+int matrix_keep_shard(struct matrix *m, unsigned k, unsigned n, struct engi_error *err)
+{
+	if (n == 0 || k >= n)
+		RAISE(err, ENGI_EINVALID, "shard %u/%u: expected K/N with 0 <= K < N", k, n);
+	qsort(m->cells, m->ncells, sizeof(*m->cells), cmp_cell_ids);
+	size_t kept = 0;
+	for (size_t i = 0; i < m->ncells; i++)
+		if (i % n == k)
+			m->cells[kept++] = m->cells[i];
+	m->ncells = kept;
+	return finish(m, err);
+}
+
 static int ensure_default_condition(struct sweepdef *d, struct engi_error *err)
 {
 	if (d->nconds == 0)
@@ -506,6 +525,19 @@ long matrix_find(const struct matrix *m, const char *id)
 	return -1;
 }
 
+/* A grid condition's name "AXIS-V_AXIS2-W", with axis `base` (if any) at
+ * its first value. */
+static void grid_name(const char *const *names, const char *(*values)[64], const size_t *idx,
+		      size_t naxes, size_t base, char *out, size_t cap)
+{
+	out[0] = '\0';
+	for (size_t a = 0; a < naxes; a++) {
+		size_t n = strlen(out);
+		snprintf(out + n, cap - n, "%s%s-%s", a ? "_" : "", names[a],
+			 values[a][a == base ? 0 : idx[a]]);
+	}
+}
+
 int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 		      struct engi_error *err)
 {
@@ -518,7 +550,6 @@ int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 	if (naxes > 16)
 		RAISE(err, ENGI_EINVALID, "--grid: at most 16 axes");
 	int rc = 0;
-	size_t made = 0;
 	for (size_t a = 0; a < naxes; a++)
 		copies[a] = NULL;
 	for (size_t a = 0; a < naxes && rc == 0; a++) {
@@ -550,26 +581,43 @@ int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 				rc = engi_raise(err, ENGI_EINVALID, "--grid: axis '%s' named twice", names[a]);
 	}
 	size_t idx[16] = {0};
+	json_t *grid = json_pack("{s:[],s:[]}", "axes", "family");
+	json_t *gaxes = json_object_get(grid, "axes"), *fam = json_object_get(grid, "family");
+	for (size_t a = 0; a < naxes && rc == 0 && grid; a++) {
+		json_t *vals = json_array();
+		for (size_t v = 0; v < nvalues[a]; v++)
+			json_array_append_new(vals, json_string(values[a][v]));
+		json_array_append_new(gaxes, json_pack("{s:s,s:o}", "axis", names[a], "values", vals));
+	}
 	while (rc == 0) {
 		char spec[1024] = "", settings[1024] = "";
+		grid_name(names, values, idx, naxes, SIZE_MAX, spec, sizeof(spec));
 		for (size_t a = 0; a < naxes; a++) {
-			size_t n = strlen(spec), m = strlen(settings);
-			snprintf(spec + n, sizeof(spec) - n, "%s%s-%s", a ? "_" : "", names[a], values[a][idx[a]]);
+			size_t m = strlen(settings);
 			snprintf(settings + m, sizeof(settings) - m, "%s%s=%s", a ? "," : "", names[a],
 				 values[a][idx[a]]);
+			if (idx[a] == 0 || !grid)
+				continue;
+			char base[1024];
+			grid_name(names, values, idx, naxes, a, base, sizeof(base));
+			json_array_append_new(fam, json_pack("{s:s,s:s,s:s}", "axis", names[a], "a",
+							     spec, "b", base));
 		}
 		char full[2100];
 		snprintf(full, sizeof(full), "%s:%s", spec, settings);
 		rc = sweepdef_add_condition(d, full, err);
-		made++;
 		size_t a = 0;
 		while (a < naxes && ++idx[a] == nvalues[a])
 			idx[a++] = 0;
 		if (a == naxes)
 			break;
 	}
+	char *gj = grid && rc == 0 ? json_dumps(grid, JSON_COMPACT) : NULL;
+	json_decref(grid);
+	if (rc == 0 && (!gj || !(d->grid_json = arena_strdup(&d->arena, gj))))
+		rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+	free(gj);
 	for (size_t a = 0; a < naxes; a++)
 		engi_free(copies[a]);
-	(void)made;
 	return rc;
 }

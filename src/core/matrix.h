@@ -62,6 +62,10 @@ struct sweepdef {
 	struct condition *conds;
 	size_t nconds;
 	int trials;
+	/* with --grid: {"axes": [{"axis", "values"}], "family": [{"axis", "a",
+	 * "b"}]}: each condition against the one that differs from it only in
+	 * taking its axis's first value (what compare --axis grid tests) */
+	const char *grid_json;
 };
 
 void sweepdef_init(struct sweepdef *d);
@@ -96,6 +100,9 @@ int matrix_build(struct matrix *m, const struct suite *s,
  * trial; models are added to d as needed. */
 int matrix_build_validation(struct matrix *m, const struct suite *s,
 			    struct sweepdef *d, struct engi_error *err);
+/* Keeps the cells whose place in cell-id order is k modulo n (a static
+ * share, as a job array would take it); the sweep id becomes the share's. */
+int matrix_keep_shard(struct matrix *m, unsigned k, unsigned n, struct engi_error *err);
 void matrix_release(struct matrix *m);
 /* Index of a cell id, or -1. Linear in cells after the first call builds
  * nothing: callers that need many lookups sort their own index. */

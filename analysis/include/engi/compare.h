@@ -8,7 +8,10 @@
  * The family. Axis models: within every condition, every model against the
  * baseline model, or (no baseline) every pair of models. Axis conditions:
  * within every model, every condition against the baseline condition (an
- * ablation grid: condition arms x models), or every pair of conditions. All
+ * ablation grid: condition arms x models), or every pair of conditions. Axis
+ * grid: within every model, the declared pairs (a sweep's --grid: each
+ * condition against the one with that axis at its first value and the other
+ * axes the same). All
  * rows of one comparison form one Holm family; rows without a test (no task
  * in common) are outside it and say so.
  *
@@ -47,19 +50,31 @@
 enum engi_compare_axis {
 	ENGI_COMPARE_MODELS,
 	ENGI_COMPARE_CONDITIONS,
+	/* conditions, the family being the declared pairs (an ablation grid:
+	 * each condition against the one with its axis at the first value) */
+	ENGI_COMPARE_GRID,
+};
+
+/* One declared comparison of the grid family: condition a against b, which
+ * differ in grid axis `axis` only. */
+struct engi_compare_pair {
+	const char *axis, *a, *b;
 };
 
 struct engi_compare_opts {
 	struct engi_boot_opts boot; /* seed, draws, level, min_tasks */
 	int axis;                   /* enum engi_compare_axis */
-	const char *baseline;       /* NULL: all pairs */
+	const char *baseline;       /* NULL: all pairs (not with the grid) */
+	const struct engi_compare_pair *pairs; /* the grid family */
+	size_t npairs;
 };
 
 void engi_compare_opts_init(struct engi_compare_opts *o);
 
 struct engi_compare_row {
-	/* the condition (axis models) or the model (axis conditions) */
+	/* the condition (axis models) or the model (axis conditions, grid) */
 	char within[ENGI_COMPARE_NAME_LEN];
+	char grid_axis[ENGI_COMPARE_NAME_LEN]; /* the grid axis a and b differ in */
 	char a[ENGI_COMPARE_NAME_LEN], b[ENGI_COMPARE_NAME_LEN];
 	size_t tasks;        /* tasks both arms have: the denominator */
 	size_t a_only, b_only; /* tasks one arm has, outside the pairing */
@@ -100,7 +115,8 @@ int engi_compare_write_markdown(const struct engi_compare_data *d, FILE *out,
 				struct engi_error *err);
 
 /*
- * CSV (a header line, "\r\n" line ends) with columns
+ * CSV (a header line, "\r\n" line ends) with columns (axis: models,
+ * conditions, or grid:AXIS for a row of the grid family)
  *   axis, within, a, b, tasks, a_only, b_only, mean_a_x100, mean_b_x100,
  *   lift_x100, ci_lo_x100, ci_hi_x100, ci_flag, p, p_holm, draws
  * and JSON {"format": "engisweep-compare", "format_version": 1, "bootstrap":
