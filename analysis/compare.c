@@ -294,6 +294,38 @@ static int push_row(struct engi_compare_data *d, size_t *alloc,
 	return 0;
 }
 
+/* One group of rows: the arm held fixed and the compared arms. */
+struct group {
+	struct cmp_ctx *c;
+	const struct engi_compare_opts *o;
+	struct engi_compare_data *d;
+	size_t *alloc;
+	const char *within;
+	const struct names *cmp;
+	size_t f;
+	int models_axis;
+};
+
+/* The row "compared arm i against j" of the group (grid_axis: the grid
+ * axis they differ in, or NULL). */
+static int add_row(const struct group *g, size_t i, size_t j, const char *grid_axis,
+		   struct engi_error *err)
+{
+	const struct cmp_ctx *c = g->c;
+	size_t nc = c->conds.n, draws = g->o->boot.draws;
+	size_t ai = g->models_axis ? i * nc + g->f : g->f * nc + i;
+	size_t aj = g->models_axis ? j * nc + g->f : g->f * nc + j;
+	struct engi_compare_row *r = NULL;
+	TRY(push_row(g->d, g->alloc, &r, err));
+	memcpy(r->within, g->within, NAME_LEN);
+	memcpy(r->a, g->cmp->v[i], NAME_LEN);
+	memcpy(r->b, g->cmp->v[j], NAME_LEN);
+	if (grid_axis)
+		name_copy(r->grid_axis, grid_axis);
+	return compare_arms(g->c, g->o, ai, aj, c->draws + i * draws, c->draws + j * draws, r,
+			    err);
+}
+
 static int unknown_baseline(const struct names *s, const char *what,
 			    const char *name, struct engi_error *err)
 {
@@ -397,40 +429,15 @@ int engi_compare_compute(struct engi_compare_data *d,
 		}
 		rc = engi_boot_shared(c.x, c.present, cmp->n, nt, &o->boot,
 				      c.ci, c.draws, err);
-		for (size_t k = 0; rc == 0 && pa && k < o->npairs; k++) {
-			size_t i = pa[k], j = pb[k];
-			struct engi_compare_row *r = NULL;
-			rc = push_row(d, &alloc, &r, err);
-			if (rc < 0)
-				break;
-			memcpy(r->within, fix->v[f], NAME_LEN);
-			memcpy(r->a, cmp->v[i], NAME_LEN);
-			memcpy(r->b, cmp->v[j], NAME_LEN);
-			name_copy(r->grid_axis, o->pairs[k].axis);
-			rc = compare_arms(&c, o, f * c.conds.n + i, f * c.conds.n + j,
-					  c.draws + i * draws, c.draws + j * draws, r, err);
-		}
+		struct group g = {&c, o, d, &alloc, fix->v[f], cmp, f, models_axis};
+		for (size_t k = 0; rc == 0 && pa && k < o->npairs; k++)
+			rc = add_row(&g, pa[k], pb[k], o->pairs[k].axis, err);
 		for (size_t i = 0; rc == 0 && !pa && i < cmp->n; i++) {
 			for (size_t j = 0; rc == 0 && j < cmp->n; j++) {
 				if (base != SIZE_MAX ? (j != base || i == base)
 						     : j <= i)
 					continue;
-				size_t ai = models_axis
-						    ? i * c.conds.n + f
-						    : f * c.conds.n + i;
-				size_t aj = models_axis
-						    ? j * c.conds.n + f
-						    : f * c.conds.n + j;
-				struct engi_compare_row *r = NULL;
-				rc = push_row(d, &alloc, &r, err);
-				if (rc < 0)
-					break;
-				memcpy(r->within, fix->v[f], NAME_LEN);
-				memcpy(r->a, cmp->v[i], NAME_LEN);
-				memcpy(r->b, cmp->v[j], NAME_LEN);
-				rc = compare_arms(&c, o, ai, aj,
-						  c.draws + i * draws,
-						  c.draws + j * draws, r, err);
+				rc = add_row(&g, i, j, NULL, err);
 			}
 		}
 	}

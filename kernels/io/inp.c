@@ -957,20 +957,31 @@ int engi_ccx_dat_max_u(const char *path, double *max_u, size_t *nfound, struct e
 }
 
 /* One fixed-width field of a .frd line: the format glues negative numbers
- * to their neighbours, so fields are cut by column, not by blanks. */
-static int frd_field(const char *line, size_t len, size_t at, size_t width, double *out)
+ * to their neighbours, so fields are cut by column, not by blanks. NaN and
+ * infinities pass so that the caller names them; a blank field or anything
+ * else that is not a number is -1. */
+static int frd_value(const char *line, size_t len, size_t at, size_t width, double *out)
 {
 	char buf[32];
 	if (at + width > len || width >= sizeof(buf))
 		return -1;
 	memcpy(buf, line + at, width);
 	buf[width] = 0;
-	char *end;
-	errno = 0;
-	*out = strtod(buf, &end);
+	char *p = buf, *end;
+	while (*p == ' ')
+		p++;
+	if (!*p)
+		return -1;
+	*out = strtod(p, &end);
 	while (*end == ' ')
 		end++;
-	return *end || errno || !isfinite(*out) ? -1 : 0;
+	return *end ? -1 : 0;
+}
+
+/* The same, finite numbers only. */
+static int frd_field(const char *line, size_t len, size_t at, size_t width, double *out)
+{
+	return frd_value(line, len, at, width, out) < 0 || !isfinite(*out) ? -1 : 0;
 }
 
 int engi_ccx_frd_max_u(const char *path, double *max_u, size_t *nfound, struct engi_error *err)
@@ -1074,26 +1085,6 @@ static int stress_push(struct vec *v, const char *name, size_t lineno,
 		return engi_raise(err, ENGI_ENOMEM, "%s: out of memory", name);
 	*p = *r;
 	return 0;
-}
-
-/* Like frd_field, but NaN and infinities pass so that the caller names
- * them; anything else that is not a number is -1. */
-static int frd_value(const char *line, size_t len, size_t at, size_t width, double *out)
-{
-	char buf[32];
-	if (at + width > len || width >= sizeof(buf))
-		return -1;
-	memcpy(buf, line + at, width);
-	buf[width] = 0;
-	char *p = buf, *end;
-	while (*p == ' ')
-		p++;
-	if (!*p)
-		return -1;
-	*out = strtod(p, &end);
-	while (*end == ' ')
-		end++;
-	return *end ? -1 : 0;
 }
 
 static int frd_int(const char *line, size_t len, size_t at, size_t width, int64_t *out)
