@@ -390,8 +390,10 @@ static void test_kind(void)
 		struct variant v;
 		int model_ok, results_ok;
 	} cases[6];
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 6; i++) {
 		cases[i].v = plain();
+		cases[i].model_ok = cases[i].results_ok = 0;
+	}
 	cases[0].model_ok = cases[0].results_ok = 1;
 	cases[1].v.id_offset = 50, cases[1].v.reverse = 1, cases[1].v.flip = 1;
 	cases[1].model_ok = cases[1].results_ok = 1;
