@@ -9,14 +9,17 @@
 # at once. Prints, per R: makespan / lower bound (the larger of total episode
 # time / workers and the longest cell), the static shards' makespan and its
 # ratio to ours, rank 0's peak memory and rank 0's wall time per cell.
-#   bench/sweep_scale.sh        (RANKS="8 16 64" SCALE=0.05 by default;
-#                                STATIC=0 skips the job-array comparison)
+#   bench/sweep_scale.sh   (RANKS="8 16 64"; STATIC=0 skips the job-array
+#                           comparison; SCALE, in seconds, defaults to 0.05 up
+#                           to 16 ranks and 0.1 above: all processes together
+#                           spend about 3 ms of CPU per cell, so 64 ranks on
+#                           2 cores at 0.05 s would measure the CPU, not the
+#                           schedule)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build >/dev/null
 . scripts/env.sh
 RANKS=${RANKS:-"8 16 64"}
-SCALE=${SCALE:-0.05}
 STATIC=${STATIC:-1}
 E=build/src/engisweep
 tmp=$(mktemp -d)
@@ -28,9 +31,11 @@ cat > "$tmp/models.json" <<'JSON'
  {"name": "m5", "agent": "noop"}, {"name": "m6", "agent": "flawed:open"},
  {"name": "m7", "agent": "reference"}]}
 JSON
-export ENGISWEEP_SIM_SCALE_S=$SCALE OMP_NUM_THREADS=1
-echo "scale $SCALE s, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+export OMP_NUM_THREADS=1
 for r in $RANKS; do
+	scale=${SCALE:-$([ "$r" -le 16 ] && echo 0.05 || echo 0.1)}
+	export ENGISWEEP_SIM_SCALE_S=$scale
+	echo "# $r ranks, scale $scale s, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	mpirun -np "$r" $E run --quiet --backend simulate --models "$tmp/models.json" --trials 3 \
 		--out "$tmp/r$r" "$tmp/cat"
 	workers=$((r >= 4 ? r - 1 : r))

@@ -496,7 +496,7 @@ static long axis_value(double v, double scale, int native)
 static int field_coord(const struct action_ctx *c, const char *field, int shot, int native,
 		       long *out, struct engi_error *err)
 {
-	double v;
+	double v = 0;
 	TRY(field_number(c, field, 1, 0, &v, err));
 	if (v < 0 || v >= shot)
 		RAISE(err, ENGI_EINVALID,
@@ -874,7 +874,7 @@ static int act_key(const struct action_ctx *c, struct steps *st, struct engi_err
 static int act_scroll(const struct action_ctx *c, struct steps *st, struct engi_error *err)
 {
 	const char *dir = NULL;
-	double amount;
+	double amount = 0;
 	/* the model's computer tool says dx / dy (wheel clicks, positive:
 	 * right / down); direction + amount is the other spelling */
 	json_t *jdx = json_object_get(c->obj, "dx"), *jdy = json_object_get(c->obj, "dy");
@@ -928,7 +928,7 @@ have_direction:;
 
 static int act_wait(const struct action_ctx *c, struct steps *st, struct engi_error *err)
 {
-	double s;
+	double s = 0;
 	TRY(field_number(c, "seconds", 0, 1.0, &s, err));
 	if (s < 0)
 		RAISE(err, ENGI_EINVALID, "action 'wait': 'seconds' %g is negative", s);
