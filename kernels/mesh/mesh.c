@@ -15,6 +15,7 @@
 
 #include "engi/alloc.h"
 #include "engi/error.h"
+#include "parallel.h"
 
 #include <float.h>
 #include <lapacke.h>
@@ -78,7 +79,7 @@ static int check_mesh(const struct engi_mesh *m, struct engi_error *err)
 		      (NONE - 1) / 3);
 	size_t ntris = m->ntris, nverts = m->nverts, bad = SIZE_MAX;
 	const uint32_t *t = m->tri;
-#pragma omp parallel for reduction(min : bad) schedule(static)
+#pragma omp parallel for reduction(min : bad) schedule(static) if (ntris > MESH_PAR_MIN)
 	for (size_t f = 0; f < ntris; f++)
 		for (int k = 0; k < 3; k++)
 			if (t[3 * f + k] >= nverts && f < bad)
@@ -93,7 +94,7 @@ static int check_mesh(const struct engi_mesh *m, struct engi_error *err)
 	}
 	const double *x = m->xyz;
 	bad = SIZE_MAX;
-#pragma omp parallel for reduction(min : bad) schedule(static)
+#pragma omp parallel for reduction(min : bad) schedule(static) if (nverts > MESH_PAR_MIN)
 	for (size_t v = 0; v < nverts; v++)
 		if (!(isfinite(x[3 * v]) && isfinite(x[3 * v + 1]) && isfinite(x[3 * v + 2])) &&
 		    v < bad)
@@ -122,7 +123,7 @@ static int radix_sort_u64(uint64_t *a, size_t n, int lo_bit)
 	uint64_t *src = a, *dst = tmp;
 	for (int shift = lo_bit; shift < 64; shift += 8) {
 		memset(hist, 0, nchunks * 256 * sizeof(*hist));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nchunks > 1)
 		for (size_t c = 0; c < nchunks; c++) {
 			size_t *h = hist + 256 * c;
 			for (size_t i = n * c / nchunks; i < n * (c + 1) / nchunks; i++)
@@ -148,7 +149,7 @@ static int radix_sort_u64(uint64_t *a, size_t n, int lo_bit)
 				hist[256 * c + d] = off;
 				off += k;
 			}
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nchunks > 1)
 		for (size_t c = 0; c < nchunks; c++) {
 			size_t *h = hist + 256 * c;
 			for (size_t i = n * c / nchunks; i < n * (c + 1) / nchunks; i++)
@@ -223,7 +224,7 @@ static int exact_duplicates(const double *xyz, size_t n, uint32_t *canon)
 	uint64_t *key = engi_malloc((n ? n : 1) * sizeof(*key));
 	if (!key)
 		return ENGI_ENOMEM;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > MESH_PAR_MIN)
 	for (size_t v = 0; v < n; v++) {
 		const double *p = xyz + 3 * v;
 		uint64_t h = mix64(coord_bits(p[0]));
@@ -435,7 +436,7 @@ int engi_mesh_weld(struct engi_mesh *m, double tol, struct engi_error *err)
 		memcpy(xyz + 3 * (size_t)r, m->xyz + 3 * (size_t)reps[r], 3 * sizeof(*xyz));
 	size_t nidx = 3 * m->ntris;
 	uint32_t *t = m->tri;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nidx > MESH_PAR_MIN)
 	for (size_t i = 0; i < nidx; i++)
 		t[i] = newidx[t[i]];
 	engi_free(m->xyz);
@@ -608,7 +609,7 @@ static size_t count_duplicates(const struct engi_mesh *m, struct topo *w)
 	}
 	/* start[v] now holds the end of bucket v, i.e. the start of v + 1. */
 	size_t dups = 0;
-#pragma omp parallel for reduction(+ : dups) schedule(dynamic, 4096)
+#pragma omp parallel for reduction(+ : dups) schedule(dynamic, 4096) if (nv > MESH_PAR_MIN)
 	for (size_t v = 0; v < nv; v++) {
 		size_t b0 = v ? start[v - 1] : 0, b1 = start[v];
 		sort_small_u64(w->he + b0, b1 - b0);
@@ -650,7 +651,7 @@ static size_t build_edges(const struct engi_mesh *m, struct topo *w)
 	for (size_t v = nv; v > 0; v--)
 		start[v] = start[v - 1];
 	start[0] = 0;
-#pragma omp parallel for schedule(dynamic, 4096)
+#pragma omp parallel for schedule(dynamic, 4096) if (nv > MESH_PAR_MIN)
 	for (size_t v = 0; v < nv; v++)
 		sort_small_u64(w->he + start[v], start[v + 1] - start[v]);
 	return nhe;
@@ -665,7 +666,7 @@ static void walk_edges(const struct engi_mesh *m, struct topo *w, struct engi_me
 	const uint32_t *start = w->start;
 	const uint64_t *he = w->he;
 #pragma omp parallel for reduction(+ : nedges, boundary, nonmanifold, inconsistent) \
-	schedule(dynamic, 4096)
+	schedule(dynamic, 4096) if (nv > MESH_PAR_MIN)
 	for (size_t v = 0; v < nv; v++) {
 		size_t i = start[v], end = start[v + 1];
 		while (i < end) {
@@ -826,7 +827,8 @@ int engi_mesh_analyze(const struct engi_mesh *m, struct engi_mesh_report *r, str
 	const double *x = m->xyz;
 #pragma omp parallel for reduction(min                                                             \
 				   : lo0, lo1, lo2) reduction(max                                  \
-							      : hi0, hi1, hi2) schedule(static)
+							      : hi0, hi1, hi2)                     \
+    schedule(static) if (nv > MESH_PAR_MIN)
 	for (size_t v = 0; v < nv; v++) {
 		if (!used[v])
 			continue;
@@ -855,7 +857,7 @@ int engi_mesh_analyze(const struct engi_mesh *m, struct engi_mesh_report *r, str
 	if (!part)
 		RAISE(err, ENGI_ENOMEM, "out of memory analysing a mesh of %zu triangles", nf);
 	size_t degenerate = 0;
-#pragma omp parallel for reduction(+ : degenerate) schedule(static)
+#pragma omp parallel for reduction(+ : degenerate) schedule(static) if (nf > MESH_PAR_MIN)
 	for (size_t b = 0; b < nblocks; b++) {
 		size_t f1 = (b + 1) * BLOCK_FACES;
 		degenerate += mass_block(m, o, b * BLOCK_FACES, f1 < nf ? f1 : nf, part + b * S_N);

@@ -15,6 +15,7 @@
 
 #include "engi/alloc.h"
 #include "engi/error.h"
+#include "parallel.h"
 #include "engi/mesh.h"
 
 #include <math.h>
@@ -394,7 +395,7 @@ int engi_mesh_material_volume(const struct engi_mesh *m, const struct engi_regio
 		engi_solid_release(&s);
 		RAISE(err, ENGI_ENOMEM, "out of memory sampling occupancy");
 	}
-#pragma omp parallel for schedule(dynamic, 1) reduction(| : oom)
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : oom) if ((long)res * res > MESH_PAR_MIN)
 	for (int j = 0; j < res; j++) {
 		double y = y0 + (j + 0.5) * dy, acc = 0;
 		long cols = 0;

@@ -16,6 +16,7 @@
 
 #include "engi/alloc.h"
 #include "engi/error.h"
+#include "parallel.h"
 #include "predicates.h"
 
 #include <math.h>
@@ -280,7 +281,7 @@ int engi_mesh_self_intersections(const struct engi_mesh *m, int early_exit, size
 	double ext_sum = 0;
 	size_t nproper = 0;
 	double lo0 = glo[0], lo1 = glo[1], lo2 = glo[2], hi0 = ghi[0], hi1 = ghi[1], hi2 = ghi[2];
-#pragma omp parallel for schedule(static) reduction(+ : ext_sum, nproper) \
+#pragma omp parallel for schedule(static) if (nf > MESH_PAR_MIN) reduction(+ : ext_sum, nproper) \
 	reduction(min : lo0, lo1, lo2) reduction(max : hi0, hi1, hi2)
 	for (size_t f = 0; f < nf; f++) {
 		const uint32_t *t = m->tri + 3 * f;
@@ -307,7 +308,7 @@ int engi_mesh_self_intersections(const struct engi_mesh *m, int early_exit, size
 	if (!(g.h > span / 1048576.0))
 		g.h = span > 0 ? span / 1048576.0 : 1;
 	size_t nent = 0;
-#pragma omp parallel for schedule(static) reduction(+ : nent)
+#pragma omp parallel for schedule(static) reduction(+ : nent) if (nf > MESH_PAR_MIN)
 	for (size_t f = 0; f < nf; f++) {
 		if (!ok[f])
 			continue;
@@ -374,7 +375,8 @@ int engi_mesh_self_intersections(const struct engi_mesh *m, int early_exit, size
 	int stop = 0, oom = 0;
 	if (!found)
 		oom = 1;
-#pragma omp parallel for schedule(dynamic, 256) reduction(+ : count, tested) if (!oom)
+#pragma omp parallel for schedule(dynamic, 256) reduction(+ : count, tested) \
+	if (!oom && nb + nf > MESH_PAR_MIN / 8)
 	for (size_t gi = 0; gi < nb + nf; gi++) {
 		int stop_now;
 #pragma omp atomic read

@@ -2,10 +2,19 @@
  * kd-tree, normals, ICP and cloud distances.
  *
  * The tree splits the widest side of each node's bounding box at the median
- * (quickselect on the permutation) down to leaves of at most LEAF_SIZE
- * points, and keeps the box of every node so that queries prune by the exact
- * distance from the query to a box. Points are copied in leaf order so that
- * a leaf scan reads contiguous memory.
+ * (quickselect on copies of the points, moved whole so that partitioning
+ * reads contiguous memory; large subtrees are built as OpenMP tasks into
+ * preassigned node numbers) down to leaves of at most LEAF_SIZE points. It
+ * keeps the tight box of every node, to prune by the exact distance from a
+ * query to a box, and the cell the splits leave it, to stop a search that
+ * starts in a leaf: queries start from a candidate (the point's previous
+ * match, or the previous query's), scan its leaf and climb only while the
+ * ball of the best distance leaves the cell searched so far. Points are
+ * kept in leaf order so that a leaf scan reads contiguous memory. Results
+ * are those of a full scan, ties to the smaller id.
+ *
+ * ICP takes the source points along a Morton curve, so that consecutive
+ * queries are neighbours, and starts large clouds on an even subsample.
  *
  * Determinism: per-point work is independent; sums over points are taken
  * in fixed blocks of BLOCK points whose partial sums are added in block
@@ -21,54 +30,65 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LEAF_SIZE  8
+#define LEAF_SIZE  16
 #define BLOCK	   2048
 #define NODE_NONE  UINT32_MAX
 #define KNN_MAX	   64
 #define PCA_STARTS 4
+/* subtrees of at least this many points are built as OpenMP tasks */
+#define BUILD_TASK_MIN 16384
+/* loops over fewer points than this run on the calling thread */
+#define PAR_MIN 4096
 
 struct engi_kdnode {
-	double lo[3], hi[3];
-	uint32_t begin, end;  /* range of perm / pts */
+	double lo[3], hi[3];  /* tight box of the node's points */
+	uint32_t begin, end;  /* range of leaf positions */
 	uint32_t left, right; /* NODE_NONE for a leaf */
 };
 
 /* ---- build ---- */
 
-struct build {
-	const double *xyz;
-	uint32_t *perm;
-	struct engi_kdnode *node;
-	size_t nnodes;
+/* A point with its id, moved as a whole while the tree is built so that
+ * the partitioning reads contiguous memory. */
+struct rec {
+	double x[3];
+	uint32_t id;
 };
 
-static void swap_u32(uint32_t *a, uint32_t *b)
+struct build {
+	struct rec *r;
+	struct engi_kdtree *t;
+};
+
+static inline int rec_before(const struct rec *a, const struct rec *b, int d)
 {
-	uint32_t x = *a;
+	return a->x[d] < b->x[d] || (a->x[d] == b->x[d] && a->id < b->id);
+}
+
+static inline void swap_rec(struct rec *a, struct rec *b)
+{
+	struct rec x = *a;
 	*a = *b;
 	*b = x;
 }
 
-/* Places the k-th smallest (by coordinate d, ties by id) of perm[lo, hi) at
- * position k, smaller ones before it. */
-static void select_kth(const double *xyz, uint32_t *perm, size_t lo, size_t hi, size_t k, int d)
+/* Places the k-th smallest (by coordinate d, ties by id) of r[lo, hi) at
+ * position k, smaller ones before it and larger ones after. */
+static void select_kth(struct rec *r, size_t lo, size_t hi, size_t k, int d)
 {
 	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
+		size_t mid = lo + (hi - lo) / 2, last = hi - 1;
 		/* median of three as pivot */
-		double a = xyz[3 * (size_t)perm[lo] + d], b = xyz[3 * (size_t)perm[mid] + d],
-		       c = xyz[3 * (size_t)perm[hi - 1] + d];
-		size_t piv = (a < b) == (b < c) ? mid : ((b < a) == (a < c) ? lo : hi - 1);
-		swap_u32(&perm[piv], &perm[hi - 1]);
-		double pv = xyz[3 * (size_t)perm[hi - 1] + d];
-		uint32_t pid = perm[hi - 1];
+		int ab = rec_before(&r[lo], &r[mid], d), bc = rec_before(&r[mid], &r[last], d),
+		    ac = rec_before(&r[lo], &r[last], d);
+		size_t piv = ab == bc ? mid : (ab != ac ? lo : last);
+		swap_rec(&r[piv], &r[last]);
+		struct rec pv = r[last];
 		size_t store = lo;
-		for (size_t i = lo; i < hi - 1; i++) {
-			double v = xyz[3 * (size_t)perm[i] + d];
-			if (v < pv || (v == pv && perm[i] < pid))
-				swap_u32(&perm[i], &perm[store++]);
-		}
-		swap_u32(&perm[store], &perm[hi - 1]);
+		for (size_t i = lo; i < last; i++)
+			if (rec_before(&r[i], &pv, d))
+				swap_rec(&r[i], &r[store++]);
+		swap_rec(&r[store], &r[last]);
 		if (store == k)
 			return;
 		if (k < store)
@@ -78,36 +98,66 @@ static void select_kth(const double *xyz, uint32_t *perm, size_t lo, size_t hi, 
 	}
 }
 
-static uint32_t build_node(struct build *b, size_t begin, size_t end)
+/* Nodes of the tree over m points. */
+static size_t subtree_nodes(size_t m)
 {
-	uint32_t id = (uint32_t)b->nnodes++;
-	struct engi_kdnode *nd = &b->node[id];
-	for (int d = 0; d < 3; d++) {
-		nd->lo[d] = INFINITY;
-		nd->hi[d] = -INFINITY;
-	}
+	if (m <= LEAF_SIZE)
+		return 1;
+	return 1 + subtree_nodes(m / 2) + subtree_nodes(m - m / 2);
+}
+
+/* Builds the subtree over r[begin, end) as node id (children numbered in
+ * preorder, so the layout does not depend on the threads), inside the cell
+ * clo..chi that the ancestors' splits leave it. */
+static void build_node(struct build *b, uint32_t id, uint32_t parent, size_t begin, size_t end,
+		       const double clo[3], const double chi[3])
+{
+	struct engi_kdnode *nd = &b->t->node[id];
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 	for (size_t i = begin; i < end; i++)
 		for (int d = 0; d < 3; d++) {
-			double v = b->xyz[3 * (size_t)b->perm[i] + d];
-			nd->lo[d] = v < nd->lo[d] ? v : nd->lo[d];
-			nd->hi[d] = v > nd->hi[d] ? v : nd->hi[d];
+			double v = b->r[i].x[d];
+			lo[d] = v < lo[d] ? v : lo[d];
+			hi[d] = v > hi[d] ? v : hi[d];
 		}
+	memcpy(nd->lo, lo, sizeof(lo));
+	memcpy(nd->hi, hi, sizeof(hi));
 	nd->begin = (uint32_t)begin;
 	nd->end = (uint32_t)end;
 	nd->left = nd->right = NODE_NONE;
-	if (end - begin <= LEAF_SIZE)
-		return id;
+	b->t->parent[id] = parent;
+	memcpy(b->t->cell + 6 * (size_t)id, clo, 3 * sizeof(double));
+	memcpy(b->t->cell + 6 * (size_t)id + 3, chi, 3 * sizeof(double));
+	if (end - begin <= LEAF_SIZE) {
+		for (size_t i = begin; i < end; i++)
+			b->t->leaf[i] = id;
+		return;
+	}
 	int axis = 0;
 	for (int d = 1; d < 3; d++)
-		if (nd->hi[d] - nd->lo[d] > nd->hi[axis] - nd->lo[axis])
+		if (hi[d] - lo[d] > hi[axis] - lo[axis])
 			axis = d;
 	size_t mid = begin + (end - begin) / 2;
-	select_kth(b->xyz, b->perm, begin, end, mid, axis);
-	uint32_t l = build_node(b, begin, mid);
-	uint32_t r = build_node(b, mid, end);
-	b->node[id].left = l;
-	b->node[id].right = r;
-	return id;
+	select_kth(b->r, begin, end, mid, axis);
+	/* left points have coordinate <= s, right ones >= s */
+	double s = b->r[mid].x[axis];
+	double lhi[3], rlo[3];
+	memcpy(lhi, chi, sizeof(lhi));
+	memcpy(rlo, clo, sizeof(rlo));
+	lhi[axis] = s;
+	rlo[axis] = s;
+	uint32_t l = id + 1, r = (uint32_t)(id + 1 + subtree_nodes(mid - begin));
+	nd->left = l;
+	nd->right = r;
+	if (end - begin >= BUILD_TASK_MIN) {
+#pragma omp task
+		build_node(b, l, id, begin, mid, clo, lhi);
+		build_node(b, r, id, mid, end, rlo, chi);
+#pragma omp taskwait
+	} else {
+		build_node(b, l, id, begin, mid, clo, lhi);
+		build_node(b, r, id, mid, end, rlo, chi);
+	}
 }
 
 int engi_kdtree_build(struct engi_kdtree *t, const double *xyz, size_t n, struct engi_error *err)
@@ -121,38 +171,63 @@ int engi_kdtree_build(struct engi_kdtree *t, const double *xyz, size_t n, struct
 	for (size_t i = 0; i < n; i++)
 		if (!(isfinite(xyz[3 * i]) && isfinite(xyz[3 * i + 1]) && isfinite(xyz[3 * i + 2])))
 			RAISE(err, ENGI_EINVALID, "point %zu has a non-finite coordinate", i);
-	/* A tree over n points with leaves of at most LEAF_SIZE has fewer than
-	 * 4 n / LEAF_SIZE + 1 nodes. */
-	size_t maxnodes = 4 * (n / LEAF_SIZE + 1);
+	size_t nnodes = subtree_nodes(n);
+	struct rec *r = engi_malloc(n * sizeof(*r));
 	t->perm = engi_malloc(n * sizeof(*t->perm));
-	t->node = engi_malloc(maxnodes * sizeof(*t->node));
+	t->leaf = engi_malloc(n * sizeof(*t->leaf));
+	t->node = engi_malloc(nnodes * sizeof(*t->node));
+	t->parent = engi_malloc(nnodes * sizeof(*t->parent));
+	t->cell = engi_malloc(6 * nnodes * sizeof(*t->cell));
 	t->pts = engi_malloc(3 * n * sizeof(*t->pts));
-	if (!t->perm || !t->node || !t->pts) {
+	if (!r || !t->perm || !t->leaf || !t->node || !t->parent || !t->cell || !t->pts) {
+		engi_free(r);
 		engi_kdtree_release(t);
 		RAISE(err, ENGI_ENOMEM, "out of memory indexing %zu points", n);
 	}
-	for (size_t i = 0; i < n; i++)
-		t->perm[i] = (uint32_t)i;
-	struct build b = {xyz, t->perm, t->node, 0};
-	build_node(&b, 0, n);
-	BUG_ON(b.nnodes > maxnodes);
-	t->nnodes = b.nnodes;
+#pragma omp parallel for schedule(static) if (n > PAR_MIN)
+	for (size_t i = 0; i < n; i++) {
+		memcpy(r[i].x, xyz + 3 * i, sizeof(r[i].x));
+		r[i].id = (uint32_t)i;
+	}
+	struct build b = {r, t};
+	const double clo[3] = {-INFINITY, -INFINITY, -INFINITY},
+		     chi[3] = {INFINITY, INFINITY, INFINITY};
+#pragma omp parallel if (n >= 2 * BUILD_TASK_MIN)
+#pragma omp single
+	build_node(&b, 0, NODE_NONE, 0, n, clo, chi);
+	t->nnodes = nnodes;
 	t->n = n;
-	for (size_t i = 0; i < n; i++)
-		memcpy(t->pts + 3 * i, xyz + 3 * (size_t)t->perm[i], 3 * sizeof(double));
+#pragma omp parallel for schedule(static) if (n > PAR_MIN)
+	for (size_t i = 0; i < n; i++) {
+		memcpy(t->pts + 3 * i, r[i].x, sizeof(r[i].x));
+		t->perm[i] = r[i].id;
+	}
+	engi_free(r);
 	return 0;
 }
 
 void engi_kdtree_release(struct engi_kdtree *t)
 {
 	engi_free(t->perm);
+	engi_free(t->leaf);
 	engi_free(t->node);
+	engi_free(t->parent);
+	engi_free(t->cell);
 	engi_free(t->pts);
 	memset(t, 0, sizeof(*t));
 }
 
 /* ---- queries ---- */
 
+/*
+ * Exactness: a distance is always computed the same way, as the rounded
+ * sum of the rounded squares of rounded coordinate differences. Rounding is
+ * monotone, so the computed distance to a point is never below the
+ * computed distance to a box that holds it, nor below the rounded square of
+ * the gap to a plane that separates it from the query: pruning by either
+ * never drops a point the full scan would have chosen (ties included, as
+ * they compare equal).
+ */
 static inline double box_dist2(const struct engi_kdnode *nd, const double q[3])
 {
 	double s = 0;
@@ -170,24 +245,65 @@ static inline double pt_dist2(const double *p, const double q[3])
 	return dx * dx + dy * dy + dz * dz;
 }
 
-/* Nearest by leaf position: *best (a leaf position, UINT32_MAX for none)
- * and *bd2 may hold a known candidate to prune with. Ties go to the smaller
- * point id. Children are pruned by the exact distance to their tight
- * boxes, which on points sampled from surfaces are far smaller than the
- * split cells. */
-static void nearest_rec(const struct engi_kdtree *t, uint32_t id, const double q[3], uint32_t *best,
-			double *bd2)
+/* 1 when every point outside node id's cell is strictly farther from q than
+ * the squared distance r2: the ball around q lies inside the cell with a
+ * margin, and the search need not leave the node. */
+static inline int ball_inside(const struct engi_kdtree *t, uint32_t id, const double q[3],
+			      double r2)
+{
+	const double *c = t->cell + 6 * (size_t)id;
+	for (int d = 0; d < 3; d++) {
+		double a = q[d] - c[d], b = c[3 + d] - q[d];
+		if (!(a > 0 && a * a > r2 && b > 0 && b * b > r2))
+			return 0;
+	}
+	return 1;
+}
+
+static inline int in_cell(const struct engi_kdtree *t, uint32_t id, const double q[3])
+{
+	const double *c = t->cell + 6 * (size_t)id;
+	return c[0] <= q[0] && q[0] <= c[3] && c[1] <= q[1] && q[1] <= c[4] && c[2] <= q[2] &&
+	       q[2] <= c[5];
+}
+
+/* The leaf whose cell holds q (the left one where cells touch), found by
+ * climbing from node id until its cell holds q and descending from there. */
+static uint32_t locate(const struct engi_kdtree *t, uint32_t id, const double q[3])
+{
+	while (id != 0 && !in_cell(t, id, q))
+		id = t->parent[id];
+	while (t->node[id].left != NODE_NONE) {
+		uint32_t l = t->node[id].left;
+		id = in_cell(t, l, q) ? l : t->node[id].right;
+	}
+	return id;
+}
+
+/* Nearest by leaf position: *best (UINT32_MAX for none) and *bd2 hold the
+ * best so far. Ties go to the smaller point id. */
+static inline void nearest_leaf(const struct engi_kdtree *t, const struct engi_kdnode *nd,
+				const double q[3], uint32_t *best, double *bd2)
+{
+	for (uint32_t i = nd->begin; i < nd->end; i++) {
+		double d2 = pt_dist2(t->pts + 3 * (size_t)i, q);
+		if (d2 < *bd2 ||
+		    (d2 == *bd2 && (*best == UINT32_MAX || t->perm[i] < t->perm[*best]))) {
+			*bd2 = d2;
+			*best = i;
+		}
+	}
+}
+
+/* Top-down search of the subtree at id, children pruned by the exact
+ * distance to their tight boxes, which on points sampled from surfaces
+ * are far smaller than the split cells. */
+static void nearest_down(const struct engi_kdtree *t, uint32_t id, const double q[3],
+			 uint32_t *best, double *bd2)
 {
 	const struct engi_kdnode *nd = &t->node[id];
 	if (nd->left == NODE_NONE) {
-		for (uint32_t i = nd->begin; i < nd->end; i++) {
-			double d2 = pt_dist2(t->pts + 3 * (size_t)i, q);
-			if (d2 < *bd2 ||
-			    (d2 == *bd2 && (*best == UINT32_MAX || t->perm[i] < t->perm[*best]))) {
-				*bd2 = d2;
-				*best = i;
-			}
-		}
+		nearest_leaf(t, nd, q, best, bd2);
 		return;
 	}
 	uint32_t a = nd->left, b = nd->right;
@@ -201,23 +317,49 @@ static void nearest_rec(const struct engi_kdtree *t, uint32_t id, const double q
 		db = y;
 	}
 	if (da <= *bd2)
-		nearest_rec(t, a, q, best, bd2);
+		nearest_down(t, a, q, best, bd2);
 	if (db <= *bd2)
-		nearest_rec(t, b, q, best, bd2);
+		nearest_down(t, b, q, best, bd2);
 }
 
-/* Nearest leaf position to q, starting from the candidate at leaf
- * position hint (UINT32_MAX: none). */
-static uint32_t nearest_pos(const struct engi_kdtree *t, const double q[3], uint32_t hint,
-			    double *dist2)
+/* Bottom-up search from a leaf: the leaf, then at each ancestor the
+ * sibling subtree, until the ball of the best distance lies inside the
+ * cell searched so far. */
+static void nearest_up(const struct engi_kdtree *t, uint32_t leaf, const double q[3],
+		       uint32_t *best, double *bd2)
+{
+	nearest_leaf(t, &t->node[leaf], q, best, bd2);
+	uint32_t c = leaf;
+	while (c != 0 && !ball_inside(t, c, q, *bd2)) {
+		uint32_t p = t->parent[c];
+		uint32_t s = t->node[p].left == c ? t->node[p].right : t->node[p].left;
+		if (box_dist2(&t->node[s], q) <= *bd2)
+			nearest_down(t, s, q, best, bd2);
+		c = p;
+	}
+}
+
+/* Nearest leaf position to q. The closer of two candidate leaf positions
+ * (UINT32_MAX: none) bounds the search, which starts in the leaf whose cell
+ * holds q, reached from the candidate's leaf: points move little from one
+ * query to the next, so both are usually close. */
+static uint32_t nearest_pos(const struct engi_kdtree *t, const double q[3], uint32_t h1,
+			    uint32_t h2, double *dist2)
 {
 	uint32_t best = UINT32_MAX;
 	double bd2 = INFINITY;
-	if (hint != UINT32_MAX) {
-		best = hint;
-		bd2 = pt_dist2(t->pts + 3 * (size_t)hint, q);
+	if (h1 != UINT32_MAX) {
+		best = h1;
+		bd2 = pt_dist2(t->pts + 3 * (size_t)h1, q);
 	}
-	nearest_rec(t, 0, q, &best, &bd2);
+	if (h2 != UINT32_MAX && h2 != h1) {
+		double d2 = pt_dist2(t->pts + 3 * (size_t)h2, q);
+		if (best == UINT32_MAX || d2 < bd2 || (d2 == bd2 && t->perm[h2] < t->perm[best])) {
+			best = h2;
+			bd2 = d2;
+		}
+	}
+	nearest_up(t, locate(t, best == UINT32_MAX ? 0 : t->leaf[best], q), q, &best, &bd2);
 	*dist2 = bd2;
 	return best;
 }
@@ -225,7 +367,7 @@ static uint32_t nearest_pos(const struct engi_kdtree *t, const double q[3], uint
 void engi_kdtree_nearest(const struct engi_kdtree *t, const double q[3], uint32_t *id,
 			 double *dist2)
 {
-	uint32_t pos = nearest_pos(t, q, UINT32_MAX, dist2);
+	uint32_t pos = nearest_pos(t, q, UINT32_MAX, UINT32_MAX, dist2);
 	*id = t->perm[pos];
 }
 
@@ -257,12 +399,25 @@ static inline void knn_offer(struct knn *h, uint32_t pos, double d2)
 	h->pos[i] = pos;
 }
 
-static void knn_rec(const struct engi_kdtree *t, uint32_t id, const double q[3], struct knn *h)
+/* The squared radius that still admits a point: the k-th distance, or
+ * infinity while fewer than k are held. */
+static inline double knn_radius(const struct knn *h)
+{
+	return h->n < h->k ? INFINITY : h->d2[h->n - 1];
+}
+
+static inline void knn_leaf(const struct engi_kdtree *t, const struct engi_kdnode *nd,
+			    const double q[3], struct knn *h)
+{
+	for (uint32_t i = nd->begin; i < nd->end; i++)
+		knn_offer(h, i, pt_dist2(t->pts + 3 * (size_t)i, q));
+}
+
+static void knn_down(const struct engi_kdtree *t, uint32_t id, const double q[3], struct knn *h)
 {
 	const struct engi_kdnode *nd = &t->node[id];
 	if (nd->left == NODE_NONE) {
-		for (uint32_t i = nd->begin; i < nd->end; i++)
-			knn_offer(h, i, pt_dist2(t->pts + 3 * (size_t)i, q));
+		knn_leaf(t, nd, q, h);
 		return;
 	}
 	uint32_t a = nd->left, b = nd->right;
@@ -275,27 +430,37 @@ static void knn_rec(const struct engi_kdtree *t, uint32_t id, const double q[3],
 		da = db;
 		db = y;
 	}
-	if (h->n < h->k || da <= h->d2[h->n - 1])
-		knn_rec(t, a, q, h);
-	if (h->n < h->k || db <= h->d2[h->n - 1])
-		knn_rec(t, b, q, h);
+	if (da <= knn_radius(h))
+		knn_down(t, a, q, h);
+	if (db <= knn_radius(h))
+		knn_down(t, b, q, h);
 }
 
-/* k nearest as leaf positions. */
-static size_t knn_pos(const struct engi_kdtree *t, const double q[3], size_t k, uint32_t *pos,
-		      double *dist2)
+/* k nearest as leaf positions, searched bottom-up from leaf. */
+static size_t knn_pos(const struct engi_kdtree *t, const double q[3], uint32_t leaf, size_t k,
+		      uint32_t *pos, double *dist2)
 {
 	if (k == 0 || t->n == 0)
 		return 0;
 	struct knn h = {k, 0, t->perm, pos, dist2};
-	knn_rec(t, 0, q, &h);
+	knn_leaf(t, &t->node[leaf], q, &h);
+	uint32_t c = leaf;
+	while (c != 0 && !ball_inside(t, c, q, knn_radius(&h))) {
+		uint32_t p = t->parent[c];
+		uint32_t s = t->node[p].left == c ? t->node[p].right : t->node[p].left;
+		if (box_dist2(&t->node[s], q) <= knn_radius(&h))
+			knn_down(t, s, q, &h);
+		c = p;
+	}
 	return h.n;
 }
 
 size_t engi_kdtree_knn(const struct engi_kdtree *t, const double q[3], size_t k, uint32_t *ids,
 		       double *dist2)
 {
-	size_t m = knn_pos(t, q, k, ids, dist2);
+	if (k == 0 || t->n == 0)
+		return 0;
+	size_t m = knn_pos(t, q, locate(t, 0, q), k, ids, dist2);
 	for (size_t i = 0; i < m; i++)
 		ids[i] = t->perm[ids[i]];
 	return m;
@@ -357,6 +522,112 @@ static void sym3_eigen(const double a_in[9], double w[3], double v[9])
 			vs[3 * k + i] = v[3 * k + idx[i]];
 	}
 	memcpy(v, vs, sizeof(vs));
+}
+
+static inline void cross3(const double a[3], const double b[3], double c[3])
+{
+	c[0] = a[1] * b[2] - a[2] * b[1];
+	c[1] = a[2] * b[0] - a[0] * b[2];
+	c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* A unit vector v with (a - lam I) v ~ 0: the longest cross product of two
+ * rows of a - lam I; 0 when they are all parallel (lam is then at least a
+ * double eigenvalue, and sym3_least takes another route). */
+static int null_vector(const double a[9], double lam, double v[3])
+{
+	double r[3][3];
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			r[i][j] = a[3 * i + j] - (i == j ? lam : 0);
+	double c[3][3], best = 0;
+	cross3(r[0], r[1], c[0]);
+	cross3(r[0], r[2], c[1]);
+	cross3(r[1], r[2], c[2]);
+	int k = -1;
+	for (int i = 0; i < 3; i++) {
+		double l = c[i][0] * c[i][0] + c[i][1] * c[i][1] + c[i][2] * c[i][2];
+		if (l > best) {
+			best = l;
+			k = i;
+		}
+	}
+	if (k < 0)
+		return 0;
+	double l = sqrt(best);
+	for (int d = 0; d < 3; d++)
+		v[d] = c[k][d] / l;
+	return 1;
+}
+
+/*
+ * Unit eigenvector of the least eigenvalue of a symmetric 3x3 (row-major,
+ * full) without iterating: the eigenvalues in closed form (the
+ * trigonometric solution of the characteristic cubic, on the matrix scaled
+ * to unit largest entry), the vector as the longest cross product of two
+ * rows of a - lam I, then lam once more as the vector's Rayleigh quotient
+ * (error squared) and the vector from it. When the least eigenvalue is
+ * repeated any vector of its plane is returned; the zero matrix gives the z
+ * axis.
+ */
+static void sym3_least(const double a_in[9], double v[3])
+{
+	double s = 0, a[9];
+	for (int i = 0; i < 9; i++)
+		s = fabs(a_in[i]) > s ? fabs(a_in[i]) : s;
+	v[0] = v[1] = 0;
+	v[2] = 1;
+	if (s == 0)
+		return;
+	for (int i = 0; i < 9; i++)
+		a[i] = a_in[i] / s;
+	double q = (a[0] + a[4] + a[8]) / 3;
+	double c0 = a[0] - q, c4 = a[4] - q, c8 = a[8] - q;
+	double p2 =
+	    (c0 * c0 + c4 * c4 + c8 * c8 + 2 * (a[1] * a[1] + a[2] * a[2] + a[5] * a[5])) / 6;
+	double p = sqrt(p2);
+	if (p == 0)
+		return; /* a multiple of the identity */
+	double det = c0 * (c4 * c8 - a[5] * a[5]) - a[1] * (a[1] * c8 - a[5] * a[2]) +
+		     a[2] * (a[1] * a[5] - c4 * a[2]);
+	double r = det / (2 * p2 * p);
+	r = r < -1 ? -1 : (r > 1 ? 1 : r);
+	double phi = acos(r) / 3;
+	double lam = q + 2 * p * cos(phi + 2 * 3.14159265358979323846 / 3);
+	if (!null_vector(a, lam, v)) {
+		/* repeated least eigenvalue: a - lam I has rank one, and any
+		 * vector across its nonzero row will do */
+		int k = 0;
+		double rn[3];
+		for (int i = 0; i < 3; i++) {
+			rn[i] = 0;
+			for (int j = 0; j < 3; j++)
+				rn[i] += (a[3 * i + j] - (i == j ? lam : 0)) *
+					 (a[3 * i + j] - (i == j ? lam : 0));
+			k = rn[i] > rn[k] ? i : k;
+		}
+		double row[3], e[3] = {0, 0, 0}, c[3];
+		for (int j = 0; j < 3; j++)
+			row[j] = a[3 * k + j] - (k == j ? lam : 0);
+		int m = 0;
+		for (int j = 1; j < 3; j++)
+			m = fabs(row[j]) < fabs(row[m]) ? j : m;
+		e[m] = 1;
+		cross3(row, e, c);
+		double l = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+		v[0] = v[1] = 0;
+		v[2] = 1;
+		if (l > 0)
+			for (int d = 0; d < 3; d++)
+				v[d] = c[d] / l;
+		return;
+	}
+	double av[3];
+	for (int i = 0; i < 3; i++)
+		av[i] = a[3 * i] * v[0] + a[3 * i + 1] * v[1] + a[3 * i + 2] * v[2];
+	double rq = v[0] * av[0] + v[1] * av[1] + v[2] * av[2], w[3];
+	if (null_vector(a, rq, w))
+		memcpy(v, w, sizeof(w));
 }
 
 static void mat3_mul(const double a[9], const double b[9], double out[9])
@@ -442,12 +713,13 @@ static void centroid_cov(const double *xyz, size_t n, double c[3], double cov[9]
 		cov[k] = m[k] / (double)n;
 }
 
-/* Unit normal of the neighbourhood of q, unoriented. */
-static void local_normal(const struct engi_kdtree *t, const double q[3], size_t k, double nrm[3])
+/* Unit normal of the neighbourhood of the point at leaf position i,
+ * unoriented. */
+static void local_normal(const struct engi_kdtree *t, size_t i, size_t k, double nrm[3])
 {
 	uint32_t pos[KNN_MAX];
 	double d2[KNN_MAX];
-	size_t m = knn_pos(t, q, k, pos, d2);
+	size_t m = knn_pos(t, t->pts + 3 * i, t->leaf[i], k, pos, d2);
 	double mu[3] = {0, 0, 0};
 	for (size_t j = 0; j < m; j++)
 		for (int d = 0; d < 3; d++)
@@ -465,11 +737,25 @@ static void local_normal(const struct engi_kdtree *t, const double q[3], size_t 
 	cov[3] = cov[1];
 	cov[6] = cov[2];
 	cov[7] = cov[5];
-	double w[3], v[9];
-	sym3_eigen(cov, w, v);
-	double len = sqrt(v[0] * v[0] + v[3] * v[3] + v[6] * v[6]);
-	for (int d = 0; d < 3; d++)
-		nrm[d] = len > 0 ? v[3 * d] / len : (d == 2);
+	sym3_least(cov, nrm);
+}
+
+/* Normals into out by point id (by_id) or in leaf order. */
+static void cloud_normals(const struct engi_kdtree *t, size_t k, double *normals, int by_id)
+{
+	size_t n = t->n;
+	double c[3], cov[9];
+	centroid_cov(t->pts, n, c, cov);
+#pragma omp parallel for schedule(static) if (n > PAR_MIN)
+	for (size_t i = 0; i < n; i++) {
+		const double *p = t->pts + 3 * i;
+		double nrm[3];
+		local_normal(t, i, k, nrm);
+		double s = (p[0] - c[0]) * nrm[0] + (p[1] - c[1]) * nrm[1] + (p[2] - c[2]) * nrm[2];
+		double *out = normals + 3 * (by_id ? (size_t)t->perm[i] : i);
+		for (int d = 0; d < 3; d++)
+			out[d] = s < 0 ? -nrm[d] : nrm[d];
+	}
 }
 
 int engi_cloud_normals(const struct engi_kdtree *t, size_t k, double *normals,
@@ -478,19 +764,7 @@ int engi_cloud_normals(const struct engi_kdtree *t, size_t k, double *normals,
 	if (k < 3 || k > KNN_MAX)
 		RAISE(err, ENGI_EINVALID, "normal neighbourhood of %zu points is not within 3..%d",
 		      k, KNN_MAX);
-	size_t n = t->n;
-	double c[3], cov[9];
-	centroid_cov(t->pts, n, c, cov);
-#pragma omp parallel for schedule(static)
-	for (size_t i = 0; i < n; i++) {
-		const double *p = t->pts + 3 * i;
-		double nrm[3];
-		local_normal(t, p, k, nrm);
-		double s = (p[0] - c[0]) * nrm[0] + (p[1] - c[1]) * nrm[1] + (p[2] - c[2]) * nrm[2];
-		double *out = normals + 3 * (size_t)t->perm[i];
-		for (int d = 0; d < 3; d++)
-			out[d] = s < 0 ? -nrm[d] : nrm[d];
-	}
+	cloud_normals(t, k, normals, 1);
 	return 0;
 }
 
@@ -537,32 +811,120 @@ struct icp_ws {
 	const double *src;
 	size_t nsrc;
 	const struct engi_kdtree *dst;
-	const double *dnorm; /* in the dst tree's leaf order */
+	double *dnorm; /* in the dst tree's leaf order */
 	double max_d2;
 	int method;
-	double *part;	/* A_N per block */
-	uint32_t *hint; /* last match of each source point (leaf position) */
+	double *part; /* A_N per block */
+	/* source ids in the order the passes take them, then the coarse
+	 * subsample (ncoarse, 0 for none); the last match of each of them
+	 * (leaf position) */
+	uint32_t *order, *hint;
+	size_t ncoarse, stride;
 };
 
-/* One pass: correspondences under (R, t) and the sums for the next step. */
-static void icp_pass(struct icp_ws *w, const double R[9], const double t[3], double sum[A_N])
+static void icp_ws_release(struct icp_ws *w)
 {
-	size_t n = w->nsrc, nb = (n + BLOCK - 1) / BLOCK;
-#pragma omp parallel for schedule(dynamic, 1)
+	engi_free(w->dnorm);
+	engi_free(w->part);
+	engi_free(w->order);
+	engi_free(w->hint);
+}
+
+/* Spreads the low 16 bits of x to every third bit. */
+static uint64_t spread3(uint64_t x)
+{
+	x &= 0xffff;
+	x = (x | x << 32) & 0x1f00000000ffffULL;
+	x = (x | x << 16) & 0x1f0000ff0000ffULL;
+	x = (x | x << 8) & 0x100f00f00f00f00fULL;
+	x = (x | x << 4) & 0x10c30c30c30c30c3ULL;
+	x = (x | x << 2) & 0x1249249249249249ULL;
+	return x;
+}
+
+/*
+ * The ids of n points along a Morton (z-order) curve over a 2^16 grid on
+ * their bounding box, ties by id (a stable radix sort of the 48-bit keys):
+ * queries taken in this order walk the target's tree in small steps, and
+ * each one's answer is a close first candidate for the next.
+ */
+static int spatial_order(const double *xyz, size_t n, uint32_t *ord)
+{
+	uint64_t *key = engi_malloc(2 * n * sizeof(*key));
+	uint32_t *tmp = engi_malloc(n * sizeof(*tmp));
+	if (!key || !tmp) {
+		engi_free(key);
+		engi_free(tmp);
+		return ENGI_ENOMEM;
+	}
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 3; d++) {
+			double v = xyz[3 * i + d];
+			lo[d] = v < lo[d] ? v : lo[d];
+			hi[d] = v > hi[d] ? v : hi[d];
+		}
+	double sc[3];
+	for (int d = 0; d < 3; d++)
+		sc[d] = hi[d] > lo[d] ? 65535.0 / (hi[d] - lo[d]) : 0;
+	uint64_t *k0 = key, *k1 = key + n;
+#pragma omp parallel for schedule(static) if (n > PAR_MIN)
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = 0;
+		for (int d = 0; d < 3; d++) {
+			double g = (xyz[3 * i + d] - lo[d]) * sc[d];
+			c |= spread3(g < 65535 ? (uint64_t)g : 65535) << d;
+		}
+		k0[i] = c;
+		ord[i] = (uint32_t)i;
+	}
+	for (int shift = 0; shift < 48; shift += 8) {
+		size_t cnt[257] = {0};
+		for (size_t i = 0; i < n; i++)
+			cnt[((k0[i] >> shift) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			cnt[b + 1] += cnt[b];
+		for (size_t i = 0; i < n; i++) {
+			size_t j = cnt[(k0[i] >> shift) & 0xff]++;
+			k1[j] = k0[i];
+			tmp[j] = ord[i];
+		}
+		uint64_t *x = k0;
+		k0 = k1;
+		k1 = x;
+		memcpy(ord, tmp, n * sizeof(*ord));
+	}
+	engi_free(key);
+	engi_free(tmp);
+	return 0;
+}
+
+/* One pass: correspondences under (R, t) and the sums for the next step. */
+static void icp_pass(struct icp_ws *w, int coarse, const double R[9], const double t[3],
+		     double sum[A_N])
+{
+	size_t n = coarse ? w->ncoarse : w->nsrc, nb = (n + BLOCK - 1) / BLOCK;
+	const uint32_t *order = w->order + (coarse ? w->nsrc : 0);
+	uint32_t *hint = w->hint + (coarse ? w->nsrc : 0);
+#pragma omp parallel for schedule(dynamic, 1) if (n > PAR_MIN)
 	for (size_t b = 0; b < nb; b++) {
 		double a[A_N];
 		memset(a, 0, sizeof(a));
+		uint32_t prev = UINT32_MAX;
 		for (size_t i = b * BLOCK; i < n && i < (b + 1) * BLOCK; i++) {
-			const double *s = w->src + 3 * i;
+			const double *s = w->src + 3 * (size_t)order[i];
 			double p[3];
 			for (int d = 0; d < 3; d++)
 				p[d] = R[3 * d] * s[0] + R[3 * d + 1] * s[1] + R[3 * d + 2] * s[2] +
 				       t[d];
-			/* the last match bounds the search: the points move
-			 * little from one iteration to the next */
+			/* the point's last match and the previous point's
+			 * match bound the search: points move little from one
+			 * iteration to the next, and neighbours follow each
+			 * other in the order */
 			double bd2;
-			uint32_t pos = nearest_pos(w->dst, p, w->hint[i], &bd2);
-			w->hint[i] = pos;
+			uint32_t pos = nearest_pos(w->dst, p, hint[i], prev, &bd2);
+			hint[i] = pos;
+			prev = pos;
 			if (bd2 > w->max_d2)
 				continue;
 			const double *q = w->dst->pts + 3 * (size_t)pos;
@@ -687,16 +1049,46 @@ static void rotation_vector(const double r[9], double w[3])
 #define ICP_EXTRAPOLATE_MAX  25.0
 #define ICP_EXTRAPOLATE_REST 3
 
+/*
+ * Clouds of at least ICP_COARSE_MIN source points start on a subsample of
+ * about ICP_COARSE_POINTS of them (every k-th in the spatial order, so it
+ * covers the cloud evenly): the first steps, which move the source by many
+ * point spacings, cost a fraction of a full pass. All points take over
+ * once a step moves the source by less than ICP_COARSE_STEP_REL times the
+ * target's size (or the subsample finds too few pairs); convergence is
+ * judged on all points only.
+ */
+#define ICP_COARSE_MIN	    65536
+#define ICP_COARSE_POINTS   16384
+#define ICP_COARSE_STEP_REL 1e-4
+
+/* First candidates for all points from the subsample's last matches: the
+ * match of the sampled point at or before each one in the order. */
+static void icp_seed_hints(struct icp_ws *w)
+{
+	const uint32_t *ch = w->hint + w->nsrc;
+#pragma omp parallel for schedule(static) if (w->nsrc > PAR_MIN)
+	for (size_t i = 0; i < w->nsrc; i++) {
+		size_t j = i / w->stride;
+		w->hint[i] = ch[j < w->ncoarse ? j : w->ncoarse - 1];
+	}
+}
+
 static void icp_iterate(struct icp_ws *w, const struct engi_icp_options *o, double size,
 			struct icp_run *run)
 {
 	double sum[A_N];
 	double prev_step[6] = {0}, prev_len = 0, saved_R[9], saved_t[3], err_before = INFINITY;
-	int jumped = 0, rest = 0, have_prev = 0;
+	int jumped = 0, rest = 0, have_prev = 0, coarse = w->ncoarse > 0;
 	run->stop = ENGI_ICP_MAX_ITERATIONS;
 	run->iterations = 0;
 	for (int it = 0; it < o->max_iterations; it++) {
-		icp_pass(w, run->R, run->t, sum);
+		icp_pass(w, coarse, run->R, run->t, sum);
+		if (coarse && sum[A_COUNT] < 3) {
+			coarse = 0;
+			icp_seed_hints(w);
+			continue;
+		}
 		if (sum[A_COUNT] < 3) {
 			run->stop = ENGI_ICP_NO_CORRESPONDENCES;
 			break;
@@ -729,6 +1121,15 @@ static void icp_iterate(struct icp_ws *w, const struct engi_icp_options *o, doub
 		/* The step's displacement of a point at the target's scale. */
 		double ang = rotation_angle3(dR);
 		double tl = sqrt(dt[0] * dt[0] + dt[1] * dt[1] + dt[2] * dt[2]);
+		if (coarse && ang * size + tl < ICP_COARSE_STEP_REL * size) {
+			/* the subsample has done its part: on to all points,
+			 * extrapolation starting afresh */
+			coarse = 0;
+			have_prev = 0;
+			rest = 0;
+			icp_seed_hints(w);
+			continue;
+		}
 		if (ang < o->step_angle_rad && tl < o->step_trans_rel * size) {
 			run->stop = ENGI_ICP_CONVERGED;
 			break;
@@ -774,7 +1175,7 @@ static void icp_iterate(struct icp_ws *w, const struct engi_icp_options *o, doub
 		memcpy(run->t, nt, sizeof(nt));
 		jumped = 1;
 	}
-	icp_pass(w, run->R, run->t, sum);
+	icp_pass(w, 0, run->R, run->t, sum);
 	run->inliers = (size_t)sum[A_COUNT];
 	run->fitness = w->nsrc ? sum[A_COUNT] / (double)w->nsrc : 0;
 	run->rmse = sum[A_COUNT] > 0 ? sqrt(sum[A_ERR2] / sum[A_COUNT]) : INFINITY;
@@ -809,54 +1210,36 @@ int engi_icp(const double *src, size_t nsrc, const double *dst, size_t ndst,
 		if (!(isfinite(src[3 * i]) && isfinite(src[3 * i + 1]) && isfinite(src[3 * i + 2])))
 			RAISE(err, ENGI_EINVALID, "source point %zu has a non-finite coordinate",
 			      i);
+	size_t nk = o->normal_k ? o->normal_k : ENGI_ICP_NORMAL_K_DEFAULT;
+	if (o->method == ENGI_ICP_POINT_TO_PLANE && !o->dst_normals && (nk < 3 || nk > KNN_MAX))
+		RAISE(err, ENGI_EINVALID, "normal neighbourhood of %zu points is not within 3..%d",
+		      nk, KNN_MAX);
 	struct engi_kdtree tree;
 	TRY(engi_kdtree_build(&tree, dst, ndst, err));
-	struct icp_ws w = {src,	      nsrc, &tree, NULL, o->max_dist * o->max_dist,
-			   o->method, NULL, NULL};
-	double *dn = NULL;
+	struct icp_ws w = {src,	 nsrc, &tree, NULL, o->max_dist * o->max_dist, o->method, NULL,
+			   NULL, NULL, 0,     0};
 	size_t nb = (nsrc + BLOCK - 1) / BLOCK;
 	w.part = engi_malloc(nb * A_N * sizeof(double));
-	w.hint = engi_malloc(nsrc * sizeof(uint32_t));
+	w.stride = nsrc >= ICP_COARSE_MIN ? nsrc / ICP_COARSE_POINTS : 0;
+	w.ncoarse = w.stride ? nsrc / w.stride : 0;
+	w.hint = engi_malloc((nsrc + w.ncoarse) * sizeof(uint32_t));
+	w.order = engi_malloc((nsrc + w.ncoarse) * sizeof(uint32_t));
 	if (o->method == ENGI_ICP_POINT_TO_PLANE)
-		dn = engi_malloc(3 * ndst * sizeof(double));
-	if (!w.part || !w.hint || (o->method == ENGI_ICP_POINT_TO_PLANE && !dn)) {
-		engi_free(w.hint);
-		engi_free(w.part);
-		engi_free(dn);
+		w.dnorm = engi_malloc(3 * ndst * sizeof(double));
+	if (!w.part || !w.hint || !w.order || (o->method == ENGI_ICP_POINT_TO_PLANE && !w.dnorm) ||
+	    spatial_order(src, nsrc, w.order) < 0) {
+		icp_ws_release(&w);
 		engi_kdtree_release(&tree);
 		RAISE(err, ENGI_ENOMEM, "out of memory aligning %zu to %zu points", nsrc, ndst);
 	}
-	if (dn) {
-		if (o->dst_normals) {
-			for (size_t i = 0; i < ndst; i++)
-				memcpy(dn + 3 * i, o->dst_normals + 3 * (size_t)tree.perm[i],
-				       3 * sizeof(double));
-		} else {
-			int rc = engi_cloud_normals(
-			    &tree, o->normal_k ? o->normal_k : ENGI_ICP_NORMAL_K_DEFAULT, dn, err);
-			if (rc < 0) {
-				engi_free(w.hint);
-				engi_free(w.part);
-				engi_free(dn);
-				engi_kdtree_release(&tree);
-				return rc;
-			}
-			/* normals came back by point id; the passes read leaf order */
-			double *lo = engi_malloc(3 * ndst * sizeof(double));
-			if (!lo) {
-				engi_free(w.hint);
-				engi_free(w.part);
-				engi_free(dn);
-				engi_kdtree_release(&tree);
-				RAISE(err, ENGI_ENOMEM, "out of memory for %zu normals", ndst);
-			}
-			for (size_t i = 0; i < ndst; i++)
-				memcpy(lo + 3 * i, dn + 3 * (size_t)tree.perm[i],
-				       3 * sizeof(double));
-			engi_free(dn);
-			dn = lo;
-		}
-		w.dnorm = dn;
+	for (size_t j = 0; j < w.ncoarse; j++)
+		w.order[nsrc + j] = w.order[j * w.stride];
+	if (w.dnorm && o->dst_normals) {
+		for (size_t i = 0; i < ndst; i++)
+			memcpy(w.dnorm + 3 * i, o->dst_normals + 3 * (size_t)tree.perm[i],
+			       3 * sizeof(double));
+	} else if (w.dnorm) {
+		cloud_normals(&tree, nk, w.dnorm, 0);
 	}
 	const struct engi_kdnode *root = &tree.node[0];
 	double size = 0;
@@ -896,7 +1279,7 @@ int engi_icp(const double *src, size_t nsrc, const double *dst, size_t ndst,
 				    cd[d] - (run.R[3 * d] * cs[0] + run.R[3 * d + 1] * cs[1] +
 					     run.R[3 * d + 2] * cs[2]);
 		}
-		for (size_t i = 0; i < nsrc; i++)
+		for (size_t i = 0; i < nsrc + w.ncoarse; i++)
 			w.hint[i] = UINT32_MAX;
 		icp_iterate(&w, o, size, &run);
 		int better = s == 0 || run.fitness > best.fitness ||
@@ -906,9 +1289,7 @@ int engi_icp(const double *src, size_t nsrc, const double *dst, size_t ndst,
 			r->start = s;
 		}
 	}
-	engi_free(w.hint);
-	engi_free(w.part);
-	engi_free(dn);
+	icp_ws_release(&w);
 	engi_kdtree_release(&tree);
 	for (int a = 0; a < 3; a++) {
 		for (int b = 0; b < 3; b++)
@@ -933,13 +1314,13 @@ static void one_way(const struct engi_kdtree *ta, const struct engi_kdtree *tb, 
 		    double *mean, double *max)
 {
 	size_t na = ta->n, nb = (na + BLOCK - 1) / BLOCK;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (na > PAR_MIN)
 	for (size_t b = 0; b < nb; b++) {
 		double s = 0, m = 0;
 		uint32_t hint = UINT32_MAX;
 		for (size_t i = b * BLOCK; i < na && i < (b + 1) * BLOCK; i++) {
 			double d2;
-			hint = nearest_pos(tb, ta->pts + 3 * i, hint, &d2);
+			hint = nearest_pos(tb, ta->pts + 3 * i, hint, UINT32_MAX, &d2);
 			double d = sqrt(d2);
 			s += d;
 			m = d > m ? d : m;

@@ -163,7 +163,8 @@ int kernel_geom_mesh(int argc, char **argv)
 		json_vec("center", o.center, 3, ", ");
 		json_vec("axes", o.axis, 9, ", ");
 		json_vec("half_extents", o.half, 3, ", ");
-		printf("\"volume\": %.17g},\n", o.volume);
+		printf("\"volume\": %.17g, \"method\": \"%s\"},\n", o.volume,
+		       engi_obb_method_name(o.method));
 		if (selfx) {
 			printf(" \"self_intersections\": %zu, \"pairs_tested\": %zu, \"pairs\": [",
 			       x.count, x.tested);
@@ -194,8 +195,8 @@ int kernel_geom_mesh(int argc, char **argv)
 		       r.principal[2]);
 		printf("bbox          [%.6g, %.6g] x [%.6g, %.6g] x [%.6g, %.6g]\n", r.bbox_min[0],
 		       r.bbox_max[0], r.bbox_min[1], r.bbox_max[1], r.bbox_min[2], r.bbox_max[2]);
-		printf("obb           %.6g x %.6g x %.6g, volume %.6g\n", 2 * o.half[0],
-		       2 * o.half[1], 2 * o.half[2], o.volume);
+		printf("obb           %.6g x %.6g x %.6g, volume %.6g (%s)\n", 2 * o.half[0],
+		       2 * o.half[1], 2 * o.half[2], o.volume, engi_obb_method_name(o.method));
 		if (selfx) {
 			printf("self-x        %zu intersecting face pairs", x.count);
 			for (size_t i = 0; i < x.npairs; i++)

@@ -7,6 +7,7 @@
 #include "engi/error.h"
 #include "engi/pointcloud.h"
 
+#include <omp.h>
 #include <stdlib.h>
 
 #define DEG (3.14159265358979323846 / 180)
@@ -67,6 +68,49 @@ static void test_kdtree(void)
 	CHECK(knn_ok);
 	engi_kdtree_release(&t);
 
+	/* a tree large enough to be built by tasks: the same layout on one
+	 * thread, and bottom-up queries from far and near against brute force */
+	size_t nl = 60000;
+	double *pl = gen_egg_cloud(nl, 2);
+	for (size_t i = 0; i < 500; i++)
+		memcpy(pl + 3 * (nl - 1 - i), pl + 3 * (7 * i), 3 * sizeof(double));
+	struct engi_kdtree t1, t2;
+	CHECK_INT(engi_kdtree_build(&t1, pl, nl, NULL), 0);
+	int threads = omp_get_max_threads();
+	omp_set_num_threads(1);
+	CHECK_INT(engi_kdtree_build(&t2, pl, nl, NULL), 0);
+	omp_set_num_threads(threads);
+	CHECK(t1.nnodes == t2.nnodes && !memcmp(t1.perm, t2.perm, nl * sizeof(*t1.perm)));
+	same = knn_ok = 1;
+	for (int k = 0; k < 200; k++) {
+		double q[3] = {90 * gen_rand01(&s) - 45, 70 * gen_rand01(&s) - 35,
+			       50 * gen_rand01(&s) - 25};
+		if (k < 60)
+			memcpy(q, pl + 3 * (size_t)(7 * k), sizeof(q));
+		uint32_t id, bid, ids[12];
+		double d2, bd2, kd2[12];
+		engi_kdtree_nearest(&t1, q, &id, &d2);
+		brute_nearest(pl, nl, q, &bid, &bd2);
+		same &= id == bid && d2 == bd2;
+		size_t m = engi_kdtree_knn(&t1, q, 12, ids, kd2);
+		knn_ok &= m == 12 && ids[0] == bid;
+		for (size_t i = 0; i < nl && knn_ok; i++) {
+			int in = 0;
+			for (size_t j = 0; j < m; j++)
+				in |= ids[j] == i;
+			double dx = pl[3 * i] - q[0], dy = pl[3 * i + 1] - q[1],
+			       dz = pl[3 * i + 2] - q[2];
+			double e2 = dx * dx + dy * dy + dz * dz;
+			if (!in && (e2 < kd2[m - 1] || (e2 == kd2[m - 1] && i < ids[m - 1])))
+				knn_ok = 0;
+		}
+	}
+	CHECK(same);
+	CHECK(knn_ok);
+	engi_kdtree_release(&t1);
+	engi_kdtree_release(&t2);
+	free(pl);
+
 	struct engi_error e;
 	engi_error_init(&e);
 	CHECK_INT(engi_kdtree_build(&t, p, 0, &e), ENGI_EINVALID);
@@ -122,9 +166,8 @@ static void transform_error(const double est[16], const double R[9], const doubl
 	*dt = sqrt(s);
 }
 
-static void check_icp(int method, int init_pca, double deg, const double axis[3])
+static void check_icp(int method, int init_pca, double deg, const double axis[3], size_t n)
 {
-	size_t n = init_pca ? 4000 : 20000;
 	double *src = gen_egg_cloud(n, 3);
 	double R[9], t[3] = {1.5, -2.0, 0.7};
 	gen_rotation(deg, axis[0], axis[1], axis[2], R);
@@ -148,6 +191,14 @@ static void check_icp(int method, int init_pca, double deg, const double axis[3]
 	CHECK_INT(r.stop, ENGI_ICP_CONVERGED);
 	CHECK_NEAR(r.fitness, 1, 0);
 	CHECK(r.rmse < 1e-6);
+	/* the same bits on one thread */
+	int threads = omp_get_max_threads();
+	omp_set_num_threads(1);
+	struct engi_icp_report r1;
+	CHECK_INT(engi_icp(src, n, dst, n, &o, &r1, &e), 0);
+	omp_set_num_threads(threads);
+	CHECK(!memcmp(r.transform, r1.transform, sizeof(r.transform)));
+	CHECK_INT(r.iterations, r1.iterations);
 	free(src);
 	free(dst);
 }
@@ -155,11 +206,14 @@ static void check_icp(int method, int init_pca, double deg, const double axis[3]
 static void test_icp(void)
 {
 	const double ax1[3] = {1, 2, 3}, ax2[3] = {-2, 1, 0.5};
-	check_icp(ENGI_ICP_POINT_TO_POINT, 0, 8, ax1);
-	check_icp(ENGI_ICP_POINT_TO_PLANE, 0, 8, ax1);
+	check_icp(ENGI_ICP_POINT_TO_POINT, 0, 8, ax1, 20000);
+	check_icp(ENGI_ICP_POINT_TO_PLANE, 0, 8, ax1, 20000);
 	/* far from identity: only the PCA starts find it */
-	check_icp(ENGI_ICP_POINT_TO_POINT, 1, 150, ax2);
-	check_icp(ENGI_ICP_POINT_TO_PLANE, 1, 150, ax2);
+	check_icp(ENGI_ICP_POINT_TO_POINT, 1, 150, ax2, 4000);
+	check_icp(ENGI_ICP_POINT_TO_PLANE, 1, 150, ax2, 4000);
+	/* large enough to start on a subsample */
+	check_icp(ENGI_ICP_POINT_TO_PLANE, 0, 10, ax1, 80000);
+	check_icp(ENGI_ICP_POINT_TO_POINT, 0, 10, ax2, 80000);
 
 	/* max_dist smaller than any pair: no correspondences */
 	size_t n = 100;

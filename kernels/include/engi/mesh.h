@@ -89,19 +89,34 @@ int engi_mesh_self_intersections(const struct engi_mesh *m, int early_exit, size
 void engi_selfx_release(struct engi_selfx *x);
 
 /*
- * Oriented bounding box: axes from the principal directions of the
- * surface (area-weighted over the triangles, so tessellation density does
- * not bias them), extents from the vertices; the axis-aligned box wins when
- * it is smaller. axis rows are unit vectors; half the extents along them.
+ * Oriented bounding box of the vertices the triangles use, from their
+ * convex hull (exact predicates): the smallest of the boxes along the
+ * coordinate axes, along the principal directions of the hull's surface
+ * (area-weighted, so neither vertex density nor anything inside the hull
+ * biases them), and flush with each of the largest hull faces, turned in
+ * its plane to the minimum-area rectangle of the hull's outline (rotating
+ * calipers). Exact for boxes; coplanar or collinear vertices give a box of
+ * zero thickness in their plane or along their line. axis rows are unit
+ * vectors; half the extents along them. Deterministic.
  */
+enum engi_obb_method {
+	ENGI_OBB_AXIS_ALIGNED = 0, /* the coordinate axes were smallest */
+	ENGI_OBB_HULL_PCA = 1,	   /* principal directions of the hull's surface */
+	ENGI_OBB_HULL_FACE = 2,	   /* flush with a hull face */
+	ENGI_OBB_PLANAR = 3,	   /* coplanar vertices */
+	ENGI_OBB_LINEAR = 4,	   /* collinear vertices */
+};
+
 struct engi_obb {
 	double center[3];
 	double axis[9];
 	double half[3]; /* descending */
 	double volume;
+	int method; /* enum engi_obb_method */
 };
 
 int engi_mesh_obb(const struct engi_mesh *m, struct engi_obb *o, struct engi_error *err);
+const char *engi_obb_method_name(int method);
 
 /* Reads binary or ASCII STL (detected from content). At most max_tris
  * triangles; NaN or infinite coordinates are errors naming the facet.

@@ -24,7 +24,11 @@ struct engi_kdtree {
 	size_t n;
 	double *pts;	/* the points in leaf order (a copy) */
 	uint32_t *perm; /* point ids in leaf order */
+	uint32_t *leaf; /* the leaf node of each leaf position */
 	struct engi_kdnode *node;
+	uint32_t *parent; /* of each node; UINT32_MAX for the root */
+	double *cell;	  /* 6 per node: the low and high corners of the
+			     region the ancestors' splits leave it */
 	size_t nnodes;
 };
 
