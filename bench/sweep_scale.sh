@@ -35,7 +35,7 @@ export OMP_NUM_THREADS=1
 for r in $RANKS; do
 	scale=${SCALE:-$([ "$r" -le 16 ] && echo 0.05 || echo 0.1)}
 	export ENGISWEEP_SIM_SCALE_S=$scale
-	echo "# $r ranks, scale $scale s, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "# $r ranks, scale $scale s, $(getconf _NPROCESSORS_ONLN) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	mpirun -np "$r" $E run --quiet --backend simulate --models "$tmp/models.json" --trials 3 \
 		--out "$tmp/r$r" "$tmp/cat"
 	workers=$((r >= 4 ? r - 1 : r))

@@ -181,10 +181,18 @@ static void note_duration(struct runctx *c, size_t ci, const struct record *r)
 	c->model_predicted_s[cell->model] += cell->pred_s;
 }
 
+/* Longest predicted first, except that the repeats of a task and model
+ * wait until one of its episodes has been measured: first trials go first,
+ * and the queue's tail holds measured, short cells rather than three
+ * unknown trials of one pair. */
+#define PRIORITY_FIRST 1e9
 static double hook_priority(void *p, size_t ci)
 {
 	struct runctx *c = p;
-	return predicted_s(c, &c->sw->matrix.cells[ci]);
+	const struct cell *cell = &c->sw->matrix.cells[ci];
+	size_t k = (size_t)cell->task * c->sw->def.nmodels + cell->model;
+	double pred = predicted_s(c, cell);
+	return cell->trial > 0 && !c->measured_n[k] ? pred : PRIORITY_FIRST + pred;
 }
 
 /* Sent ahead only when starting later changes nothing: no deadline, no

@@ -601,6 +601,7 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 	}
 	if (n)
 		memcpy(m.order, order, n * sizeof(*order));
+	resort(&m); /* the priority hook orders from the start */
 	/* a worker counts as busy until its first READY arrives */
 	for (int w = 1; w < g_size; w++)
 		m.wstate[w] = W_BUSY;

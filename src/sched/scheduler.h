@@ -55,9 +55,10 @@ struct sched_hooks {
 	 * return: a failure of rank 0 (disk full): drain and fail the run. */
 	int (*finished)(void *ctx, size_t cell, int rank, const char *payload,
 			size_t len, struct engi_error *err);
-	/* Rank 0: the cell's predicted seconds, as results improve the
-	 * predictions: the queue is re-sorted longest first every few dozen
-	 * results. NULL: the order given stays. */
+	/* Rank 0: the cell's priority (its predicted seconds, say), as results
+	 * improve the predictions: the queue is sorted highest first before
+	 * the first dispatch and again every few dozen results (ties keep
+	 * their order). NULL: the order given stays. */
 	double (*priority)(void *ctx, size_t cell);
 	/* Rank 0: 1 when the cell may be sent to a busy worker ahead of time,
 	 * to start the moment its current cell ends (no caps, tokens, budgets
