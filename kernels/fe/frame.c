@@ -18,6 +18,19 @@
 #define FRAME_ZERO_STIFFNESS_REL 1e-14
 /* How many such translations a mechanism message names. */
 #define FRAME_LOOSE_NAMED 6
+/* --solver auto takes conjugate gradients when a breadth-first band
+ * factor of the stiffness would cost more than FRAME_CG_BAND_FLOPS with an
+ * average band wider than FRAME_CG_BAND equations: 3D lattices (from about
+ * 7,000 dof, where the multigrid solve already takes a third of the direct
+ * one's time; at 70k dof 8e11 to 3e12 flops, bands of 3,500 to 6,600),
+ * not plane or slender models (a plane frame of 70k dof: 3e10 flops, a band
+ * of 650, solved directly in half a second). */
+#define FRAME_CG_BAND_FLOPS 1e10
+#define FRAME_CG_BAND 1000.0
+/* Conjugate gradients: relative residual and iteration cap, beyond which
+ * the direct solver takes over. */
+#define FRAME_CG_TOL 1e-12
+#define FRAME_CG_MAXIT 200
 
 static double now_s(void)
 {
@@ -188,26 +201,32 @@ static int condense(const struct engi_frame_elem *el, double k[12][12], double *
 	return 1;
 }
 
-/* T^T k T for T = blockdiag(R, R, R, R). */
+/* T^T k T for T = blockdiag(R, R, R, R), 3 x 3 block by block; blocks of k
+ * that are zero (all but the translations of a truss) stay zero. */
 static void to_global(double R[3][3], double k[12][12], double kg[12][12])
 {
-	double tmp[12][12];
-	for (int i = 0; i < 12; i++)
-		for (int J = 0; J < 4; J++)
-			for (int b = 0; b < 3; b++) {
-				double s = 0;
-				for (int c = 0; c < 3; c++)
-					s += k[i][3 * J + c] * R[c][b];
-				tmp[i][3 * J + b] = s;
-			}
 	for (int I = 0; I < 4; I++)
-		for (int a = 0; a < 3; a++)
-			for (int j = 0; j < 12; j++) {
-				double s = 0;
-				for (int c = 0; c < 3; c++)
-					s += R[c][a] * tmp[3 * I + c][j];
-				kg[3 * I + a][j] = s;
-			}
+		for (int J = 0; J < 4; J++) {
+			int nz = 0;
+			for (int a = 0; a < 3 && !nz; a++)
+				for (int b = 0; b < 3; b++)
+					nz |= k[3 * I + a][3 * J + b] != 0;
+			double t[3][3];
+			for (int a = 0; a < 3; a++)
+				for (int b = 0; b < 3; b++) {
+					double s = 0;
+					for (int c = 0; nz && c < 3; c++)
+						s += k[3 * I + a][3 * J + c] * R[c][b];
+					t[a][b] = s;
+				}
+			for (int a = 0; a < 3; a++)
+				for (int b = 0; b < 3; b++) {
+					double s = 0;
+					for (int c = 0; nz && c < 3; c++)
+						s += R[c][a] * t[c][b];
+					kg[3 * I + a][3 * J + b] = s;
+				}
+		}
 }
 
 static void vec_to_global(double R[3][3], const double *l, double *g)
@@ -252,8 +271,133 @@ static int element_setup(const struct engi_frame *f, const size_t *mlo, const si
 	return 1;
 }
 
+/* The six rigid-body modes of the free equations (column-major, neq
+ * each), about the nodes' centroid: what multigrid must keep on its coarse
+ * levels. Modes that no free equation carries come out zero and drop. */
+static double *rigid_modes(const struct engi_frame *f, const int64_t *eq, size_t neq)
+{
+	double *B = engi_calloc(6 * (neq ? neq : 1), sizeof(*B));
+	double c[3] = {0, 0, 0};
+	if (!B)
+		return NULL;
+	for (size_t n = 0; n < f->nnodes; n++)
+		for (int k = 0; k < 3; k++)
+			c[k] += f->xyz[3 * n + (size_t)k] / (double)f->nnodes;
+	for (size_t n = 0; n < f->nnodes; n++) {
+		double x = f->xyz[3 * n] - c[0], y = f->xyz[3 * n + 1] - c[1];
+		double z = f->xyz[3 * n + 2] - c[2];
+		/* translations, then rotations about x, y, z: u = w x r */
+		double rot[3][3] = {{0, -z, y}, {z, 0, -x}, {-y, x, 0}};
+		for (int d = 0; d < 6; d++) {
+			int64_t e = eq[6 * n + (size_t)d];
+			if (e < 0)
+				continue;
+			if (d < 3) {
+				B[(size_t)d * neq + (size_t)e] = 1;
+				for (int w = 0; w < 3; w++)
+					B[(size_t)(3 + w) * neq + (size_t)e] = rot[w][d];
+			} else {
+				B[(size_t)d * neq + (size_t)e] = 1;
+			}
+		}
+	}
+	return B;
+}
+
+/* The sparse Cholesky factorisation on every load case; a singular
+ * stiffness names the node and direction where it broke down. a is
+ * consumed. */
+static int direct_solve(const struct engi_frame *f, const int64_t *eq, struct engi_fe_csc *a,
+			double *rhs, size_t nc, const struct engi_fe_solve_opts *opts,
+			struct engi_frame_result *r, struct engi_error *err)
+{
+	int64_t bad = -1;
+	struct engi_fe_solve_stats st = {0};
+	int rc = engi_fe_csc_solve(a, rhs, nc, opts, &bad, &st, err);
+	if (rc < 0) {
+		if (bad >= 0)
+			for (size_t x = 0; x < 6 * f->nnodes; x++)
+				if (eq[x] == bad) {
+					static const char *dn[] = {"ux", "uy", "uz",
+								   "rx", "ry", "rz"};
+					engi_error_prefix(
+					    err,
+					    "the model is a mechanism or under-restrained "
+					    "(free degree of freedom %s of node %lld)",
+					    dn[x % 6], (long long)f->node_id[x / 6]);
+					break;
+				}
+		return rc;
+	}
+	r->factor_s = st.factor_s;
+	r->solve_s = st.solve_s;
+	r->method = st.method;
+	r->ordering = st.ordering;
+	r->solver = "direct";
+	return 0;
+}
+
+/* Conjugate gradients on every load case. 0: rhs holds the
+ * displacements; 1: not solved (not converged, or the matrix showed itself
+ * singular), r->cg_failed says why and rhs is unchanged; ENGI_ENOMEM. */
+static int solve_cg(const struct engi_frame *f, const int64_t *eq, const struct engi_fe_csc *a,
+		    double *rhs, size_t nc, struct engi_frame_result *r, struct engi_error *err)
+{
+	double t0 = now_s();
+	struct engi_error e2;
+	struct engi_fe_amg *h = NULL;
+	struct engi_fe_pcg_stats st = {0};
+	engi_error_init(&e2);
+	double *B = rigid_modes(f, eq, a->n);
+	if (!B)
+		return engi_raise(err, ENGI_ENOMEM, "cannot solve the frame: out of memory");
+	int rc = engi_fe_amg_setup(a, B, 6, &h, &e2);
+	engi_free(B);
+	if (rc == ENGI_ENOMEM || rc == ENGI_ETOOBIG)
+		return engi_raise(err, rc, "%s", e2.msg);
+	if (rc < 0) {
+		r->cg_failed = "the multigrid setup found the matrix not positive definite";
+		return 1;
+	}
+	double t1 = now_s();
+	double *x = engi_malloc((a->n ? a->n : 1) * nc * sizeof(*x));
+	if (!x) {
+		engi_fe_amg_free(h);
+		return engi_raise(err, ENGI_ENOMEM, "cannot solve the frame: out of memory");
+	}
+	memcpy(x, rhs, a->n * nc * sizeof(*x));
+	rc = engi_fe_amg_pcg(h, x, nc, FRAME_CG_TOL, FRAME_CG_MAXIT, &st);
+	engi_fe_amg_free(h);
+	r->iterations = st.iterations;
+	r->residual = st.residual;
+	if (rc == 0) {
+		memcpy(rhs, x, a->n * nc * sizeof(*x));
+		r->factor_s = t1 - t0; /* the multigrid setup */
+		r->solve_s = now_s() - t1;
+		r->method = "pcg-amg";
+		r->ordering = "aggregation";
+		r->solver = "cg";
+	} else if (rc == 2) {
+		r->cg_failed = "the stiffness matrix is singular (a random load did not converge)";
+		rc = 1;
+	} else if (rc > 0) {
+		r->cg_failed = "conjugate gradients did not converge";
+	}
+	engi_free(x);
+	if (rc < 0)
+		return engi_raise(err, rc, "cannot solve the frame: out of memory");
+	return rc;
+}
+
 int engi_frame_solve(const struct engi_frame *f, const struct engi_fe_solve_opts *opts,
 		     struct engi_frame_result *r, struct engi_error *err)
+{
+	return engi_frame_solve_with(f, opts, ENGI_FE_SOLVER_DIRECT, r, err);
+}
+
+int engi_frame_solve_with(const struct engi_frame *f, const struct engi_fe_solve_opts *opts,
+			  enum engi_fe_solver solver, struct engi_frame_result *r,
+			  struct engi_error *err)
 {
 	double t0 = now_s();
 	size_t nn = f->nnodes, ndof = 6 * nn, nc = f->ncases ? f->ncases : 1;
@@ -412,28 +556,22 @@ int engi_frame_solve(const struct engi_frame *f, const struct engi_fe_solve_opts
 	}
 	double t1 = now_s();
 	r->assemble_s = t1 - t0;
-	int64_t bad = -1;
-	struct engi_fe_solve_stats st = {0};
-	rc = engi_fe_csc_solve(&a, rhs, nc, opts, &bad, &st, err);
-	if (rc < 0) {
-		if (bad >= 0)
-			for (size_t x = 0; x < ndof; x++)
-				if (eq[x] == bad) {
-					static const char *dn[] = {"ux", "uy", "uz",
-								   "rx", "ry", "rz"};
-					engi_error_prefix(
-					    err,
-					    "the model is a mechanism or under-restrained "
-					    "(free degree of freedom %s of node %lld)",
-					    dn[x % 6], (long long)f->node_id[x / 6]);
-					break;
-				}
-		goto out;
+	int cg = solver == ENGI_FE_SOLVER_CG;
+	if (solver == ENGI_FE_SOLVER_AUTO && neq) {
+		double fl = engi_fe_csc_band_flops(&a);
+		cg = fl > FRAME_CG_BAND_FLOPS && fl > FRAME_CG_BAND * FRAME_CG_BAND * (double)neq;
 	}
-	r->factor_s = st.factor_s;
-	r->solve_s = st.solve_s;
-	r->method = st.method;
-	r->ordering = st.ordering;
+	if (cg && neq) {
+		rc = solve_cg(f, eq, &a, rhs, nc, r, err);
+		if (rc < 0)
+			goto out;
+	}
+	if (!r->solver) { /* the direct solver, also for a diagnosis CG cannot give */
+		rc = direct_solve(f, eq, &a, rhs, nc, opts, r, err);
+		if (rc < 0)
+			goto out;
+	}
+	rc = 0;
 	/* case states */
 	for (size_t c = 0; c < f->ncases; c++) {
 		struct engi_frame_state *s = &r->state[c];

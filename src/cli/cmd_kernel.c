@@ -25,24 +25,45 @@ static double now_s(void)
 struct fe_cli {
 	int json;
 	struct engi_fe_solve_opts so;
+	enum engi_fe_solver solver; /* frame */
 	const char *path;
 };
 
-static int fe_parse(int argc, char **argv, const char *help, struct fe_cli *o)
+/* frame: whether --solver is accepted, and auto its default */
+static int fe_parse(int argc, char **argv, const char *help, int frame, struct fe_cli *o)
 {
-	enum { O_JSON = 256, O_ORDER, O_SIMPLICIAL };
+	enum { O_JSON = 256, O_ORDER, O_SIMPLICIAL, O_SOLVER };
 	static const struct option opts[] = {
 	    {"json", no_argument, NULL, O_JSON},
 	    {"order", required_argument, NULL, O_ORDER},
 	    {"simplicial", no_argument, NULL, O_SIMPLICIAL},
+	    {"solver", required_argument, NULL, O_SOLVER},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
 	memset(o, 0, sizeof(*o));
+	if (frame)
+		o->solver = ENGI_FE_SOLVER_AUTO;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
+		case O_SOLVER:
+			if (!frame) {
+				fputs(help, stderr);
+				return -1;
+			}
+			if (!strcmp(optarg, "auto"))
+				o->solver = ENGI_FE_SOLVER_AUTO;
+			else if (!strcmp(optarg, "direct"))
+				o->solver = ENGI_FE_SOLVER_DIRECT;
+			else if (!strcmp(optarg, "cg"))
+				o->solver = ENGI_FE_SOLVER_CG;
+			else {
+				cli_errorf("--solver: '%s' is not one of auto, direct, cg", optarg);
+				return -1;
+			}
+			break;
 		case O_JSON:
 			o->json = 1;
 			break;
@@ -96,7 +117,7 @@ static const char fe_help[] =
 static int kernel_fe(int argc, char **argv)
 {
 	struct fe_cli o;
-	int rc = fe_parse(argc, argv, fe_help, &o);
+	int rc = fe_parse(argc, argv, fe_help, 0, &o);
 	if (rc)
 		return rc > 0 ? 0 : EXIT_USAGE;
 	struct engi_error err;
@@ -154,18 +175,25 @@ static const char frame_help[] =
     "Solves a structural model (tasks/SCHEMA-structural.md) by the direct\n"
     "stiffness method: every load case and combination. Prints the degrees of\n"
     "freedom and, per case, the largest displacement, the reaction sums and\n"
-    "the equilibrium residual; then the times.\n"
+    "the equilibrium residual; then the solver and the times.\n"
     "\n"
     "options:\n"
     "      --json           one JSON object instead of text\n"
-    "      --order O        auto (default), amd, metis or natural\n"
+    "      --solver S       auto (default): conjugate gradients with a multigrid\n"
+    "                       preconditioner for a large model whose factor is\n"
+    "                       costly (3D lattices), else and whenever it does not\n"
+    "                       converge the direct solver; direct: sparse Cholesky\n"
+    "                       (what truth and the verifiers use); cg: conjugate\n"
+    "                       gradients, the direct solver if they fail\n"
+    "      --order O        direct solver ordering: auto (default), amd, metis\n"
+    "                       or natural\n"
     "      --simplicial     simplicial instead of supernodal factorisation\n"
     "  -h, --help           this text\n";
 
 static int kernel_frame(int argc, char **argv)
 {
 	struct fe_cli o;
-	int rc = fe_parse(argc, argv, frame_help, &o);
+	int rc = fe_parse(argc, argv, frame_help, 1, &o);
 	if (rc)
 		return rc > 0 ? 0 : EXIT_USAGE;
 	struct engi_error err;
@@ -178,7 +206,7 @@ static int kernel_frame(int argc, char **argv)
 	rc = engi_structural_read(o.path, &s, &err);
 	double parse_s = now_s() - t0;
 	if (rc == 0)
-		rc = engi_frame_solve(&s.f, &o.so, &r, &err);
+		rc = engi_frame_solve_with(&s.f, &o.so, o.solver, &r, &err);
 	if (rc < 0) {
 		cli_error(&err);
 		engi_structural_release(&s);
@@ -212,15 +240,30 @@ static int kernel_frame(int argc, char **argv)
 			       what, name, st->max_u, (long long)st->max_u_node, R[0], R[1], R[2],
 			       R[3], R[4], R[5], st->equilibrium_rel);
 	}
-	if (o.json)
-		printf("],\n \"method\": \"%s\", \"ordering\": \"%s\", \"parse_s\": %.6f, "
-		       "\"assemble_s\": %.6f, \"factor_s\": %.6f, \"solve_s\": %.6f, "
-		       "\"total_s\": %.6f}\n",
-		       r.method, r.ordering, parse_s, r.assemble_s, r.factor_s, r.solve_s, total_s);
-	else
-		printf("time          parse %.3f s, assemble %.3f s, factor %.3f s, solve %.3f s, "
-		       "total %.3f s (%s, %s ordering)\n",
-		       parse_s, r.assemble_s, r.factor_s, r.solve_s, total_s, r.method, r.ordering);
+	int cg = r.solver && !strcmp(r.solver, "cg");
+	if (o.json) {
+		printf("],\n \"solver\": \"%s\", \"method\": \"%s\", \"ordering\": \"%s\", ",
+		       r.solver ? r.solver : "direct", r.method, r.ordering);
+		if (cg || r.cg_failed)
+			printf("\"iterations\": %d, \"residual\": %.3g, ", r.iterations, r.residual);
+		if (r.cg_failed)
+			printf("\"cg_failed\": \"%s\", ", r.cg_failed);
+		printf("\"parse_s\": %.6f, \"assemble_s\": %.6f, \"factor_s\": %.6f, "
+		       "\"solve_s\": %.6f, \"total_s\": %.6f}\n",
+		       parse_s, r.assemble_s, r.factor_s, r.solve_s, total_s);
+	} else {
+		if (cg)
+			printf("solver        conjugate gradients, multigrid preconditioner: %d "
+			       "iterations, relative residual %.2e\n",
+			       r.iterations, r.residual);
+		else if (r.cg_failed)
+			printf("solver        direct (%s after %d iterations, residual %.2e)\n",
+			       r.cg_failed, r.iterations, r.residual);
+		printf("time          parse %.3f s, assemble %.3f s, %s %.3f s, solve %.3f s, "
+		       "total %.3f s (%s, %s%s)\n",
+		       parse_s, r.assemble_s, cg ? "setup" : "factor", r.factor_s, r.solve_s,
+		       total_s, r.method, r.ordering, cg ? "" : " ordering");
+	}
 	engi_frame_result_release(&r);
 	engi_structural_release(&s);
 	return 0;

@@ -95,6 +95,35 @@ int engi_fe_csc_solve(struct engi_fe_csc *a, double *b, size_t nrhs,
 		      const struct engi_fe_solve_opts *opts, int64_t *bad_eq,
 		      struct engi_fe_solve_stats *st, struct engi_error *err);
 
+/* Smoothed-aggregation multigrid on a (which is not modified) with the
+ * near-null space nullsp (nns <= 16 columns of a->n values, column-major:
+ * the rigid-body modes), then conjugate gradients preconditioned by it on
+ * nrhs right-hand sides (column-major, in place), a few at a time in
+ * lockstep with a probe: a random right-hand side, whose residual a
+ * singular matrix keeps above about 1 / sqrt(n) even when the loads do not
+ * excite its mechanism. Needs the node partition (blk). _setup is
+ * ENGI_EINVALID when the matrix shows itself not positive definite; _pcg
+ * returns 0 when every |K u - f| <= tol |f| (or a residual stalled at the
+ * rounding floor within 10 tol), 1 when one did not converge within maxit
+ * iterations or broke down, 2 when the probe says singular (b untouched
+ * unless 0), ENGI_ENOMEM. */
+struct engi_fe_amg;
+struct engi_fe_pcg_stats {
+	int iterations;	       /* largest over the right-hand sides */
+	double residual;       /* largest |K u - f| / |f| */
+	double probe_residual; /* the probe's last */
+	int probe_iterations;
+};
+int engi_fe_amg_setup(const struct engi_fe_csc *a, const double *nullsp, int nns,
+		      struct engi_fe_amg **out, struct engi_error *err);
+void engi_fe_amg_free(struct engi_fe_amg *h);
+int engi_fe_amg_pcg(struct engi_fe_amg *h, double *b, size_t nrhs, double tol, int maxit,
+		    struct engi_fe_pcg_stats *st);
+/* Flops of a banded Cholesky in a breadth-first (Cuthill-McKee) ordering of
+ * a's node graph: a cheap upper bound of the direct factor's cost, high for
+ * 3D lattices and solids, low for plane and slender models. */
+double engi_fe_csc_band_flops(const struct engi_fe_csc *a);
+
 /* ---- solid models (CalculiX subset) ------------------------------------ */
 
 enum engi_fe_etype { ENGI_FE_C3D4 = 0, ENGI_FE_C3D10, ENGI_FE_C3D8, ENGI_FE_ETYPE_COUNT };
@@ -258,6 +287,10 @@ struct engi_frame_result {
 	size_t nauto;			/* rotations restrained automatically */
 	double assemble_s, factor_s, solve_s, total_s;
 	const char *method, *ordering;
+	const char *solver; /* "direct" or "cg" */
+	int iterations;	    /* cg: the most over the load cases */
+	double residual;    /* cg: the largest |K u - f| / |f| */
+	const char *cg_failed; /* why cg gave way to the direct solver, or NULL */
 };
 
 void engi_frame_result_init(struct engi_frame_result *r);
@@ -269,6 +302,20 @@ int engi_frame_axes(const struct engi_frame *f, size_t e, double R[3][3], double
 
 int engi_frame_solve(const struct engi_frame *f, const struct engi_fe_solve_opts *opts,
 		     struct engi_frame_result *r, struct engi_error *err);
+
+/* The same with a choice of solver: the direct factorisation (what
+ * engi_frame_solve, truth and the verifiers use), conjugate gradients
+ * preconditioned by algebraic multigrid (engi_fe_amg_*), or auto: CG for a
+ * model whose factor would be costly (3D lattices of tens of thousands of
+ * dof), the direct solver otherwise. Whenever CG fails (no convergence
+ * within its iteration cap, a matrix not positive definite or singular,
+ * also where the loads leave the mechanism alone) the direct
+ * solver runs, which also names the free degree of freedom of a mechanism;
+ * r->solver says which solved, r->cg_failed why CG gave way. */
+enum engi_fe_solver { ENGI_FE_SOLVER_DIRECT = 0, ENGI_FE_SOLVER_AUTO, ENGI_FE_SOLVER_CG };
+int engi_frame_solve_with(const struct engi_frame *f, const struct engi_fe_solve_opts *opts,
+			  enum engi_fe_solver solver, struct engi_frame_result *r,
+			  struct engi_error *err);
 
 /* Largest displacement magnitude over the nodes of a CalculiX .dat file's
  * first "displacements" block; *nfound nodes read. */
