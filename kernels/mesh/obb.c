@@ -28,6 +28,7 @@
 
 #include "engi/alloc.h"
 #include "engi/error.h"
+#include "engi/morton.h"
 #include "predicates.h"
 
 #include <float.h>
@@ -107,72 +108,21 @@ static void frame_around(const double n[3], double u[3], double v[3])
 	cross3(n, u, v);
 }
 
-/* Spreads the low 16 bits of x to every third bit. */
-static uint64_t spread3(uint64_t x)
-{
-	x &= 0xffff;
-	x = (x | x << 32) & 0x1f00000000ffffULL;
-	x = (x | x << 16) & 0x1f0000ff0000ffULL;
-	x = (x | x << 8) & 0x100f00f00f00f00fULL;
-	x = (x | x << 4) & 0x10c30c30c30c30c3ULL;
-	x = (x | x << 2) & 0x1249249249249249ULL;
-	return x;
-}
-
 /* Reorders the n points along a Morton curve over their bounding box
  * (stable radix sort of 48-bit keys): the hull's outside lists then hold
  * points that are close in memory as well as in space. */
 static int morton_sort(double *p, size_t n)
 {
-	uint64_t *key = engi_malloc(2 * n * sizeof(*key));
-	uint32_t *ord = engi_malloc(2 * n * sizeof(*ord));
-	double *q = engi_malloc(3 * n * sizeof(*q));
-	if (!key || !ord || !q) {
-		engi_free(key);
+	uint32_t *ord = engi_malloc(n * sizeof(*ord) + 1);
+	double *q = engi_malloc(3 * n * sizeof(*q) + 1);
+	if (!ord || !q || engi_morton_order(p, n, ord) < 0) {
 		engi_free(ord);
 		engi_free(q);
 		return -1;
 	}
-	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 	for (size_t i = 0; i < n; i++)
-		for (int d = 0; d < 3; d++) {
-			lo[d] = p[3 * i + d] < lo[d] ? p[3 * i + d] : lo[d];
-			hi[d] = p[3 * i + d] > hi[d] ? p[3 * i + d] : hi[d];
-		}
-	uint64_t *k0 = key, *k1 = key + n;
-	uint32_t *o0 = ord, *o1 = ord + n;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t c = 0;
-		for (int d = 0; d < 3; d++) {
-			double g =
-			    hi[d] > lo[d] ? (p[3 * i + d] - lo[d]) / (hi[d] - lo[d]) * 65535 : 0;
-			c |= spread3(g < 65535 ? (uint64_t)g : 65535) << d;
-		}
-		k0[i] = c;
-		o0[i] = (uint32_t)i;
-	}
-	for (int shift = 0; shift < 48; shift += 8) {
-		size_t cnt[257] = {0};
-		for (size_t i = 0; i < n; i++)
-			cnt[((k0[i] >> shift) & 0xff) + 1]++;
-		for (int b = 0; b < 256; b++)
-			cnt[b + 1] += cnt[b];
-		for (size_t i = 0; i < n; i++) {
-			size_t j = cnt[(k0[i] >> shift) & 0xff]++;
-			k1[j] = k0[i];
-			o1[j] = o0[i];
-		}
-		uint64_t *kx = k0;
-		k0 = k1;
-		k1 = kx;
-		uint32_t *ox = o0;
-		o0 = o1;
-		o1 = ox;
-	}
-	for (size_t i = 0; i < n; i++)
-		memcpy(q + 3 * i, p + 3 * (size_t)o0[i], 3 * sizeof(double));
+		memcpy(q + 3 * i, p + 3 * (size_t)ord[i], 3 * sizeof(double));
 	memcpy(p, q, 3 * n * sizeof(double));
-	engi_free(key);
 	engi_free(ord);
 	engi_free(q);
 	return 0;
