@@ -5,6 +5,7 @@
 
 #include "engi/alloc.h"
 #include "engi/sha256.h"
+#include "spawn.h"
 #include "fsutil.h"
 #include "image_recipes.h"
 
@@ -136,28 +137,15 @@ static int run_recipe(const char *recipe, const char *outdir, const char *downlo
 	char envdl[PATH_MAX + 32];
 	snprintf(envdl, sizeof(envdl), "ENGI_IMAGE_DOWNLOADS=%s", downloads);
 	char *const argv[] = {"sh", (char *)recipe, (char *)outdir, NULL};
-	pid_t pid = fork();
+	char *const add_env[] = {envdl, "LC_ALL=C", "DEBIAN_FRONTEND=noninteractive", NULL};
+	struct spawn_opts so = {.path = "/bin/sh", .argv = argv, .add_env = add_env,
+				.out_fd = logfd, .cwd_fd = -1, .group = SPAWN_GROUP};
+	pid_t pid = spawn_child(&so, err);
 	if (pid < 0)
-		RAISE(err, ENGI_EIO, "cannot fork: %s", strerror(errno));
-	if (pid == 0) {
-		setpgid(0, 0);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
-			_exit(126);
-		syscall(SYS_close_range, 3u, ~0u, 0u);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		putenv(envdl);
-		putenv("LC_ALL=C");
-		putenv("DEBIAN_FRONTEND=noninteractive");
-		execv("/bin/sh", argv);
-		_exit(127);
-	}
+		return (int)pid;
 	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			RAISE(err, ENGI_EIO, "waiting for the image recipe: %s", strerror(errno));
+	if (spawn_wait(pid, &status) < 0)
+		RAISE(err, ENGI_EIO, "waiting for the image recipe: %s", strerror(errno));
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		RAISE(err, ENGI_EIO, "image recipe '%s' failed (%s %d); its output is above",
 		      strrchr(recipe, '/') + 1, WIFEXITED(status) ? "exit" : "signal",

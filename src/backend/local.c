@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "fsutil.h"
 
 struct local_env {
@@ -151,29 +152,14 @@ static int local_exec(struct backend_env *env, const char *command,
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		RAISE(err, ENGI_EENV, "cannot create a pipe: %s", strerror(errno));
 	double t0 = now_mono();
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		RAISE(err, ENGI_EENV, "cannot fork: %s", strerror(e));
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(pfd[1], 1) < 0 ||
-		    dup2(pfd[1], 2) < 0 || fchdir(le->dirfd) < 0)
-			_exit(126);
-		syscall(SYS_close_range, 3u, ~0u, 0u);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		execve("/bin/sh", argv, envp);
-		_exit(127);
-	}
-	setpgid(pid, pid); /* also in the parent: no race with the first kill */
+	struct spawn_opts so = {.path = "/bin/sh", .argv = argv, .envp = envp, .out_fd = pfd[1],
+				.cwd_fd = le->dirfd, .group = SPAWN_GROUP};
+	pid_t pid = spawn_child(&so, err);
 	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		return (int)pid;
+	}
 
 	struct engi_dynbuf out;
 	engi_dynbuf_init(&out, o->out_cap);

@@ -32,6 +32,7 @@
 #include "backend.h"
 
 #include "engi/alloc.h"
+#include "spawn.h"
 #include "fsutil.h"
 #include "image.h"
 #include "qchan.h"
@@ -124,22 +125,14 @@ static void arg(struct argv *a, const char *fmt, ...)
 /* Runs argv to completion with output to log_path (or /dev/null). */
 static int run_tool(char *const argv[], const char *log_path, struct engi_error *err)
 {
-	pid_t pid = fork();
+	struct spawn_opts so = {.path = argv[0], .search = 1, .argv = argv, .out_fd = -1,
+				.out_path = log_path, .cwd_fd = -1};
+	pid_t pid = spawn_child(&so, err);
 	if (pid < 0)
-		RAISE(err, ENGI_EENV, "cannot fork: %s", strerror(errno));
-	if (pid == 0) {
-		int in = open("/dev/null", O_RDONLY);
-		int out = open(log_path ? log_path : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0600);
-		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
-			_exit(126);
-		syscall(SYS_close_range, 3u, ~0u, 0u);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
+		return (int)pid;
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			RAISE(err, ENGI_EENV, "waiting for %s: %s", argv[0], strerror(errno));
+	if (spawn_wait(pid, &st) < 0)
+		RAISE(err, ENGI_EENV, "waiting for %s: %s", argv[0], strerror(errno));
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		RAISE(err, ENGI_EENV, "%s failed (%s %d)%s", argv[0],
 		      WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
@@ -297,27 +290,11 @@ static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how,
 			fprintf(stderr, " %s", a.v[i]);
 		fprintf(stderr, "\n");
 	}
-	pid_t parent = getpid();
-	pid_t pid = fork();
+	struct spawn_opts so = {.path = a.v[0], .search = 1, .argv = a.v, .out_fd = -1,
+				.out_path = logp, .cwd_fd = -1, .group = SPAWN_SESSION};
+	pid_t pid = spawn_child(&so, err);
 	if (pid < 0)
-		RAISE(err, ENGI_EENV, "cannot fork: %s", strerror(errno));
-	if (pid == 0) {
-		setsid();
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(125);
-		int in = open("/dev/null", O_RDONLY);
-		int out = open(logp, O_WRONLY | O_CREAT | O_APPEND, 0600);
-		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
-			_exit(126);
-		syscall(SYS_close_range, 3u, ~0u, 0u);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(a.v[0], a.v);
-		_exit(127);
-	}
+		return (int)pid;
 	q->pid = pid;
 	q->exited = 0;
 	return 0;
