@@ -5,7 +5,7 @@
 
 #include "engi/alloc.h"
 #include "engi/sha256.h"
-#include "spawn.h"
+#include "child.h"
 #include "fsutil.h"
 #include "image_recipes.h"
 

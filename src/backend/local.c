@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "spawn.h"
+#include "child.h"
 #include "fsutil.h"
 
 struct local_env {

@@ -32,7 +32,7 @@
 #include "backend.h"
 
 #include "engi/alloc.h"
-#include "spawn.h"
+#include "child.h"
 #include "fsutil.h"
 #include "image.h"
 #include "qchan.h"

@@ -1,5 +1,5 @@
 /*
- * spawn.h - starting a child program: the one place that forks.
+ * child.h - starting a child program: the one place that forks.
  *
  * The child gets /dev/null as standard input, standard output and error on
  * out_fd (or appended to out_path, or /dev/null), no descriptor above 2, an
@@ -9,8 +9,8 @@
  * fork and exec it only makes async-signal-safe calls: the environment is
  * built before the fork.
  */
-#ifndef ENGI_SPAWN_H
-#define ENGI_SPAWN_H
+#ifndef ENGI_CHILD_H
+#define ENGI_CHILD_H
 
 #include <sys/types.h>
 

@@ -1,4 +1,4 @@
-#include "spawn.h"
+#include "child.h"
 
 #include "engi/alloc.h"
 
