@@ -13,7 +13,9 @@
  * it in the same reply are not run, and the user's reply answers it. The
  * condition setting `drawings` says how the task's drawings reach the model:
  * `message` (PNGs as images of the instruction), `files` (the runner copied
- * them to drawings/ in the environment; the instruction lists them) or `none`.
+ * them to drawings/ in the environment; the instruction lists them) or `none`;
+ * the settings `history_turns`, `tools` and `image_tool` of the condition
+ * override the model entry's (an ablation of one model over conditions).
  *
  * The API key is read from the variable named by api_key_env when the agent
  * starts and handed to the provider for its HTTP header only.
@@ -177,6 +179,29 @@ static const char *base_name(const char *p)
 	return slash ? slash + 1 : p;
 }
 
+/* The cell's condition overrides these settings of the model's entry: an
+ * ablation of history length, tool mode or the image tool runs one model
+ * under several conditions. NULL when nothing is overridden (or memory
+ * ran out: the entry as written). */
+static char *entry_with_condition(const struct agent_ctx *ctx)
+{
+	static const char *const keys[] = {"history_turns", "tools", "image_tool", NULL};
+	json_t *cond = ctx->condition_json ? json_loads(ctx->condition_json, 0, NULL) : NULL;
+	json_t *entry = NULL;
+	for (const char *const *k = keys; *k && json_is_object(cond); k++) {
+		json_t *v = json_object_get(cond, *k);
+		if (!v)
+			continue;
+		if (!entry && !(entry = json_loads(ctx->model_json, 0, NULL)))
+			break;
+		json_object_set(entry, *k, v);
+	}
+	char *s = entry ? json_dumps(entry, JSON_COMPACT) : NULL;
+	json_decref(entry);
+	json_decref(cond);
+	return s;
+}
+
 static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi_error *err)
 {
 	struct model_agent *m = a->priv;
@@ -187,7 +212,10 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 	if (!ctx->model_json)
 		RAISE(err, ENGI_EINVALID,
 		      "agent 'model' needs a models.json entry with a provider");
-	TRY(provider_config_parse(&m->cfg, ctx->model_json, err));
+	char *entry = entry_with_condition(ctx);
+	int prc = provider_config_parse(&m->cfg, entry ? entry : ctx->model_json, err);
+	free(entry);
+	TRY(prc);
 	m->have_cfg = 1;
 	if (m->cfg.api_key_env[0]) {
 		const char *k = getenv(m->cfg.api_key_env);

@@ -110,4 +110,20 @@ for c in cells:
 assert not hits, hits
 print("no key in", len(cells), "traces and the HDF5 file")
 PY
+
+# a condition grid over one model: the condition's history_turns is the
+# one the model agent runs with (the model's entry says nothing of it)
+"$PY" -c 'import json; m = json.load(open("models.json")); m["models"] = m["models"][:1]; json.dump(m, open("one.json", "w"))'
+"$ENGISWEEP" run --quiet --models one.json --grid history_turns=1,7 --out grid suite
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import results as R
+ep = R.episodes("grid/results.h5")
+assert len(ep) == 2 * 2, len(ep)
+for e in ep:
+    start = [x for x in R.trace("grid/results.h5", e["cell"]) if x["ev"] == "model_start"]
+    want = int(e["condition"].split("-")[1])
+    assert start and start[0]["history_turns"] == want, (e["condition"], start)
+    assert e["success"], e
+print("ok: the grid's history_turns reached the model agent")
+PY
 echo "ok"
