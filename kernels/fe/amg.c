@@ -1645,15 +1645,14 @@ out:
 
 /* The loops here are short (one matrix product, one V-cycle level), so a
  * team thread that the system has descheduled stalls the other at every
- * barrier, and two threads on a busy machine are several times slower than
- * one. Unless OMP_DYNAMIC says otherwise, teams are dynamic: libgomp sizes
- * each by the cores that the load average leaves free. */
+ * barrier: on a busy machine two threads can be slower than one. Teams take
+ * the thread count they are given (OMP_NUM_THREADS, or the runner's share
+ * of the node); OMP_DYNAMIC=true lets libgomp size them by the cores the
+ * 15-minute load average leaves free, which on an otherwise idle node after
+ * a busy quarter of an hour halves the speed. */
 static int dynamic_teams(void)
 {
-	int dyn = omp_get_dynamic();
-	if (!getenv("OMP_DYNAMIC"))
-		omp_set_dynamic(1);
-	return dyn;
+	return omp_get_dynamic();
 }
 
 int engi_fe_amg_setup(const struct engi_fe_csc *a, const double *nullsp, int nns,
