@@ -2,6 +2,7 @@
 
 #include "engi/alloc.h"
 #include "engi/dynbuf.h"
+#include "textout.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -831,6 +832,8 @@ static void out_fmt(struct out *o, const char *fmt, ...)
 
 static int out_check(struct out *o, const char *what, struct engi_error *err)
 {
+	if (o->b.cap == 0) /* a failed textout add */
+		o->rc = ENGI_ETOOBIG;
 	if (o->rc == ENGI_ETOOBIG)
 		RAISE(err, ENGI_ETOOBIG, "%s is over its %zu-byte cap", what,
 		      ENGI_REPORT_OUTPUT_CAP);
@@ -909,27 +912,11 @@ static void json_string(struct out *o, const char *str)
 	out_str(o, "\"");
 }
 
-/* A CSV field, quoted when it holds a separator, a quote, a line break or
- * edge spaces (RFC 4180). */
+/* A CSV field, quoted as the compare tables quote theirs (textout.h). */
 static void csv_string(struct out *o, const char *s)
 {
-	size_t n = strlen(s);
-	int quote = n && (s[0] == ' ' || s[n - 1] == ' ');
-	for (size_t i = 0; i < n && !quote; i++)
-		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
-			quote = 1;
-	if (!quote) {
-		out_bytes(o, s, n);
-		return;
-	}
-	out_str(o, "\"");
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			out_str(o, "\"\"");
-		else
-			out_bytes(o, &s[i], 1);
-	}
-	out_str(o, "\"");
+	if (!o->rc)
+		textout_csv_str(&o->b, s);
 }
 
 /* A Markdown table cell: pipes and backslashes escaped, line breaks and

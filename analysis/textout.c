@@ -24,7 +24,8 @@ int textout_check(const struct engi_dynbuf *b, const char *what, size_t cap,
 
 void textout_csv_str(struct engi_dynbuf *b, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
+	size_t n = strlen(s);
+	if (!strpbrk(s, ",\"\r\n") && !(n && (s[0] == ' ' || s[n - 1] == ' '))) {
 		textout(b, "%s", s);
 		return;
 	}

@@ -18,8 +18,8 @@ void textout(struct engi_dynbuf *b, const char *fmt, ...)
  * after a failed add, else 0. */
 int textout_check(const struct engi_dynbuf *b, const char *what, size_t cap,
 		  struct engi_error *err);
-/* A CSV field, double-quoted when it holds a comma, a quote or a line
- * break. */
+/* A CSV field, double-quoted when it holds a comma, a quote, a line break
+ * or spaces at its edges (RFC 4180; readers may trim them). */
 void textout_csv_str(struct engi_dynbuf *b, const char *s);
 
 #endif
