@@ -51,7 +51,6 @@ static int cad_parse(json_t *ver, const char *file, const char *pointer, void **
 					   "objective", "reward", NULL};
 	static const char *const item_keys[] = {"name", "check", "value",    "tol_rel", "tol_abs",
 						"min",	"max",	 "required", "stage",	NULL};
-	char p[POINTER_MAX];
 	*criteria = NULL;
 	TRY(engi_json_only_keys(ver, keys, file, pointer, err));
 	char rs[PATH_MAX];
@@ -84,12 +83,9 @@ static int cad_parse(json_t *ver, const char *file, const char *pointer, void **
 					      ? (ENGI_CMP_VALUE | ENGI_CMP_RANGE)
 					      : ENGI_CMP_NONE,
 					  "geometry", &c->c, err);
-		for (size_t j = 0; j < i && rc == 0; j++)
-			if (!strcmp(cc->v[j].c.name, c->c.name)) {
-				engi_json_pointer(p, sizeof(p), ptr, "name");
-				rc = engi_parse_error(err, file, p, "'%s' is already %s/%zu",
-						      c->c.name, base, j);
-			}
+		if (rc == 0)
+			rc = engi_criterion_name_unique(&cc->v[0].c, sizeof(cc->v[0]), i, 0, file,
+							base, ptr, err);
 	}
 	if (rc < 0) {
 		cad_free(cc);

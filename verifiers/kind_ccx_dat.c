@@ -110,14 +110,9 @@ static int ccx_parse(json_t *ver, const char *file, const char *pointer, void **
 		snprintf(what, sizeof(what), "quantity '%s'", quantity_names[c->quantity]);
 		rc = engi_criterion_parse(item, file, ptr, what, ENGI_CMP_VALUE | ENGI_CMP_RANGE,
 					  "response", &c->c, err);
-		for (size_t j = 0; j < i && rc == 0; j++)
-			if (!strcmp(cc->v[j].c.name, c->c.name)) {
-				char p[POINTER_MAX];
-				engi_json_pointer(p, sizeof(p), ptr, "name");
-				rc = engi_parse_error(err, file, p,
-						      "'%s' is already %s/criteria/%zu", c->c.name,
-						      pointer, j);
-			}
+		if (rc == 0)
+			rc = engi_criterion_name_unique(&cc->v[0].c, sizeof(cc->v[0]), i, 0, file,
+							base, ptr, err);
 		if (rc == 0)
 			rc = parse_set(item, file, ptr, c->set, err);
 		if (rc == 0)

@@ -141,14 +141,9 @@ static int mesh_parse(json_t *ver, const char *file, const char *pointer, void *
 		snprintf(what, sizeof(what), "check '%s'", check_names[c->check]);
 		rc = engi_criterion_parse(item, file, ptr, what, check_cmps[c->check],
 					  check_stages[c->check], &c->c, err);
-		for (size_t j = 0; j < i && rc == 0; j++)
-			if (!strcmp(mc->v[j].c.name, c->c.name)) {
-				char p[POINTER_MAX];
-				engi_json_pointer(p, sizeof(p), ptr, "name");
-				rc = engi_parse_error(err, file, p,
-						      "'%s' is already %s/criteria/%zu", c->c.name,
-						      pointer, j);
-			}
+		if (rc == 0)
+			rc = engi_criterion_name_unique(&mc->v[0].c, sizeof(mc->v[0]), i, 0, file,
+							base, ptr, err);
 		if (rc == 0)
 			rc = parse_axes(item, file, ptr, c, err);
 	}

@@ -120,12 +120,9 @@ static int occ_parse(json_t *ver, const char *file, const char *pointer, void **
 		char ptr[POINTER_MAX];
 		engi_json_pointer_index(ptr, sizeof(ptr), base, i);
 		rc = parse_item(json_array_get(arr, i), file, ptr, &oc->v[i], err);
-		for (size_t j = 0; j < i && rc == 0; j++)
-			if (!strcmp(oc->v[j].c.name, oc->v[i].c.name)) {
-				engi_json_pointer(p, sizeof(p), ptr, "name");
-				rc = engi_parse_error(err, file, p, "'%s' is already %s/%zu",
-						      oc->v[i].c.name, base, j);
-			}
+		if (rc == 0)
+			rc = engi_criterion_name_unique(&oc->v[0].c, sizeof(oc->v[0]), i, 0, file,
+							base, ptr, err);
 	}
 	if (rc < 0) {
 		occ_free(oc);

@@ -255,7 +255,7 @@ static int spec_parse(json_t *ver, const char *file, const char *pointer, void *
 	static const char *const keys[] = {"kind",	     "file",	   "reference",
 					   "failure_budget", "resolution", "criteria",
 					   "objective",	     "reward",	   NULL};
-	char p[POINTER_MAX], rs[PATH_MAX];
+	char rs[PATH_MAX];
 	int budget, res;
 	*criteria = NULL;
 	TRY(engi_json_only_keys(ver, keys, file, pointer, err));
@@ -278,13 +278,9 @@ static int spec_parse(json_t *ver, const char *file, const char *pointer, void *
 		char ptr[POINTER_MAX];
 		engi_json_pointer_index(ptr, sizeof(ptr), base, i);
 		rc = parse_param(json_array_get(arr, i), file, ptr, &sc->v[i], err);
-		for (size_t j = 0; j < i && rc == 0; j++)
-			if (!strcmp(sc->v[j].c.name, sc->v[i].c.name)) {
-				engi_json_pointer(p, sizeof(p), ptr, "name");
-				rc = engi_parse_error(err, file, p, "'%s' is already %s/%zu",
-						      sc->v[i].c.name + strlen(SPEC_PREFIX), base,
-						      j);
-			}
+		if (rc == 0)
+			rc = engi_criterion_name_unique(&sc->v[0].c, sizeof(sc->v[0]), i,
+							strlen(SPEC_PREFIX), file, base, ptr, err);
 	}
 	if (rc < 0) {
 		spec_free(sc);

@@ -362,6 +362,22 @@ int engi_json_number(json_t *obj, const char *key, const char *file, const char 
 	return 0;
 }
 
+int engi_criterion_name_unique(const struct engi_criterion *first, size_t stride, size_t i,
+			       size_t skip, const char *file, const char *base,
+			       const char *pointer, struct engi_error *err)
+{
+	const char *at = (const char *)first;
+	const char *name = ((const struct engi_criterion *)(at + i * stride))->name;
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(((const struct engi_criterion *)(at + j * stride))->name, name)) {
+			char p[POINTER_MAX];
+			pointer_key(p, pointer, "name");
+			return engi_parse_error(err, file, p, "'%s' is already %s/%zu", name + skip,
+						base, j);
+		}
+	return 0;
+}
+
 int engi_criteria_array(json_t *verifier, const char *file, const char *pointer, json_t **criteria,
 			struct engi_error *err)
 {

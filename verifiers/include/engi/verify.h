@@ -215,6 +215,13 @@ struct engi_region;
  * {"cylinder": {"base": [..], "axis": [..], "radius": r, "length": l}}. */
 int engi_json_region(json_t *obj, const char *key, const char *file, const char *pointer,
 		     struct engi_region *r, struct engi_error *err);
+/* The name of criterion i against the earlier ones: first is criterion 0's
+ * struct engi_criterion, the next ones lie stride bytes apart (members of
+ * a kind's array). A repeat is a parse error at pointer/name, "'NAME' is
+ * already BASE/J", NAME shown without its first skip characters. */
+int engi_criterion_name_unique(const struct engi_criterion *first, size_t stride, size_t i,
+			       size_t skip, const char *file, const char *base,
+			       const char *pointer, struct engi_error *err);
 /* verifier["criteria"]: an array of 1 to ENGI_CRITERIA_MAX objects. */
 int engi_criteria_array(json_t *verifier, const char *file, const char *pointer,
 			json_t **criteria, struct engi_error *err);
