@@ -6,30 +6,13 @@
 #include "kernels/meshgen.h"
 
 #include "engi/verify.h"
+#include "kindtest.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const struct engi_verifier_kind *kind;
-static char dir[64];
-
-static int parse(const char *text, void **crit, struct engi_error *e)
-{
-	json_error_t je;
-	json_t *j = json_loads(text, 0, &je);
-	if (!j) {
-		fprintf(stderr, "bad test JSON: %s: %s\n", je.text, text);
-		CHECK(0);
-		return -1;
-	}
-	engi_error_init(e);
-	*crit = NULL;
-	int rc = kind->parse(j, "t.json", "/verifier", crit, e);
-	json_decref(j);
-	return rc;
-}
 
 static void write_torus(const char *name, double scale, double deg, double shift)
 {
@@ -47,15 +30,6 @@ static void write_torus(const char *name, double scale, double deg, double shift
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	CHECK_INT(gen_write_stl_ascii(path, &m), 0);
 	engi_mesh_release(&m);
-}
-
-static const struct engi_assertion *find(const struct engi_verdict *v, const char *name)
-{
-	static const struct engi_assertion none = {.state = -1};
-	for (size_t i = 0; i < v->na; i++)
-		if (!strcmp(v->a[i].name, name))
-			return &v->a[i];
-	return &none;
 }
 
 static double similarity(const char *file, void *crit, struct engi_verdict *v)
@@ -91,9 +65,9 @@ static void test_scores(void)
 	double s = similarity("moved.stl", crit, &v);
 	printf("moved: %.6f\n", s);
 	CHECK(s > 0.999);
-	CHECK_INT(find(&v, "geometry")->state, ENGI_PASS);
-	CHECK_INT(find(&v, "extents")->state, ENGI_PASS);
-	CHECK_INT(find(&v, "counts")->state, ENGI_PASS);
+	CHECK_INT(find_or_none(&v, "geometry")->state, ENGI_PASS);
+	CHECK_INT(find_or_none(&v, "extents")->state, ENGI_PASS);
+	CHECK_INT(find_or_none(&v, "counts")->state, ENGI_PASS);
 	engi_verdict_release(&v);
 
 	s = similarity("scaled.stl", crit, &v);
@@ -102,8 +76,8 @@ static void test_scores(void)
 	printf("scaled by 1.02: %.6f (volume error %.4f)\n", s, ev);
 	CHECK_NEAR(ev, 1.02 * 1.02 * 1.02 - 1, 1e-9);
 	CHECK(s > 0.1 && s < 0.6);
-	CHECK_INT(find(&v, "geometry")->state, ENGI_FAIL);
-	CHECK_INT(find(&v, "extents")->state, ENGI_PASS);
+	CHECK_INT(find_or_none(&v, "geometry")->state, ENGI_FAIL);
+	CHECK_INT(find_or_none(&v, "extents")->state, ENGI_PASS);
 	engi_verdict_release(&v);
 
 	/* a box instead of the torus: the extent gate zeroes it */
@@ -116,14 +90,14 @@ static void test_scores(void)
 	engi_mesh_release(&m);
 	s = similarity("box.stl", crit, &v);
 	CHECK_NEAR(s, 0, 0);
-	CHECK_INT(find(&v, "counts")->state, ENGI_FAIL);
+	CHECK_INT(find_or_none(&v, "counts")->state, ENGI_FAIL);
 	engi_verdict_release(&v);
 
 	snprintf(path, sizeof(path), "%s/junk.stl", dir);
 	CHECK_INT(gen_write_file(path, "solid x\nfacet\n", 14), 0);
 	s = similarity("junk.stl", crit, &v);
 	CHECK_NEAR(s, 0, 0);
-	CHECK_INT(find(&v, "geometry")->state, ENGI_FAIL);
+	CHECK_INT(find_or_none(&v, "geometry")->state, ENGI_FAIL);
 	engi_verdict_release(&v);
 	engi_verifier_free(kind, crit);
 
@@ -132,8 +106,8 @@ static void test_scores(void)
 	    " \"criteria\": [{\"name\": \"geometry\", \"check\": \"similarity\", \"min\": 0.9}]}";
 	CHECK_INT(parse(noref, &crit, &e), 0);
 	similarity("moved.stl", crit, &v);
-	CHECK_INT(find(&v, "geometry")->state, ENGI_UNAVAILABLE);
-	CHECK(strstr(find(&v, "geometry")->detail, "reference: cannot read STL") != NULL);
+	CHECK_INT(find_or_none(&v, "geometry")->state, ENGI_UNAVAILABLE);
+	CHECK(strstr(find_or_none(&v, "geometry")->detail, "reference: cannot read STL") != NULL);
 	engi_verdict_release(&v);
 	engi_verifier_free(kind, crit);
 }

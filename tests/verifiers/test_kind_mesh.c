@@ -4,31 +4,14 @@
 #include "kernels/meshgen.h"
 
 #include "engi/verify.h"
+#include "kindtest.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-static const struct engi_verifier_kind *kind;
-static char dir[64];
 
 /* Parses `verifier` (JSON text); returns the code, *crit on success. */
-static int parse(const char *text, void **crit, struct engi_error *e)
-{
-	json_error_t je;
-	json_t *j = json_loads(text, 0, &je);
-	if (!j) {
-		fprintf(stderr, "bad test JSON: %s: %s\n", je.text, text);
-		CHECK(0);
-		return -1;
-	}
-	engi_error_init(e);
-	*crit = NULL;
-	int rc = kind->parse(j, "t.json", "/verifier", crit, e);
-	json_decref(j);
-	return rc;
-}
-
 static void parse_error(int line, const char *criteria_or_extra, const char *msg)
 {
 	char text[2048];

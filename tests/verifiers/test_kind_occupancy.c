@@ -5,29 +5,12 @@
 #include "kernels/meshgen.h"
 
 #include "engi/verify.h"
+#include "kindtest.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-static const struct engi_verifier_kind *kind;
-static char dir[64];
-
-static int parse(const char *text, void **crit, struct engi_error *e)
-{
-	json_error_t je;
-	json_t *j = json_loads(text, 0, &je);
-	if (!j) {
-		fprintf(stderr, "bad test JSON: %s: %s\n", je.text, text);
-		CHECK(0);
-		return -1;
-	}
-	engi_error_init(e);
-	*crit = NULL;
-	int rc = kind->parse(j, "t.json", "/verifier", crit, e);
-	json_decref(j);
-	return rc;
-}
 
 static void parse_error(int line, const char *criteria, const char *msg)
 {
@@ -132,18 +115,9 @@ static void verify(const char *file, void *crit, struct engi_verdict *v)
 	CHECK_INT(engi_verify_file(kind, crit, file, &ctx, v, &e), 0);
 }
 
-static const struct engi_assertion *find(const struct engi_verdict *v, const char *name)
-{
-	static const struct engi_assertion none = {.state = -1};
-	for (size_t i = 0; i < v->na; i++)
-		if (!strcmp(v->a[i].name, name))
-			return &v->a[i];
-	return &none;
-}
-
 static int state_of(const struct engi_verdict *v, const char *name)
 {
-	return find(v, name)->state;
+	return find_or_none(v, name)->state;
 }
 
 static void test_plate(void)
@@ -162,8 +136,8 @@ static void test_plate(void)
 			fprintf(stderr, "%s: %s\n", v.a[i].name, v.a[i].detail);
 		CHECK_INT(v.a[i].state, ENGI_PASS);
 	}
-	CHECK_NEAR(find(&v, "bore_empty")->value, 0, 0);
-	CHECK_STR(find(&v, "centre_void")->detail, "point (15, 15, 5) is in void");
+	CHECK_NEAR(find_or_none(&v, "bore_empty")->value, 0, 0);
+	CHECK_STR(find_or_none(&v, "centre_void")->detail, "point (15, 15, 5) is in void");
 	engi_verdict_release(&v);
 
 	/* the bore was never cut */
@@ -172,7 +146,7 @@ static void test_plate(void)
 	CHECK_INT(state_of(&v, "cut_from_top"), ENGI_FAIL);
 	CHECK_INT(state_of(&v, "centre_void"), ENGI_FAIL);
 	CHECK_INT(state_of(&v, "walls_full"), ENGI_PASS);
-	CHECK_NEAR(find(&v, "bore_empty")->value, 3.14159265358979 * 4.9 * 4.9 * 10, 1e-9);
+	CHECK_NEAR(find_or_none(&v, "bore_empty")->value, 3.14159265358979 * 4.9 * 4.9 * 10, 1e-9);
 	engi_verdict_release(&v);
 
 	/* a plate with one face missing has no inside */
@@ -188,7 +162,7 @@ static void test_plate(void)
 	verify("leaky.stl", crit, &v);
 	CHECK_INT(v.na, 7);
 	CHECK_INT(state_of(&v, "bore_empty"), ENGI_FAIL);
-	CHECK_STR(find(&v, "corner_solid")->detail,
+	CHECK_STR(find_or_none(&v, "corner_solid")->detail,
 		  "occupancy undefined: not watertight (3 boundary, 0 non-manifold "
 		  "edges)");
 	engi_verdict_release(&v);
@@ -198,7 +172,7 @@ static void test_plate(void)
 	CHECK_INT(gen_write_file(path, "v 1 2\n", 6), 0);
 	verify("junk.obj", crit, &v);
 	CHECK_INT(state_of(&v, "wall_volume"), ENGI_UNAVAILABLE);
-	CHECK(strstr(find(&v, "wall_volume")->detail,
+	CHECK(strstr(find_or_none(&v, "wall_volume")->detail,
 		     "line 1: vertex 1: coordinate z is not a number") != NULL);
 	engi_verdict_release(&v);
 	engi_verifier_free(kind, crit);

@@ -8,6 +8,7 @@
 #include "kernels/meshgen.h"
 
 #include "engi/verify.h"
+#include "kindtest.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -17,24 +18,6 @@
 #define NSIDES 64
 #define PI     3.14159265358979323846
 
-static const struct engi_verifier_kind *kind;
-static char dir[64];
-
-static int parse(const char *text, void **crit, struct engi_error *e)
-{
-	json_error_t je;
-	json_t *j = json_loads(text, 0, &je);
-	if (!j) {
-		fprintf(stderr, "bad test JSON: %s: %s\n", je.text, text);
-		CHECK(0);
-		return -1;
-	}
-	engi_error_init(e);
-	*crit = NULL;
-	int rc = kind->parse(j, "t.json", "/verifier", crit, e);
-	json_decref(j);
-	return rc;
-}
 
 /* A ring between regular n-gons of circumradii ro > ri, z from 0 to t,
  * centred at (cx, cy), outward normals. */
@@ -84,15 +67,6 @@ static void write_flange(const char *name, double bore)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	CHECK_INT(gen_write_stl_ascii(path, &m), 0);
 	engi_mesh_release(&m);
-}
-
-static const struct engi_assertion *find(const struct engi_verdict *v, const char *name)
-{
-	static const struct engi_assertion none = {.state = -1};
-	for (size_t i = 0; i < v->na; i++)
-		if (!strcmp(v->a[i].name, name))
-			return &v->a[i];
-	return &none;
 }
 
 static double metric(const struct engi_verdict *v, const char *name)
@@ -162,10 +136,10 @@ static void test_exact_measures(void)
 	}
 	CHECK_INT(v.na, 11);
 	/* the largest empty cylinder in a 64-gon hole is its inradius */
-	const struct engi_assertion *bore = find(&v, "param:bore");
+	const struct engi_assertion *bore = find_or_none(&v, "param:bore");
 	CHECK_NEAR(bore->value, 10 * cos(PI / NSIDES), 0.05);
 	CHECK_NEAR(bore->expected, 10, 0);
-	CHECK(find(&v, "param:pin")->value < 0.01);
+	CHECK(find_or_none(&v, "param:pin")->value < 0.01);
 	CHECK_NEAR(metric(&v, "spec_consistency"), 1, 0);
 	CHECK_NEAR(metric(&v, "spec_budget"), 10, 0);
 	CHECK(isnan(metric(&v, "geometry_similarity")));
@@ -181,14 +155,14 @@ static void test_wrong_hole(void)
 	void *crit = flange_criteria("", "");
 	struct engi_verdict v;
 	run("wide.stl", crit, &v);
-	const struct engi_assertion *bore = find(&v, "param:bore");
+	const struct engi_assertion *bore = find_or_none(&v, "param:bore");
 	printf("  wrong bore: %s\n", bore->detail);
 	CHECK_INT(bore->state, ENGI_FAIL);
 	CHECK_NEAR(bore->value, 12 * cos(PI / NSIDES), 0.06);
 	CHECK_NEAR(bore->expected, 10, 0);
-	CHECK_INT(find(&v, "param:vol")->state, ENGI_FAIL);
-	CHECK_INT(find(&v, "param:area")->state, ENGI_FAIL);
-	CHECK_INT(find(&v, "param:width")->state, ENGI_PASS);
+	CHECK_INT(find_or_none(&v, "param:vol")->state, ENGI_FAIL);
+	CHECK_INT(find_or_none(&v, "param:area")->state, ENGI_FAIL);
+	CHECK_INT(find_or_none(&v, "param:width")->state, ENGI_PASS);
 	CHECK_NEAR(metric(&v, "spec_failed"), 3, 0);
 	CHECK_NEAR(metric(&v, "spec_consistency"), 0.7, 1e-12);
 	engi_verdict_release(&v);
@@ -219,15 +193,15 @@ static void test_occupancy_measures(void)
 	for (size_t i = 1; i < v.na; i++)
 		printf("  %-16s %-13s %s\n", v.a[i].name, engi_astate_name(v.a[i].state),
 		       v.a[i].detail);
-	CHECK_INT(find(&v, "param:solid")->state, ENGI_FAIL);
-	CHECK_NEAR(find(&v, "param:solid")->value, 0, 0);
-	CHECK(strstr(find(&v, "param:solid")->detail, "material on the line") != NULL);
-	CHECK_INT(find(&v, "param:across")->state, ENGI_FAIL);
-	CHECK_INT(find(&v, "param:pin2")->state, ENGI_PASS);
-	CHECK_NEAR(find(&v, "param:pin2")->value, 6 * cos(PI / NSIDES), 0.05);
-	CHECK_INT(find(&v, "param:nohole")->state, ENGI_FAIL);
-	CHECK(find(&v, "param:nohole")->value > 0.99);
-	CHECK_INT(find(&v, "param:outside")->state, ENGI_PASS);
+	CHECK_INT(find_or_none(&v, "param:solid")->state, ENGI_FAIL);
+	CHECK_NEAR(find_or_none(&v, "param:solid")->value, 0, 0);
+	CHECK(strstr(find_or_none(&v, "param:solid")->detail, "material on the line") != NULL);
+	CHECK_INT(find_or_none(&v, "param:across")->state, ENGI_FAIL);
+	CHECK_INT(find_or_none(&v, "param:pin2")->state, ENGI_PASS);
+	CHECK_NEAR(find_or_none(&v, "param:pin2")->value, 6 * cos(PI / NSIDES), 0.05);
+	CHECK_INT(find_or_none(&v, "param:nohole")->state, ENGI_FAIL);
+	CHECK(find_or_none(&v, "param:nohole")->value > 0.99);
+	CHECK_INT(find_or_none(&v, "param:outside")->state, ENGI_PASS);
 	/* 3 failed of a budget of 4 */
 	CHECK_NEAR(metric(&v, "spec_consistency"), 0.25, 1e-12);
 	engi_verdict_release(&v);
@@ -268,8 +242,8 @@ static void test_budget(void)
 	snprintf(path, sizeof(path), "%s/junk.stl", dir);
 	CHECK_INT(gen_write_file(path, "solid x\nfacet\n", 14), 0);
 	run("junk.stl", crit, &v);
-	CHECK_INT(find(&v, "param:w")->state, ENGI_FAIL);
-	CHECK_INT(find(&v, "param:h")->state, ENGI_FAIL);
+	CHECK_INT(find_or_none(&v, "param:w")->state, ENGI_FAIL);
+	CHECK_INT(find_or_none(&v, "param:h")->state, ENGI_FAIL);
 	CHECK_NEAR(metric(&v, "spec_consistency"), 0, 0);
 	engi_verdict_release(&v);
 	/* an open box: occupancy and genus are undefined, spans are not */
@@ -289,23 +263,23 @@ static void test_budget(void)
 	void *crit2;
 	CHECK_INT(parse(open, &crit2, &e), 0);
 	run("open.stl", crit2, &v);
-	CHECK_INT(find(&v, "param:w")->state, ENGI_PASS);
-	CHECK_INT(find(&v, "param:g")->state, ENGI_FAIL);
-	CHECK(strstr(find(&v, "param:b")->detail, "undefined: not watertight") != NULL);
+	CHECK_INT(find_or_none(&v, "param:w")->state, ENGI_PASS);
+	CHECK_INT(find_or_none(&v, "param:g")->state, ENGI_FAIL);
+	CHECK(strstr(find_or_none(&v, "param:b")->detail, "undefined: not watertight") != NULL);
 	CHECK_NEAR(metric(&v, "spec_consistency"), 1.0 / 3, 1e-12);
 	engi_verdict_release(&v);
 	/* an empty STL: nothing to measure a hole in */
 	snprintf(path, sizeof(path), "%s/empty.stl", dir);
 	CHECK_INT(gen_write_file(path, "solid e\nendsolid e\n", 19), 0);
 	run("empty.stl", crit2, &v);
-	CHECK(find(&v, "param:b")->state == ENGI_FAIL ||
-	      find(&v, "param:b")->state == ENGI_UNAVAILABLE);
-	printf("  empty: %s\n", find(&v, "param:b")->detail);
+	CHECK(find_or_none(&v, "param:b")->state == ENGI_FAIL ||
+	      find_or_none(&v, "param:b")->state == ENGI_UNAVAILABLE);
+	printf("  empty: %s\n", find_or_none(&v, "param:b")->detail);
 	engi_verdict_release(&v);
 	engi_verifier_free(kind, crit2);
 
 	run("missing.stl", crit, &v);
-	CHECK_INT(find(&v, "param:w")->state, ENGI_FAIL);
+	CHECK_INT(find_or_none(&v, "param:w")->state, ENGI_FAIL);
 	CHECK_NEAR(metric(&v, "spec_consistency"), 0, 0);
 	engi_verdict_release(&v);
 	engi_verifier_free(kind, crit);
@@ -328,7 +302,7 @@ static void test_reward(void)
 	run("part.stl", crit, &v);
 	double g = metric(&v, "geometry_similarity");
 	CHECK(g > 0.999);
-	CHECK_INT(find(&v, "geometry_similarity")->state, ENGI_PASS);
+	CHECK_INT(find_or_none(&v, "geometry_similarity")->state, ENGI_PASS);
 	engi_verdict_score(&v, &spec);
 	CHECK_NEAR(v.quality, 1, 1e-3);
 	engi_verdict_release(&v);
@@ -358,8 +332,8 @@ static void test_reward(void)
 			       ", {\"name\": \"gate\", \"measure\": \"shells\", \"equals\": 1,"
 			       " \"required\": true}");
 	run("part.stl", crit, &v);
-	CHECK_INT(find(&v, "param:gate")->state, ENGI_FAIL);
-	CHECK_INT(find(&v, "param:gate")->required, 1);
+	CHECK_INT(find_or_none(&v, "param:gate")->state, ENGI_FAIL);
+	CHECK_INT(find_or_none(&v, "param:gate")->required, 1);
 	CHECK_NEAR(metric(&v, "spec_consistency"), 0.9, 1e-12);
 	engi_verdict_score(&v, &spec);
 	CHECK_NEAR(v.quality, 0, 0);
@@ -369,7 +343,7 @@ static void test_reward(void)
 	/* a missing reference is ours: unavailable, no geometry metric */
 	crit = flange_criteria(", \"reference\": \"ref/nope.stl\"", "");
 	run("part.stl", crit, &v);
-	CHECK_INT(find(&v, "geometry_similarity")->state, ENGI_UNAVAILABLE);
+	CHECK_INT(find_or_none(&v, "geometry_similarity")->state, ENGI_UNAVAILABLE);
 	CHECK(isnan(metric(&v, "geometry_similarity")));
 	engi_verdict_score(&v, &spec);
 	CHECK_NEAR(v.quality, 0, 0);
