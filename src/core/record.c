@@ -35,7 +35,7 @@ int outcome_from_name(const char *name)
 
 int outcome_is_infra(int outcome)
 {
-	return outcome == OUTCOME_ENV_CRASH;
+	return outcome == OUTCOME_ENV_CRASH || outcome == OUTCOME_INFRA_ERROR;
 }
 
 /* ---- lifecycle ---- */
@@ -265,6 +265,9 @@ static json_t *record_json(const struct record *r)
 	put(&w, o, "host", json_text(r->host));
 	put(&w, o, "run_id", json_text(r->run_id));
 	put(&w, o, "message", json_text(r->message));
+	put(&w, o, "infra", json_text(r->infra));
+	put(&w, o, "version", json_text(r->version));
+	put(&w, o, "verifier", json_text(r->verifier));
 
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < r->nassertions; i++)
@@ -541,6 +544,7 @@ static const char *const record_keys[] = {
     "attempts",	  "success",	"feasible",  "score",	  "quality",	   "turns",
     "tokens_in",  "tokens_out", "cost_usd",  "wall_s",	  "env_s",	   "model_s",
     "verify_s",	  "started_at", "rank",	     "host",	  "run_id",	   "message",
+    "infra",	  "version",	"verifier",
     "assertions", "metrics",	"artifacts", "trace",	  "trace_raw_len", NULL};
 
 static int read_record(struct reader *rd, json_t *root, struct record *r)
@@ -559,7 +563,7 @@ static int read_record(struct reader *rd, json_t *root, struct record *r)
 		return engi_raise(rd->err, ENGI_EINVALID,
 				  "record: /outcome: unknown outcome '%s' "
 				  "(expected done, fail_declared, turn_limit, "
-				  "time_limit, env_crash or agent_error)",
+				  "time_limit, env_crash, agent_error or infra_error)",
 				  outcome);
 	TRY(get_int(rd, root, "attempts", 0, &r->attempts));
 	TRY(get_bool(rd, root, "success", &r->success));
@@ -579,6 +583,13 @@ static int read_record(struct reader *rd, json_t *root, struct record *r)
 	TRY(get_str(rd, root, "host", r->host, sizeof(r->host)));
 	TRY(get_str(rd, root, "run_id", r->run_id, sizeof(r->run_id)));
 	TRY(get_str(rd, root, "message", r->message, sizeof(r->message)));
+	/* absent in journals written before they existed */
+	if (json_object_get(root, "infra"))
+		TRY(get_str(rd, root, "infra", r->infra, sizeof(r->infra)));
+	if (json_object_get(root, "version"))
+		TRY(get_str(rd, root, "version", r->version, sizeof(r->version)));
+	if (json_object_get(root, "verifier"))
+		TRY(get_str(rd, root, "verifier", r->verifier, sizeof(r->verifier)));
 
 	json_t *arr, *el;
 	size_t i;

@@ -27,7 +27,8 @@
 	X(TURN_LIMIT, "turn_limit")                                            \
 	X(TIME_LIMIT, "time_limit")                                            \
 	X(ENV_CRASH, "env_crash")                                              \
-	X(AGENT_ERROR, "agent_error")
+	X(AGENT_ERROR, "agent_error")                                          \
+	X(INFRA_ERROR, "infra_error")
 
 enum outcome {
 #define OUTCOME_ENUM(n, s) OUTCOME_##n,
@@ -39,8 +40,19 @@ enum outcome {
 const char *outcome_name(int outcome);
 /* -1 when unknown */
 int outcome_from_name(const char *name);
-/* Infrastructure failures are retried and never scored. */
+/* Infrastructure failures (env_crash, infra_error) are retried and never
+ * scored; --resume reruns them. */
 int outcome_is_infra(int outcome);
+
+/* Why an episode could not be run (record.infra): what the report counts
+ * under "not run". env_crash episodes carry INFRA_ENV_LOST. */
+#define INFRA_ENV_LOST		"environment lost"
+#define INFRA_ENDPOINT		"endpoint unavailable"
+#define INFRA_AUTH		"authentication refused"
+#define INFRA_KEY_UNSET		"api key not set"
+#define INFRA_VERIFIER_CRASH	"verifier crashed"
+#define INFRA_VERIFIER_TIMEOUT	"verifier timed out"
+#define INFRA_REASON_MAX	32
 
 struct artifact {
 	char path[256]; /* relative to <out>/artifacts/<cell>/ */
@@ -69,6 +81,9 @@ struct record {
 	char host[64];
 	char run_id[40]; /* which invocation produced it (for resume checks) */
 	char message[256]; /* agent's summary or failure reason */
+	char infra[INFRA_REASON_MAX]; /* infrastructure outcomes: why (INFRA_*), else "" */
+	char version[32];   /* engisweep version that ran and judged it */
+	char verifier[64];  /* "kind@version" of the verifier that judged it, or "" */
 
 	struct engi_assertion *assertions;
 	size_t nassertions;

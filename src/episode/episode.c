@@ -631,6 +631,7 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 	rec->rank = s->rank;
 	snprintf(rec->host, sizeof(rec->host), "%s", s->host);
 	snprintf(rec->run_id, sizeof(rec->run_id), "%s", s->run_id);
+	snprintf(rec->version, sizeof(rec->version), "%s", ENGISWEEP_VERSION);
 	rec->started_at = now_wall();
 
 	if (s->kernel_threads > 0)

@@ -70,6 +70,7 @@ static const struct field episode_fields[] = {
     FIELD(T_, wall_s, F_F64),	 FIELD(T_, env_s, F_F64),      FIELD(T_, model_s, F_F64),
     FIELD(T_, verify_s, F_F64),	 FIELD(T_, started_at, F_F64), FIELD(T_, rank, F_I32),
     FIELD(T_, host, F_STR),	 FIELD(T_, run_id, F_STR),     FIELD(T_, message, F_STR),
+    FIELD(T_, infra, F_STR),	 FIELD(T_, version, F_STR),    FIELD(T_, verifier, F_STR),
 };
 #undef T_
 
@@ -694,6 +695,9 @@ static int store_append_impl(struct store *s, const struct record *r, struct eng
 	copy_str(e->host, sizeof(e->host), r->host);
 	copy_str(e->run_id, sizeof(e->run_id), r->run_id);
 	copy_str(e->message, sizeof(e->message), r->message);
+	copy_str(e->infra, sizeof(e->infra), r->infra);
+	copy_str(e->version, sizeof(e->version), r->version);
+	copy_str(e->verifier, sizeof(e->verifier), r->verifier);
 
 	for (size_t i = 0; i < r->nassertions; i++) {
 		const struct engi_assertion *a = &r->assertions[i];

@@ -39,7 +39,7 @@ EPISODE_FIELDS = [
     "cell", "task_id", "model", "condition", "trial", "outcome", "attempts",
     "success", "feasible", "score", "quality", "turns", "tokens_in",
     "tokens_out", "cost_usd", "wall_s", "env_s", "model_s", "verify_s",
-    "started_at", "rank", "host", "run_id", "message"]
+    "started_at", "rank", "host", "run_id", "message", "infra", "version", "verifier"]
 ASSERTION_FIELDS = ["cell", "name", "stage", "state", "required", "value",
                     "expected", "detail"]
 METRIC_FIELDS = ["cell", "name", "value"]

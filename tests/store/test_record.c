@@ -20,7 +20,7 @@ static void test_outcomes(void)
 	CHECK_INT(outcome_from_name("nope"), -1);
 	CHECK_INT(outcome_from_name(""), -1);
 	for (int i = 0; i < OUTCOME_COUNT; i++)
-		CHECK_INT(outcome_is_infra(i), i == OUTCOME_ENV_CRASH);
+		CHECK_INT(outcome_is_infra(i), i == OUTCOME_ENV_CRASH || i == OUTCOME_INFRA_ERROR);
 }
 
 static void b64_vector(const char *plain, const char *enc)

@@ -67,6 +67,9 @@ struct engi_res_episode {
 	char host[64];
 	char run_id[40];
 	char message[256];
+	char infra[32];	   /* why an infrastructure outcome was not run, else "" */
+	char version[32];  /* engisweep version */
+	char verifier[64]; /* "kind@version" that judged it */
 };
 
 struct engi_res_assertion {

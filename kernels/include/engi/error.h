@@ -27,6 +27,7 @@
 	X(NOTFOUND, "not found")                                               \
 	X(INTERRUPTED, "interrupted")                                          \
 	X(ENV, "environment failure")                                          \
+	X(UNAVAIL, "service unavailable")                                      \
 	X(MISMATCH, "does not match")                                          \
 	X(BUG, "internal error")
 
