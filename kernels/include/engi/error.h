@@ -28,6 +28,7 @@
 	X(INTERRUPTED, "interrupted")                                          \
 	X(ENV, "environment failure")                                          \
 	X(UNAVAIL, "service unavailable")                                      \
+	X(AUTH, "authentication refused")                                      \
 	X(MISMATCH, "does not match")                                          \
 	X(BUG, "internal error")
 
