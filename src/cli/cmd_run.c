@@ -42,6 +42,8 @@ static const char run_help[] =
 	"                         1 with fewer than 4 ranks, else 0)\n"
 	"      --resource NAME=N  N licence tokens of NAME exist (repeat)\n"
 	"      --retries N        retries of an infrastructure failure (default 2)\n"
+	"      --retry-wait S     seconds before the first retry, doubling after each\n"
+	"                         (default 5, at most 300 between attempts)\n"
 	"      --grace S          seconds running episodes get after a stop (default 60)\n"
 	"      --cmd-timeout S    limit of one command in an episode (default 600)\n"
 	"      --pause-env        freeze the environment while the agent waits for its\n"
@@ -75,7 +77,8 @@ static const char validate_help[] =
 	"  -h, --help             this text\n";
 
 enum { OPT_RESOURCE = 256, OPT_RETRIES, OPT_GRACE, OPT_CMD_TIMEOUT, OPT_PROGRESS, OPT_KEEP,
-       OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_SHARD, OPT_BUDGET, OPT_PAUSE_ENV };
+       OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_SHARD, OPT_BUDGET, OPT_PAUSE_ENV,
+       OPT_RETRY_WAIT };
 
 static const struct option run_options[] = {
 	{"out", required_argument, NULL, 'o'},
@@ -88,6 +91,7 @@ static const struct option run_options[] = {
 	{"jobs", required_argument, NULL, 'j'},
 	{"resource", required_argument, NULL, OPT_RESOURCE},
 	{"retries", required_argument, NULL, OPT_RETRIES},
+	{"retry-wait", required_argument, NULL, OPT_RETRY_WAIT},
 	{"grace", required_argument, NULL, OPT_GRACE},
 	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
 	{"pause-env", no_argument, NULL, OPT_PAUSE_ENV},
@@ -175,6 +179,12 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			if (cli_int("--retries", optarg, 0, 100, &v) < 0)
 				return -1;
 			o->max_retries = (int)v;
+			break;
+		case OPT_RETRY_WAIT:
+			run_only = 1;
+			if (cli_num("--retry-wait", optarg, 0, 300, &d) < 0)
+				return -1;
+			o->retry_wait_s = d;
 			break;
 		case OPT_BUDGET:
 			run_only = 1;

@@ -38,6 +38,7 @@ void sweep_opts_defaults(struct sweep_opts *o)
 	o->jobs = -1;
 	o->grace_s = 60;
 	o->max_retries = 2;
+	o->retry_wait_s = 5;
 	o->cmd_timeout_s = 600;
 	o->progress_every = 10;
 }
@@ -118,6 +119,7 @@ static int hook_run(void *p, size_t ci, int rank, char **payload, size_t *len)
 	s.out_dir = c->out;
 	s.work_root = c->work_root;
 	s.max_retries = c->o->max_retries;
+	s.retry_wait_s = c->o->retry_wait_s;
 	s.cmd_timeout_s = c->o->cmd_timeout_s;
 	s.pause_env = c->o->pause_env;
 	s.should_abort = sched_should_abort;

@@ -38,6 +38,7 @@ struct sweep_opts {
 	int jobs; /* local slots on rank 0; -1 automatic */
 	double grace_s;
 	int max_retries;
+	double retry_wait_s; /* before the first retry; doubles */
 	double cmd_timeout_s;
 	int pause_env;
 	int progress_every;

@@ -27,6 +27,7 @@ void episode_spec_defaults(struct episode_spec *s)
 	memset(s, 0, sizeof(*s));
 	s->backend = "local";
 	s->max_retries = 2;
+	s->retry_wait_s = 5;
 	s->cmd_timeout_s = 600;
 	s->obs_cap = 64 << 10;
 	s->trace_cap = TRACE_CAP_DEFAULT;
@@ -86,6 +87,7 @@ struct attempt {
 	int64_t tokens_in, tokens_out;
 	double cost_usd, env_s, model_s;
 	char message[256];
+	char infra[INFRA_REASON_MAX]; /* why an infrastructure outcome, else "" */
 	int interrupted;
 	/* protected inputs: digest before */
 	char (*protected_hash)[65];
@@ -176,6 +178,33 @@ static void set_msg(struct attempt *a, const char *fmt, const char *s)
 	snprintf(a->message, sizeof(a->message), fmt, s);
 }
 
+/* The environment was lost: retried, never scored. */
+static void env_lost(struct attempt *a, const char *msg)
+{
+	a->outcome = OUTCOME_ENV_CRASH;
+	snprintf(a->infra, sizeof(a->infra), "%s", INFRA_ENV_LOST);
+	set_msg(a, "%s", msg);
+}
+
+/* The agent failed with code rc: its model's endpoint or credentials are
+ * infrastructure (retried, never scored); anything else is the agent's. */
+static void agent_failed(struct attempt *a, int rc, int starting, const char *msg)
+{
+	if (rc == ENGI_EUNAVAIL || rc == ENGI_EAUTH) {
+		a->outcome = OUTCOME_INFRA_ERROR;
+		snprintf(a->infra, sizeof(a->infra), "%s",
+			 rc == ENGI_EUNAVAIL ? INFRA_ENDPOINT
+			 : starting	     ? INFRA_KEY_UNSET
+					     : INFRA_AUTH);
+	} else if (rc == ENGI_EENV) {
+		env_lost(a, msg);
+		return;
+	} else {
+		a->outcome = OUTCOME_AGENT_ERROR;
+	}
+	set_msg(a, "%s", msg);
+}
+
 /* The simulated user's reply to a question: the first unused reply whose
  * `when` matches it, else the first unused one without `when`. */
 static const char *user_reply(const struct task *task, struct attempt *a, const char *q)
@@ -226,10 +255,11 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				.replay_load = s->replay_load,
 				.govern = s->govern ? agent_govern_cb : NULL,
 				.govern_arg = (void *)s};
-	if (!ad || agent_start(ad, &ctx, &ag, &e) < 0) {
-		a->outcome = OUTCOME_AGENT_ERROR;
-		set_msg(a, "%s", e.msg);
-		tr(t, json_pack("{s:s,s:s}", "ev", "agent_error", "message", e.msg));
+	int src = ad ? agent_start(ad, &ctx, &ag, &e) : ENGI_ENOTFOUND;
+	if (src < 0) {
+		agent_failed(a, src, 1, e.msg);
+		tr(t, json_pack("{s:s,s:s,s:s}", "ev", "agent_error", "message", e.msg, "outcome",
+				outcome_name(a->outcome)));
 		return;
 	}
 	struct observation obs = {.turn = 0, .output = "", .exit_code = 0};
@@ -237,8 +267,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 	int gui = task->interface == IFACE_GUI && (env->desc->caps & BACKEND_CAP_SCREEN);
 	double scale = screen_scale(s);
 	if (gui && take_screen(env, scale, 0, t, &screen) == ENGI_EENV) {
-		a->outcome = OUTCOME_ENV_CRASH;
-		set_msg(a, "%s", "the environment failed taking the first screenshot");
+		env_lost(a, "the environment failed taking the first screenshot");
 		agent_stop(&ag);
 		return;
 	}
@@ -257,8 +286,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 		}
 		struct agent_turn at;
 		if (s->pause_env && backend_pause(env, 1, &e) < 0) {
-			a->outcome = OUTCOME_ENV_CRASH;
-			set_msg(a, "%s", e.msg);
+			env_lost(a, e.msg);
 			break;
 		}
 		double m0 = now_mono();
@@ -268,14 +296,13 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 		struct engi_error pe;
 		engi_error_init(&pe);
 		if (s->pause_env && backend_pause(env, 0, &pe) < 0) {
-			a->outcome = OUTCOME_ENV_CRASH;
-			set_msg(a, "%s", pe.msg);
+			env_lost(a, pe.msg);
 			break;
 		}
 		if (rc < 0) {
-			a->outcome = OUTCOME_AGENT_ERROR;
-			set_msg(a, "%s", e.msg);
-			tr(t, json_pack("{s:s,s:i,s:s}", "ev", "agent_error", "turn", turn, "message", e.msg));
+			agent_failed(a, rc, 0, e.msg);
+			tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "agent_error", "turn", turn, "message",
+					e.msg, "outcome", outcome_name(a->outcome)));
 			break;
 		}
 		a->turns = turn;
@@ -306,8 +333,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 						"kind", "write", "path", act->path, "bytes", (json_int_t)act->len,
 						"error", rc < 0 ? e.msg : NULL));
 				if (rc == ENGI_EENV) {
-					a->outcome = OUTCOME_ENV_CRASH;
-					set_msg(a, "%s", e.msg);
+					env_lost(a, e.msg);
 					ended = 1;
 				}
 				engi_free(obs_buf);
@@ -340,8 +366,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				tr(t, json_pack("{s:s,s:i,s:s,s:s,s:s?}", "ev", "action", "turn", turn, "kind",
 						"input", "event", act->text, "error", rc < 0 ? e.msg : NULL));
 				if (rc == ENGI_EENV) {
-					a->outcome = OUTCOME_ENV_CRASH;
-					set_msg(a, "%s", e.msg);
+					env_lost(a, e.msg);
 					ended = 1;
 				}
 				engi_free(obs_buf);
@@ -371,8 +396,10 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				rc = backend_exec(env, act->text, &o, &r, &e);
 				a->env_s += now_mono() - e0;
 				if (rc < 0) {
-					a->outcome = rc == ENGI_EENV ? OUTCOME_ENV_CRASH : OUTCOME_AGENT_ERROR;
-					set_msg(a, "%s", e.msg);
+					if (rc == ENGI_EENV)
+						env_lost(a, e.msg);
+					else
+						agent_failed(a, rc, 0, e.msg);
 					tr(t, json_pack("{s:s,s:i,s:s}", "ev", "exec_error", "turn", turn, "message", e.msg));
 					ended = 1;
 					break;
@@ -415,8 +442,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 			}
 			/* GUI tasks: a turn is answered with the screen after its last action */
 			if (gui && !ended && i + 1 == at.n && take_screen(env, scale, turn, t, &screen) == ENGI_EENV) {
-				a->outcome = OUTCOME_ENV_CRASH;
-				set_msg(a, "%s", "the environment failed taking a screenshot");
+				env_lost(a, "the environment failed taking a screenshot");
 				ended = 1;
 			}
 			obs.png_b64 = gui ? screen : NULL;
@@ -691,8 +717,7 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 			brc = copy_drawings(s, env, &t, &e);
 		a.env_s += now_mono() - e0;
 		if (brc < 0) {
-			a.outcome = OUTCOME_ENV_CRASH;
-			set_msg(&a, "%s", e.msg);
+			env_lost(&a, e.msg);
 			tr(&t, json_pack("{s:s,s:s}", "ev", "env_error", "message", e.msg));
 		} else {
 			agent_loop(s, env, &t, &a, ta);
@@ -720,8 +745,7 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 			a.env_s += now_mono() - e0;
 			backend_stop(&env);
 			if (crc == ENGI_EENV && a.outcome != OUTCOME_ENV_CRASH) {
-				a.outcome = OUTCOME_ENV_CRASH;
-				set_msg(&a, "%s", e.msg);
+				env_lost(&a, e.msg);
 			} else if (crc < 0 && crc != ENGI_EENV) {
 				rc = engi_raise(err, crc, "%s", e.msg);
 				break;
@@ -729,12 +753,20 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 		}
 		tr(&t, json_pack("{s:s,s:s,s:i,s:s}", "ev", "end", "outcome", outcome_name(a.outcome),
 				 "turns", a.turns, "message", a.message));
-		if (a.outcome != OUTCOME_ENV_CRASH || attempt == 1 + s->max_retries)
+		if (!outcome_is_infra(a.outcome) || attempt == 1 + s->max_retries)
 			break;
 		engi_free(rec->artifacts);
 		rec->artifacts = NULL;
 		rec->nartifacts = 0;
-		tr(&t, json_pack("{s:s,s:i}", "ev", "retry", "after_attempt", attempt));
+		double wait = fmin(s->retry_wait_s * pow(2.0, attempt - 1), 300.0);
+		tr(&t, json_pack("{s:s,s:i,s:s,s:f}", "ev", "retry", "after_attempt", attempt,
+				 "reason", a.infra, "wait_s", wait));
+		/* backoff: an endpoint or host that just failed gets time to recover */
+		for (double until = now_mono() + wait; now_mono() < until;) {
+			if (s->should_abort && s->should_abort())
+				break;
+			sleep_seconds(fmin(0.1, until - now_mono()));
+		}
 	}
 	engi_free(hashes);
 	if (rc < 0) {
@@ -753,8 +785,12 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 	rec->env_s = a.env_s;
 	rec->model_s = a.model_s;
 	snprintf(rec->message, sizeof(rec->message), "%s", a.message);
+	snprintf(rec->infra, sizeof(rec->infra), "%s", outcome_is_infra(a.outcome) ? a.infra : "");
 
-	if (a.outcome != OUTCOME_ENV_CRASH) {
+	/* Infrastructure outcomes are not judged. Everything else is; an episode
+	 * that ended in the agent's error keeps its assertions for diagnosis but
+	 * is never a success. */
+	if (!outcome_is_infra(a.outcome)) {
 		double v0 = now_mono();
 		struct engi_verify_ctx vc = {.artifact_dir = art_dir, .task_dir = task->dir};
 		struct engi_error e;
@@ -767,6 +803,10 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 			return engi_raise(err, rc, "verifying '%s': %s", task->id, e.msg);
 		}
 		engi_verdict_score(&v, &task->scoring);
+		if (a.outcome == OUTCOME_AGENT_ERROR) {
+			v.success = v.feasible = 0;
+			v.score = v.quality = 0;
+		}
 		rec->verify_s = now_mono() - v0;
 	}
 	json_t *asserts = json_array();

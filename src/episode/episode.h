@@ -6,8 +6,11 @@
  * episode_run blocks for the whole episode (seconds to hours) and is
  * re-entrant: rank 0 runs several at once in threads. It always fills a
  * record, whatever the task, agent or environment do; infrastructure
- * failures (outcome env_crash) are retried here up to max_retries times and
- * the last attempt is recorded with its attempt count. It returns
+ * failures (outcomes env_crash and infra_error: the environment lost, the
+ * model's endpoint down or refusing its credentials, the verifier crashed)
+ * are retried here up to max_retries times, retry_wait_s doubling between
+ * attempts, and the last attempt is recorded with its attempt count and
+ * reason (record.infra). It returns
  * ENGI_EINTERRUPTED without a record when should_abort turned true (the cell
  * stays unrun and resumable), and other negative codes only for our own
  * failures (out of memory), which the caller records as agent_error.
@@ -31,6 +34,7 @@ struct episode_spec {
 	const char *out_dir;   /* artifacts go to <out_dir>/artifacts/<cell>/ */
 	const char *work_root; /* scratch for the backend */
 	int max_retries;
+	double retry_wait_s; /* before the first retry, doubling, at most 300 s */
 	double cmd_timeout_s; /* per command, inside the episode's wall limit */
 	int pause_env;        /* freeze the environment while the model thinks */
 	size_t obs_cap;       /* bytes of command output the agent sees */
