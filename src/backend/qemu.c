@@ -24,8 +24,8 @@
  * (mkdtemp under $TMPDIR or /tmp, since a Unix socket path is limited to
  * 108 bytes), the overlay under the episode's work folder; no network
  * device unless the task asks (then QEMU's user-mode NAT, see README); KVM
- * when /dev/kvm can create a VM, TCG otherwise (ENGI_QEMU_ACCEL=kvm|tcg to
- * force). QEMU runs in its own session (setsid) and dies with us
+ * when a probe guest runs under it, TCG otherwise (see "the accelerator";
+ * ENGI_QEMU_ACCEL=kvm|tcg forces). QEMU runs in its own session (setsid) and dies with us
  * (PR_SET_PDEATHSIG); stop quits it over QMP, then TERM, then KILL to the
  * group, and deletes the overlay and the private folder.
  */
@@ -45,6 +45,7 @@
 #include <limits.h>
 #include <linux/kvm.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -83,6 +84,9 @@ struct qemu_env {
 	double scale;
 	int paused;
 	double boot_s;
+	int kvm;     /* started under KVM: its sign of life is watched */
+	int no_life; /* ... and it showed none */
+	int fake_hang; /* ENGI_QEMU_FAKE_KVM=hang: never continue the guest */
 };
 
 /* ---- small helpers ---- */
@@ -141,46 +145,240 @@ static int run_tool(char *const argv[], const char *log_path, struct engi_error 
 	return 0;
 }
 
-/* KVM is usable when /dev/kvm can create a VM and QEMU can set up a vCPU
- * on it: some hosts (nested, sandboxed) expose a /dev/kvm whose vCPUs fail
- * (QEMU aborts on an MSR), so the last check starts QEMU itself, paused,
- * and quits it. Decided once per process. */
-static int kvm_works(void)
+/* ---- the accelerator ----
+ *
+ * Machines of our kind differ: some have no /dev/kvm, on some QEMU aborts
+ * under KVM, and on some /dev/kvm opens, KVM_CREATE_VM works and QEMU
+ * starts, but a vCPU never runs guest code. Only a guest that ran tells
+ * them apart, so the probe boots a 64 KiB firmware of our own at the reset
+ * vector that writes a marker to the serial port and leaves through
+ * isa-debug-exit (QEMU exits with status 0x10 << 1 | 1); a working KVM
+ * does that in about 0.1 s. KVM is chosen when the marker is there within
+ * ENGI_QEMU_PROBE_S seconds (default 5), TCG otherwise. A guest that still
+ * shows no sign of life under KVM within ENGI_QEMU_LIFE_S (default 20) is
+ * started again under TCG, and the process keeps TCG from then on.
+ *
+ * Test-only overrides: ENGI_QEMU_PROBE_ROM names another firmware file
+ * (one that never reports, to exercise the deadline), ENGI_QEMU_PROBE_ACCEL
+ * the accelerator the probe itself uses, and ENGI_QEMU_FAKE_KVM=hang|abort
+ * makes the probe pass and every "KVM" guest behave like those hosts' (TCG
+ * started with -S and never continued; a QEMU that exits at once).
+ * ENGI_QEMU_ACCEL=kvm|tcg forces the choice. */
+
+#define PROBE_EXIT_STATUS 33 /* isa-debug-exit: (0x10 << 1) | 1 */
+#define PROBE_MARK "engisweep-probe-ok"
+
+static pthread_mutex_t accel_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *accel_chosen;   /* "kvm" or "tcg" once decided */
+static char accel_why[256];
+
+static double env_seconds(const char *name, double dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	double d = v && *v ? strtod(v, &end) : dflt;
+	return v && *v && (*end || !(d > 0) || d > 3600) ? dflt : d;
+}
+
+static const char *fake_kvm(void)
+{
+	const char *f = getenv("ENGI_QEMU_FAKE_KVM");
+	return f && (!strcmp(f, "hang") || !strcmp(f, "abort")) ? f : NULL;
+}
+
+/* The probe firmware: real-mode code at 0xFFFF0 (the reset vector). */
+static int write_probe_rom(const char *path, struct engi_error *err)
+{
+	static unsigned char rom[65536];
+	static const unsigned char code[] = {
+		0xBA, 0xF8, 0x03, /* mov dx, 0x3f8 */
+		0xBE, 0x00, 0xFF, /* mov si, 0xff00 (the marker) */
+		0x2E, 0xAC,	  /* lodsb cs: */
+		0x84, 0xC0,	  /* test al, al */
+		0x74, 0x03,	  /* jz +3 */
+		0xEE,		  /* out dx, al */
+		0xEB, 0xF7,	  /* jmp back to lodsb */
+		0xB0, 0x10,	  /* mov al, 0x10 */
+		0xE6, 0xF4,	  /* out 0xf4, al: isa-debug-exit */
+		0xF4,		  /* hlt */
+		0xEB, 0xFD,	  /* jmp hlt */
+	};
+	memset(rom, 0xF4, sizeof(rom));
+	/* the reset vector jumps to the code at 0xF000:0xFE00 */
+	memcpy(rom + 0xFE00, code, sizeof(code));
+	snprintf((char *)rom + 0xFF00, 64, "%s\n", PROBE_MARK);
+	static const unsigned char reset[] = {0xEA, 0x00, 0xFE, 0x00, 0xF0}; /* jmp far */
+	memcpy(rom + 0xFFF0, reset, sizeof(reset));
+	return write_file_atomic(path, rom, sizeof(rom), err);
+}
+
+/* Runs the probe guest; 1 when it reported, 0 otherwise (why says how). */
+static int kvm_probe(char *why, size_t n)
 {
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		snprintf(why, n, "/dev/kvm cannot be opened (%s)", strerror(errno));
 		return 0;
-	int ok = 0;
-	if (ioctl(fd, KVM_GET_API_VERSION, 0) == KVM_API_VERSION) {
-		int vm = ioctl(fd, KVM_CREATE_VM, 0);
-		if (vm >= 0) {
-			close(vm);
-			ok = 1;
+	}
+	int ok = ioctl(fd, KVM_GET_API_VERSION, 0) == KVM_API_VERSION;
+	int vm = ok ? ioctl(fd, KVM_CREATE_VM, 0) : -1;
+	if (vm >= 0)
+		close(vm);
+	close(fd);
+	if (!ok || vm < 0) {
+		snprintf(why, n, "/dev/kvm cannot create a VM");
+		return 0;
+	}
+	const char *fake = fake_kvm();
+	if (fake) {
+		snprintf(why, n, "test override ENGI_QEMU_FAKE_KVM=%s", fake);
+		return 1;
+	}
+	const char *t = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/engiprobe.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(dir)) {
+		snprintf(dir, sizeof(dir), "/tmp/engiprobe.XXXXXX");
+		if (!mkdtemp(dir)) {
+			snprintf(why, n, "cannot create a folder for the probe: %s", strerror(errno));
+			return 0;
 		}
 	}
-	close(fd);
-	if (!ok)
-		return 0;
-	char script[512];
-	snprintf(script, sizeof(script),
-		 "printf '%%s\\n%%s\\n' '{\"execute\":\"qmp_capabilities\"}' '{\"execute\":\"quit\"}' | "
-		 "timeout 30 %s -nodefaults -no-user-config -machine q35 -accel kvm -cpu host -m 32 "
-		 "-display none -S -qmp stdio", qemu_binary());
-	char *argv[] = {"sh", "-c", script, NULL};
+	char rom[PATH_MAX], console[PATH_MAX], logp[PATH_MAX];
+	snprintf(rom, sizeof(rom), "%s/probe.rom", dir);
+	snprintf(console, sizeof(console), "%s/console", dir);
+	snprintf(logp, sizeof(logp), "%s/qemu.log", dir);
 	struct engi_error e;
 	engi_error_init(&e);
-	return run_tool(argv, NULL, &e) == 0;
+	const char *rom_override = getenv("ENGI_QEMU_PROBE_ROM");
+	int rc = rom_override && *rom_override ? 0 : write_probe_rom(rom, &e);
+	const char *accel = getenv("ENGI_QEMU_PROBE_ACCEL");
+	accel = accel && !strcmp(accel, "tcg") ? "tcg" : "kvm";
+	double limit = env_seconds("ENGI_QEMU_PROBE_S", 5.0);
+	struct argv a = {0};
+	arg(&a, "%s", qemu_binary());
+	arg(&a, "-nodefaults");
+	arg(&a, "-no-user-config");
+	arg(&a, "-machine");
+	arg(&a, "pc");
+	arg(&a, "-accel");
+	arg(&a, "%s", accel);
+	arg(&a, "-m");
+	arg(&a, "16");
+	arg(&a, "-display");
+	arg(&a, "none");
+	arg(&a, "-bios");
+	arg(&a, "%s", rom_override && *rom_override ? rom_override : rom);
+	arg(&a, "-serial");
+	arg(&a, "file:%s", console);
+	arg(&a, "-device");
+	arg(&a, "isa-debug-exit,iobase=0xf4,iosize=0x04");
+	double t0 = now_mono();
+	pid_t pid = -1;
+	if (rc == 0) {
+		struct spawn_opts so = {.path = a.v[0], .search = 1, .argv = a.v, .out_fd = -1,
+					.out_path = logp, .cwd_fd = -1, .group = SPAWN_SESSION};
+		pid = spawn_child(&so, &e);
+	}
+	int st = 0, exited = 0;
+	while (pid > 0 && !exited && now_mono() - t0 < limit) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			exited = 1;
+		else
+			sleep_seconds(0.01);
+	}
+	if (pid > 0 && !exited) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	double took = now_mono() - t0;
+	char *out = NULL;
+	size_t len = 0;
+	int marked = read_file(console, 4096, &out, &len, NULL) == 0 && len &&
+		     memmem(out, len, PROBE_MARK, strlen(PROBE_MARK));
+	engi_free(out);
+	char tail[200] = "";
+	if (exited && !marked) {
+		FILE *f = fopen(logp, "r");
+		char line[200];
+		while (f && fgets(line, sizeof(line), f))
+			if (line[0] != '\n' && !strstr(line, "warning:"))
+				snprintf(tail, sizeof(tail), ": %.*s", (int)strcspn(line, "\n"), line);
+		if (f)
+			fclose(f);
+	}
+	rm_rf(dir, NULL);
+	if (rc < 0 || pid < 0) {
+		snprintf(why, n, "the KVM probe could not start: %s", e.msg);
+		return 0;
+	}
+	if (!exited) {
+		snprintf(why, n, "the probe guest showed no sign of life under %s in %.1f s", accel,
+			 took);
+		return 0;
+	}
+	if (!marked || !WIFEXITED(st) || WEXITSTATUS(st) != PROBE_EXIT_STATUS) {
+		snprintf(why, n, "QEMU under %s %s %d before the probe guest reported%s",
+			 accel, WIFSIGNALED(st) ? "died of signal" : "exited with status",
+			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), tail);
+		return 0;
+	}
+	snprintf(why, n, "the probe guest ran under %s and reported in %.2f s", accel, took);
+	return 1;
+}
+
+static int accel_quiet; /* inspect prints the choice itself */
+
+static void accel_note(const char *chosen, const char *why)
+{
+	accel_chosen = chosen;
+	snprintf(accel_why, sizeof(accel_why), "%s", why);
+	if (!accel_quiet)
+		fprintf(stderr, "engisweep: qemu: accelerator %s: %s\n", chosen, why);
 }
 
 static const char *pick_accel(void)
 {
-	static const char *cached;
 	const char *f = getenv("ENGI_QEMU_ACCEL");
 	if (f && (!strcmp(f, "kvm") || !strcmp(f, "tcg")))
 		return f;
-	if (!cached)
-		cached = kvm_works() ? "kvm" : "tcg";
-	return cached;
+	pthread_mutex_lock(&accel_lock);
+	if (!accel_chosen) {
+		char why[256];
+		int ok = kvm_probe(why, sizeof(why));
+		accel_note(ok ? "kvm" : "tcg", why);
+	}
+	const char *r = accel_chosen;
+	pthread_mutex_unlock(&accel_lock);
+	return r;
+}
+
+/* A guest showed no sign of life under KVM: TCG for the rest of the process. */
+static void kvm_give_up(const char *why)
+{
+	pthread_mutex_lock(&accel_lock);
+	if (!accel_chosen || !strcmp(accel_chosen, "kvm")) {
+		char w[256];
+		snprintf(w, sizeof(w), "a guest under KVM %s; TCG from now on", why);
+		accel_note("tcg", w);
+	}
+	pthread_mutex_unlock(&accel_lock);
+}
+
+const char *qemu_accel(char *why, size_t n)
+{
+	const char *f = getenv("ENGI_QEMU_ACCEL");
+	if (f && (!strcmp(f, "kvm") || !strcmp(f, "tcg"))) {
+		snprintf(why, n, "forced by ENGI_QEMU_ACCEL");
+		return f;
+	}
+	accel_quiet = 1;
+	const char *r = pick_accel();
+	accel_quiet = 0;
+	pthread_mutex_lock(&accel_lock);
+	snprintf(why, n, "%s", accel_why);
+	pthread_mutex_unlock(&accel_lock);
+	return r;
 }
 
 static int make_overlay(const char *base, const char *overlay, struct engi_error *err)
@@ -229,9 +427,18 @@ static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how,
 	arg(&a, "-no-user-config");
 	arg(&a, "-machine");
 	arg(&a, "q35");
+	q->kvm = !strcmp(c->accel, "kvm");
+	const char *fake = q->kvm ? fake_kvm() : NULL;
+	q->fake_hang = fake && !strcmp(fake, "hang");
 	arg(&a, "-accel");
-	arg(&a, "%s", c->accel);
-	if (!strcmp(c->accel, "kvm")) {
+	if (fake)
+		/* test-only: a vCPU that never runs, or a QEMU that aborts */
+		arg(&a, "%s", q->fake_hang ? "tcg" : "engisweep-fake-kvm-abort");
+	else
+		arg(&a, "%s", c->accel);
+	if (q->fake_hang)
+		arg(&a, "-S");
+	if (q->kvm && !fake) {
 		arg(&a, "-cpu");
 		arg(&a, "host");
 	}
@@ -429,32 +636,70 @@ static int wait_migration(struct qemu_env *q, const char *what, double deadline,
 static int finish_incoming(struct qemu_env *q, double deadline, struct engi_error *err)
 {
 	TRY(wait_migration(q, "loading the saved memory state", deadline, err));
+	if (q->fake_hang)
+		return 0;
 	return qmp_call(&q->qmp, "cont", NULL, 30, NULL, err);
 }
 
-/* Connects QMP and waits for the guest agent. */
+/* Bytes the guest has written to its serial console. */
+static long long console_bytes(const struct qemu_env *q)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/console.log", q->dir);
+	struct stat st;
+	return stat(p, &st) == 0 ? (long long)st.st_size : 0;
+}
+
+/* Connects QMP and waits for the guest agent. Under KVM the guest must show
+ * a sign of life (console output on a cold boot, the agent's answer) within
+ * ENGI_QEMU_LIFE_S, or QEMU must not have died before it did: otherwise
+ * no_life is set and the caller starts it again under TCG. */
 static int connect_vm(struct qemu_env *q, enum restore how, double timeout_s,
 		      struct engi_error *err)
 {
-	double deadline = now_mono() + timeout_s;
+	double t0 = now_mono();
+	double deadline = t0 + timeout_s;
+	double life_s = q->kvm ? env_seconds("ENGI_QEMU_LIFE_S", 20.0) : 0;
+	int alive = !q->kvm;
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/qmp.sock", q->dir);
 	int rc = qmp_open(&q->qmp, p, deadline, err);
 	if (rc == 0 && how == RESTORE_INCOMING)
 		rc = finish_incoming(q, deadline, err);
-	if (rc < 0)
-		return env_fail(q, rc == ENGI_ETIMEOUT ? ENGI_EENV : rc, err);
+	if (rc < 0) {
+		rc = env_fail(q, rc == ENGI_ETIMEOUT ? ENGI_EENV : rc, err);
+		q->no_life = !alive && vm_gone(q);
+		return rc;
+	}
 	snprintf(p, sizeof(p), "%s/qga.sock", q->dir);
 	for (;;) {
-		rc = qga_open(&q->qga, p, deadline, err);
+		double until = deadline;
+		if (!alive && t0 + life_s < until)
+			until = t0 + life_s;
+		rc = qga_open(&q->qga, p, until, err);
 		if (rc == 0)
 			return 0;
-		if (vm_gone(q) || now_mono() >= deadline)
+		if (vm_gone(q))
+			break;
+		if (!alive && now_mono() >= t0 + life_s) {
+			if (how == RESTORE_COLD && console_bytes(q) > 0) {
+				alive = 1;
+			} else {
+				q->no_life = 1;
+				engi_error_init(err);
+				RAISE(err, ENGI_EENV, "showed no sign of life in %.0f s", life_s);
+			}
+		}
+		if (now_mono() >= deadline)
 			break;
 		qga_close(&q->qga); /* the connection broke: try again */
 		sleep_seconds(0.05);
 	}
 	rc = env_fail(q, ENGI_EENV, err);
+	if (!alive && vm_gone(q)) {
+		q->no_life = 1;
+		return rc;
+	}
 	engi_error_prefix(err, "guest did not become ready in %.0f s", timeout_s);
 	return rc;
 }
@@ -587,6 +832,8 @@ static int ready_save(const struct vmconf *c, const char *tmp, FILE *log,
 		rc = wait_migration(&q, "saving the memory state", t0 + COLD_BOOT_TIMEOUT_S, err);
 	if (rc < 0)
 		rc = env_fail(&q, rc, err);
+	if (rc < 0 && q.no_life)
+		kvm_give_up(err && err->msg[0] ? err->msg : "showed no sign of life");
 	q.disk[0] = '\0'; /* keep it */
 	cleanup(&q);
 	if (rc == 0) {
@@ -652,7 +899,14 @@ int qemu_prepare(const char *image, const struct env_spec *spec, FILE *log,
 	if (rc < 0)
 		return rc;
 	char dir[PATH_MAX];
-	return ready_ensure(&c, dir, sizeof(dir), log, err);
+	rc = ready_ensure(&c, dir, sizeof(dir), log, err);
+	if (rc < 0 && !strcmp(c.accel, "kvm") && strcmp(pick_accel(), "kvm")) {
+		/* no sign of life under KVM: the same under TCG */
+		engi_error_init(err);
+		c.accel = pick_accel();
+		rc = ready_ensure(&c, dir, sizeof(dir), log, err);
+	}
+	return rc;
 }
 
 static enum restore restore_mode(void)
@@ -675,10 +929,9 @@ static int set_guest_clock(struct qemu_env *q, struct engi_error *err)
 	return code < 0 ? code : 0;
 }
 
-static int qemu_start(struct backend_env *env, const struct env_spec *spec,
+static int start_once(struct qemu_env *q, const struct env_spec *spec, const char **accel,
 		      struct engi_error *err)
 {
-	struct qemu_env *q = env->priv;
 	qmp_init(&q->qmp);
 	qga_init(&q->qga);
 	const char *image = spec->image && strcmp(spec->image, "host") ? spec->image : "tiny";
@@ -686,6 +939,7 @@ static int qemu_start(struct backend_env *env, const struct env_spec *spec,
 	int rc = load_conf(image, spec, &c, err);
 	if (rc < 0)
 		return rc == ENGI_ENOTFOUND ? rc : ENGI_EENV;
+	*accel = c.accel;
 	q->display = c.display;
 	enum restore how = restore_mode();
 	char ready[PATH_MAX], state[PATH_MAX], src[PATH_MAX];
@@ -726,11 +980,28 @@ static int qemu_start(struct backend_env *env, const struct env_spec *spec,
 	/* a restored guest's clock is as old as its state */
 	if (rc == 0 && how != RESTORE_COLD)
 		rc = set_guest_clock(q, err);
+	if (rc < 0 && q->no_life)
+		kvm_give_up(err && err->msg[0] ? err->msg : "showed no sign of life");
 	if (rc < 0) {
 		cleanup(q);
 		return rc == ENGI_EINVALID ? rc : ENGI_EENV;
 	}
 	return 0;
+}
+
+static int qemu_start(struct backend_env *env, const struct env_spec *spec,
+		      struct engi_error *err)
+{
+	struct qemu_env *q = env->priv;
+	const char *accel = NULL;
+	int rc = start_once(q, spec, &accel, err);
+	if (rc < 0 && accel && !strcmp(accel, "kvm") && strcmp(pick_accel(), "kvm")) {
+		/* no sign of life under KVM: start it again under TCG */
+		engi_error_init(err);
+		memset(q, 0, sizeof(*q));
+		rc = start_once(q, spec, &accel, err);
+	}
+	return rc;
 }
 
 static void qemu_stop(struct backend_env *env)

@@ -14,4 +14,8 @@
 int qemu_prepare(const char *image, const struct env_spec *spec, FILE *log,
 		 struct engi_error *err);
 
+/* The accelerator guests get ("kvm" or "tcg"), deciding it now if it is not
+ * yet (the probe guest, see qemu.c), and why. */
+const char *qemu_accel(char *why, size_t n);
+
 #endif

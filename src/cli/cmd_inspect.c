@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "engi/verify.h"
 #include "provider.h"
+#include "qemu.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +13,9 @@ static const char inspect_help[] =
 	"usage: engisweep inspect\n"
 	"\n"
 	"Lists what this binary can run: backends, agents, model providers and\n"
-	"verifier kinds, each marked built or not built.\n";
+	"verifier kinds, each marked built or not built, and the accelerator the\n"
+	"qemu backend's guests get on this host (KVM only when a probe guest ran\n"
+	"under it in time) with the reason.\n";
 
 int cmd_inspect(int argc, char **argv)
 {
@@ -29,6 +32,9 @@ int cmd_inspect(int argc, char **argv)
 	for (const struct backend_desc *const *b = backend_all(); *b; b++)
 		printf("  %-10s %-10s %s\n", (*b)->name, (*b)->ops ? "built" : "not built",
 		       (*b)->summary);
+	char why[256];
+	const char *accel = qemu_accel(why, sizeof(why));
+	printf("  qemu accelerator: %s (%s)\n", accel, why);
 	printf("\nagents:\n");
 	for (const struct agent_desc *const *a = agent_all(); *a; a++)
 		printf("  %-10s %-10s %s\n", (*a)->name, (*a)->ops ? "built" : "not built",
