@@ -1,6 +1,7 @@
 /*
  * Verifier kind "mesh": validity, topology and mass properties of a
- * delivered STL (tasks/SCHEMA.md, "Kind mesh").
+ * delivered STL (tasks/SCHEMA.md, "Kind mesh"). Self-intersections are
+ * counted by the mesh kernel's exact test, only when a criterion asks.
  */
 #include "engi/mesh.h"
 #include "engi/verify.h"
@@ -16,6 +17,8 @@
 #define MESH_WELD_TOL_DEFAULT 1e-6
 #define MESH_MAX_TRIS	      ((size_t)20 * 1000 * 1000)
 #define POINTER_MAX	      ENGI_POINTER_MAX
+/* intersecting face pairs named in a self_intersections detail */
+#define MESH_SELFX_SHOWN 3
 
 enum mesh_check {
 	CHECK_WATERTIGHT,
@@ -26,23 +29,26 @@ enum mesh_check {
 	CHECK_AREA,
 	CHECK_BBOX_SPAN,
 	CHECK_SECTION_INERTIA,
+	CHECK_SELF_INTERSECTIONS,
 };
 
 static const char *const check_names[] = {
-    "watertight", "oriented",  "shells",	  "genus", "volume",
-    "area",	  "bbox_span", "section_inertia", NULL,
+    "watertight",      "oriented",	     "shells", "genus", "volume", "area", "bbox_span",
+    "section_inertia", "self_intersections", NULL,
 };
 
 static const char *const check_stages[] = {
-    "validity", "validity", "validity", "topology",
-    "geometry", "geometry", "geometry", "performance",
+    "validity", "validity", "validity",	   "topology", "geometry",
+    "geometry", "geometry", "performance", "validity",
 };
 
 #define ANY_CMP	 (ENGI_CMP_EQUALS | ENGI_CMP_VALUE | ENGI_CMP_RANGE)
 #define REAL_CMP (ENGI_CMP_VALUE | ENGI_CMP_RANGE)
 
+/* self_intersections takes max alone (parse_selfx_limit) */
 static const unsigned check_cmps[] = {
-    ENGI_CMP_NONE, ENGI_CMP_NONE, ANY_CMP, ANY_CMP, REAL_CMP, REAL_CMP, REAL_CMP, REAL_CMP,
+    ENGI_CMP_NONE, ENGI_CMP_NONE, ANY_CMP,  ANY_CMP,	    REAL_CMP,
+    REAL_CMP,	   REAL_CMP,	  REAL_CMP, ENGI_CMP_RANGE,
 };
 
 static const char *const axis_names[] = {"x", "y", "z", NULL};
@@ -93,6 +99,33 @@ static int parse_axes(json_t *item, const char *file, const char *ptr, struct me
 	return 0;
 }
 
+/* The one comparator of self_intersections: max, the intersecting face
+ * pairs allowed, an integer of at least 0; without it the limit is 0. */
+static int parse_selfx_limit(json_t *item, const char *file, const char *ptr,
+			     struct engi_error *err)
+{
+	static const char *const others[] = {"equals", "value", "tol_rel", "tol_abs", "min", NULL};
+	char p[POINTER_MAX];
+	for (const char *const *k = others; *k; k++) {
+		if (!json_object_get(item, *k))
+			continue;
+		engi_json_pointer(p, sizeof(p), ptr, *k);
+		return engi_parse_error(err, file, p,
+					"check 'self_intersections' takes only max (the "
+					"intersecting face pairs allowed, default 0)");
+	}
+	json_t *j = json_object_get(item, "max");
+	if (!j)
+		return 0;
+	engi_json_pointer(p, sizeof(p), ptr, "max");
+	if (!json_is_integer(j))
+		return engi_parse_error(err, file, p, "expected an integer, found %s",
+					engi_json_kind(j));
+	if (json_integer_value(j) < 0)
+		return engi_parse_error(err, file, p, "must be at least 0");
+	return 0;
+}
+
 static void mesh_free(void *criteria)
 {
 	engi_free(criteria);
@@ -139,8 +172,20 @@ static int mesh_parse(json_t *ver, const char *file, const char *pointer, void *
 		if (rc < 0)
 			break;
 		snprintf(what, sizeof(what), "check '%s'", check_names[c->check]);
-		rc = engi_criterion_parse(item, file, ptr, what, check_cmps[c->check],
-					  check_stages[c->check], &c->c, err);
+		unsigned cmps = check_cmps[c->check];
+		int selfx = c->check == CHECK_SELF_INTERSECTIONS;
+		if (selfx) {
+			rc = parse_selfx_limit(item, file, ptr, err);
+			if (!json_object_get(item, "max"))
+				cmps = ENGI_CMP_NONE;
+		}
+		if (rc == 0)
+			rc = engi_criterion_parse(item, file, ptr, what, cmps,
+						  check_stages[c->check], &c->c, err);
+		if (rc == 0 && selfx && c->c.cmp == ENGI_CMP_NONE) {
+			c->c.cmp = ENGI_CMP_RANGE;
+			c->c.max = 0;
+		}
 		if (rc == 0)
 			rc = engi_criterion_name_unique(&mc->v[0].c, sizeof(mc->v[0]), i, 0, file,
 							base, ptr, err);
@@ -155,8 +200,42 @@ static int mesh_parse(json_t *ver, const char *file, const char *pointer, void *
 	return 0;
 }
 
+/* The self-intersections of a delivery, measured when a criterion asks:
+ * the kernel's count and first pairs, or why they are not known. */
+struct mesh_selfx {
+	int wanted, measured;
+	struct engi_selfx x;
+	struct engi_error why;
+};
+
+static int judge_selfx(const struct engi_criterion *c, const struct mesh_selfx *sx,
+		       struct engi_verdict *v, struct engi_error *err)
+{
+	if (!sx->measured)
+		return engi_criterion_report(c, ENGI_UNAVAILABLE, NAN, v, err,
+					     "self-intersections not measured: %s", sx->why.msg);
+	char pairs[160] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < sx->x.npairs && len < sizeof(pairs); i++) {
+		int n =
+		    snprintf(pairs + len, sizeof(pairs) - len, "%s(%u, %u)", i ? " " : ": faces ",
+			     (unsigned)sx->x.pair[2 * i], (unsigned)sx->x.pair[2 * i + 1]);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+	if (sx->x.count > sx->x.npairs && len < sizeof(pairs))
+		snprintf(pairs + len, sizeof(pairs) - len, " and %zu more",
+			 sx->x.count - sx->x.npairs);
+	double count = (double)sx->x.count;
+	int state = engi_criterion_holds(c, count) ? ENGI_PASS : ENGI_FAIL;
+	return engi_criterion_report(c, state, count, v, err,
+				     "%zu intersecting face pairs, at most %.0f allowed%s",
+				     sx->x.count, c->max, pairs);
+}
+
 static int judge(const struct mesh_criterion *mc, const struct engi_mesh_report *r,
-		 struct engi_verdict *v, struct engi_error *err)
+		 const struct mesh_selfx *sx, struct engi_verdict *v, struct engi_error *err)
 {
 	const struct engi_criterion *c = &mc->c;
 	const char *leaky = r->watertight ? NULL : "(not watertight)";
@@ -224,13 +303,16 @@ static int judge(const struct mesh_criterion *mc, const struct engi_mesh_report 
 		return engi_criterion_judge(c, label, r->second_moment[other] / span, leaky, v,
 					    err);
 	}
+	case CHECK_SELF_INTERSECTIONS:
+		return judge_selfx(c, sx, v, err);
 	}
 	BUG_ON(1);
 	return 0;
 }
 
-static int record_metrics(const struct engi_mesh_report *r, struct engi_verdict *v,
-			  struct engi_error *err)
+/* The report's metrics, and self_intersections when measured. */
+static int record_metrics(const struct engi_mesh_report *r, const struct mesh_selfx *sx,
+			  struct engi_verdict *v, struct engi_error *err)
 {
 	const struct {
 		const char *name;
@@ -243,13 +325,31 @@ static int record_metrics(const struct engi_mesh_report *r, struct engi_verdict 
 	    {"span_x", r->bbox_max[0] - r->bbox_min[0]},
 	    {"span_y", r->bbox_max[1] - r->bbox_min[1]},
 	    {"span_z", r->bbox_max[2] - r->bbox_min[2]},
+	    {"self_intersections", (double)sx->x.count},
 	};
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+	size_t n = sizeof(m) / sizeof(m[0]) - !sx->measured;
+	for (size_t i = 0; i < n; i++) {
 		int rc = engi_verdict_metric(v, m[i].name, m[i].value);
 		if (rc < 0)
 			RAISE(err, rc, "cannot record metric '%s': %s", m[i].name,
 			      engi_strerror(rc));
 	}
+	return 0;
+}
+
+/* Counts the self-intersections of m when a criterion asks for them; a
+ * mesh the kernel refuses leaves sx->why for unavailable assertions. */
+static int measure_selfx(const struct mesh_criteria *mc, const struct engi_mesh *m,
+			 struct mesh_selfx *sx, struct engi_error *err)
+{
+	for (size_t i = 0; i < mc->n; i++)
+		sx->wanted |= mc->v[i].check == CHECK_SELF_INTERSECTIONS;
+	if (!sx->wanted)
+		return 0;
+	int rc = engi_mesh_self_intersections(m, 0, MESH_SELFX_SHOWN, &sx->x, &sx->why);
+	if (rc == ENGI_ENOMEM)
+		RAISE(err, rc, "%s", sx->why.msg);
+	sx->measured = rc == 0;
 	return 0;
 }
 
@@ -262,8 +362,14 @@ static int mesh_verify(const void *criteria, const char *target, const struct en
 	struct engi_mesh m;
 	engi_mesh_init(&m);
 	struct engi_mesh_report r;
+	struct mesh_selfx sx;
+	memset(&sx, 0, sizeof(sx));
+	engi_error_init(&sx.why);
 	int rc = engi_verify_load_mesh(ctx, target, 1, MESH_MAX_TRIS, mc->weld_tol, &m, &r, &e);
+	int xrc = rc == 0 ? measure_selfx(mc, &m, &sx, err) : 0;
 	engi_mesh_release(&m);
+	if (xrc < 0)
+		return xrc;
 	if (rc == ENGI_ENOMEM)
 		RAISE(err, rc, "%s", e.msg);
 	if (rc < 0) {
@@ -272,9 +378,12 @@ static int mesh_verify(const void *criteria, const char *target, const struct en
 						  e.msg));
 		return 0;
 	}
-	for (size_t i = 0; i < mc->n; i++)
-		TRY(judge(&mc->v[i], &r, v, err));
-	return record_metrics(&r, v, err);
+	for (size_t i = 0; i < mc->n && rc == 0; i++)
+		rc = judge(&mc->v[i], &r, &sx, v, err);
+	if (rc == 0)
+		rc = record_metrics(&r, &sx, v, err);
+	engi_selfx_release(&sx.x);
+	return rc;
 }
 
 const struct engi_verifier_kind engi_verifier_mesh = {

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* pairs a self_intersections detail names before "and N more" */
+#define MESH_SHOWN_PAIRS 3
 
 /* Parses `verifier` (JSON text); returns the code, *crit on success. */
 static void parse_error(int line, const char *criteria_or_extra, const char *msg)
@@ -60,7 +62,8 @@ static void test_parse_errors(void)
 		    " {\"name\": \"b\", \"check\": \"oriented\"},"
 		    " {\"name\": \"c\", \"check\": \"volum\", \"value\": 1}]",
 		    "/verifier/criteria/2/check: unknown check 'volum' (valid: watertight, "
-		    "oriented, shells, genus, volume, area, bbox_span, section_inertia)");
+		    "oriented, shells, genus, volume, area, bbox_span, section_inertia, "
+		    "self_intersections)");
 	PARSE_ERROR("[{\"name\": \"a\"}]", "/verifier/criteria/0/check: missing required field");
 	PARSE_ERROR("[{\"name\": \"a\", \"check\": 3}]",
 		    "/verifier/criteria/0/check: expected a string, found an integer");
@@ -112,6 +115,22 @@ static void test_parse_errors(void)
 	PARSE_ERROR("[{\"name\": \"i\", \"check\": \"section_inertia\", \"value\": 3,"
 		    " \"about\": \"x\"}]",
 		    "/verifier/criteria/0/beam_axis: missing required field");
+	PARSE_ERROR("[{\"name\": \"x\", \"check\": \"self_intersections\", \"max\": -1}]",
+		    "/verifier/criteria/0/max: must be at least 0");
+	PARSE_ERROR("[{\"name\": \"x\", \"check\": \"self_intersections\", \"max\": 1.5}]",
+		    "/verifier/criteria/0/max: expected an integer, found a number");
+	PARSE_ERROR("[{\"name\": \"x\", \"check\": \"self_intersections\", \"max\": \"2\"}]",
+		    "/verifier/criteria/0/max: expected an integer, found a string");
+	PARSE_ERROR("[{\"name\": \"x\", \"check\": \"self_intersections\", \"min\": 0,"
+		    " \"max\": 2}]",
+		    "/verifier/criteria/0/min: check 'self_intersections' takes only max (the "
+		    "intersecting face pairs allowed, default 0)");
+	PARSE_ERROR("[{\"name\": \"x\", \"check\": \"self_intersections\", \"equals\": 0}]",
+		    "/verifier/criteria/0/equals: check 'self_intersections' takes only max (the "
+		    "intersecting face pairs allowed, default 0)");
+	PARSE_ERROR("[{\"name\": \"x\", \"check\": \"self_intersections\", \"max\": 0,"
+		    " \"axis\": \"x\"}]",
+		    "/verifier/criteria/0/axis: only applies to check 'bbox_span'");
 	PARSE_ERROR(
 	    "[{\"name\": \"v\", \"check\": \"volume\", \"value\": 1, \"required\": \"yes\"}]",
 	    "/verifier/criteria/0/required: expected a boolean, found a string");
@@ -375,20 +394,94 @@ static void test_defective_meshes(void)
 	engi_verdict_release(&v);
 }
 
+/* Two closed boxes that overlap, in one file: every edge has two faces and
+ * they agree, so watertight and oriented pass, but faces cross; and one box
+ * alone, which is clean. */
+static void test_self_intersections(void)
+{
+	struct engi_mesh m;
+	engi_mesh_init(&m);
+	gen_box(&m, 0, 0, 0, 2, 2, 2);
+	write_stl("box.stl", &m);
+	gen_box(&m, 1, 1, 1, 2, 2, 2);
+	write_stl("overlap.stl", &m);
+	/* what the kernel finds on the same faces (no vertex of one box is
+	 * near one of the other, so welding keeps the face ids) */
+	struct engi_selfx k;
+	CHECK_INT(engi_mesh_self_intersections(&m, 0, MESH_SHOWN_PAIRS, &k, NULL), 0);
+	CHECK(k.count > MESH_SHOWN_PAIRS);
+	CHECK_INT(k.npairs, MESH_SHOWN_PAIRS);
+	engi_mesh_release(&m);
+	const char *crit = "[{\"name\": \"closed\", \"check\": \"watertight\"},"
+			   " {\"name\": \"normals\", \"check\": \"oriented\"},"
+			   " {\"name\": \"no-crossing\", \"check\": \"self_intersections\"},"
+			   " {\"name\": \"few\", \"check\": \"self_intersections\", \"max\": 1000,"
+			   "  \"required\": false}]";
+	struct engi_verdict v;
+	double x;
+
+	run("overlap.stl", crit, &v);
+	EXPECT(&v, "closed", ENGI_PASS, NULL);
+	EXPECT(&v, "normals", ENGI_PASS, NULL);
+	const struct engi_assertion *a = find(&v, "no-crossing");
+	CHECK_STR(engi_astate_name(a->state), "fail");
+	CHECK(a->value > 0);
+	CHECK_NEAR(a->expected, 0, 0);
+	CHECK_STR(a->stage, "validity");
+	CHECK_INT(a->required, 1);
+	CHECK_NEAR(a->value, (double)k.count, 0);
+	char want[ENGI_DETAIL_MAX];
+	snprintf(want, sizeof(want),
+		 "%zu intersecting face pairs, at most 0 allowed: faces (%u, %u) (%u, %u) (%u, %u) "
+		 "and %zu more",
+		 k.count, k.pair[0], k.pair[1], k.pair[2], k.pair[3], k.pair[4], k.pair[5],
+		 k.count - MESH_SHOWN_PAIRS);
+	CHECK_STR(a->detail, want);
+	/* a face of the first box (0-11) with one of the second (12-23) */
+	CHECK(k.pair[0] < 12 && k.pair[1] >= 12 && k.pair[1] < 24);
+	engi_selfx_release(&k);
+	EXPECT(&v, "few", ENGI_PASS, NULL);
+	CHECK_NEAR(find(&v, "few")->value, a->value, 0);
+	CHECK_NEAR(find(&v, "few")->expected, 1000, 0);
+	CHECK_INT(engi_verdict_get_metric(&v, "self_intersections", &x), 0);
+	CHECK_NEAR(x, a->value, 0);
+	CHECK_INT(engi_verdict_get_metric(&v, "shells", &x), 0);
+	CHECK_NEAR(x, 2, 0);
+	engi_verdict_score(&v, NULL);
+	CHECK_INT(v.success, 0);
+	engi_verdict_release(&v);
+
+	run("box.stl", crit, &v);
+	EXPECT(&v, "no-crossing", ENGI_PASS, "0 intersecting face pairs, at most 0 allowed");
+	a = find(&v, "no-crossing");
+	CHECK_NEAR(a->value, 0, 0); /* recorded when it passes too */
+	CHECK_INT(engi_verdict_get_metric(&v, "self_intersections", &x), 0);
+	CHECK_NEAR(x, 0, 0);
+	engi_verdict_score(&v, NULL);
+	CHECK_INT(v.success, 1);
+	engi_verdict_release(&v);
+
+	/* not asked for: neither measured nor recorded */
+	run("box.stl", "[{\"name\": \"closed\", \"check\": \"watertight\"}]", &v);
+	CHECK_INT(engi_verdict_get_metric(&v, "self_intersections", &x), ENGI_ENOTFOUND);
+	engi_verdict_release(&v);
+}
+
 /* Each allocation failing in turn: ENGI_ENOMEM or a verdict, never a crash
  * or a leak. */
 static void test_alloc_failures(void)
 {
 	json_t *j = json_loads("{\"kind\": \"mesh\", \"file\": \"ring.stl\", \"criteria\": ["
 			       "{\"name\": \"closed\", \"check\": \"watertight\"},"
-			       " {\"name\": \"vol\", \"check\": \"volume\", \"value\": 8}]}",
+			       " {\"name\": \"vol\", \"check\": \"volume\", \"value\": 8},"
+			       " {\"name\": \"x\", \"check\": \"self_intersections\"}]}",
 			       0, NULL);
 	void *crit = NULL;
 	CHECK_INT(kind->parse(j, "t.json", "/verifier", &crit, NULL), 0);
 	json_decref(j);
 	struct engi_verify_ctx ctx = {.artifact_dir = dir, .task_dir = dir};
 	int failures = 0;
-	for (long n = 1; n < 60; n++) {
+	for (long n = 1; n < 90; n++) {
 		struct engi_verdict v;
 		struct engi_error e;
 		engi_error_init(&e);
@@ -417,6 +510,7 @@ int main(void)
 	test_checks_on_ring();
 	test_section_inertia();
 	test_defective_meshes();
+	test_self_intersections();
 	test_alloc_failures();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
