@@ -50,7 +50,14 @@ static int spawn(struct qga *g, const char *script, json_int_t *pid,
 	json_t *args = json_pack("{s:s,s:[s,s,s,s],s:b}", "path", "/bin/sh", "arg", "-c", wrapper,
 				 "engi", script, "capture-output", 1);
 	json_t *ret;
-	TRY(qga_call(g, "guest-exec", args, CALL_TIMEOUT_S, &ret, err));
+	int rc = qga_call(g, "guest-exec", args, CALL_TIMEOUT_S, &ret, err);
+	if (rc < 0) {
+		/* the agent cannot start a process: the guest is not usable */
+		if (err)
+			err->code = ENGI_EENV;
+		engi_error_prefix(err, "the guest agent cannot start a command");
+		return ENGI_EENV;
+	}
 	json_t *p = json_object_get(ret, "pid");
 	int ok = json_is_integer(p);
 	if (ok)
@@ -145,8 +152,16 @@ int qga_exec(struct qga *g, const char *cwd, const char *command,
 		json_t *st;
 		rc = qga_call(g, "guest-exec-status", json_pack("{s:I}", "pid", pid),
 			      CALL_TIMEOUT_S, &st, err);
-		if (rc < 0)
+		if (rc < 0) {
+			/* an agent that forgot its own command (it was killed and
+			 * restarted) has lost the environment's state: not the
+			 * command's failure */
+			if (err)
+				err->code = ENGI_EENV;
+			engi_error_prefix(err, "the guest agent lost the running command");
+			rc = ENGI_EENV;
 			break;
+		}
 		if (json_is_true(json_object_get(st, "exited"))) {
 			json_t *code = json_object_get(st, "exitcode");
 			json_t *sig = json_object_get(st, "signal");

@@ -3,6 +3,7 @@
  *
  *   qemu_guest_test tiny WORKDIR     boot, exec, files, limits, hostile guest
  *   qemu_guest_test hang WORKDIR     a guest agent that stops answering
+ *   qemu_guest_test respawn WORKDIR  a guest agent restarted under a command
  *   qemu_guest_test gui WORKDIR      screenshots and input on the desktop image
  *   qemu_guest_test net WORKDIR PORT network only when asked; PORT serves
  *                                    "engisweep-net-ok" on the host's loopback
@@ -259,6 +260,28 @@ static int test_hang(const char *work)
 	return 0;
 }
 
+/* The guest agent is killed and restarted under a running command: the
+ * new agent does not know the command's pid, and that is the environment's
+ * failure (ENGI_EENV, retried), not the command's. */
+static int test_respawn(const char *work)
+{
+	struct backend_env *env = start("tiny", work, "respawn", NULL);
+	if (!env)
+		return 1;
+	struct exec_result r;
+	struct engi_error e;
+	engi_error_init(&e);
+	struct exec_opts o = {.timeout_s = 60, .out_cap = 64};
+	int rc = backend_exec(env, "kill -9 $(pidof qemu-ga); sleep 5; echo hi", &o, &r, &e);
+	if (rc == 0)
+		exec_result_release(&r);
+	CHECK(rc == ENGI_EENV, "exec under a restarted agent: rc %d: %s", rc, e.msg);
+	CHECK(strstr(e.msg, "guest agent lost the running command") != NULL, "message: %s", e.msg);
+	printf("  restarted agent: %s\n", e.msg);
+	backend_stop(&env);
+	return 0;
+}
+
 static int test_gui(const char *work)
 {
 	struct backend_env *env = start("desktop", work, "gui", NULL);
@@ -366,7 +389,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "net"))
 		argc = 3; /* the port is argv[3] */
 	else if (argc != 3) {
-		fprintf(stderr, "usage: qemu_guest_test tiny|hang|gui|net WORKDIR [PORT]\n");
+		fprintf(stderr, "usage: qemu_guest_test tiny|hang|respawn|gui|net WORKDIR [PORT]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -396,6 +419,8 @@ int main(int argc, char **argv)
 		rc = test_tiny(work);
 	else if (!strcmp(argv[1], "hang"))
 		rc = test_hang(work);
+	else if (!strcmp(argv[1], "respawn"))
+		rc = test_respawn(work);
 	else if (!strcmp(argv[1], "gui"))
 		rc = test_gui(work);
 	else if (!strcmp(argv[1], "net") && argv[3])
