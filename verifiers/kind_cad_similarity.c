@@ -138,6 +138,7 @@ static int cad_verify(const void *criteria, const char *target, const struct eng
 const struct engi_verifier_kind engi_verifier_cad_similarity = {
     .name = "cad_similarity",
     .summary = "geometry similarity to a reference mesh (volume, area, moments, ICP, gates)",
+    .version = 1,
     .parse = cad_parse,
     .verify = cad_verify,
     .free_criteria = cad_free,

@@ -433,6 +433,7 @@ static int ccx_verify(const void *criteria, const char *target, const struct eng
 const struct engi_verifier_kind engi_verifier_ccx_dat = {
     .name = "ccx_dat",
     .summary = "CalculiX .dat nodal results (*NODE PRINT)",
+    .version = 1,
     .parse = ccx_parse,
     .verify = ccx_verify,
     .free_criteria = ccx_free,

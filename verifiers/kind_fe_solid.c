@@ -476,6 +476,7 @@ static int fe_verify(const void *criteria, const char *target, const struct engi
 const struct engi_verifier_kind engi_verifier_fe_solid = {
     .name = "fe_solid",
     .summary = "CalculiX deck re-solved: assignments, response, the agent's own results",
+    .version = 1,
     .parse = fe_parse,
     .verify = fe_verify,
     .free_criteria = fe_free,

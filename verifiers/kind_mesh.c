@@ -389,6 +389,7 @@ static int mesh_verify(const void *criteria, const char *target, const struct en
 const struct engi_verifier_kind engi_verifier_mesh = {
     .name = "mesh",
     .summary = "STL validity, topology and mass properties",
+    .version = 1,
     .parse = mesh_parse,
     .verify = mesh_verify,
     .free_criteria = mesh_free,

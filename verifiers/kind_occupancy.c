@@ -217,6 +217,7 @@ static int occ_verify(const void *criteria, const char *target, const struct eng
 const struct engi_verifier_kind engi_verifier_occupancy = {
     .name = "occupancy",
     .summary = "solid-void checks: material in boxes and cylinders, points in material or void",
+    .version = 1,
     .parse = occ_parse,
     .verify = occ_verify,
     .free_criteria = occ_free,

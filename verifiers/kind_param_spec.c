@@ -568,6 +568,7 @@ static int spec_verify(const void *criteria, const char *target, const struct en
 const struct engi_verifier_kind engi_verifier_param_spec = {
     .name = "param_spec",
     .summary = "named parameters on a mesh (spans, holes, voids): spec_consistency, geometry",
+    .version = 1,
     .parse = spec_parse,
     .verify = spec_verify,
     .free_criteria = spec_free,

@@ -250,6 +250,7 @@ out:
 const struct engi_verifier_kind engi_verifier_structural = {
     .name = "structural",
     .summary = "structural model JSON: strict model matching, then re-solved results vs truth",
+    .version = 1,
     .parse = structural_parse,
     .verify = structural_verify,
     .free_criteria = structural_free,

@@ -4,6 +4,7 @@
  */
 #include "engi/verify.h"
 
+#include <stdio.h>
 #include <string.h>
 
 extern const struct engi_verifier_kind engi_verifier_mesh;
@@ -24,6 +25,11 @@ static const struct engi_verifier_kind *const kinds[] = {
     &engi_verifier_param_spec,
     NULL,
 };
+
+void engi_verifier_id(const struct engi_verifier_kind *kind, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s@%d", kind->name, kind->version);
+}
 
 const struct engi_verifier_kind *const *engi_verifier_kinds(void)
 {

@@ -25,6 +25,8 @@ int kernel_geom_icp(int argc, char **argv);
 int kernel_geom_distance(int argc, char **argv);
 int cmd_truth(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_judge(int argc, char **argv);
+int cmd_reverify(int argc, char **argv);
 int cmd_image(int argc, char **argv);
 
 struct engi_results;

@@ -43,7 +43,10 @@ int cmd_inspect(int argc, char **argv)
 	for (const struct provider_desc *const *p = provider_all(); *p; p++)
 		printf("  %-10s %-10s %s\n", (*p)->name, "built", (*p)->summary);
 	printf("\nverifier kinds:\n");
-	for (const struct engi_verifier_kind *const *k = engi_verifier_kinds(); *k; k++)
-		printf("  %-14s %s\n", (*k)->name, (*k)->summary);
+	for (const struct engi_verifier_kind *const *k = engi_verifier_kinds(); *k; k++) {
+		char id[64];
+		engi_verifier_id(*k, id, sizeof(id));
+		printf("  %-18s %s\n", id, (*k)->summary);
+	}
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "fsutil.h"
 #include "record.h"
 #include "store.h"
+#include "stored.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -40,168 +41,22 @@ struct pick {
 	size_t input, episode;
 };
 
-struct rowidx {
-	const char *cell;
-	size_t row;
-};
-
-static int cmp_rowidx(const void *a, const void *b)
-{
-	const struct rowidx *x = a, *y = b;
-	int c = strcmp(x->cell, y->cell);
-	return c ? c : (x->row < y->row ? -1 : x->row > y->row);
-}
-
 static int cmp_pick(const void *a, const void *b)
 {
 	return strcmp(((const struct pick *)a)->cell, ((const struct pick *)b)->cell);
 }
 
-/* Rows of one table sorted by cell, to find a cell's rows by bisection. */
-struct index {
-	struct rowidx *v;
-	size_t n;
-};
-
-static int index_build(struct index *ix, const char *base, size_t stride, size_t n)
-{
-	ix->n = n;
-	ix->v = engi_calloc(n ? n : 1, sizeof(*ix->v));
-	if (!ix->v)
-		return ENGI_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		ix->v[i].cell = base + i * stride; /* cell is each row's first field */
-		ix->v[i].row = i;
-	}
-	qsort(ix->v, n, sizeof(*ix->v), cmp_rowidx);
-	return 0;
-}
-
-/* First position of cell in ix (or ix->n) and how many rows it has. */
-static size_t index_range(const struct index *ix, const char *cell, size_t *count)
-{
-	size_t lo = 0, hi = ix->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (strcmp(ix->v[mid].cell, cell) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	size_t k = lo;
-	while (k < ix->n && !strcmp(ix->v[k].cell, cell))
-		k++;
-	*count = k - lo;
-	return lo;
-}
-
-struct input {
-	const char *path;
-	struct engi_results res;
-	struct index asserts, metrics, artifacts;
-	struct store_reader *reader;
-};
-
-static int state_from_name(const char *s)
-{
-	for (int st = ENGI_PASS; st <= ENGI_UNAVAILABLE; st++)
-		if (!strcmp(engi_astate_name(st), s))
-			return st;
-	return ENGI_UNAVAILABLE;
-}
-
 static int better(const struct engi_res_episode *a, const struct engi_res_episode *b)
 {
-	int ia = !strcmp(a->outcome, "env_crash"), ib = !strcmp(b->outcome, "env_crash");
+	int ia = outcome_is_infra(outcome_from_name(a->outcome));
+	int ib = outcome_is_infra(outcome_from_name(b->outcome));
 	if (ia != ib)
 		return ib;
 	return a->started_at > b->started_at;
 }
 
-/* One episode of one input back into a record, trace included. */
-static int to_record(struct input *in, size_t e, struct record *r, struct engi_error *err)
-{
-	const struct engi_res_episode *ep = &in->res.episodes[e];
-	record_init(r);
-	memcpy(r->cell, ep->cell, sizeof(r->cell));
-	snprintf(r->task_id, sizeof(r->task_id), "%s", ep->task_id);
-	snprintf(r->model, sizeof(r->model), "%s", ep->model);
-	snprintf(r->condition, sizeof(r->condition), "%s", ep->condition);
-	r->trial = ep->trial;
-	r->outcome = outcome_from_name(ep->outcome);
-	if (r->outcome < 0)
-		RAISE(err, ENGI_EPARSE, "%s: cell %s has the unknown outcome '%s'", in->path,
-		      ep->cell, ep->outcome);
-	r->attempts = ep->attempts;
-	r->success = ep->success;
-	r->feasible = ep->feasible;
-	r->score = ep->score;
-	r->quality = ep->quality;
-	r->turns = ep->turns;
-	r->tokens_in = ep->tokens_in;
-	r->tokens_out = ep->tokens_out;
-	r->cost_usd = ep->cost_usd;
-	r->wall_s = ep->wall_s;
-	r->env_s = ep->env_s;
-	r->model_s = ep->model_s;
-	r->verify_s = ep->verify_s;
-	r->started_at = ep->started_at;
-	r->rank = ep->rank;
-	snprintf(r->host, sizeof(r->host), "%s", ep->host);
-	snprintf(r->run_id, sizeof(r->run_id), "%s", ep->run_id);
-	snprintf(r->message, sizeof(r->message), "%s", ep->message);
-
-	size_t n, at = index_range(&in->asserts, ep->cell, &n);
-	r->assertions = engi_calloc(n ? n : 1, sizeof(*r->assertions));
-	if (!r->assertions)
-		RAISE(err, ENGI_ENOMEM, "out of memory");
-	for (size_t k = 0; k < n; k++) {
-		const struct engi_res_assertion *a = &in->res.assertions[in->asserts.v[at + k].row];
-		struct engi_assertion *d = &r->assertions[r->nassertions++];
-		snprintf(d->name, sizeof(d->name), "%s", a->name);
-		snprintf(d->stage, sizeof(d->stage), "%s", a->stage);
-		d->state = state_from_name(a->state);
-		d->required = a->required;
-		d->value = a->value;
-		d->expected = a->expected;
-		snprintf(d->detail, sizeof(d->detail), "%s", a->detail);
-	}
-	at = index_range(&in->metrics, ep->cell, &n);
-	r->metrics = engi_calloc(n ? n : 1, sizeof(*r->metrics));
-	if (!r->metrics)
-		RAISE(err, ENGI_ENOMEM, "out of memory");
-	for (size_t k = 0; k < n; k++) {
-		const struct engi_res_metric *m = &in->res.metrics[in->metrics.v[at + k].row];
-		snprintf(r->metrics[k].name, sizeof(r->metrics[k].name), "%s", m->name);
-		r->metrics[k].value = m->value;
-		r->nmetrics++;
-	}
-	at = index_range(&in->artifacts, ep->cell, &n);
-	r->artifacts = engi_calloc(n ? n : 1, sizeof(*r->artifacts));
-	if (!r->artifacts)
-		RAISE(err, ENGI_ENOMEM, "out of memory");
-	for (size_t k = 0; k < n; k++) {
-		const struct engi_res_artifact *a = &in->res.artifacts[in->artifacts.v[at + k].row];
-		struct artifact *d = &r->artifacts[r->nartifacts++];
-		snprintf(d->path, sizeof(d->path), "%s", a->path);
-		d->bytes = a->bytes;
-		memcpy(d->sha256, a->sha256, sizeof(d->sha256));
-		snprintf(d->note, sizeof(d->note), "%s", a->note);
-	}
-	uint64_t raw = 0;
-	struct engi_error te;
-	engi_error_init(&te);
-	int rc = store_reader_trace(in->reader, ep->cell, &r->trace, &r->trace_len, &raw, &te);
-	if (rc == ENGI_ENOTFOUND)
-		return 0;
-	if (rc < 0)
-		return engi_raise(err, rc, "%s", te.msg);
-	r->trace_raw_len = (size_t)raw;
-	return 0;
-}
-
 /* Union of the metadata tables; disagreement is an error. */
-static int union_meta(struct input *in, size_t nin, struct engi_results *u,
+static int union_meta(struct stored *in, size_t nin, struct engi_results *u,
 		      struct engi_error *err)
 {
 	size_t nt = 0, nm = 0, nc = 0;
@@ -258,7 +113,7 @@ static int union_meta(struct input *in, size_t nin, struct engi_results *u,
 
 static int do_merge(const char *out, char **paths, size_t nin, struct engi_error *err)
 {
-	struct input *in = engi_calloc(nin, sizeof(*in));
+	struct stored *in = engi_calloc(nin, sizeof(*in));
 	struct engi_results u;
 	engi_results_init(&u);
 	struct pick *picks = NULL;
@@ -269,19 +124,7 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	size_t total = 0;
 	for (size_t i = 0; i < nin && rc == 0; i++) {
-		in[i].path = paths[i];
-		engi_results_init(&in[i].res);
-		rc = store_read(paths[i], &in[i].res, err);
-		if (rc == 0)
-			rc = store_reader_open(&in[i].reader, paths[i], err);
-		if (rc == 0 &&
-		    (index_build(&in[i].asserts, (const char *)in[i].res.assertions,
-				 sizeof(*in[i].res.assertions), in[i].res.nassertions) < 0 ||
-		     index_build(&in[i].metrics, (const char *)in[i].res.metrics,
-				 sizeof(*in[i].res.metrics), in[i].res.nmetrics) < 0 ||
-		     index_build(&in[i].artifacts, (const char *)in[i].res.artifacts,
-				 sizeof(*in[i].res.artifacts), in[i].res.nartifacts) < 0))
-			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		rc = stored_open(&in[i], paths[i], err);
 		total += in[i].res.nepisodes;
 	}
 	if (rc == 0)
@@ -361,7 +204,7 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 	}
 	for (size_t k = 0; rc == 0 && k < kept; k++) {
 		struct record r;
-		rc = to_record(&in[picks[k].input], picks[k].episode, &r, err);
+		rc = stored_record(&in[picks[k].input], picks[k].episode, &r, err);
 		if (rc == 0)
 			rc = store_append(st, &r, err);
 		if (rc == 0 && k % 256 == 255)
@@ -384,13 +227,8 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 			nin, kept, dropped, out);
 	free(cfg);
 	engi_free(picks);
-	for (size_t i = 0; i < nin; i++) {
-		store_reader_close(&in[i].reader);
-		engi_free(in[i].asserts.v);
-		engi_free(in[i].metrics.v);
-		engi_free(in[i].artifacts.v);
-		engi_results_release(&in[i].res);
-	}
+	for (size_t i = 0; i < nin; i++)
+		stored_close(&in[i]);
 	/* the union holds copies of rows, not pointers into the inputs */
 	engi_results_release(&u);
 	engi_free(in);

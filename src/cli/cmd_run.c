@@ -44,6 +44,10 @@ static const char run_help[] =
 	"      --retries N        retries of an infrastructure failure (default 2)\n"
 	"      --retry-wait S     seconds before the first retry, doubling after each\n"
 	"                         (default 5, at most 300 between attempts)\n"
+	"      --verify-timeout S the verifier's limit per episode, wall clock and\n"
+	"                         CPU time per kernel thread (default 1800); past it\n"
+	"                         the episode is infra_error 'verifier timed out'\n"
+	"      --verify-mem-mb M  the verifier's address-space limit (default 16384)\n"
 	"      --grace S          seconds running episodes get after a stop (default 60)\n"
 	"      --cmd-timeout S    limit of one command in an episode (default 600)\n"
 	"      --pause-env        freeze the environment while the agent waits for its\n"
@@ -78,7 +82,7 @@ static const char validate_help[] =
 
 enum { OPT_RESOURCE = 256, OPT_RETRIES, OPT_GRACE, OPT_CMD_TIMEOUT, OPT_PROGRESS, OPT_KEEP,
        OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_SHARD, OPT_BUDGET, OPT_PAUSE_ENV,
-       OPT_RETRY_WAIT };
+       OPT_RETRY_WAIT, OPT_VERIFY_TIMEOUT, OPT_VERIFY_MEM };
 
 static const struct option run_options[] = {
 	{"out", required_argument, NULL, 'o'},
@@ -92,6 +96,8 @@ static const struct option run_options[] = {
 	{"resource", required_argument, NULL, OPT_RESOURCE},
 	{"retries", required_argument, NULL, OPT_RETRIES},
 	{"retry-wait", required_argument, NULL, OPT_RETRY_WAIT},
+	{"verify-timeout", required_argument, NULL, OPT_VERIFY_TIMEOUT},
+	{"verify-mem-mb", required_argument, NULL, OPT_VERIFY_MEM},
 	{"grace", required_argument, NULL, OPT_GRACE},
 	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
 	{"pause-env", no_argument, NULL, OPT_PAUSE_ENV},
@@ -185,6 +191,16 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			if (cli_num("--retry-wait", optarg, 0, 300, &d) < 0)
 				return -1;
 			o->retry_wait_s = d;
+			break;
+		case OPT_VERIFY_TIMEOUT:
+			if (cli_num("--verify-timeout", optarg, 1, 7 * 86400, &d) < 0)
+				return -1;
+			o->verify_timeout_s = d;
+			break;
+		case OPT_VERIFY_MEM:
+			if (cli_int("--verify-mem-mb", optarg, 64, 1L << 30, &v) < 0)
+				return -1;
+			o->verify_mem_mb = v;
 			break;
 		case OPT_BUDGET:
 			run_only = 1;

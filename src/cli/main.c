@@ -3,6 +3,7 @@
  * The subcommands live in cmd_*.c; only they and main print errors or exit.
  */
 #include "cli.h"
+#include "judge.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,8 @@ static const struct subcommand {
 	{"validate", cmd_validate, "check a suite: references pass, flawed variants and noop fail"},
 	{"report", cmd_report, "leaderboard with task-clustered bootstrap intervals from results.h5"},
 	{"compare", cmd_compare, "paired comparisons of models or conditions, Holm-adjusted"},
+	{"reverify", cmd_reverify, "re-judge a results file's saved deliverables with this binary's verifiers"},
+	{"judge", cmd_judge, "run a task's verifier on saved deliverables (run's child process)"},
 	{"merge", cmd_merge, "combine results files (array shards, continued runs), each cell once"},
 	{"kernel", cmd_kernel, "run a verifier kernel by hand on files (fe, frame, mesh, icp, distance)"},
 	{"truth", cmd_truth, "freeze the results of a reference structural model (two solves)"},
@@ -47,6 +50,8 @@ int main(int argc, char **argv)
 		printf("engisweep %s\n", ENGISWEEP_VERSION);
 		return 0;
 	}
+	/* verification runs in a child process of this very binary */
+	judge_set_program("/proc/self/exe");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
 		if (!strcmp(argv[1], subcommands[i].name))
 			return subcommands[i].fn(argc - 1, argv + 1);

@@ -120,6 +120,8 @@ static int hook_run(void *p, size_t ci, int rank, char **payload, size_t *len)
 	s.work_root = c->work_root;
 	s.max_retries = c->o->max_retries;
 	s.retry_wait_s = c->o->retry_wait_s;
+	s.verify_timeout_s = c->o->verify_timeout_s;
+	s.verify_mem_mb = c->o->verify_mem_mb;
 	s.cmd_timeout_s = c->o->cmd_timeout_s;
 	s.pause_env = c->o->pause_env;
 	s.should_abort = sched_should_abort;

@@ -8,6 +8,7 @@
 #include "engi/threads.h"
 #include "engi/verify.h"
 #include "fsutil.h"
+#include "judge.h"
 #include "text.h"
 #include "trace.h"
 
@@ -792,20 +793,47 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 	 * is never a success. */
 	if (!outcome_is_infra(a.outcome)) {
 		double v0 = now_mono();
-		struct engi_verify_ctx vc = {.artifact_dir = art_dir, .task_dir = task->dir};
-		struct engi_error e;
-		engi_error_init(&e);
-		rc = engi_verify_file(task->verifier, task->criteria, task->verifier_file, &vc, &v, &e);
+		char scratch[PATH_MAX];
+		snprintf(scratch, sizeof(scratch), "%s/judge-%s", s->work_root, rec->cell);
+		struct judge_limits lim = {.wall_s = s->verify_timeout_s, .mem_mb = s->verify_mem_mb,
+					   .threads = s->kernel_threads, .scratch = scratch,
+					   .should_abort = s->should_abort};
+		char infra[INFRA_REASON_MAX], why[256];
+		engi_verifier_id(task->verifier, rec->verifier, sizeof(rec->verifier));
+		/* a verifier that failed gets one more try on the same deliverables */
+		for (int vtry = 0; vtry < 2; vtry++) {
+			struct engi_error e;
+			engi_error_init(&e);
+			rc = judge_deliverables(task, art_dir, &lim, &v, infra, sizeof(infra), why,
+						sizeof(why), &e);
+			if (rc < 0)
+				engi_raise(err, rc, "verifying '%s': %s", task->id, e.msg);
+			if (rc != 1)
+				break;
+			tr(&t, json_pack("{s:s,s:s,s:s,s:i}", "ev", "verifier_error", "reason", infra,
+					 "message", why, "try", vtry + 1));
+		}
+		rm_rf(scratch, NULL);
 		if (rc < 0) {
 			engi_verdict_release(&v);
 			trace_release(&t);
 			record_release(rec);
-			return engi_raise(err, rc, "verifying '%s': %s", task->id, e.msg);
+			return rc;
 		}
-		engi_verdict_score(&v, &task->scoring);
-		if (a.outcome == OUTCOME_AGENT_ERROR) {
-			v.success = v.feasible = 0;
-			v.score = v.quality = 0;
+		if (rc == 1) {
+			/* the verifier failed, not the agent: not run, rerun by --resume */
+			engi_verdict_release(&v);
+			engi_verdict_init(&v);
+			rec->outcome = OUTCOME_INFRA_ERROR;
+			snprintf(rec->infra, sizeof(rec->infra), "%s", infra);
+			snprintf(rec->message, sizeof(rec->message), "%s", why);
+			rc = 0;
+		} else {
+			engi_verdict_score(&v, &task->scoring);
+			if (a.outcome == OUTCOME_AGENT_ERROR) {
+				v.success = v.feasible = 0;
+				v.score = v.quality = 0;
+			}
 		}
 		rec->verify_s = now_mono() - v0;
 	}

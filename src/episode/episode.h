@@ -34,6 +34,8 @@ struct episode_spec {
 	const char *out_dir;   /* artifacts go to <out_dir>/artifacts/<cell>/ */
 	const char *work_root; /* scratch for the backend */
 	int max_retries;
+	double verify_timeout_s; /* the verifier's wall limit (0: judge.h default) */
+	long verify_mem_mb;	 /* its address-space limit (0: judge.h default) */
 	double retry_wait_s; /* before the first retry, doubling, at most 300 s */
 	double cmd_timeout_s; /* per command, inside the episode's wall limit */
 	int pause_env;        /* freeze the environment while the model thinks */

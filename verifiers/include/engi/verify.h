@@ -106,6 +106,9 @@ struct engi_verify_ctx {
 struct engi_verifier_kind {
 	const char *name;
 	const char *summary;
+	/* Raised whenever the same deliverable could get another verdict; the
+	 * record names "name@version", and --resume refuses to mix versions. */
+	int version;
 	/* Validates and converts criteria (the task's "verifier" object, whose
 	 * "kind" and "file" the loader has already checked). Errors name file
 	 * and JSON pointer: "<file>: <pointer>/criteria/2/value: expected a number". */
@@ -124,6 +127,8 @@ struct engi_verifier_kind {
 /* NULL with a message listing the valid names when unknown. */
 const struct engi_verifier_kind *engi_verifier_lookup(const char *name,
 						      struct engi_error *err);
+/* "name@version" into buf. */
+void engi_verifier_id(const struct engi_verifier_kind *kind, char *buf, size_t n);
 /* All registered kinds, NULL-terminated. */
 const struct engi_verifier_kind *const *engi_verifier_kinds(void);
 

@@ -1,0 +1,65 @@
+/*
+ * judge.h - a task's verifier run on the deliverables of one episode.
+ *
+ * The deliverables are the agent's and hostile: a verifier kernel that
+ * crashes or runs away on them must not take the process (a rank, the
+ * sweep) with it. So when a judge program is set (the engisweep binary,
+ * whose `judge` subcommand does the work), verification runs in a child
+ * process of its own under a CPU-time limit and, outside sanitizer builds,
+ * an address-space limit, with a wall-clock timeout; its verdict comes back
+ * as a record's JSON. A child that dies of a signal, exceeds a limit or
+ * fails is an infrastructure failure with the kernel and the signal named,
+ * never a verdict for or against the agent. Without a judge program (unit
+ * tests linking the library) the verifier runs in this process.
+ */
+#ifndef ENGI_JUDGE_H
+#define ENGI_JUDGE_H
+
+#include <stddef.h>
+
+#include "engi/error.h"
+#include "engi/verify.h"
+#include "record.h"
+#include "task.h"
+
+struct judge_limits {
+	double wall_s;	 /* 0: JUDGE_WALL_S_DEFAULT */
+	double cpu_s;	 /* 0: wall_s times threads */
+	long mem_mb;	 /* 0: JUDGE_MEM_MB_DEFAULT; address space of the child */
+	int threads;	 /* kernel threads in the child (0: leave as is) */
+	const char *scratch; /* a folder for the child's verdict and log */
+	int (*should_abort)(void);
+};
+
+#define JUDGE_WALL_S_DEFAULT 1800.0
+#define JUDGE_MEM_MB_DEFAULT 16384L
+
+/* The program to run as `PROGRAM judge ...` (NULL: judge in this process).
+ * Set once at start-up, before any thread. */
+void judge_set_program(const char *path);
+
+/* Judges the deliverables in art_dir with task's verifier and scoring.
+ * Returns 0 with the verifier's assertions and metrics appended to v (which
+ * may hold others: the caller scores it); 1 when the verifier itself failed
+ * (crashed, timed out, ran out of memory): nothing is appended, infra holds the
+ * reason (INFRA_VERIFIER_*) and msg what happened; ENGI_EINTERRUPTED when
+ * should_abort turned true; other negative codes for our own failures. */
+int judge_deliverables(const struct task *task, const char *art_dir,
+		       const struct judge_limits *lim, struct engi_verdict *v,
+		       char *infra, size_t infra_n, char *msg, size_t msg_n,
+		       struct engi_error *err);
+
+/* The `judge` subcommand's work, in the child: verdict of task_file's task
+ * on art_dir, as a record's JSON in out_path. */
+int judge_child(const char *task_file, const char *art_dir, const char *out_path,
+		struct engi_error *err);
+
+/* The child's exit status for judge_child's return code. */
+int judge_exit_code(int rc);
+
+/* The assertions and metrics of a record (judge_child's output), appended
+ * to v. */
+int judge_verdict_from_record(struct record *r, struct engi_verdict *v,
+			      struct engi_error *err);
+
+#endif

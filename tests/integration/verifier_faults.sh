@@ -1,0 +1,70 @@
+# A verifier that crashes, runs past its limits or runs out of memory on a
+# delivery takes only its own child process down: the sweep finishes (exit
+# 0), the episode is infra_error with the reason and the kernel and signal
+# named, its verification was tried twice, it is not scored, and --resume
+# reruns it. The report lists it as not run. Alone and under mpirun.
+. "$(dirname "$0")/lib.sh"
+bash "$HERE/make_suite.sh" suite 1 0
+
+check() { # OUT REASON MESSAGE-FRAGMENT
+	PYTHONPATH="$HERE" "$PY" - "$@" <<'PY'
+import sys
+import results as R
+out, reason, frag = sys.argv[1:4]
+ep = R.episodes(out + "/results.h5")
+assert len(ep) == 1, ep
+e = ep[0]
+assert e["outcome"] == "infra_error" and e["infra"] == reason, e
+assert frag in e["message"] and "'mesh'" in e["message"], e["message"]
+assert e["success"] == 0 and e["score"] == 0, e
+assert e["verifier"] == "mesh@1", e
+tr = R.trace(out + "/results.h5", e["cell"])
+tries = [t for t in tr if t["ev"] == "verifier_error"]
+assert [t["try"] for t in tries] == [1, 2], tries
+print(out, "->", e["message"])
+PY
+}
+
+run_fault() { # FAULT OUT [extra run options]
+	local fault=$1 out=$2
+	shift 2
+	ENGI_JUDGE_FAULT=$fault "$ENGISWEEP" run --agents reference --quiet --out "$out" "$@" suite \
+		> "$out.log" 2>&1 || { cat "$out.log"; fail "$fault: the sweep failed"; }
+}
+
+run_fault segv r-segv
+check r-segv "verifier crashed" "died of signal 11"
+run_fault abort r-abort
+check r-abort "verifier crashed" "died of signal 6"
+run_fault nomem r-nomem --verify-mem-mb 4096
+check r-nomem "verifier crashed" "ran out of memory (limit 4096 MiB)"
+t0=$(date +%s)
+run_fault sleep r-sleep --verify-timeout 2
+check r-sleep "verifier timed out" "ran past its limit of 2 s"
+run_fault spin r-spin --verify-timeout 2
+check r-spin "verifier timed out" ""
+took=$(( $(date +%s) - t0 ))
+[ "$took" -lt 30 ] || fail "two timed-out verifiers (2 tries each, 2 s limit) took $took s"
+
+# not scored, listed as not run
+"$ENGISWEEP" report --out-prefix rep r-segv/results.h5 > rep.txt 2>&1 || { cat rep.txt; fail "report"; }
+grep -q "not run: verifier crashed" rep.txt || { cat rep.txt; fail "report does not list the crash"; }
+
+# --resume reruns it, now judged for real
+"$ENGISWEEP" run --resume --agents reference --quiet --out r-segv suite > resume.log 2>&1 \
+	|| { cat resume.log; fail "resume"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import results as R
+ep = R.episodes("r-segv/results.h5")
+done = [e for e in ep if e["outcome"] == "done"]
+assert len(done) == 1 and done[0]["success"] == 1 and done[0]["verifier"] == "mesh@1", ep
+PY
+
+# under mpirun the crashing verifier does not take a rank down
+ENGI_JUDGE_FAULT=segv mpirun_ -np 3 -x ENGI_JUDGE_FAULT "$ENGISWEEP" run --agents reference \
+	--trials 3 --quiet --out r-mpi suite > mpi.log 2>&1 || { cat mpi.log; fail "mpirun sweep failed"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import results as R
+ep = R.episodes("r-mpi/results.h5")
+assert len(ep) == 3 and all(e["infra"] == "verifier crashed" for e in ep), ep
+PY
