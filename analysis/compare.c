@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_LEN ENGI_COMPARE_NAME_LEN
 /* most bytes one rendered output may take */
 #define COMPARE_OUTPUT_CAP ((size_t)64 << 20)
 
@@ -30,11 +29,13 @@ void engi_compare_data_init(struct engi_compare_data *d)
 {
 	memset(d, 0, sizeof *d);
 	engi_compare_opts_init(&d->opts);
+	d->baseline = "";
 }
 
 void engi_compare_data_release(struct engi_compare_data *d)
 {
 	engi_free(d->rows);
+	engi_strpool_free(&d->names);
 	engi_compare_data_init(d);
 }
 
@@ -51,17 +52,9 @@ static int is_scored(const char *outcome)
 	return 0;
 }
 
-/* Fixed-width names read from files may lack their NUL: bounded copies. */
-static void name_copy(char dst[NAME_LEN], const char *src)
-{
-	size_t n = strnlen(src, NAME_LEN - 1);
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-/* Names in order of first appearance. */
+/* Names (the results' whole texts) in order of first appearance. */
 struct names {
-	char (*v)[NAME_LEN];
+	const char **v;
 	size_t n, alloc;
 	struct strtab ix;
 };
@@ -73,11 +66,10 @@ static void names_release(struct names *s)
 	memset(s, 0, sizeof *s);
 }
 
-static int names_add(struct names *s, const char *raw, size_t *id,
+/* name must outlive the table */
+static int names_add(struct names *s, const char *name, size_t *id,
 		     struct engi_error *err)
 {
-	char name[NAME_LEN];
-	name_copy(name, raw);
 	size_t at = strtab_get(&s->ix, name);
 	if (at != SIZE_MAX) {
 		if (id)
@@ -86,22 +78,52 @@ static int names_add(struct names *s, const char *raw, size_t *id,
 	}
 	if (s->n == s->alloc) {
 		size_t na = s->alloc ? 2 * s->alloc : 16;
-		char(*nv)[NAME_LEN] = engi_reallocarray(s->v, na, NAME_LEN);
+		const char **nv = engi_reallocarray(s->v, na, sizeof *nv);
 		if (!nv)
 			RAISE(err, ENGI_ENOMEM, "out of memory indexing names");
 		s->v = nv;
 		s->alloc = na;
-		/* keys point into v, which moved */
-		strtab_release(&s->ix);
-		for (size_t i = 0; i < s->n; i++)
-			TRY(strtab_put(&s->ix, s->v[i], i, err));
 	}
-	memcpy(s->v[s->n], name, NAME_LEN);
-	TRY(strtab_put(&s->ix, s->v[s->n], s->n, err));
+	s->v[s->n] = name;
+	TRY(strtab_put(&s->ix, name, s->n, err));
 	if (id)
 		*id = s->n;
 	s->n++;
 	return 0;
+}
+
+static int cmp_name(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* Renumbers the names in their own order. */
+static int names_sort(struct names *s, struct engi_error *err)
+{
+	if (s->n)
+		qsort(s->v, s->n, sizeof *s->v, cmp_name);
+	strtab_release(&s->ix);
+	for (size_t i = 0; i < s->n; i++)
+		TRY(strtab_put(&s->ix, s->v[i], i, err));
+	return 0;
+}
+
+/* One scored episode's value in its cell (arm x task), summed in trial
+ * order whatever the order of the rows. */
+struct ep_val {
+	size_t at, pos;
+	int32_t trial;
+	double v;
+};
+
+static int cmp_ep_val(const void *x, const void *y)
+{
+	const struct ep_val *a = x, *b = y;
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	if (a->trial != b->trial)
+		return a->trial < b->trial ? -1 : 1;
+	return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
 struct cmp_ctx {
@@ -137,30 +159,42 @@ static int tally(struct cmp_ctx *c, struct engi_compare_data *d,
 		 const struct engi_results *res, struct engi_error *err)
 {
 	for (size_t i = 0; i < res->nmodels; i++)
-		TRY(names_add(&c->models, res->models[i].name, NULL, err));
+		TRY(names_add(&c->models, engi_res_str(res, res->models[i].name),
+			      NULL, err));
 	for (size_t i = 0; i < res->nconditions; i++)
-		TRY(names_add(&c->conds, res->conditions[i].name, NULL, err));
+		TRY(names_add(&c->conds,
+			      engi_res_str(res, res->conditions[i].name), NULL,
+			      err));
 	for (size_t i = 0; i < res->nepisodes; i++) {
 		const struct engi_res_episode *e = &res->episodes[i];
-		TRY(names_add(&c->tasks, e->task_id, NULL, err));
-		TRY(names_add(&c->models, e->model, NULL, err));
-		TRY(names_add(&c->conds, e->condition, NULL, err));
+		TRY(names_add(&c->tasks, engi_res_str(res, e->task_id), NULL,
+			      err));
+		TRY(names_add(&c->models, engi_res_str(res, e->model), NULL,
+			      err));
+		TRY(names_add(&c->conds, engi_res_str(res, e->condition), NULL,
+			      err));
 	}
+	/* tasks in the order of their ids, whatever the order of the rows */
+	TRY(names_sort(&c->tasks, err));
 	size_t nt = c->tasks.n, narms = c->models.n * c->conds.n;
 	if (narms && nt > SIZE_MAX / sizeof(double) / narms)
 		RAISE(err, ENGI_EINVALID, "%zu tasks x %zu arms is too large",
 		      nt, narms);
 	/* EngiScore: the quality on optimization tasks, else the success */
 	unsigned char *optq = engi_calloc(nt + 1, 1);
-	if (!optq)
+	struct ep_val *val =
+		engi_reallocarray(NULL, res->nepisodes + 1, sizeof *val);
+	if (!optq || !val) {
+		engi_free(optq);
+		engi_free(val);
 		RAISE(err, ENGI_ENOMEM, "out of memory indexing tasks");
+	}
 	for (size_t i = 0; i < res->ntasks; i++) {
-		char name[NAME_LEN];
-		name_copy(name, res->tasks[i].id);
-		size_t t = strtab_get(&c->tasks.ix, name);
+		size_t t = strtab_get(&c->tasks.ix,
+				      engi_res_str(res, res->tasks[i].id));
 		if (t != SIZE_MAX)
-			optq[t] = !strncmp(res->tasks[i].scoring, "optimization",
-					   sizeof res->tasks[i].scoring);
+			optq[t] = !strcmp(engi_res_str(res, res->tasks[i].scoring),
+					  "optimization");
 	}
 	c->sum = engi_calloc(narms * nt + 1, sizeof *c->sum);
 	c->cnt = engi_calloc(narms * nt + 1, sizeof *c->cnt);
@@ -169,10 +203,12 @@ static int tally(struct cmp_ctx *c, struct engi_compare_data *d,
 	c->xd = engi_reallocarray(NULL, nt + 1, sizeof *c->xd);
 	if (!c->sum || !c->cnt || !c->xa || !c->xb || !c->xd) {
 		engi_free(optq);
+		engi_free(val);
 		RAISE(err, ENGI_ENOMEM, "out of memory tallying %zu episodes",
 		      res->nepisodes);
 	}
 	int rc = 0;
+	size_t nval = 0;
 	for (size_t i = 0; i < res->nepisodes; i++) {
 		const struct engi_res_episode *e = &res->episodes[i];
 		char outcome[sizeof e->outcome + 1];
@@ -191,20 +227,23 @@ static int tally(struct cmp_ctx *c, struct engi_compare_data *d,
 					i, e->cell);
 			break;
 		}
-		size_t t, m, k;
-		rc = names_add(&c->tasks, e->task_id, &t, err);
-		if (!rc)
-			rc = names_add(&c->models, e->model, &m, err);
-		if (!rc)
-			rc = names_add(&c->conds, e->condition, &k, err);
-		if (rc)
-			break;
-		size_t at = (m * c->conds.n + k) * nt + t;
-		c->sum[at] += optq[t] ? e->score : (e->success != 0 ? 1.0 : 0.0);
-		c->cnt[at]++;
+		size_t t = strtab_get(&c->tasks.ix, engi_res_str(res, e->task_id));
+		size_t m = strtab_get(&c->models.ix, engi_res_str(res, e->model));
+		size_t k = strtab_get(&c->conds.ix,
+				      engi_res_str(res, e->condition));
+		val[nval++] = (struct ep_val){
+			(m * c->conds.n + k) * nt + t, i, e->trial,
+			optq[t] ? e->score : (e->success != 0 ? 1.0 : 0.0)};
 		d->scored++;
 	}
+	if (nval)
+		qsort(val, nval, sizeof *val, cmp_ep_val);
+	for (size_t i = 0; i < nval; i++) {
+		c->sum[val[i].at] += val[i].v;
+		c->cnt[val[i].at]++;
+	}
 	engi_free(optq);
+	engi_free(val);
 	TRY(rc);
 	d->ntasks = nt;
 	d->nmodels = c->models.n;
@@ -317,11 +356,12 @@ static int add_row(const struct group *g, size_t i, size_t j, const char *grid_a
 	size_t aj = g->models_axis ? j * nc + g->f : g->f * nc + j;
 	struct engi_compare_row *r = NULL;
 	TRY(push_row(g->d, g->alloc, &r, err));
-	memcpy(r->within, g->within, NAME_LEN);
-	memcpy(r->a, g->cmp->v[i], NAME_LEN);
-	memcpy(r->b, g->cmp->v[j], NAME_LEN);
-	if (grid_axis)
-		name_copy(r->grid_axis, grid_axis);
+	struct engi_strpool **pool = &g->d->names;
+	TRY(engi_strpool_add(pool, g->within, &r->within, NULL, err));
+	TRY(engi_strpool_add(pool, g->cmp->v[i], &r->a, NULL, err));
+	TRY(engi_strpool_add(pool, g->cmp->v[j], &r->b, NULL, err));
+	TRY(engi_strpool_add(pool, grid_axis ? grid_axis : "", &r->grid_axis,
+			     NULL, err));
 	return compare_arms(g->c, g->o, ai, aj, c->draws + i * draws, c->draws + j * draws, r,
 			    err);
 }
@@ -353,17 +393,12 @@ int engi_compare_compute(struct engi_compare_data *d,
 	if (o->axis == ENGI_COMPARE_GRID && (o->baseline || o->npairs == 0))
 		RAISE(err, ENGI_EINVALID,
 		      "a grid comparison takes its declared pairs and no baseline");
-	for (size_t i = 0; i < o->npairs; i++)
-		if (strlen(o->pairs[i].axis) >= NAME_LEN || strlen(o->pairs[i].a) >= NAME_LEN ||
-		    strlen(o->pairs[i].b) >= NAME_LEN)
-			RAISE(err, ENGI_EINVALID, "grid pair %zu: a name is too long", i);
-	if (o->baseline && strlen(o->baseline) >= NAME_LEN)
-		RAISE(err, ENGI_EINVALID, "baseline '%.40s...' is too long",
-		      o->baseline);
 	d->opts = *o;
 	d->opts.baseline = NULL;
+	d->opts.pairs = NULL;
 	if (o->baseline)
-		name_copy(d->baseline, o->baseline);
+		TRY(engi_strpool_add(&d->names, o->baseline, &d->baseline, NULL,
+				     err));
 
 	struct cmp_ctx c;
 	memset(&c, 0, sizeof c);
@@ -403,15 +438,13 @@ int engi_compare_compute(struct engi_compare_data *d,
 		if (!pa || !pb)
 			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
 		for (size_t k = 0; rc == 0 && k < o->npairs; k++) {
-			char na[NAME_LEN], nb[NAME_LEN];
-			name_copy(na, o->pairs[k].a);
-			name_copy(nb, o->pairs[k].b);
-			pa[k] = strtab_get(&cmp->ix, na);
-			pb[k] = strtab_get(&cmp->ix, nb);
+			pa[k] = strtab_get(&cmp->ix, o->pairs[k].a);
+			pb[k] = strtab_get(&cmp->ix, o->pairs[k].b);
 			if (pa[k] == SIZE_MAX || pb[k] == SIZE_MAX)
 				rc = engi_raise(err, ENGI_ENOTFOUND,
 						"the grid's condition '%s' is not in the results",
-						pa[k] == SIZE_MAX ? na : nb);
+						pa[k] == SIZE_MAX ? o->pairs[k].a
+								  : o->pairs[k].b);
 		}
 	}
 	/* one arm alone has nothing to be compared with */
@@ -447,21 +480,28 @@ int engi_compare_compute(struct engi_compare_data *d,
 	if (rc < 0)
 		return rc;
 
-	/* Holm over the rows that were tested */
+	/* Holm over the tested rows of each within (rows of one within are
+	 * consecutive) */
 	double *p = engi_reallocarray(NULL, d->nrows + 1, sizeof *p);
 	if (!p)
 		RAISE(err, ENGI_ENOMEM, "out of memory adjusting p-values");
-	size_t n = 0;
-	for (size_t i = 0; i < d->nrows; i++)
-		if (d->rows[i].tested)
-			p[n++] = d->rows[i].test.p;
-	rc = engi_holm(p, n, p, err);
-	if (rc == 0) {
-		n = 0;
-		for (size_t i = 0; i < d->nrows; i++)
+	for (size_t first = 0, end; rc == 0 && first < d->nrows; first = end) {
+		end = first + 1;
+		while (end < d->nrows && d->rows[end].within == d->rows[first].within)
+			end++;
+		size_t n = 0;
+		for (size_t i = first; i < end; i++)
 			if (d->rows[i].tested)
-				d->rows[i].p_holm = p[n++];
-		d->family = n;
+				p[n++] = d->rows[i].test.p;
+		rc = engi_holm(p, n, p, err);
+		for (size_t i = first, k = 0; rc == 0 && i < end; i++) {
+			if (!d->rows[i].tested)
+				continue;
+			d->rows[i].p_holm = p[k++];
+			d->rows[i].family = n;
+		}
+		d->family += n;
+		d->families += n > 0;
 	}
 	engi_free(p);
 	return rc;
@@ -540,18 +580,20 @@ static void render_markdown(struct engi_dynbuf *b,
 		textout(b, "Family: the sweep's declared grid — each condition against the one "
 			   "with that axis at its first value and every other axis the same, "
 			   "within each %s", fix);
-	} else if (d->baseline[0]) {
+	} else if (*d->baseline) {
 		textout(b, "Family: every %s against the baseline %s '", cmp, cmp);
 		md_name(b, d->baseline);
 		textout(b, "' within each %s", fix);
 	} else {
 		textout(b, "Family: every pair of %ss within each %s", cmp, fix);
 	}
-	textout(b, ", %zu comparisons, Holm-adjusted. Lift = a − b, EngiScore ×100, "
+	textout(b, ", %zu comparisons, Holm-adjusted within each %s (%zu "
+		   "famil%s). Lift = a − b, EngiScore ×100, "
 	       "over the tasks both arms have (trials averaged within a task); "
 	       "%.0f %% paired task bootstrap interval and two-sided sign-flip "
 	       "test, %zu draws each, seed %" PRIu64 ".\n\n",
-	    d->family, 100.0 * d->opts.boot.level, d->opts.boot.draws,
+	    d->family, fix, d->families, d->families == 1 ? "y" : "ies",
+	    100.0 * d->opts.boot.level, d->opts.boot.draws,
 	    d->opts.boot.seed);
 	if (d->nrows == 0) {
 		textout(b, "No comparison: fewer than two %ss.\n", cmp);
@@ -590,7 +632,7 @@ static void render_markdown(struct engi_dynbuf *b,
 		md_pvalue(b, r->p_holm);
 		textout(b, " |\n");
 	}
-	if (!d->baseline[0])
+	if (!*d->baseline)
 		return;
 
 	/* the grid: fixed arms down, compared arms across */
@@ -663,6 +705,7 @@ static const char *const row_keys[] = {
 	"tasks",      "a_only",      "b_only",     "mean_a_x100",
 	"mean_b_x100", "lift_x100",  "ci_lo_x100", "ci_hi_x100",
 	"ci_flag",    "p",           "p_holm",     "draws",
+	"family",
 };
 #define NKEYS (sizeof row_keys / sizeof *row_keys)
 
@@ -679,10 +722,16 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 			textout(b, "\"%s\": ", row_keys[k]);
 		switch (k) {
 		case 0:
-			if (r->grid_axis[0]) {
-				char ax[NAME_LEN + 8];
-				snprintf(ax, sizeof ax, "grid:%s", r->grid_axis);
-				str(b, ax);
+			if (*r->grid_axis) {
+				size_t n = strlen(r->grid_axis) + 6;
+				char *ax = engi_malloc(n);
+				if (ax) {
+					snprintf(ax, n, "grid:%s", r->grid_axis);
+					str(b, ax);
+				} else {
+					b->cap = 0; /* textout_check reports it */
+				}
+				engi_free(ax);
 			} else {
 				str(b, axis_name(d->opts.axis));
 			}
@@ -732,6 +781,9 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 		case 15:
 			textout(b, "%zu", r->tested ? r->test.draws : 0);
 			break;
+		case 16:
+			textout(b, "%zu", r->family);
+			break;
 		}
 	}
 }
@@ -774,18 +826,27 @@ int engi_compare_write_json(const struct engi_compare_data *d,
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
-	textout(&b, "{\"format\": \"engisweep-compare\", \"format_version\": 1,\n");
+	textout(&b, "{\"format\": \"engisweep-compare\", \"format_version\": 2,\n");
 	textout(&b, " \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
 		"\"level\": %.6f, \"min_tasks\": %zu},\n",
 	    d->opts.boot.seed, d->opts.boot.draws, d->opts.boot.level,
 	    d->opts.boot.min_tasks);
 	textout(&b, " \"family\": {\"axis\": \"%s\", \"baseline\": ",
 	    axis_name(d->opts.axis));
-	if (d->baseline[0])
+	if (*d->baseline)
 		json_str(&b, d->baseline);
 	else
 		textout(&b, "null");
-	textout(&b, ", \"size\": %zu},\n", d->family);
+	textout(&b, ", \"size\": %zu, \"families\": [", d->family);
+	for (size_t i = 0, k = 0; i < d->nrows; i++) {
+		const struct engi_compare_row *r = &d->rows[i];
+		if (!r->family || (i && d->rows[i - 1].within == r->within))
+			continue;
+		textout(&b, "%s{\"within\": ", k++ ? ", " : "");
+		json_str(&b, r->within);
+		textout(&b, ", \"size\": %zu}", r->family);
+	}
+	textout(&b, "]},\n");
 	textout(&b, " \"episodes\": {\"planned\": %" PRIu64 ", \"recorded\": %zu, "
 		"\"scored\": %zu, \"unscored\": %zu, \"missing\": %" PRIu64
 		"},\n",

@@ -161,6 +161,9 @@ enum col {
 	C_STAGE,
 	C_STATE,
 	C_REQUIRED,
+	C_INFRA,
+	C_VERSION,
+	C_VERIFIER,
 	C_N
 };
 
@@ -169,7 +172,8 @@ static const char *const col_names[C_N] = {
 	"condition", "outcome",   "feasible",  "turns",     "tokens_in",
 	"tokens_out", "cost_usd", "wall_s",    "domain",    "type",
 	"interface", "software",  "title",     "scoring",   "assertion",
-	"stage",     "state",     "required",
+	"stage",     "state",     "required",  "infra",     "version",
+	"verifier",
 };
 
 #define EXTRA_MAX 64
@@ -198,8 +202,9 @@ static int bad(const struct table *t, int col, const char *what,
 	      t->c.path, t->c.rec_line, col_names[col], what, found);
 }
 
-static int get_str(const struct table *t, int col, char *dst, size_t size,
-		   const char *dflt, struct engi_error *err)
+/* The text of a column, any length (dflt when empty; NULL: required). */
+static int get_text(const struct table *t, int col, const char *dflt,
+		    const char **out, struct engi_error *err)
 {
 	const char *s = get(t, col);
 	if (!s || !*s) {
@@ -210,14 +215,18 @@ static int get_str(const struct table *t, int col, char *dst, size_t size,
 			      t->c.path, t->c.rec_line, col_names[col]);
 		s = dflt;
 	}
-	size_t n = strlen(s);
-	if (n >= size)
-		RAISE(err, ENGI_EPARSE,
-		      "%s: line %zu, column '%s': '%.40s...' is longer than "
-		      "%zu bytes",
-		      t->c.path, t->c.rec_line, col_names[col], s, size - 1);
-	memcpy(dst, s, n + 1);
+	*out = s;
 	return 0;
+}
+
+/* A text column into a field of res's rows, kept whole however long. */
+static int get_str(const struct table *t, struct engi_results *res, int col,
+		   char *dst, size_t size, const char *dflt,
+		   struct engi_error *err)
+{
+	const char *s = "";
+	TRY(get_text(t, col, dflt, &s, err));
+	return engi_res_set(res, dst, size, s, err);
 }
 
 static int get_num(const struct table *t, int col, double dflt, int required,
@@ -321,7 +330,12 @@ static int table_open(struct table *t, const char *path, struct engi_dynbuf *b,
 			t->col[i] = f;
 			known = 1;
 		}
-		if (!known && *name && t->nextra < EXTRA_MAX)
+		if (!known && *name && t->nextra == EXTRA_MAX)
+			RAISE(err, ENGI_EPARSE,
+			      "%s: line %zu: column '%.80s': more than %d "
+			      "metadata columns",
+			      path, t->c.rec_line, name, EXTRA_MAX);
+		if (!known && *name)
 			t->extra[t->nextra++] = f;
 	}
 	for (size_t i = 0; i < nrequired; i++)
@@ -373,9 +387,14 @@ struct reader {
 	size_t meta_alloc;
 	struct place *task_at, *meta_at, *seen_at;
 	size_t nseen, seen_alloc;
+	/* trials: their span over every row of the file, and the (task,
+	 * model, condition) groups that have rows */
+	int32_t trial_lo, trial_hi;
+	size_t ntrials;
 	/* cells: key to episode; seen: key of every row (unrun ones too) to
-	 * its place; meta: "task\x1fkey" to its task_meta row */
-	struct strtab tasks, models, conds, cells, seen, meta;
+	 * its place; meta: "task\x1fkey" to its task_meta row; groups: (task,
+	 * model, condition) keys */
+	struct strtab tasks, models, conds, cells, seen, meta, groups;
 	/* owned keys of those tables */
 	char **keys;
 	size_t nkeys, keys_alloc;
@@ -392,6 +411,7 @@ static void reader_release(struct reader *r)
 	strtab_release(&r->cells);
 	strtab_release(&r->seen);
 	strtab_release(&r->meta);
+	strtab_release(&r->groups);
 	for (size_t i = 0; i < r->nkeys; i++)
 		engi_free(r->keys[i]);
 	engi_free(r->keys);
@@ -423,10 +443,11 @@ static void place_text(const struct reader *r, struct place p, char *buf,
 }
 
 static int meta_agree(const struct reader *r, const struct table *t, int col,
-		      const char *have, struct place at, const char *task,
+		      const char *field, struct place at, const char *task,
 		      struct engi_error *err)
 {
 	const char *s = get(t, col);
+	const char *have = engi_res_str(r->res, field);
 	if (!s)
 		s = "";
 	if (!strcmp(s, have))
@@ -475,8 +496,10 @@ static int check_seen(struct reader *r, const struct table *t,
 		      "trial %d is also on line %zu of %s: two runs of one "
 		      "cell would be counted twice; give them distinct trial "
 		      "numbers or conditions, or drop one",
-		      t->c.path, t->c.rec_line, e->task_id, e->model,
-		      e->condition, (int)e->trial, p.line, r->paths[p.file]);
+		      t->c.path, t->c.rec_line, engi_res_str(r->res, e->task_id),
+		      engi_res_str(r->res, e->model),
+		      engi_res_str(r->res, e->condition), (int)e->trial, p.line,
+		      r->paths[p.file]);
 	}
 	TRY(grow_one((void **)&r->seen_at, r->nseen, &r->seen_alloc,
 		     sizeof *r->seen_at, err));
@@ -507,14 +530,9 @@ static int meta_new(struct reader *r, const struct table *t, char *mk,
 	size_t i = res->ntask_meta++;
 	struct engi_res_task_meta *m = &res->task_meta[i];
 	memset(m, 0, sizeof *m);
-	snprintf(m->task_id, sizeof m->task_id, "%s", task);
-	snprintf(m->key, sizeof m->key, "%.63s", key);
-	if (strlen(v) < sizeof m->value)
-		memcpy(m->value, v, strlen(v) + 1);
-	else
-		snprintf(m->conflict, sizeof m->conflict,
-			 "%.200s: line %zu: the value is longer than %zu bytes",
-			 t->c.path, t->c.rec_line, sizeof m->value - 1);
+	memcpy(m->task_id, task, sizeof m->task_id);
+	TRY(engi_res_set(res, m->key, sizeof m->key, key, err));
+	TRY(engi_res_set(res, m->value, sizeof m->value, v, err));
 	r->meta_at[i] = (struct place){r->file, t->c.rec_line};
 	return strtab_put(&r->meta, mk, i, err);
 }
@@ -536,40 +554,83 @@ static int extra_meta(struct reader *r, const struct table *t, size_t field,
 		return meta_new(r, t, mk, task, key, v, err);
 	engi_free(mk);
 	struct engi_res_task_meta *m = &r->res->task_meta[i];
-	if (m->conflict[0] || !strcmp(m->value, v))
+	const char *have = engi_res_str(r->res, m->value);
+	if (m->conflict[0] || !strcmp(have, v))
 		return 0;
 	char where[600];
 	place_text(r, r->meta_at[i], where, sizeof where);
 	snprintf(m->conflict, sizeof m->conflict,
 		 "%.60s: line %zu: task '%.40s' has '%.30s' here and '%.30s' "
 		 "on %.80s",
-		 t->c.path, t->c.rec_line, task, v, m->value, where);
+		 t->c.path, t->c.rec_line, engi_res_str(r->res, task), v, have,
+		 where);
+	return 0;
+}
+
+/* Outcomes an episodes CSV may name, then the markers of unrun cells. */
+static const char *const known_outcomes[] = {
+	"done",      "fail_declared", "turn_limit",  "time_limit", "agent_error",
+	"env_crash", "infra_error",   "missing",     "unrun",
+};
+
+static int check_outcome(const struct table *t, const char *o,
+			 struct engi_error *err)
+{
+	for (size_t i = 0; i < sizeof known_outcomes / sizeof *known_outcomes;
+	     i++)
+		if (!strcmp(o, known_outcomes[i]))
+			return 0;
+	return bad(t, C_OUTCOME,
+		   "expected done, fail_declared, turn_limit, time_limit, "
+		   "agent_error, env_crash, infra_error, missing or unrun",
+		   o, err);
+}
+
+/* The (task, model, condition) of a row and the span of its trials, so that
+ * a trial number the other cells have and this one lacks is missing. */
+static int note_trial(struct reader *r, const struct engi_res_episode *e,
+		      struct engi_error *err)
+{
+	if (r->ntrials == 0 || e->trial < r->trial_lo)
+		r->trial_lo = e->trial;
+	if (r->ntrials == 0 || e->trial > r->trial_hi)
+		r->trial_hi = e->trial;
+	r->ntrials++;
+	char *k = cell_key(e->task_id, e->model, e->condition, 0);
+	TRY(keep_key(r, k, err));
+	if (strtab_get(&r->groups, k) == SIZE_MAX)
+		TRY(strtab_put(&r->groups, k, r->groups.n, err));
 	return 0;
 }
 
 static int episode_row(struct reader *r, const struct table *t,
-		       uint64_t *planned, struct engi_error *err)
+		       struct engi_error *err)
 {
 	struct engi_results *res = r->res;
 	struct engi_res_episode e;
 	memset(&e, 0, sizeof e);
 	int64_t v;
 	double x;
-	TRY(get_str(t, C_TASK, e.task_id, sizeof e.task_id, NULL, err));
-	TRY(get_str(t, C_MODEL, e.model, sizeof e.model, NULL, err));
-	TRY(get_str(t, C_CONDITION, e.condition, sizeof e.condition, "base",
-		    err));
+	const char *outcome = "";
+	TRY(get_str(t, res, C_TASK, e.task_id, sizeof e.task_id, NULL, err));
+	TRY(get_str(t, res, C_MODEL, e.model, sizeof e.model, NULL, err));
+	TRY(get_str(t, res, C_CONDITION, e.condition, sizeof e.condition,
+		    "base", err));
 	TRY(get_int(t, C_TRIAL, 0, INT32_MAX, 0, 1, &v, err));
 	e.trial = (int32_t)v;
-	TRY(get_str(t, C_OUTCOME, e.outcome, sizeof e.outcome, "done", err));
+	TRY(get_text(t, C_OUTCOME, "done", &outcome, err));
+	TRY(check_outcome(t, outcome, err));
+	snprintf(e.outcome, sizeof e.outcome, "%s", outcome);
 	const char *ck;
 	int repeat = check_seen(r, t, &e, &ck, err);
 	TRY(repeat);
-	/* a planned cell once, however many rows it has */
-	if (!repeat)
-		(*planned)++;
+	TRY(note_trial(r, &e, err));
 	if (!strcmp(e.outcome, "missing") || !strcmp(e.outcome, "unrun"))
 		return 0;
+	TRY(get_str(t, res, C_INFRA, e.infra, sizeof e.infra, "", err));
+	TRY(get_str(t, res, C_VERSION, e.version, sizeof e.version, "", err));
+	TRY(get_str(t, res, C_VERIFIER, e.verifier, sizeof e.verifier, "",
+		    err));
 	TRY(get_bool(t, C_SUCCESS, 0, 1, &e.success, err));
 	TRY(get_num(t, C_SCORE, 0.0, 1, &e.score, err));
 	e.quality = e.score;
@@ -606,29 +667,29 @@ static int episode_row(struct reader *r, const struct table *t,
 		struct engi_res_task *task = &res->tasks[res->ntasks];
 		memset(task, 0, sizeof *task);
 		memcpy(task->id, e.task_id, sizeof task->id);
-		TRY(get_str(t, C_DOMAIN, task->domain, sizeof task->domain, "",
+		TRY(get_str(t, res, C_DOMAIN, task->domain,
+			    sizeof task->domain, "", err));
+		TRY(get_str(t, res, C_TYPE, task->type, sizeof task->type, "",
 			    err));
-		TRY(get_str(t, C_TYPE, task->type, sizeof task->type, "", err));
-		TRY(get_str(t, C_INTERFACE, task->interface,
+		TRY(get_str(t, res, C_INTERFACE, task->interface,
 			    sizeof task->interface, "", err));
-		TRY(get_str(t, C_SOFTWARE, task->software,
+		TRY(get_str(t, res, C_SOFTWARE, task->software,
 			    sizeof task->software, "", err));
-		TRY(get_str(t, C_TITLE, task->title, sizeof task->title, "",
-			    err));
-		TRY(get_str(t, C_SCORING, task->scoring, sizeof task->scoring,
-			    "binary", err));
+		TRY(get_str(t, res, C_TITLE, task->title, sizeof task->title,
+			    "", err));
+		TRY(get_str(t, res, C_SCORING, task->scoring,
+			    sizeof task->scoring, "binary", err));
 		r->task_at[res->ntasks] = (struct place){r->file, t->c.rec_line};
 		TRY(strtab_put(&r->tasks, task->id, res->ntasks, err));
 		res->ntasks++;
 	} else {
 		const struct engi_res_task *task = &res->tasks[ti];
 		struct place l = r->task_at[ti];
-		TRY(meta_agree(r, t, C_DOMAIN, task->domain, l, task->id, err));
-		TRY(meta_agree(r, t, C_TYPE, task->type, l, task->id, err));
-		TRY(meta_agree(r, t, C_INTERFACE, task->interface, l, task->id,
-			       err));
-		TRY(meta_agree(r, t, C_SOFTWARE, task->software, l, task->id,
-			       err));
+		const char *id = engi_res_str(res, task->id);
+		TRY(meta_agree(r, t, C_DOMAIN, task->domain, l, id, err));
+		TRY(meta_agree(r, t, C_TYPE, task->type, l, id, err));
+		TRY(meta_agree(r, t, C_INTERFACE, task->interface, l, id, err));
+		TRY(meta_agree(r, t, C_SOFTWARE, task->software, l, id, err));
 	}
 	for (size_t j = 0; j < t->nextra; j++)
 		TRY(extra_meta(r, t, t->extra[j], e.task_id, err));
@@ -696,7 +757,6 @@ static int read_episodes(struct reader *r, const char *path,
 					sizeof *episode_required,
 				err);
 	size_t width = t.c.nfields;
-	uint64_t planned = 0;
 	while (rc == 0) {
 		int got = next_record(&t.c, err);
 		if (got <= 0) {
@@ -705,9 +765,9 @@ static int read_episodes(struct reader *r, const char *path,
 		}
 		rc = check_width(&t, width, err);
 		if (rc == 0)
-			rc = episode_row(r, &t, &planned, err);
+			rc = episode_row(r, &t, err);
 	}
-	r->res->planned_cells += planned;
+
 	engi_free(t.c.field);
 	engi_free(t.hdr);
 	engi_dynbuf_release(&b);
@@ -720,9 +780,9 @@ static int assertion_row(struct reader *r, const struct table *t,
 	struct engi_results *res = r->res;
 	char task[64], model[64], cond[64];
 	int64_t trial, req;
-	TRY(get_str(t, C_TASK, task, sizeof task, NULL, err));
-	TRY(get_str(t, C_MODEL, model, sizeof model, NULL, err));
-	TRY(get_str(t, C_CONDITION, cond, sizeof cond, "base", err));
+	TRY(get_str(t, res, C_TASK, task, sizeof task, NULL, err));
+	TRY(get_str(t, res, C_MODEL, model, sizeof model, NULL, err));
+	TRY(get_str(t, res, C_CONDITION, cond, sizeof cond, "base", err));
 	TRY(get_int(t, C_TRIAL, 0, INT32_MAX, 0, 1, &trial, err));
 	char *k = cell_key(task, model, cond, trial);
 	if (!k)
@@ -734,18 +794,21 @@ static int assertion_row(struct reader *r, const struct table *t,
 		      "%s: line %zu: no episode task '%s', model '%s', "
 		      "condition '%s', trial %" PRId64
 		      " in the episodes file",
-		      t->c.path, t->c.rec_line, task, model, cond, trial);
+		      t->c.path, t->c.rec_line, engi_res_str(res, task),
+		      engi_res_str(res, model), engi_res_str(res, cond), trial);
 	struct engi_res_assertion a;
 	memset(&a, 0, sizeof a);
 	memcpy(a.cell, res->episodes[ei].cell, sizeof a.cell);
-	TRY(get_str(t, C_ASSERTION, a.name, sizeof a.name, NULL, err));
-	TRY(get_str(t, C_STAGE, a.stage, sizeof a.stage, NULL, err));
-	TRY(get_str(t, C_STATE, a.state, sizeof a.state, NULL, err));
-	if (strcmp(a.state, "pass") && strcmp(a.state, "fail") &&
-	    strcmp(a.state, "inapplicable") && strcmp(a.state, "unavailable"))
+	const char *state = "";
+	TRY(get_str(t, res, C_ASSERTION, a.name, sizeof a.name, NULL, err));
+	TRY(get_str(t, res, C_STAGE, a.stage, sizeof a.stage, NULL, err));
+	TRY(get_text(t, C_STATE, NULL, &state, err));
+	if (strcmp(state, "pass") && strcmp(state, "fail") &&
+	    strcmp(state, "inapplicable") && strcmp(state, "unavailable"))
 		return bad(t, C_STATE,
 			   "expected pass, fail, inapplicable or unavailable",
-			   a.state, err);
+			   state, err);
+	snprintf(a.state, sizeof a.state, "%s", state);
 	TRY(get_int(t, C_REQUIRED, 0, 1, 1, 0, &req, err));
 	a.required = (int32_t)req;
 	a.value = NAN;
@@ -786,6 +849,93 @@ static int read_assertions(struct reader *r, const char *path,
 	return rc;
 }
 
+/* ---- one order whatever the order of the rows ---- */
+
+struct ep_key {
+	const char *task, *model, *cond;
+	int32_t trial;
+	size_t pos;
+};
+
+static int cmp_ep_key(const void *x, const void *y)
+{
+	const struct ep_key *a = x, *b = y;
+	int c = strcmp(a->task, b->task);
+	if (!c)
+		c = strcmp(a->model, b->model);
+	if (!c)
+		c = strcmp(a->cond, b->cond);
+	if (!c && a->trial != b->trial)
+		c = a->trial < b->trial ? -1 : 1;
+	if (!c)
+		c = (a->pos > b->pos) - (a->pos < b->pos);
+	return c;
+}
+
+/* Sorts n rows of size bytes by the text of the field at offset. */
+static int sort_by_name(const struct engi_results *res, void *rows, size_t n,
+			size_t size, size_t offset, struct engi_error *err)
+{
+	if (n < 2)
+		return 0;
+	struct ep_key *k = engi_reallocarray(NULL, n, sizeof *k);
+	char *copy = engi_reallocarray(NULL, n, size);
+	if (!k || !copy) {
+		engi_free(k);
+		engi_free(copy);
+		RAISE(err, ENGI_ENOMEM, "out of memory sorting results");
+	}
+	memcpy(copy, rows, n * size);
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct ep_key){engi_res_str(res, copy + i * size + offset),
+				       "", "", 0, i};
+	qsort(k, n, sizeof *k, cmp_ep_key);
+	for (size_t i = 0; i < n; i++)
+		memcpy((char *)rows + i * size, copy + k[i].pos * size, size);
+	engi_free(k);
+	engi_free(copy);
+	return 0;
+}
+
+/*
+ * A CSV file's rows come in no meaningful order: tasks, models and
+ * conditions are sorted by name and the episodes by (task, model,
+ * condition, trial), rows of one cell kept in file order, so that the same
+ * rows in any order give the same results.
+ */
+static int canonical_order(struct engi_results *res, struct engi_error *err)
+{
+	TRY(sort_by_name(res, res->tasks, res->ntasks, sizeof *res->tasks,
+			 offsetof(struct engi_res_task, id), err));
+	TRY(sort_by_name(res, res->models, res->nmodels, sizeof *res->models,
+			 offsetof(struct engi_res_model, name), err));
+	TRY(sort_by_name(res, res->conditions, res->nconditions,
+			 sizeof *res->conditions,
+			 offsetof(struct engi_res_condition, name), err));
+	size_t n = res->nepisodes;
+	if (n < 2)
+		return 0;
+	struct ep_key *k = engi_reallocarray(NULL, n, sizeof *k);
+	struct engi_res_episode *copy = engi_reallocarray(NULL, n, sizeof *copy);
+	if (!k || !copy) {
+		engi_free(k);
+		engi_free(copy);
+		RAISE(err, ENGI_ENOMEM, "out of memory sorting episodes");
+	}
+	memcpy(copy, res->episodes, n * sizeof *copy);
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct ep_key){engi_res_str(res, copy[i].task_id),
+				       engi_res_str(res, copy[i].model),
+				       engi_res_str(res, copy[i].condition),
+				       copy[i].trial, i};
+	qsort(k, n, sizeof *k, cmp_ep_key);
+	for (size_t i = 0; i < n; i++)
+		res->episodes[i] = copy[k[i].pos];
+	engi_free(k);
+	engi_free(copy);
+	return 0;
+}
+
 int engi_results_read_csv(const char *episodes_csv, const char *assertions_csv,
 			  struct engi_results *res, struct engi_error *err)
 {
@@ -805,9 +955,17 @@ int engi_results_read_csvs(const char *const *episodes_csv, size_t n,
 	int rc = 0;
 	for (r.file = 0; r.file < n && rc == 0; r.file++)
 		rc = read_episodes(&r, episodes_csv[r.file], err);
+	/* every (task, model, condition) of the set plans the set's span of
+	 * trial numbers: a trial that one lacks is a missing episode */
+	if (r.ntrials)
+		res->planned_cells =
+			(uint64_t)r.groups.n *
+			(uint64_t)((int64_t)r.trial_hi - r.trial_lo + 1);
 	r.file = SIZE_MAX;
 	if (rc == 0 && assertions_csv)
 		rc = read_assertions(&r, assertions_csv, err);
+	if (rc == 0)
+		rc = canonical_order(res, err);
 	reader_release(&r);
 	if (rc < 0)
 		engi_results_release(res);
@@ -832,20 +990,107 @@ static int append(void **dst, size_t *ndst, const void *src, size_t nsrc,
 	return 0;
 }
 
-/* Appends the rows of src whose name (at offset, width bytes) dst lacks. */
-static int append_unique(void **dst, size_t *ndst, const void *src,
-			 size_t nsrc, size_t size, size_t offset, size_t width,
+/* The text fields of a row type: offset and size. */
+struct text_field {
+	size_t offset, size;
+};
+
+/* clang-format off */
+#define TF(st, m) { offsetof(st, m), sizeof(((st *)0)->m) }
+/* clang-format on */
+static const struct text_field task_text[] = {
+	TF(struct engi_res_task, id),        TF(struct engi_res_task, title),
+	TF(struct engi_res_task, domain),    TF(struct engi_res_task, type),
+	TF(struct engi_res_task, interface), TF(struct engi_res_task, software),
+	TF(struct engi_res_task, hash),      TF(struct engi_res_task, scoring),
+};
+static const struct text_field model_text[] = {
+	TF(struct engi_res_model, name),
+	TF(struct engi_res_model, agent),
+	TF(struct engi_res_model, settings),
+};
+static const struct text_field condition_text[] = {
+	TF(struct engi_res_condition, name),
+	TF(struct engi_res_condition, settings),
+};
+static const struct text_field episode_text[] = {
+	TF(struct engi_res_episode, cell),     TF(struct engi_res_episode, task_id),
+	TF(struct engi_res_episode, model),    TF(struct engi_res_episode, condition),
+	TF(struct engi_res_episode, outcome),  TF(struct engi_res_episode, host),
+	TF(struct engi_res_episode, run_id),   TF(struct engi_res_episode, message),
+	TF(struct engi_res_episode, infra),    TF(struct engi_res_episode, version),
+	TF(struct engi_res_episode, verifier),
+};
+static const struct text_field assertion_text[] = {
+	TF(struct engi_res_assertion, cell),  TF(struct engi_res_assertion, name),
+	TF(struct engi_res_assertion, stage), TF(struct engi_res_assertion, state),
+	TF(struct engi_res_assertion, detail),
+};
+static const struct text_field metric_text[] = {
+	TF(struct engi_res_metric, cell),
+	TF(struct engi_res_metric, name),
+};
+static const struct text_field artifact_text[] = {
+	TF(struct engi_res_artifact, cell),   TF(struct engi_res_artifact, path),
+	TF(struct engi_res_artifact, sha256), TF(struct engi_res_artifact, note),
+};
+static const struct text_field meta_text[] = {
+	TF(struct engi_res_task_meta, task_id),
+	TF(struct engi_res_task_meta, key),
+	TF(struct engi_res_task_meta, value),
+	TF(struct engi_res_task_meta, conflict),
+};
+#undef TF
+#define NTF(a) (sizeof(a) / sizeof(*(a)))
+
+/* Rows [from, n) of dst came from src: their aliases name src's texts,
+ * which become dst's. */
+static int rebase(struct engi_results *dst, const struct engi_results *src,
+		  void *rows, size_t from, size_t n, size_t size,
+		  const struct text_field *f, size_t nf, struct engi_error *err)
+{
+	for (size_t i = from; i < n; i++) {
+		for (size_t k = 0; k < nf; k++) {
+			char *field = (char *)rows + i * size + f[k].offset;
+			if (field[0] == ENGI_RES_LONG)
+				TRY(engi_res_set(dst, field, f[k].size,
+						 engi_res_str(src, field), err));
+		}
+	}
+	return 0;
+}
+
+static int append_rows(struct engi_results *dst,
+		       const struct engi_results *src, void **rows,
+		       size_t *nrows, const void *from, size_t nfrom,
+		       size_t size, const struct text_field *f, size_t nf,
+		       struct engi_error *err)
+{
+	size_t was = *nrows;
+	TRY(append(rows, nrows, from, nfrom, size, err));
+	return rebase(dst, src, *rows, was, *nrows, size, f, nf, err);
+}
+
+/* Appends the rows of src whose name (at offset) dst lacks. */
+static int append_unique(struct engi_results *dst,
+			 const struct engi_results *src, void **rows,
+			 size_t *nrows, const void *from, size_t nfrom,
+			 size_t size, size_t offset,
+			 const struct text_field *f, size_t nf,
 			 struct engi_error *err)
 {
-	for (size_t i = 0; i < nsrc; i++) {
-		const char *name = (const char *)src + i * size + offset;
+	for (size_t i = 0; i < nfrom; i++) {
+		const char *row = (const char *)from + i * size;
+		const char *name = engi_res_str(src, row + offset);
 		int found = 0;
-		for (size_t j = 0; j < *ndst && !found; j++)
-			found = !strncmp((const char *)*dst + j * size + offset,
-					 name, width);
+		for (size_t j = 0; j < *nrows && !found; j++)
+			found = !strcmp(engi_res_str(dst, (const char *)*rows +
+								  j * size +
+								  offset),
+					name);
 		if (!found)
-			TRY(append(dst, ndst, (const char *)src + i * size, 1,
-				   size, err));
+			TRY(append_rows(dst, src, rows, nrows, row, 1, size, f,
+					nf, err));
 	}
 	return 0;
 }
@@ -853,30 +1098,35 @@ static int append_unique(void **dst, size_t *ndst, const void *src,
 int engi_results_merge(struct engi_results *dst,
 		       const struct engi_results *src, struct engi_error *err)
 {
-	TRY(append_unique((void **)&dst->tasks, &dst->ntasks, src->tasks,
-			  src->ntasks, sizeof *src->tasks,
-			  offsetof(struct engi_res_task, id),
-			  sizeof src->tasks->id, err));
-	TRY(append_unique((void **)&dst->models, &dst->nmodels, src->models,
-			  src->nmodels, sizeof *src->models,
-			  offsetof(struct engi_res_model, name),
-			  sizeof src->models->name, err));
-	TRY(append_unique((void **)&dst->conditions, &dst->nconditions,
-			  src->conditions, src->nconditions,
+	TRY(append_unique(dst, src, (void **)&dst->tasks, &dst->ntasks,
+			  src->tasks, src->ntasks, sizeof *src->tasks,
+			  offsetof(struct engi_res_task, id), task_text,
+			  NTF(task_text), err));
+	TRY(append_unique(dst, src, (void **)&dst->models, &dst->nmodels,
+			  src->models, src->nmodels, sizeof *src->models,
+			  offsetof(struct engi_res_model, name), model_text,
+			  NTF(model_text), err));
+	TRY(append_unique(dst, src, (void **)&dst->conditions,
+			  &dst->nconditions, src->conditions, src->nconditions,
 			  sizeof *src->conditions,
 			  offsetof(struct engi_res_condition, name),
-			  sizeof src->conditions->name, err));
-	TRY(append((void **)&dst->episodes, &dst->nepisodes, src->episodes,
-		   src->nepisodes, sizeof *src->episodes, err));
-	TRY(append((void **)&dst->assertions, &dst->nassertions,
-		   src->assertions, src->nassertions, sizeof *src->assertions,
-		   err));
-	TRY(append((void **)&dst->metrics, &dst->nmetrics, src->metrics,
-		   src->nmetrics, sizeof *src->metrics, err));
-	TRY(append((void **)&dst->artifacts, &dst->nartifacts, src->artifacts,
-		   src->nartifacts, sizeof *src->artifacts, err));
-	TRY(append((void **)&dst->task_meta, &dst->ntask_meta, src->task_meta,
-		   src->ntask_meta, sizeof *src->task_meta, err));
+			  condition_text, NTF(condition_text), err));
+	TRY(append_rows(dst, src, (void **)&dst->episodes, &dst->nepisodes,
+			src->episodes, src->nepisodes, sizeof *src->episodes,
+			episode_text, NTF(episode_text), err));
+	TRY(append_rows(dst, src, (void **)&dst->assertions, &dst->nassertions,
+			src->assertions, src->nassertions,
+			sizeof *src->assertions, assertion_text,
+			NTF(assertion_text), err));
+	TRY(append_rows(dst, src, (void **)&dst->metrics, &dst->nmetrics,
+			src->metrics, src->nmetrics, sizeof *src->metrics,
+			metric_text, NTF(metric_text), err));
+	TRY(append_rows(dst, src, (void **)&dst->artifacts, &dst->nartifacts,
+			src->artifacts, src->nartifacts, sizeof *src->artifacts,
+			artifact_text, NTF(artifact_text), err));
+	TRY(append_rows(dst, src, (void **)&dst->task_meta, &dst->ntask_meta,
+			src->task_meta, src->ntask_meta, sizeof *src->task_meta,
+			meta_text, NTF(meta_text), err));
 	dst->planned_cells += src->planned_cells;
 	return 0;
 }

@@ -28,6 +28,7 @@ void engi_evidence_release(struct engi_evidence *ev)
 	engi_free(ev->stages);
 	engi_free(ev->arms);
 	engi_free(ev->counts);
+	engi_strpool_free(&ev->names);
 	engi_evidence_init(ev);
 }
 
@@ -138,11 +139,9 @@ static int index_episodes(struct ev_ctx *c, const struct engi_results *res,
 	return 0;
 }
 
-static int stage_id(struct engi_evidence *ev, const char *raw, size_t width,
-		    size_t *id, struct engi_error *err)
+static int stage_id(struct engi_evidence *ev, const char *s, size_t *id,
+		    struct engi_error *err)
 {
-	char s[32];
-	field(s, sizeof s, raw, width);
 	for (size_t i = 0; i < ev->nstages; i++)
 		if (!strcmp(ev->stages[i], s)) {
 			*id = i;
@@ -150,9 +149,10 @@ static int stage_id(struct engi_evidence *ev, const char *raw, size_t width,
 		}
 	if (ev->nstages == ENGI_EVIDENCE_STAGES_MAX)
 		RAISE(err, ENGI_EINVALID,
-		      "more than %d assertion stages (at '%s')",
+		      "more than %d assertion stages (at '%.80s')",
 		      ENGI_EVIDENCE_STAGES_MAX, s);
-	memcpy(ev->stages[ev->nstages], s, sizeof s);
+	TRY(engi_strpool_add(&ev->names, s, &ev->stages[ev->nstages], NULL,
+			     err));
 	*id = ev->nstages++;
 	return 0;
 }
@@ -192,7 +192,7 @@ static int compute(struct engi_evidence *ev, struct ev_ctx *c,
 			continue;
 		}
 		size_t s = 0;
-		TRY(stage_id(ev, as->stage, sizeof as->stage, &s, err));
+		TRY(stage_id(ev, engi_res_str(res, as->stage), &s, err));
 		c->state[e * S + s] |= SEEN;
 		if (strcmp(state, "pass"))
 			c->state[e * S + s] |= FAILED;
@@ -210,9 +210,10 @@ static int compute(struct engi_evidence *ev, struct ev_ctx *c,
 		struct engi_evidence_arm *arm = &ev->arms[a];
 		const struct engi_res_episode *e =
 			&res->episodes[c->arm_first[a]];
-		field(arm->model, sizeof arm->model, e->model, sizeof e->model);
-		field(arm->condition, sizeof arm->condition, e->condition,
-		      sizeof e->condition);
+		TRY(engi_strpool_add(&ev->names, engi_res_str(res, e->model),
+				     &arm->model, NULL, err));
+		TRY(engi_strpool_add(&ev->names, engi_res_str(res, e->condition),
+				     &arm->condition, NULL, err));
 		size_t *base = ev->counts + a * (3 * ns + 1);
 		arm->denominator = base;
 		arm->passed = base + ns;

@@ -46,8 +46,9 @@ matplotlib.rcParams.update({
 })
 
 OUTCOMES = ["done", "fail_declared", "turn_limit", "time_limit", "agent_error",
-            "env_crash", "other_outcome"]
-COLOURS = ["#4c9a2a", "#d9a400", "#e07b39", "#c44e52", "#8172b2", "#7f7f7f", "#bdbdbd"]
+            "env_crash", "infra_error", "other_outcome"]
+COLOURS = ["#4c9a2a", "#d9a400", "#e07b39", "#c44e52", "#8172b2", "#7f7f7f", "#a6a6a6",
+           "#d9d9d9"]
 
 
 def save(fig, out, name):
@@ -71,6 +72,9 @@ def forest(report, out):
     for y, r in enumerate(reversed(rows)):
         s = r["score_x100"]
         if s is None:
+            # no scored episode: no score, said so instead of a point at 0
+            ax.annotate("no score", (0, y), xytext=(2, -3), textcoords="offset points",
+                        fontsize=7, color="#666666")
             continue
         if r["ci_flag"] == "ok":
             ax.plot([r["ci_lo_x100"], r["ci_hi_x100"]], [y, y], color="#1f4e79", lw=2)
@@ -102,10 +106,10 @@ def outcomes(report, out):
     fig, ax = plt.subplots(figsize=(6.5, 0.9 + 0.32 * len(rows)))
     labels = []
     for y, r in enumerate(rows):
-        total = sum(r[k] for k in OUTCOMES) or 1
+        total = sum(r.get(k, 0) for k in OUTCOMES) or 1
         left = 0.0
         for k, c in zip(OUTCOMES, COLOURS):
-            w = 100.0 * r[k] / total
+            w = 100.0 * r.get(k, 0) / total
             ax.barh(y, w, left=left, color=c, label=k if y == 0 else None, height=0.7)
             left += w
         labels.append(f"{arm_label(r, conditions)} (n={r['episodes']})")

@@ -2,6 +2,7 @@
 
 #include "engi/alloc.h"
 #include "engi/dynbuf.h"
+#include "strtab.h"
 #include "textout.h"
 
 #include <errno.h>
@@ -11,24 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_LEN ENGI_REPORT_NAME_LEN
 #define NOUT ENGI_REPORT_NOUTCOMES
 
-/* Names are compared over their whole fixed width, so the widths must agree. */
-_Static_assert(sizeof(((struct engi_res_task *)0)->id) == NAME_LEN, "task id");
-_Static_assert(sizeof(((struct engi_res_model *)0)->name) == NAME_LEN, "model");
-_Static_assert(sizeof(((struct engi_res_condition *)0)->name) == NAME_LEN,
-	       "condition");
-_Static_assert(sizeof(((struct engi_res_episode *)0)->task_id) == NAME_LEN,
-	       "episode task");
-_Static_assert(sizeof(((struct engi_res_episode *)0)->model) == NAME_LEN,
-	       "episode model");
-_Static_assert(sizeof(((struct engi_res_episode *)0)->condition) == NAME_LEN,
-	       "episode condition");
-
 static const char *const outcome_names[NOUT] = {
-	"done",      "fail_declared", "turn_limit", "time_limit",
-	"env_crash", "agent_error",   "other",
+	"done",        "fail_declared", "turn_limit", "time_limit",
+	"env_crash",   "infra_error",   "agent_error", "other",
 };
 
 static const char *const table_names[ENGI_REPORT_BUILTIN_TABLES] = {
@@ -71,6 +59,10 @@ void engi_report_data_init(struct engi_report_data *d)
 void engi_report_data_release(struct engi_report_data *d)
 {
 	engi_free(d->rows);
+	engi_free(d->not_run);
+	engi_free(d->versions);
+	engi_free(d->verifiers);
+	engi_strpool_free(&d->names);
 	engi_report_data_init(d);
 }
 
@@ -81,16 +73,6 @@ static size_t field_len(const char *s, size_t width)
 {
 	const char *z = memchr(s, '\0', width);
 	return z ? (size_t)(z - s) : width;
-}
-
-static void copy_field(char *dst, size_t dst_size, const char *src,
-		       size_t width)
-{
-	size_t n = field_len(src, width);
-	if (n >= dst_size)
-		n = dst_size - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
 }
 
 static int outcome_of(const char *s, size_t width)
@@ -105,7 +87,8 @@ static int outcome_of(const char *s, size_t width)
 
 static int outcome_is_scored(int oc)
 {
-	return oc != ENGI_REPORT_ENV_CRASH && oc != ENGI_REPORT_OTHER;
+	return oc != ENGI_REPORT_ENV_CRASH && oc != ENGI_REPORT_INFRA_ERROR &&
+	       oc != ENGI_REPORT_OTHER;
 }
 
 static int64_t add_sat(int64_t a, int64_t b)
@@ -117,10 +100,11 @@ static int64_t add_sat(int64_t a, int64_t b)
 	return a + b;
 }
 
-/* ---- name index: names to dense ids in order of first appearance ---- */
+/* ---- name index: names to dense ids in order of first appearance (or of
+ * the names themselves) ---- */
 
 struct name_entry {
-	const char *name; /* NAME_LEN wide, maybe without NUL */
+	const char *name; /* the whole text */
 	size_t order;     /* position among the candidates */
 	size_t id;
 };
@@ -135,7 +119,7 @@ struct name_ix {
 static int cmp_entry_name(const void *x, const void *y)
 {
 	const struct name_entry *a = x, *b = y;
-	int c = strncmp(a->name, b->name, NAME_LEN);
+	int c = strcmp(a->name, b->name);
 	if (c)
 		return c;
 	return (a->order > b->order) - (a->order < b->order);
@@ -155,9 +139,10 @@ static void name_ix_release(struct name_ix *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-/* Takes e (n candidates with name and order set). */
+/* Takes e (n candidates with name and order set); ids follow the names'
+ * first appearance, or with sorted, the names' own order. */
 static int name_ix_build(struct name_ix *ix, struct name_entry *e, size_t n,
-			 struct engi_error *err)
+			 int sorted, struct engi_error *err)
 {
 	memset(ix, 0, sizeof(*ix));
 	ix->e = e;
@@ -165,7 +150,7 @@ static int name_ix_build(struct name_ix *ix, struct name_entry *e, size_t n,
 		qsort(e, n, sizeof(*e), cmp_entry_name);
 	size_t u = 0;
 	for (size_t i = 0; i < n; i++)
-		if (u == 0 || strncmp(e[u - 1].name, e[i].name, NAME_LEN) != 0)
+		if (u == 0 || strcmp(e[u - 1].name, e[i].name) != 0)
 			e[u++] = e[i];
 	ix->n = u;
 	struct name_entry **byo =
@@ -179,7 +164,7 @@ static int name_ix_build(struct name_ix *ix, struct name_entry *e, size_t n,
 	}
 	for (size_t i = 0; i < u; i++)
 		byo[i] = &e[i];
-	if (u)
+	if (u && !sorted)
 		qsort(byo, u, sizeof(*byo), cmp_entry_order);
 	for (size_t id = 0; id < u; id++) {
 		byo[id]->id = id;
@@ -193,7 +178,7 @@ static int name_ix_build(struct name_ix *ix, struct name_entry *e, size_t n,
 static int cmp_name_key(const void *key, const void *elem)
 {
 	const struct name_entry *b = elem;
-	return strncmp(key, b->name, NAME_LEN);
+	return strcmp(key, b->name);
 }
 
 static size_t name_ix_find(const struct name_ix *ix, const char *name)
@@ -212,7 +197,24 @@ struct acc {
 	size_t outcomes[NOUT];
 	double score_sum, engi_sum, turns_sum, wall_sum, cost_usd;
 	int64_t tokens_in, tokens_out;
+	/* its episodes not run: nr[nr_first .. nr_first + nr_n) */
+	size_t nr_first, nr_n;
 };
+
+/* Episodes of one arm and task not run for one reason. */
+struct not_run {
+	size_t arm, task, reason, episodes;
+};
+
+static int cmp_not_run(const void *x, const void *y)
+{
+	const struct not_run *a = x, *b = y;
+	if (a->arm != b->arm)
+		return a->arm < b->arm ? -1 : 1;
+	if (a->task != b->task)
+		return a->task < b->task ? -1 : 1;
+	return (a->reason > b->reason) - (a->reason < b->reason);
+}
 
 struct ep_ref {
 	size_t arm, task, pos;
@@ -237,7 +239,7 @@ static int cmp_ep_ref(const void *x, const void *y)
 
 struct pair {
 	size_t task;
-	char value[NAME_LEN];
+	const char *value; /* in the results or the data's pool */
 };
 
 struct ctx {
@@ -252,6 +254,12 @@ struct ctx {
 	/* the (task, value) pairs of the table being built */
 	struct pair *pairs;
 	size_t npairs, pairs_alloc;
+	/* episodes not run, sorted; reasons sorted by text (ids in order) */
+	struct not_run *nr;
+	size_t nnr;
+	const char **reason;
+	size_t nreasons;
+	size_t *rcount; /* per reason, scratch of one row */
 	/* scratch for one group, sized for every task */
 	size_t *tl;
 	double *x, *xr;
@@ -268,6 +276,9 @@ static void ctx_release(struct ctx *c)
 	engi_free(c->used);
 	engi_free(c->optq);
 	engi_free(c->pairs);
+	engi_free(c->nr);
+	engi_free(c->reason);
+	engi_free(c->rcount);
 	engi_free(c->tl);
 	engi_free(c->x);
 	engi_free(c->xr);
@@ -285,35 +296,41 @@ static int build_indexes(struct ctx *c, struct engi_error *err)
 	if (!e)
 		RAISE(err, ENGI_ENOMEM, "out of memory indexing tasks");
 	for (size_t i = 0; i < r->ntasks; i++)
-		e[i] = (struct name_entry){r->tasks[i].id, i, 0};
+		e[i] = (struct name_entry){engi_res_str(r, r->tasks[i].id), i, 0};
 	for (size_t i = 0; i < ne; i++)
-		e[r->ntasks + i] = (struct name_entry){r->episodes[i].task_id,
-						       r->ntasks + i, 0};
-	TRY(name_ix_build(&c->tasks, e, r->ntasks + ne, err));
+		e[r->ntasks + i] = (struct name_entry){
+			engi_res_str(r, r->episodes[i].task_id), r->ntasks + i,
+			0};
+	/* tasks in the order of their ids: the bootstrap resamples them in
+	 * this order, so no row order of the input can move an interval */
+	TRY(name_ix_build(&c->tasks, e, r->ntasks + ne, 1, err));
 
 	e = engi_reallocarray(NULL, r->nmodels + ne + 1, sizeof(*e));
 	if (!e)
 		RAISE(err, ENGI_ENOMEM, "out of memory indexing models");
 	for (size_t i = 0; i < r->nmodels; i++)
-		e[i] = (struct name_entry){r->models[i].name, i, 0};
+		e[i] = (struct name_entry){engi_res_str(r, r->models[i].name), i,
+					   0};
 	for (size_t i = 0; i < ne; i++)
-		e[r->nmodels + i] = (struct name_entry){r->episodes[i].model,
-							r->nmodels + i, 0};
-	TRY(name_ix_build(&c->models, e, r->nmodels + ne, err));
+		e[r->nmodels + i] = (struct name_entry){
+			engi_res_str(r, r->episodes[i].model), r->nmodels + i, 0};
+	TRY(name_ix_build(&c->models, e, r->nmodels + ne, 0, err));
 
 	/* without any condition there is still the one implicit condition "" */
-	static const char no_condition[NAME_LEN];
+	static const char no_condition[1];
 	e = engi_reallocarray(NULL, r->nconditions + ne + 1, sizeof(*e));
 	if (!e)
 		RAISE(err, ENGI_ENOMEM, "out of memory indexing conditions");
 	size_t n = 0;
 	for (size_t i = 0; i < r->nconditions; i++, n++)
-		e[n] = (struct name_entry){r->conditions[i].name, n, 0};
+		e[n] = (struct name_entry){engi_res_str(r, r->conditions[i].name),
+					   n, 0};
 	for (size_t i = 0; i < ne; i++, n++)
-		e[n] = (struct name_entry){r->episodes[i].condition, n, 0};
+		e[n] = (struct name_entry){
+			engi_res_str(r, r->episodes[i].condition), n, 0};
 	if (n == 0)
 		e[n++] = (struct name_entry){no_condition, 0, 0};
-	TRY(name_ix_build(&c->conds, e, n, err));
+	TRY(name_ix_build(&c->conds, e, n, 0, err));
 
 	c->ntasks = c->tasks.n;
 	c->nconds = c->conds.n;
@@ -321,6 +338,171 @@ static int build_indexes(struct ctx *c, struct engi_error *err)
 	c->d->nmodels = c->models.n;
 	c->d->nconditions = c->nconds;
 	c->d->narms = c->narms;
+	return 0;
+}
+
+/* Why an episode was not run. */
+static const char *not_run_reason(const struct engi_results *r,
+				  const struct engi_res_episode *ep, int oc)
+{
+	const char *why = engi_res_str(r, ep->infra);
+	if (*why)
+		return why;
+	return oc == ENGI_REPORT_ENV_CRASH ? ENGI_REPORT_ENV_LOST
+					   : ENGI_REPORT_NO_REASON;
+}
+
+/* ---- provenance: the distinct values of a field, with counts ---- */
+
+struct tally {
+	struct strtab ix;
+	struct engi_report_value *v;
+	size_t n, alloc;
+};
+
+static int tally_add(struct tally *t, const char *value,
+		     struct engi_error *err)
+{
+	size_t i = strtab_get(&t->ix, value);
+	if (i != SIZE_MAX) {
+		t->v[i].episodes++;
+		return 0;
+	}
+	if (t->n == t->alloc) {
+		size_t na = t->alloc ? 2 * t->alloc : 8;
+		struct engi_report_value *nv =
+			engi_reallocarray(t->v, na, sizeof(*nv));
+		if (!nv)
+			RAISE(err, ENGI_ENOMEM, "out of memory counting versions");
+		t->v = nv;
+		t->alloc = na;
+	}
+	t->v[t->n] = (struct engi_report_value){value, 1};
+	TRY(strtab_put(&t->ix, value, t->n, err));
+	t->n++;
+	return 0;
+}
+
+static int cmp_value(const void *x, const void *y)
+{
+	const struct engi_report_value *a = x, *b = y;
+	return strcmp(a->value, b->value);
+}
+
+/* Moves the tally's values into the data's pool, sorted. */
+static int tally_take(struct ctx *c, struct tally *t,
+		      struct engi_report_value **out, size_t *n,
+		      struct engi_error *err)
+{
+	strtab_release(&t->ix);
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_value);
+	for (size_t i = 0; i < t->n; i++)
+		TRY(engi_strpool_add(&c->d->names, t->v[i].value, &t->v[i].value,
+				     NULL, err));
+	*out = t->v;
+	*n = t->n;
+	t->v = NULL;
+	t->n = t->alloc = 0;
+	return 0;
+}
+
+/* The verifier kinds and versions mix: one kind at two versions, or one
+ * task judged by two verifiers. */
+static int verifiers_mixed(const struct engi_report_value *v, size_t n,
+			   const unsigned char *task_mixed, size_t ntasks)
+{
+	for (size_t t = 0; t < ntasks; t++)
+		if (task_mixed[t])
+			return 1;
+	for (size_t i = 1; i < n; i++) {
+		const char *a = v[i - 1].value, *b = v[i].value;
+		const char *at = strchr(a, '@'), *bt = strchr(b, '@');
+		size_t ka = at ? (size_t)(at - a) : strlen(a);
+		size_t kb = bt ? (size_t)(bt - b) : strlen(b);
+		if (ka == kb && !memcmp(a, b, ka))
+			return 1;
+	}
+	return 0;
+}
+
+static int cmp_str_ptr(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/*
+ * The not-run list: reasons get ids in the order of their text, entries
+ * with the same arm, task and reason merge, and each acc learns its range.
+ */
+static int index_not_run(struct ctx *c, struct strtab *rix,
+			 struct engi_error *err)
+{
+	size_t nr = c->nreasons;
+	const char **sorted = engi_reallocarray(NULL, nr + 1, sizeof(*sorted));
+	size_t *remap = engi_reallocarray(NULL, nr + 1, sizeof(*remap));
+	c->rcount = engi_calloc(nr + 1, sizeof(*c->rcount));
+	if (!sorted || !remap || !c->rcount) {
+		engi_free(sorted);
+		engi_free(remap);
+		RAISE(err, ENGI_ENOMEM, "out of memory listing reasons");
+	}
+	memcpy(sorted, c->reason, nr * sizeof(*sorted));
+	if (nr)
+		qsort(sorted, nr, sizeof(*sorted), cmp_str_ptr);
+	for (size_t i = 0; i < nr; i++)
+		remap[strtab_get(rix, sorted[i])] = i;
+	for (size_t i = 0; i < c->nnr; i++)
+		c->nr[i].reason = remap[c->nr[i].reason];
+	memcpy(c->reason, sorted, nr * sizeof(*sorted));
+	engi_free(sorted);
+	engi_free(remap);
+	if (c->nnr)
+		qsort(c->nr, c->nnr, sizeof(*c->nr), cmp_not_run);
+	size_t u = 0;
+	for (size_t i = 0; i < c->nnr; i++) {
+		struct not_run *f = &c->nr[i];
+		if (u && !cmp_not_run(&c->nr[u - 1], f))
+			c->nr[u - 1].episodes += f->episodes;
+		else
+			c->nr[u++] = *f;
+	}
+	c->nnr = u;
+	for (size_t i = 0; i < u; i++) {
+		struct acc *a = &c->acc[c->nr[i].arm * c->ntasks + c->nr[i].task];
+		if (!a->nr_n)
+			a->nr_first = i;
+		a->nr_n++;
+	}
+	return 0;
+}
+
+/* d->not_run: per arm and reason over every task. */
+static int arm_not_run(struct ctx *c, struct engi_error *err)
+{
+	struct engi_report_data *d = c->d;
+	d->not_run = engi_calloc(c->nnr + 1, sizeof(*d->not_run));
+	if (!d->not_run)
+		RAISE(err, ENGI_ENOMEM, "out of memory listing episodes not run");
+	for (size_t a = 0; a < c->narms; a++) {
+		size_t first = d->nnot_run;
+		for (size_t t = 0; t < c->ntasks; t++) {
+			const struct acc *q = &c->acc[a * c->ntasks + t];
+			for (size_t k = 0; k < q->nr_n; k++)
+				c->rcount[c->nr[q->nr_first + k].reason] +=
+					c->nr[q->nr_first + k].episodes;
+		}
+		for (size_t k = 0; k < c->nreasons; k++) {
+			if (!c->rcount[k])
+				continue;
+			d->not_run[d->nnot_run++] = (struct engi_report_not_run){
+				a, c->reason[k], c->rcount[k]};
+			c->rcount[k] = 0;
+		}
+		for (size_t i = first; i < d->nnot_run; i++)
+			TRY(engi_strpool_add(&d->names, d->not_run[i].reason,
+					     &d->not_run[i].reason, NULL, err));
+	}
 	return 0;
 }
 
@@ -339,21 +521,28 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 	for (size_t t = 0; c->optq && t < c->ntasks; t++) {
 		size_t at = c->tasks.order_by_id[t];
 		if (at < r->ntasks)
-			c->optq[t] = !strncmp(r->tasks[at].scoring, "optimization",
-					      sizeof(r->tasks[at].scoring));
+			c->optq[t] = !strcmp(engi_res_str(r, r->tasks[at].scoring),
+					     "optimization");
 	}
 	struct ep_ref *refs = engi_reallocarray(NULL, ne + 1, sizeof(*refs));
-	if (!c->acc || !c->used || !c->optq || !refs) {
+	c->nr = engi_reallocarray(NULL, ne + 1, sizeof(*c->nr));
+	c->reason = engi_reallocarray(NULL, ne + 1, sizeof(*c->reason));
+	const char **task_verifier = engi_calloc(c->ntasks + 1, sizeof(char *));
+	unsigned char *task_mixed = engi_calloc(c->ntasks + 1, 1);
+	if (!c->acc || !c->used || !c->optq || !refs || !c->nr || !c->reason ||
+	    !task_verifier || !task_mixed) {
 		engi_free(refs);
+		engi_free(task_verifier);
+		engi_free(task_mixed);
 		RAISE(err, ENGI_ENOMEM, "out of memory tallying %zu episodes",
 		      ne);
 	}
 
 	for (size_t i = 0; i < ne; i++) {
 		const struct engi_res_episode *ep = &r->episodes[i];
-		size_t m = name_ix_find(&c->models, ep->model);
-		size_t k = name_ix_find(&c->conds, ep->condition);
-		size_t t = name_ix_find(&c->tasks, ep->task_id);
+		size_t m = name_ix_find(&c->models, engi_res_str(r, ep->model));
+		size_t k = name_ix_find(&c->conds, engi_res_str(r, ep->condition));
+		size_t t = name_ix_find(&c->tasks, engi_res_str(r, ep->task_id));
 		BUG_ON(m == SIZE_MAX || k == SIZE_MAX || t == SIZE_MAX);
 		int oc = outcome_of(ep->outcome, sizeof(ep->outcome));
 		refs[i] = (struct ep_ref){
@@ -368,8 +557,13 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 	if (ne)
 		qsort(refs, ne, sizeof(*refs), cmp_ep_ref);
 
+	struct strtab rix;
+	memset(&rix, 0, sizeof(rix));
+	struct tally versions, verifiers;
+	memset(&versions, 0, sizeof(versions));
+	memset(&verifiers, 0, sizeof(verifiers));
 	int rc = 0;
-	for (size_t i = 0; i < ne; i++) {
+	for (size_t i = 0; i < ne && !rc; i++) {
 		const struct ep_ref *f = &refs[i];
 		if (i > 0 && refs[i - 1].arm == f->arm &&
 		    refs[i - 1].task == f->task &&
@@ -388,20 +582,40 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 		d->recorded++;
 		if (c->tasks.order_by_id[f->task] >= r->ntasks)
 			d->unknown_task++;
-		if (f->outcome == ENGI_REPORT_ENV_CRASH)
-			d->env_crash++;
+		rc = tally_add(&versions, engi_res_str(r, ep->version), err);
+		const char *vf = engi_res_str(r, ep->verifier);
+		if (!rc && *vf) {
+			rc = tally_add(&verifiers, vf, err);
+			const char **tv = &task_verifier[f->task];
+			if (*tv && strcmp(*tv, vf))
+				task_mixed[f->task] = 1;
+			*tv = vf;
+		}
+		if (f->outcome == ENGI_REPORT_ENV_CRASH ||
+		    f->outcome == ENGI_REPORT_INFRA_ERROR) {
+			if (f->outcome == ENGI_REPORT_ENV_CRASH)
+				d->env_crash++;
+			else
+				d->infra_error++;
+			const char *why = not_run_reason(r, ep, f->outcome);
+			size_t id = strtab_get(&rix, why);
+			if (id == SIZE_MAX) {
+				id = c->nreasons;
+				c->reason[c->nreasons++] = why;
+				rc = strtab_put(&rix, why, id, err);
+			}
+			c->nr[c->nnr++] = (struct not_run){f->arm, f->task, id, 1};
+		}
 		if (f->outcome == ENGI_REPORT_OTHER)
 			d->other_outcome++;
-		if (f->unscored)
+		if (rc || f->unscored)
 			continue;
 		if (!isfinite(ep->score)) {
-			char cell[ENGI_CELL_STR + 1];
-			copy_field(cell, sizeof(cell), ep->cell,
-				   sizeof(ep->cell));
 			rc = engi_raise(
 				err, ENGI_EINVALID,
-				"episode '%s': score is not a finite number",
-				cell);
+				"episode '%.*s': score is not a finite number",
+				(int)field_len(ep->cell, sizeof(ep->cell)),
+				ep->cell);
 			break;
 		}
 		d->scored++;
@@ -414,7 +628,25 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 		a->wall_sum += ep->wall_s;
 	}
 	engi_free(refs);
+	if (!rc)
+		rc = index_not_run(c, &rix, err);
+	strtab_release(&rix);
+	if (!rc)
+		rc = tally_take(c, &versions, &d->versions, &d->nversions, err);
+	if (!rc)
+		rc = tally_take(c, &verifiers, &d->verifiers, &d->nverifiers,
+				err);
+	d->mixed_versions = d->nversions > 1;
+	d->mixed_verifiers = verifiers_mixed(d->verifiers, d->nverifiers,
+					     task_mixed, c->ntasks);
+	strtab_release(&versions.ix);
+	strtab_release(&verifiers.ix);
+	engi_free(versions.v);
+	engi_free(verifiers.v);
+	engi_free(task_verifier);
+	engi_free(task_mixed);
 	TRY(rc);
+	TRY(arm_not_run(c, err));
 
 	for (size_t t = 0; t < c->ntasks; t++) {
 		if (c->tasks.order_by_id[t] >= r->ntasks)
@@ -431,7 +663,8 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 	return 0;
 }
 
-static int add_pair(struct ctx *c, size_t t, const char *v, size_t width,
+/* v must outlive the computation (the results' text or the data's pool). */
+static int add_pair(struct ctx *c, size_t t, const char *v,
 		    struct engi_error *err)
 {
 	if (c->npairs == c->pairs_alloc) {
@@ -444,18 +677,20 @@ static int add_pair(struct ctx *c, size_t t, const char *v, size_t width,
 	}
 	struct pair *p = &c->pairs[c->npairs++];
 	p->task = t;
-	copy_field(p->value, NAME_LEN, v, width);
-	if (!p->value[0])
-		snprintf(p->value, NAME_LEN, "%s", ENGI_REPORT_UNKNOWN_GROUP);
+	p->value = *v ? v : ENGI_REPORT_UNKNOWN_GROUP;
 	return 0;
 }
 
 /* One pair per program of a comma-separated list, spaces trimmed. */
-static int add_list(struct ctx *c, size_t t, const char *list, size_t width,
+static int add_list(struct ctx *c, size_t t, const char *list,
 		    struct engi_error *err)
 {
-	size_t n = field_len(list, width), added = 0;
-	for (size_t i = 0; i < n;) {
+	size_t n = strlen(list), added = 0;
+	char *item = engi_malloc(n + 1);
+	if (!item)
+		RAISE(err, ENGI_ENOMEM, "out of memory grouping tasks");
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc;) {
 		size_t j = i;
 		while (j < n && list[j] != ',')
 			j++;
@@ -465,12 +700,20 @@ static int add_list(struct ctx *c, size_t t, const char *list, size_t width,
 		while (b > a && list[b - 1] == ' ')
 			b--;
 		if (b > a) {
-			TRY(add_pair(c, t, list + a, b - a, err));
+			const char *kept;
+			memcpy(item, list + a, b - a);
+			item[b - a] = '\0';
+			rc = engi_strpool_add(&c->d->names, item, &kept, NULL,
+					      err);
+			if (!rc)
+				rc = add_pair(c, t, kept, err);
 			added++;
 		}
 		i = j + 1;
 	}
-	return added ? 0 : add_pair(c, t, "", 1, err);
+	engi_free(item);
+	TRY(rc);
+	return added ? 0 : add_pair(c, t, "", err);
 }
 
 static const char *const task_fields[] = {"type",	"domain", "interface",
@@ -491,39 +734,38 @@ static int field_pairs(struct ctx *c, const char *key, struct engi_error *err)
 			continue;
 		size_t at = c->tasks.order_by_id[t];
 		if (at >= r->ntasks) {
-			TRY(add_pair(c, t, "", 1, err));
+			TRY(add_pair(c, t, "", err));
 			continue;
 		}
 		const struct engi_res_task *task = &r->tasks[at];
 		char num[32];
+		const char *kept;
 		switch (k) {
 		case 0:
-			TRY(add_pair(c, t, task->type, sizeof(task->type), err));
+			TRY(add_pair(c, t, engi_res_str(r, task->type), err));
 			break;
 		case 1:
-			TRY(add_pair(c, t, task->domain, sizeof(task->domain),
-				     err));
+			TRY(add_pair(c, t, engi_res_str(r, task->domain), err));
 			break;
 		case 2:
-			TRY(add_pair(c, t, task->interface,
-				     sizeof(task->interface), err));
+			TRY(add_pair(c, t, engi_res_str(r, task->interface),
+				     err));
 			break;
 		case 3:
-			TRY(add_list(c, t, task->software,
-				     sizeof(task->software), err));
+			TRY(add_list(c, t, engi_res_str(r, task->software), err));
 			break;
 		case 4:
-			TRY(add_pair(c, t, task->title, sizeof(task->title),
-				     err));
+			TRY(add_pair(c, t, engi_res_str(r, task->title), err));
 			break;
 		case 5:
-			TRY(add_pair(c, t, task->scoring, sizeof(task->scoring),
-				     err));
+			TRY(add_pair(c, t, engi_res_str(r, task->scoring), err));
 			break;
 		default:
 			snprintf(num, sizeof(num), "%d", (int)task->turns);
-			TRY(add_pair(c, t, task->turns > 0 ? num : "",
-				     sizeof(num), err));
+			TRY(engi_strpool_add(&c->d->names,
+					     task->turns > 0 ? num : "", &kept,
+					     NULL, err));
+			TRY(add_pair(c, t, kept, err));
 			break;
 		}
 	}
@@ -542,10 +784,10 @@ static int meta_pairs(struct ctx *c, const char *key, struct engi_error *err)
 	size_t known = 0;
 	for (size_t i = 0; i < r->ntask_meta; i++) {
 		const struct engi_res_task_meta *m = &r->task_meta[i];
-		if (strncmp(m->key, key, sizeof(m->key)))
+		if (strcmp(engi_res_str(r, m->key), key))
 			continue;
 		known++;
-		size_t t = name_ix_find(&c->tasks, m->task_id);
+		size_t t = name_ix_find(&c->tasks, engi_res_str(r, m->task_id));
 		if (t != SIZE_MAX && !of[t])
 			of[t] = m;
 	}
@@ -566,8 +808,8 @@ static int meta_pairs(struct ctx *c, const char *key, struct engi_error *err)
 					"--by '%s': not task metadata: %s", key,
 					m->conflict);
 		else
-			rc = add_pair(c, t, m ? m->value : "",
-				      m ? sizeof(m->value) : 1, err);
+			rc = add_pair(c, t, m ? engi_res_str(r, m->value) : "",
+				      err);
 	}
 	engi_free(of);
 	return rc;
@@ -584,6 +826,30 @@ static int cmp_pair(const void *x, const void *y)
 	if (k)
 		return k;
 	return (a->task > b->task) - (a->task < b->task);
+}
+
+/* "reason: n; reason: n" of the counts in c->rcount (then zeroed), kept
+ * in the data's pool. */
+static int reasons_text(struct ctx *c, const char **out,
+			struct engi_error *err)
+{
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, ENGI_REPORT_OUTPUT_CAP);
+	int rc = 0;
+	for (size_t k = 0; k < c->nreasons && !rc; k++) {
+		if (!c->rcount[k])
+			continue;
+		rc = engi_dynbuf_printf(&b, "%s%s: %zu", b.len ? "; " : "",
+					c->reason[k], c->rcount[k]);
+		c->rcount[k] = 0;
+	}
+	if (rc)
+		rc = engi_raise(err, ENGI_ENOMEM, "out of memory listing reasons");
+	else
+		rc = engi_strpool_add(&c->d->names, b.len ? b.buf : "", out,
+				      NULL, err);
+	engi_dynbuf_release(&b);
+	return rc;
 }
 
 static void scale_ci(struct engi_ci *ci, double k)
@@ -624,13 +890,20 @@ static int group_rows(struct ctx *c, int table, const char *group, size_t n,
 		struct engi_report_row *row = &rows[a];
 		size_t m = a / c->nconds, k = a % c->nconds;
 		row->table = table;
-		snprintf(row->group, sizeof(row->group), "%s", group);
-		copy_field(row->model, NAME_LEN, c->models.by_id[m], NAME_LEN);
-		copy_field(row->condition, NAME_LEN, c->conds.by_id[k],
-			   NAME_LEN);
+		TRY(engi_strpool_add(&c->d->names, group, &row->group, NULL,
+				     err));
+		TRY(engi_strpool_add(&c->d->names, c->models.by_id[m],
+				     &row->model, NULL, err));
+		TRY(engi_strpool_add(&c->d->names, c->conds.by_id[k],
+				     &row->condition, NULL, err));
 		double success_sum = 0.0, turns_sum = 0.0, wall_sum = 0.0;
 		for (size_t s = 0; s < n; s++) {
 			const struct acc *q = &c->acc[a * c->ntasks + c->tl[s]];
+			for (size_t j = 0; j < q->nr_n; j++) {
+				const struct not_run *f = &c->nr[q->nr_first + j];
+				c->rcount[f->reason] += f->episodes;
+				row->not_run += f->episodes;
+			}
 			row->episodes += q->recorded;
 			row->scored += q->scored;
 			for (int o = 0; o < NOUT; o++)
@@ -664,6 +937,7 @@ static int group_rows(struct ctx *c, int table, const char *group, size_t n,
 			row->scored ? turns_sum / (double)row->scored : NAN;
 		row->mean_wall_s =
 			row->scored ? wall_sum / (double)row->scored : NAN;
+		TRY(reasons_text(c, &row->not_run_reasons, err));
 	}
 	return 0;
 }
@@ -674,11 +948,10 @@ static int table_keys(struct ctx *c, struct engi_error *err)
 	struct engi_report_data *d = c->d;
 	d->ntables = 0;
 	for (int t = 0; t < ENGI_REPORT_BUILTIN_TABLES; t++)
-		snprintf(d->table_name[d->ntables++], NAME_LEN, "%s",
-			 table_names[t]);
+		d->table_name[d->ntables++] = table_names[t];
 	for (size_t i = 0; i < c->o->nby; i++) {
 		const char *key = c->o->by[i];
-		if (!*key || strlen(key) >= NAME_LEN || !strcmp(key, "overall"))
+		if (!*key || !strcmp(key, "overall"))
 			RAISE(err, ENGI_EINVALID,
 			      "--by '%.80s': not a metadata key", key);
 		int dup = 0;
@@ -690,7 +963,8 @@ static int table_keys(struct ctx *c, struct engi_error *err)
 			RAISE(err, ENGI_EINVALID,
 			      "more than %d grouping keys",
 			      ENGI_REPORT_TABLES_MAX - ENGI_REPORT_BUILTIN_TABLES);
-		snprintf(d->table_name[d->ntables++], NAME_LEN, "%s", key);
+		TRY(engi_strpool_add(&d->names, key, &d->table_name[d->ntables++],
+				     NULL, err));
 	}
 	return 0;
 }
@@ -704,7 +978,7 @@ static int table_rows(struct ctx *c, size_t table, size_t *at,
 	if (table == ENGI_REPORT_OVERALL) {
 		for (size_t t = 0; t < c->ntasks; t++)
 			if (c->used[t])
-				TRY(add_pair(c, t, "all", 4, err));
+				TRY(add_pair(c, t, "all", err));
 	} else {
 		int rc = field_pairs(c, d->table_name[table], err);
 		if (rc == 0)
@@ -956,7 +1230,7 @@ struct field {
 	double x;
 };
 
-#define ROW_FIELDS 33
+#define ROW_FIELDS 36
 
 static void row_fields(const struct engi_report_data *d,
 		       const struct engi_report_row *r, struct field *f)
@@ -969,9 +1243,9 @@ static void row_fields(const struct engi_report_data *d,
 #define FN(k, v) f[n++] = (struct field){.key = k, .kind = F_NUM, .x = (v)}
 	/* clang-format on */
 	FS("table", d->ntables ? d->table_name[r->table] : "overall");
-	FS("group", r->group);
-	FS("model", r->model);
-	FS("condition", r->condition);
+	FS("group", r->group ? r->group : "");
+	FS("model", r->model ? r->model : "");
+	FS("condition", r->condition ? r->condition : "");
 	FZ("tasks", r->tasks);
 	FZ("episodes", r->episodes);
 	FZ("scored", r->scored);
@@ -994,8 +1268,11 @@ static void row_fields(const struct engi_report_data *d,
 	FZ("turn_limit", r->outcomes[ENGI_REPORT_TURN_LIMIT]);
 	FZ("time_limit", r->outcomes[ENGI_REPORT_TIME_LIMIT]);
 	FZ("env_crash", r->outcomes[ENGI_REPORT_ENV_CRASH]);
+	FZ("infra_error", r->outcomes[ENGI_REPORT_INFRA_ERROR]);
 	FZ("agent_error", r->outcomes[ENGI_REPORT_AGENT_ERROR]);
 	FZ("other_outcome", r->outcomes[ENGI_REPORT_OTHER]);
+	FZ("not_run", r->not_run);
+	FS("not_run_reasons", r->not_run_reasons ? r->not_run_reasons : "");
 	FN("mean_turns", r->mean_turns);
 	FN("mean_wall_s", r->mean_wall_s);
 	FI("tokens_in", r->tokens_in);
@@ -1112,10 +1389,28 @@ static void json_evidence(struct out *o, const struct engi_evidence *ev)
 	out_str(o, ev->narms ? "\n    ]}" : "]}");
 }
 
+static const struct engi_report_row *overall(const struct engi_report_data *d,
+					     size_t arm)
+{
+	return &d->rows[d->table_first[ENGI_REPORT_OVERALL] + arm];
+}
+
+static void json_values(struct out *o, const struct engi_report_value *v,
+			size_t n)
+{
+	out_str(o, "[");
+	for (size_t i = 0; i < n; i++) {
+		out_str(o, i ? ", {\"value\": " : "{\"value\": ");
+		json_string(o, v[i].value);
+		out_fmt(o, ", \"episodes\": %zu}", v[i].episodes);
+	}
+	out_str(o, "]");
+}
+
 static void render_json(struct out *o, const struct engi_report_data *d)
 {
 	out_str(o, "{\n  \"format\": \"engisweep-report\",\n"
-		   "  \"format_version\": 2,\n");
+		   "  \"format_version\": 3,\n");
 	out_fmt(o,
 		"  \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
 		"\"level\": %.12g, \"min_tasks\": %zu, \"interval\": \"%s\"},\n",
@@ -1129,12 +1424,33 @@ static void render_json(struct out *o, const struct engi_report_data *d)
 		out_str(o, "null, \"missing\": null");
 	out_fmt(o,
 		", \"recorded\": %zu, \"extra\": %zu, \"duplicates\": %zu, "
-		"\"scored\": %zu, \"env_crash\": %zu, \"other_outcome\": %zu, "
+		"\"scored\": %zu, \"env_crash\": %zu, \"infra_error\": %zu, "
+		"\"other_outcome\": %zu, "
 		"\"unknown_task\": %zu, \"tasks_listed\": %zu, "
 		"\"tasks_unrun\": %zu},\n",
 		d->recorded, d->extra, d->duplicates, d->scored, d->env_crash,
-		d->other_outcome, d->unknown_task, d->tasks_listed,
-		d->tasks_unrun);
+		d->infra_error, d->other_outcome, d->unknown_task,
+		d->tasks_listed, d->tasks_unrun);
+	out_str(o, "  \"not_run\": [");
+	for (size_t i = 0; i < d->nnot_run; i++) {
+		const struct engi_report_not_run *n = &d->not_run[i];
+		const struct engi_report_row *r = overall(d, n->arm);
+		out_str(o, i ? ",\n    {\"model\": " : "\n    {\"model\": ");
+		json_string(o, r->model);
+		out_str(o, ", \"condition\": ");
+		json_string(o, r->condition);
+		out_str(o, ", \"reason\": ");
+		json_string(o, n->reason);
+		out_fmt(o, ", \"episodes\": %zu}", n->episodes);
+	}
+	out_str(o, d->nnot_run ? "\n  ],\n" : "],\n");
+	out_str(o, "  \"provenance\": {\"versions\": ");
+	json_values(o, d->versions, d->nversions);
+	out_str(o, ", \"verifiers\": ");
+	json_values(o, d->verifiers, d->nverifiers);
+	out_fmt(o, ", \"mixed_versions\": %s, \"mixed_verifiers\": %s},\n",
+		d->mixed_versions ? "true" : "false",
+		d->mixed_verifiers ? "true" : "false");
 	out_str(o, "  \"tables\": [");
 	for (size_t t = 0; t < d->ntables; t++) {
 		out_str(o, t ? ", " : "");
@@ -1246,12 +1562,6 @@ static void md_head(struct out *o, const struct engi_report_data *d,
 	out_fmt(o, "%s\n", align);
 }
 
-static const struct engi_report_row *overall(const struct engi_report_data *d,
-					     size_t arm)
-{
-	return &d->rows[d->table_first[ENGI_REPORT_OVERALL] + arm];
-}
-
 static void md_episodes(struct out *o, const struct engi_report_data *d)
 {
 	out_str(o, "## Episodes\n\n");
@@ -1279,8 +1589,12 @@ static void md_episodes(struct out *o, const struct engi_report_data *d)
 		out_str(o, "| missing | unknown |\n");
 	}
 	out_fmt(o, "| scored | %zu |\n", d->scored);
-	out_fmt(o, "| env_crash (infrastructure failure, not scored) | %zu |\n",
+	out_fmt(o, "| env_crash (infrastructure failure, not run, not scored) "
+		   "| %zu |\n",
 		d->env_crash);
+	out_fmt(o, "| infra_error (infrastructure failure, not run, not "
+		   "scored) | %zu |\n",
+		d->infra_error);
 	out_fmt(o, "| unknown outcome (not scored) | %zu |\n",
 		d->other_outcome);
 	out_fmt(o, "| duplicate records ignored | %zu |\n", d->duplicates);
@@ -1297,7 +1611,8 @@ static void md_scores(struct out *o, const struct engi_report_data *d)
 	level_percent(d, pct, sizeof(pct));
 	out_str(o, "## Scores\n\n");
 	out_str(o, "Denominator: per model, the tasks with at least one scored "
-		   "episode (env_crash and unknown outcomes excluded). "
+		   "episode (episodes not run and unknown outcomes excluded; a "
+		   "model without a scored episode has no score). "
 		   "EngiScore: mean over those tasks of the per-task mean "
 		   "episode value, x100, the value being the optimization "
 		   "quality on a task scored by optimization and the success "
@@ -1314,6 +1629,11 @@ static void md_scores(struct out *o, const struct engi_report_data *d)
 		const struct engi_report_row *r = overall(d, a);
 		md_arm(o, d, r);
 		out_fmt(o, " | %zu | %zu | ", r->tasks, r->scored);
+		if (r->tasks == 0) {
+			out_str(o, "no score | no scored episode | no score | "
+				   "no scored episode | n/a |\n");
+			continue;
+		}
 		md_num(o, r->score.mean, "%.1f");
 		out_str(o, " | ");
 		md_interval(o, &r->score, d->boot.min_tasks);
@@ -1354,11 +1674,11 @@ static void md_outcomes(struct out *o, const struct engi_report_data *d)
 {
 	out_str(o, "## Terminal outcomes\n\n");
 	out_str(o, "Denominator: per model, the recorded episodes, every "
-		   "outcome (env_crash included).\n\n");
+		   "outcome (env_crash and infra_error included).\n\n");
 	md_head(o, d,
 		"episodes | done | fail_declared | turn_limit | time_limit | "
-		"env_crash | agent_error | other",
-		"---:|---:|---:|---:|---:|---:|---:|---:|");
+		"env_crash | infra_error | agent_error | other",
+		"---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 	for (size_t a = 0; a < d->narms; a++) {
 		const struct engi_report_row *r = overall(d, a);
 		md_arm(o, d, r);
@@ -1368,6 +1688,66 @@ static void md_outcomes(struct out *o, const struct engi_report_data *d)
 		out_str(o, " |\n");
 	}
 	out_str(o, "\n");
+}
+
+/* Per model the episodes not run, by reason. */
+static void md_not_run(struct out *o, const struct engi_report_data *d)
+{
+	if (!d->nnot_run)
+		return;
+	out_str(o, "## Episodes not run\n\n");
+	out_str(o, "Infrastructure outcomes (env_crash, infra_error): counted "
+		   "here, never scored, never in a denominator.\n\n");
+	for (size_t a = 0; a < d->narms; a++) {
+		const struct engi_report_row *r = overall(d, a);
+		if (!r->not_run)
+			continue;
+		out_str(o, "- ");
+		md_cell(o, r->model);
+		if (d->nconditions > 1) {
+			out_str(o, " (");
+			md_cell(o, r->condition);
+			out_str(o, ")");
+		}
+		out_fmt(o, ": %zu episode%s not run: ", r->not_run,
+			r->not_run == 1 ? "" : "s");
+		size_t k = 0;
+		for (size_t i = 0; i < d->nnot_run; i++) {
+			const struct engi_report_not_run *n = &d->not_run[i];
+			if (n->arm != a)
+				continue;
+			if (k++)
+				out_str(o, "; ");
+			md_cell(o, n->reason);
+			if (n->episodes != r->not_run)
+				out_fmt(o, " (%zu)", n->episodes);
+		}
+		out_str(o, r->tasks ? "\n" : "; no scored episode, no score\n");
+	}
+	out_str(o, "\n");
+}
+
+/* A warning line for each provenance field that mixes values. */
+static void md_provenance(struct out *o, const struct engi_report_data *d)
+{
+	for (int k = 0; k < 2; k++) {
+		int mixed = k ? d->mixed_verifiers : d->mixed_versions;
+		const struct engi_report_value *v = k ? d->verifiers : d->versions;
+		size_t n = k ? d->nverifiers : d->nversions;
+		if (!mixed)
+			continue;
+		out_str(o, k ? "**Warning: verdicts from different verifiers "
+			       "(kind@version):** "
+			     : "**Warning: episodes from different engisweep "
+			       "versions:** ");
+		for (size_t i = 0; i < n; i++) {
+			out_str(o, i ? ", " : "");
+			md_cell(o, v[i].value);
+			out_fmt(o, " (%zu episode%s)", v[i].episodes,
+				v[i].episodes == 1 ? "" : "s");
+		}
+		out_str(o, ".\n\n");
+	}
 }
 
 static void md_effort(struct out *o, const struct engi_report_data *d)
@@ -1466,12 +1846,15 @@ static void render_markdown(struct out *o, const struct engi_report_data *d)
 		"Intervals: %s %% %s bootstrap over tasks "
 		"(task-clustered; %zu draws, seed %" PRIu64
 		"; all models resampled together), shown only for at least "
-		"%zu tasks whose scores are not all equal. env_crash episodes "
-		"are infrastructure failures: counted, never scored.\n\n",
+		"%zu tasks whose scores are not all equal. env_crash and "
+		"infra_error episodes are infrastructure failures, not run: "
+		"counted, never scored.\n\n",
 		pct,
 		d->boot.interval == ENGI_INTERVAL_BCA ? "BCa" : "percentile",
 		d->boot.draws, d->boot.seed, d->boot.min_tasks);
+	md_provenance(o, d);
 	md_episodes(o, d);
+	md_not_run(o, d);
 	if (d->narms == 0) {
 		out_str(o, "No model has a recorded episode.\n");
 		return;

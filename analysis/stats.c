@@ -277,10 +277,13 @@ static void read_interval(const double *sorted, size_t m, const double *x,
 {
 	double tail = (1.0 - o->level) / 2.0, qlo = tail, qhi = 1.0 - tail;
 	if (o->interval == ENGI_INTERVAL_BCA) {
-		size_t below = 0;
+		/* ties count half (SciPy's percentile of score, kind mean) */
+		size_t below = 0, equal = 0;
 		while (below < m && sorted[below] < ci->mean)
 			below++;
-		double share = (double)below / (double)m;
+		while (below + equal < m && sorted[below + equal] == ci->mean)
+			equal++;
+		double share = ((double)below + 0.5 * (double)equal) / (double)m;
 		double floor_share = 0.5 / (double)m;
 		if (share < floor_share)
 			share = floor_share;

@@ -80,3 +80,56 @@ int strtab_put(struct strtab *t, const char *k, size_t v,
 	t->n++;
 	return 0;
 }
+
+int engi_strpool_add(struct engi_strpool **pp, const char *s, const char **out,
+		     size_t *index, struct engi_error *err)
+{
+	if (!*pp && !(*pp = engi_calloc(1, sizeof **pp)))
+		RAISE(err, ENGI_ENOMEM, "out of memory keeping names");
+	struct engi_strpool *p = *pp;
+	size_t i = strtab_get(&p->ix, s);
+	if (i == SIZE_MAX) {
+		if (p->n == p->alloc) {
+			size_t na = p->alloc ? 2 * p->alloc : 64;
+			char **ns = engi_reallocarray(p->s, na, sizeof *ns);
+			if (!ns)
+				RAISE(err, ENGI_ENOMEM,
+				      "out of memory keeping names");
+			p->s = ns;
+			p->alloc = na;
+		}
+		char *copy = engi_strdup(s);
+		if (!copy)
+			RAISE(err, ENGI_ENOMEM, "out of memory keeping names");
+		int rc = strtab_put(&p->ix, copy, p->n, err);
+		if (rc) {
+			engi_free(copy);
+			return rc;
+		}
+		i = p->n;
+		p->s[p->n++] = copy;
+	}
+	if (out)
+		*out = p->s[i];
+	if (index)
+		*index = i;
+	return 0;
+}
+
+const char *engi_strpool_get(const struct engi_strpool *p, size_t i)
+{
+	return p && i < p->n ? p->s[i] : NULL;
+}
+
+void engi_strpool_free(struct engi_strpool **pp)
+{
+	struct engi_strpool *p = *pp;
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		engi_free(p->s[i]);
+	engi_free(p->s);
+	strtab_release(&p->ix);
+	engi_free(p);
+	*pp = NULL;
+}

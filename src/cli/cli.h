@@ -43,6 +43,16 @@ typedef struct json_t json_t;
 int cli_load_results_grid(char **paths, size_t npaths, const char *assertions_csv,
 			  struct engi_results *res, json_t **grid, struct engi_error *err);
 
+/*
+ * ENGI_EINVALID when writing any of the nout output paths would write over
+ * an input: one of the npaths results files or the assertions CSV (NULL:
+ * none), compared by device and inode, so another name, a link or a
+ * relative path of the same file counts. Outputs that do not exist yet are
+ * new files.
+ */
+int cli_check_outputs(const char *const *out, size_t nout, char **paths, size_t npaths,
+		      const char *assertions_csv, struct engi_error *err);
+
 /* "engisweep: <message>" on stderr. */
 void cli_error(const struct engi_error *err);
 void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -121,6 +122,42 @@ int cli_load_results_grid(char **paths, size_t npaths, const char *assertions_cs
 	return 0;
 }
 
+static int same_file(const char *out, const struct stat *o, const char *in,
+		     struct engi_error *err)
+{
+	struct stat st;
+	if (stat(in, &st) == 0 && st.st_dev == o->st_dev && st.st_ino == o->st_ino)
+		RAISE(err, ENGI_EINVALID,
+		      "output '%s' is the input '%s': refusing to write over an input", out,
+		      in);
+	return 0;
+}
+
+int cli_check_outputs(const char *const *out, size_t nout, char **paths, size_t npaths,
+		      const char *assertions_csv, struct engi_error *err)
+{
+	for (size_t i = 0; i < nout; i++) {
+		struct stat o;
+		if (stat(out[i], &o) < 0)
+			continue;
+		for (size_t j = 0; j < npaths; j++)
+			TRY(same_file(out[i], &o, paths[j], err));
+		if (assertions_csv)
+			TRY(same_file(out[i], &o, assertions_csv, err));
+	}
+	return 0;
+}
+
+/* prefix + suffix into buf; 0, or -1 (printed) when it does not fit. */
+static int output_name(char *buf, size_t size, const char *prefix, const char *suffix)
+{
+	if ((size_t)snprintf(buf, size, "%s%s", prefix, suffix) >= size) {
+		cli_errorf("--out-prefix: '%s' is too long", prefix);
+		return -1;
+	}
+	return 0;
+}
+
 static const char compare_help[] =
 	"usage: engisweep compare [options] RESULTS...\n"
 	"\n"
@@ -129,9 +166,12 @@ static const char compare_help[] =
 	"ablation grid). Each row: the mean paired difference of the EngiScore x100\n"
 	"(trials averaged within a task, over the tasks both arms have), a paired\n"
 	"task bootstrap interval and a two-sided sign-flip test; p-values are\n"
-	"Holm-adjusted over the family: every arm against --baseline, or every\n"
-	"pair without one. RESULTS are results.h5 files or episodes CSV files\n"
-	"(columns in README), merged in memory. Same input and seed, same bytes.\n"
+	"Holm-adjusted over the family (every arm against --baseline, or every\n"
+	"pair without one) within each condition (axis models) or each model\n"
+	"(axes conditions, grid). RESULTS are results.h5 files or episodes CSV\n"
+	"files (columns in README), merged in memory. Same input and seed, same\n"
+	"bytes, whatever the order of the rows. An output file that is an input\n"
+	"is refused.\n"
 	"\n"
 	"options:\n"
 	"      --axis A         models (default), conditions, or grid: the family a\n"
@@ -242,6 +282,16 @@ int cmd_compare(int argc, char **argv)
 		cli_errorf("--axis grid: the grid's first values are the baselines; no --baseline");
 		return EXIT_USAGE;
 	}
+	char csv_out[4096], json_out[4096];
+	if (prefix && (output_name(csv_out, sizeof csv_out, prefix, ".csv") < 0 ||
+		       output_name(json_out, sizeof json_out, prefix, ".json") < 0))
+		return EXIT_USAGE;
+	const char *outs[] = {csv_out, json_out};
+	if (prefix && cli_check_outputs(outs, 2, argv + optind, (size_t)(argc - optind),
+					assertions, &err) < 0) {
+		cli_error(&err);
+		return EXIT_USAGE;
+	}
 	struct engi_results res;
 	json_t *grid = NULL;
 	if (cli_load_results_grid(argv + optind, (size_t)(argc - optind), assertions, &res,
@@ -270,21 +320,10 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = engi_compare_write_markdown(&cd, stdout, &err);
-	if (rc == 0 && prefix) {
-		size_t n = strlen(prefix) + 6;
-		char path[4096];
-		if (n > sizeof path) {
-			cli_errorf("--out-prefix: '%s' is too long", prefix);
-			engi_compare_data_release(&cd);
-			return EXIT_USAGE;
-		}
-		snprintf(path, sizeof path, "%s.csv", prefix);
-		rc = engi_compare_write_csv(&cd, path, &err);
-		if (rc == 0) {
-			snprintf(path, sizeof path, "%s.json", prefix);
-			rc = engi_compare_write_json(&cd, path, &err);
-		}
-	}
+	if (rc == 0 && prefix)
+		rc = engi_compare_write_csv(&cd, csv_out, &err);
+	if (rc == 0 && prefix)
+		rc = engi_compare_write_json(&cd, json_out, &err);
 	engi_compare_data_release(&cd);
 	if (rc < 0) {
 		cli_error(&err);

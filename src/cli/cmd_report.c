@@ -28,9 +28,14 @@ static const char report_help[] =
 	"resampled), success rate, stable success / mixed / stable failure counts,\n"
 	"terminal outcomes, turns, tokens, cost; and the scores by task type,\n"
 	"domain, interface, software and any --by key. Missing and infrastructure-\n"
-	"failed episodes are counted, never dropped. Same input and seed, same bytes.\n"
+	"failed episodes are counted, never dropped: env_crash and infra_error are\n"
+	"listed per model by reason (\"12 episodes not run: endpoint unavailable\"),\n"
+	"never scored; a model without a scored episode has no score, not 0. Mixed\n"
+	"engisweep versions or verifiers are named in a warning. Same input and\n"
+	"seed, same bytes, whatever the order of the rows.\n"
 	"RESULTS are results.h5 files or episodes CSV files (columns in README),\n"
-	"merged in memory; a cell that two CSV files both hold is an error.\n"
+	"merged in memory; a cell that two CSV files both hold is an error, and so\n"
+	"is an unknown outcome. An output file that is an input is refused.\n"
 	"\n"
 	"Then the evidence ladder (pass rate of each assertion stage), the first\n"
 	"failed stage, perfect-task rate and cost per task and per score point.\n"
@@ -159,6 +164,27 @@ static int parse_args(int argc, char **argv, struct engi_report_opts *ro,
 	return 0;
 }
 
+/* Every file the report would write: none may be an input. */
+static int check_outputs(const struct engi_report_opts *ro, const char *plots, char **paths,
+			 size_t npaths, const char *assertions, struct engi_error *err)
+{
+	static const char *const prefixed[] = {".csv", ".json", ".evidence.csv"};
+	static const char *const drawn[] = {"forest.png",   "forest.svg", "outcomes.png",
+					    "outcomes.svg", "ladder.png", "ladder.svg"};
+	char out[9][4096];
+	const char *outs[9];
+	size_t n = 0;
+	for (size_t i = 0; ro->prefix && i < 3; i++, n++) {
+		snprintf(out[n], sizeof out[n], "%s%s", ro->prefix, prefixed[i]);
+		outs[n] = out[n];
+	}
+	for (size_t i = 0; plots && i < 6; i++, n++) {
+		snprintf(out[n], sizeof out[n], "%s/%s", plots, drawn[i]);
+		outs[n] = out[n];
+	}
+	return cli_check_outputs(outs, n, paths, npaths, assertions, err);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct engi_report_opts ro;
@@ -188,6 +214,12 @@ int cmd_report(int argc, char **argv)
 	}
 	struct engi_error err;
 	engi_error_init(&err);
+	if (check_outputs(&ro, plots, argv + optind, (size_t)(argc - optind), assertions,
+			  &err) < 0) {
+		cli_error(&err);
+		strlist_release(&by);
+		return EXIT_USAGE;
+	}
 	struct engi_results res;
 	if (cli_load_results(argv + optind, (size_t)(argc - optind), assertions, &res,
 			     &err) < 0) {

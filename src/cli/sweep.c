@@ -463,18 +463,40 @@ static int parse_pool(struct runctx *c, struct engi_error *err)
 	return 0;
 }
 
-static void fill_task_row(struct engi_res_task *row, const struct task *t)
+/* The /tasks row of t; a text wider than the results file keeps is an
+ * error naming the task, never a truncation. */
+static int fill_task_row(struct engi_res_task *row, const struct task *t, struct engi_error *err)
 {
 	memset(row, 0, sizeof(*row));
-	snprintf(row->id, sizeof(row->id), "%s", t->id);
-	snprintf(row->title, sizeof(row->title), "%s", t->title);
-	snprintf(row->domain, sizeof(row->domain), "%s", t->domain);
-	snprintf(row->type, sizeof(row->type), "%s", task_type_name(t->type));
-	snprintf(row->interface, sizeof(row->interface), "%s", task_interface_name(t->interface));
 	size_t off = 0;
-	for (size_t i = 0; i < t->nsoftware && off < sizeof(row->software); i++)
-		off += (size_t)snprintf(row->software + off, sizeof(row->software) - off, "%s%s",
-					i ? "," : "", t->software[i]);
+	int rc = 0;
+	for (size_t i = 0; i < t->nsoftware && rc == 0; i++) {
+		size_t n = strlen(t->software[i]) + (i ? 1 : 0);
+		if (n >= sizeof(row->software) - off)
+			rc = engi_raise(err, ENGI_EINVALID,
+					"software list is longer than %zu bytes, the width the "
+					"results file keeps",
+					sizeof(row->software) - 1);
+		else
+			off += (size_t)snprintf(row->software + off, sizeof(row->software) - off,
+						"%s%s", i ? "," : "", t->software[i]);
+	}
+	if (rc == 0)
+		rc = engi_res_copy(row->id, sizeof(row->id), t->id, "task id", err);
+	if (rc == 0)
+		rc = engi_res_copy(row->title, sizeof(row->title), t->title, "title", err);
+	if (rc == 0)
+		rc = engi_res_copy(row->domain, sizeof(row->domain), t->domain, "domain", err);
+	if (rc == 0)
+		rc = engi_res_copy(row->type, sizeof(row->type), task_type_name(t->type), "type",
+				   err);
+	if (rc == 0)
+		rc = engi_res_copy(row->interface, sizeof(row->interface),
+				   task_interface_name(t->interface), "interface", err);
+	if (rc < 0) {
+		engi_error_prefix(err, "task '%s'", t->id);
+		return rc;
+	}
 	memcpy(row->hash, t->hash, sizeof(row->hash));
 	row->turns = t->turn_limit;
 	row->wall_s = t->wall_s;
@@ -482,6 +504,7 @@ static void fill_task_row(struct engi_res_task *row, const struct task *t)
 		 t->scoring.mode == ENGI_SCORING_OPTIMIZATION ? "optimization"
 		 : t->scoring.mode == ENGI_SCORING_CONTINUOUS ? "continuous"
 							       : "binary");
+	return 0;
 }
 
 static char *config_json(const struct runctx *c)
@@ -521,20 +544,30 @@ static int open_store(struct runctx *c, const char *path, struct engi_error *err
 		rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < sw->suite.ntasks; i++)
-		fill_task_row(&tasks[i], &sw->suite.tasks[i]);
-	for (size_t i = 0; i < sw->def.nmodels; i++) {
+	for (size_t i = 0; i < sw->suite.ntasks && rc == 0; i++)
+		rc = fill_task_row(&tasks[i], &sw->suite.tasks[i], err);
+	for (size_t i = 0; i < sw->def.nmodels && rc == 0; i++) {
 		const struct model *m = &sw->def.models[i];
-		snprintf(models[i].name, sizeof(models[i].name), "%s", m->name);
-		snprintf(models[i].agent, sizeof(models[i].agent), "%s", m->agent);
-		snprintf(models[i].settings, sizeof(models[i].settings), "%s", m->settings);
+		rc = engi_res_copy(models[i].name, sizeof(models[i].name), m->name, "model name",
+				   err);
+		if (rc == 0)
+			rc = engi_res_copy(models[i].agent, sizeof(models[i].agent), m->agent,
+					   "agent", err);
+		if (rc == 0)
+			rc = engi_res_copy(models[i].settings, sizeof(models[i].settings),
+					   m->settings, "model settings", err);
 		models[i].price_in_per_mtok = m->price_in_per_mtok;
 		models[i].price_out_per_mtok = m->price_out_per_mtok;
 	}
-	for (size_t i = 0; i < sw->def.nconds; i++) {
-		snprintf(conds[i].name, sizeof(conds[i].name), "%s", sw->def.conds[i].name);
-		snprintf(conds[i].settings, sizeof(conds[i].settings), "%s", sw->def.conds[i].settings);
+	for (size_t i = 0; i < sw->def.nconds && rc == 0; i++) {
+		rc = engi_res_copy(conds[i].name, sizeof(conds[i].name), sw->def.conds[i].name,
+				   "condition name", err);
+		if (rc == 0)
+			rc = engi_res_copy(conds[i].settings, sizeof(conds[i].settings),
+					   sw->def.conds[i].settings, "condition settings", err);
 	}
+	if (rc < 0)
+		goto out;
 	char mpi[256];
 	sched_library_version(mpi, sizeof(mpi));
 	json_t *vj = json_pack("{s:s,s:s,s:s,s:s,s:s}", "engisweep", ENGISWEEP_VERSION,

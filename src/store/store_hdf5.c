@@ -569,6 +569,28 @@ static int store_create_impl(struct store **out, const char *path, const struct 
 	return 0;
 }
 
+/* A record's strings always fit their rows (checked below at compile time),
+ * so copy_str never truncates one; the metadata rows come in as rows. */
+#define FITS(rec, row) \
+	_Static_assert(sizeof(((struct record *)0)->rec) <= sizeof(((struct engi_res_episode *)0)->row), #rec)
+FITS(cell, cell);
+FITS(task_id, task_id);
+FITS(model, model);
+FITS(condition, condition);
+FITS(host, host);
+FITS(run_id, run_id);
+FITS(message, message);
+FITS(infra, infra);
+FITS(version, version);
+FITS(verifier, verifier);
+#undef FITS
+_Static_assert(sizeof(((struct engi_assertion *)0)->name) <= sizeof(((struct engi_res_assertion *)0)->name), "name");
+_Static_assert(sizeof(((struct engi_assertion *)0)->stage) <= sizeof(((struct engi_res_assertion *)0)->stage), "stage");
+_Static_assert(sizeof(((struct engi_assertion *)0)->detail) <= sizeof(((struct engi_res_assertion *)0)->detail), "detail");
+_Static_assert(sizeof(((struct engi_metric *)0)->name) <= sizeof(((struct engi_res_metric *)0)->name), "metric");
+_Static_assert(sizeof(((struct artifact *)0)->path) <= sizeof(((struct engi_res_artifact *)0)->path), "path");
+_Static_assert(sizeof(((struct artifact *)0)->note) <= sizeof(((struct engi_res_artifact *)0)->note), "note");
+
 static void copy_str(char *dst, size_t size, const char *src)
 {
 	size_t n = strnlen(src, size - 1);
@@ -953,12 +975,25 @@ static int read_table(hid_t file, const char *path, int t, void **out, size_t *n
 		rc = h5_fail(err, ENGI_EIO, "cannot read dataset '%s' in '%s'", d->path, path);
 		goto out;
 	}
-	/* strings written by other tools may fill their field */
-	for (size_t r = 0; r < n; r++)
-		for (size_t i = 0; i < d->nfields; i++)
-			if (d->fields[i].kind == F_STR)
-				rows[r * d->row_size + d->fields[i].offset + d->fields[i].size -
-				     1] = '\0';
+	/* strings written by other tools may fill their field; one that begins
+	 * with the byte of an alias (engi/results.h) would read as another
+	 * text, so it is refused */
+	for (size_t r = 0; r < n && rc == 0; r++) {
+		for (size_t i = 0; i < d->nfields; i++) {
+			if (d->fields[i].kind != F_STR)
+				continue;
+			char *f = rows + r * d->row_size + d->fields[i].offset;
+			f[d->fields[i].size - 1] = '\0';
+			if (f[0] == ENGI_RES_LONG) {
+				rc = engi_raise(err, ENGI_EINVALID,
+						"dataset '%s' in '%s', row %zu: field '%s' "
+						"begins with byte 0x01, which no results file "
+						"holds",
+						d->path, path, r, d->fields[i].name);
+				goto out;
+			}
+		}
+	}
 	*out = rows;
 	*nout = (size_t)n;
 	rows = NULL;

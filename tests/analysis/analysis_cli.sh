@@ -31,7 +31,7 @@ grep -q "| alpha | base | 25.0 % (1/4) | 0.0 % (0/2) |" report.md || fail "evide
 [ -s r.evidence.csv ] || fail "no r.evidence.csv"
 grep -q "| alpha | base | 20 |" report.md || fail "merged report lacks alpha over 20 tasks"
 grep -q "| missing (planned - recorded) | 1 |" report.md || fail "the unrun episode is not missing"
-grep -q "| env_crash (infrastructure failure, not scored) | 1 |" report.md || fail "env_crash not counted"
+grep -q "| env_crash (infrastructure failure, not run, not scored) | 1 |" report.md || fail "env_crash not counted"
 
 "$ENGISWEEP" compare --axis conditions --baseline base --out-prefix c1 ep_a.csv ep_b.csv > c1.md
 "$ENGISWEEP" compare --axis conditions --baseline base --out-prefix c2 ep_a.csv ep_b.csv > c2.md

@@ -10,11 +10,17 @@ written as an episodes CSV. Checked:
     scipy.stats.bootstrap on the task differences; sign-flip p-values within
     4 sqrt(2 p (1 - p) / 10,000) + 0.0002 of scipy.stats.permutation_test
     (permutation_type='samples' on the paired task differences);
-  - Holm-adjusted p-values against a computation by hand from the printed p;
+  - BCa on a small binary cell, where a quarter of the draws tie the
+    estimate: the ends against SciPy's (which counts ties half in z0) over
+    eight seeds, and apart from what counting only the draws below would give;
+  - Holm-adjusted p-values against a computation by hand from the printed p,
+    one family per condition (or per model for the ablation), with the
+    family sizes;
   - the same input and seed give byte-identical outputs.
 Environment: ENGISWEEP (the binary), ENGI_SCRATCH (a scratch folder).
 """
 import csv
+import json
 import math
 import os
 import subprocess
@@ -179,6 +185,41 @@ def main():
     if shift <= tol:
         fail("the skewed sample does not tell BCa from percentile")
 
+    # ---- BCa with ties: 10 tasks, one binary trial, mean 0.5 ----
+    ties = np.array([1, 0, 1, 1, 0, 0, 1, 0, 1, 0], dtype=float)
+    with open("ties.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["task_id", "model", "trial", "success", "score"])
+        for t, v in enumerate(ties):
+            w.writerow([f"q{t:02d}", "m", 1, int(v), int(v)])
+    run("report", "--interval", "bca", "--out-prefix", "tb", "ties.csv")
+    rt = [r for r in read_csv("tb.csv") if r["table"] == "overall"][0]
+    runs = [stats.bootstrap((ties,), np.mean, method="BCa", n_resamples=DRAWS,
+                            random_state=k, vectorized=True) for k in range(1, 9)]
+    # what z0 from the draws strictly below alone would give, on SciPy's draws
+    # (the acceleration is 0 here: the jackknife of a balanced 0/1 sample is
+    # symmetric)
+    strict = []
+    for res in runs:
+        dist = res.bootstrap_distribution
+        z0 = stats.norm.ppf(np.mean(dist < ties.mean()))
+        strict.append([100 * np.percentile(dist, 100 * stats.norm.cdf(2 * z0 + z))
+                       for z in (stats.norm.ppf(0.025), stats.norm.ppf(0.975))])
+    tol = 1.0
+    for k, name in enumerate(("lo", "hi")):
+        ours = float(rt[f"ci_{name}_x100"])
+        ends = [100 * (r.confidence_interval.low if k == 0 else r.confidence_interval.high)
+                for r in runs]
+        if not min(ends) - tol <= ours <= max(ends) + tol:
+            fail(f"ties BCa {name}: {ours} outside scipy's [{min(ends):.3f}, {max(ends):.3f}]")
+    s_lo = [e[0] for e in strict]
+    lo_ends = [100 * r.confidence_interval.low for r in runs]
+    if max(s_lo) + tol >= min(lo_ends) - tol:
+        fail(f"the ties sample does not tell the two z0 rules apart: {s_lo} vs {lo_ends}")
+    print(f"ties: BCa [{rt['ci_lo_x100']}, {rt['ci_hi_x100']}], scipy lo "
+          f"[{min(lo_ends):.1f}, {max(lo_ends):.1f}], strict-below lo [{min(s_lo):.1f}, "
+          f"{max(s_lo):.1f}]")
+
     # ---- compare: the ablation family (hint vs base per model) ----
     run("compare", "--axis", "conditions", "--baseline", "base", "--out-prefix", "c1",
         "episodes.csv")
@@ -207,20 +248,27 @@ def main():
             fail(f"compare {m}: p {p} vs scipy {sp}, tol {tol}")
         worst_p = max(worst_p, abs(p - sp) / tol)
     print(f"sign-flip p-values: worst distance {worst_p:.2f} of the tolerance")
-    hand = holm([float(r["p"]) for r in crows])
-    for r, h in zip(crows, hand):
-        if abs(float(r["p_holm"]) - h) > 2e-6:
-            fail(f"compare {r['within']}: Holm {r['p_holm']} != {h}")
+    # one Holm family per model: the single test of each is its own
+    for r in crows:
+        if int(r["family"]) != 1 or abs(float(r["p_holm"]) - float(r["p"])) > 2e-6:
+            fail(f"compare {r['within']}: family {r['family']}, Holm {r['p_holm']} != p {r['p']}")
 
-    # ---- compare: all model pairs under each condition, Holm over 20 ----
+    # ---- compare: all model pairs within each condition, Holm over 10 each ----
     run("compare", "--out-prefix", "c3", "episodes.csv")
     prow = read_csv("c3.csv")
     if len(prow) != 20:
-        fail(f"all-pairs family has {len(prow)} rows, expected 20")
-    hand = holm([float(r["p"]) for r in prow])
-    for r, h in zip(prow, hand):
-        if abs(float(r["p_holm"]) - h) > 2e-6:
-            fail(f"pairs {r['a']}-{r['b']} ({r['within']}): Holm {r['p_holm']} != {h}")
+        fail(f"all-pairs comparison has {len(prow)} rows, expected 20")
+    for c in CONDS:
+        fam = [r for r in prow if r["within"] == c]
+        if len(fam) != 10 or any(int(r["family"]) != 10 for r in fam):
+            fail(f"pairs within {c}: {len(fam)} rows, families {[r['family'] for r in fam]}")
+        hand = holm([float(r["p"]) for r in fam])
+        for r, h in zip(fam, hand):
+            if abs(float(r["p_holm"]) - h) > 2e-6:
+                fail(f"pairs {r['a']}-{r['b']} ({c}): Holm {r['p_holm']} != {h}")
+    fams = json.load(open("c3.json"))["family"]
+    if fams["size"] != 20 or fams["families"] != [{"within": c, "size": 10} for c in CONDS]:
+        fail(f"compare JSON family: {fams}")
 
     # ---- determinism ----
     for a, b in [("r1.csv", "r2.csv"), ("r1.json", "r2.json"),

@@ -74,6 +74,28 @@ find(const struct engi_compare_data *d, const char *within, const char *a,
 	return NULL;
 }
 
+/* Holm's step-down adjustment of n p-values, from its definition. */
+static void holm_by_hand(const double *p, size_t n, double *adj)
+{
+	for (size_t i = 0; i < n; i++) {
+		double m = 0;
+		/* max over the p-values ranked at or before p[i] */
+		for (size_t j = 0; j < n; j++) {
+			if (p[j] < p[i] || (p[j] == p[i] && j <= i)) {
+				size_t rank = 0;
+				for (size_t k = 0; k < n; k++)
+					if (p[k] < p[j] ||
+					    (p[k] == p[j] && k < j))
+						rank++;
+				double v = (double)(n - rank) * p[j];
+				if (v > m)
+					m = v;
+			}
+		}
+		adj[i] = m > 1 ? 1 : m;
+	}
+}
+
 static void test_model_pairs(void)
 {
 	struct engi_results r;
@@ -126,37 +148,35 @@ static void test_model_pairs(void)
 		CHECK(isnan(hc->p_holm));
 		CHECK_INT(hc->lift.flag, ENGI_CI_NO_TASKS);
 	}
-	/* Holm over the tested rows, by hand */
+	/* Holm within each condition, by hand: the base family has the
+	 * three tested pairs, the hint family the one (A-C is untested) */
 	CHECK_INT(d.family, 4);
-	double p[6], adj[6];
-	size_t n = 0;
-	for (size_t i = 0; i < d.nrows; i++)
-		if (d.rows[i].tested)
-			p[n++] = d.rows[i].test.p;
-	CHECK_INT(n, 4);
-	for (size_t i = 0; i < n; i++) {
-		double m = 0;
-		/* max over the p-values ranked at or before p[i] */
-		for (size_t j = 0; j < n; j++) {
-			if (p[j] < p[i] || (p[j] == p[i] && j <= i)) {
-				size_t rank = 0;
-				for (size_t k = 0; k < n; k++)
-					if (p[k] < p[j] ||
-					    (p[k] == p[j] && k < j))
-						rank++;
-				double v = (double)(n - rank) * p[j];
-				if (v > m)
-					m = v;
-			}
-		}
-		adj[i] = m > 1 ? 1 : m;
-	}
-	n = 0;
-	for (size_t i = 0; i < d.nrows; i++)
-		if (d.rows[i].tested) {
-			CHECK_NEAR(d.rows[i].p_holm, adj[n], 1e-15);
+	CHECK_INT(d.families, 2);
+	const char *within[2] = {"base", "hint"};
+	size_t sizes[2] = {3, 1};
+	for (int w = 0; w < 2; w++) {
+		double p[6], adj[6];
+		size_t n = 0;
+		for (size_t i = 0; i < d.nrows; i++)
+			if (d.rows[i].tested && !strcmp(d.rows[i].within, within[w]))
+				p[n++] = d.rows[i].test.p;
+		CHECK_INT(n, sizes[w]);
+		holm_by_hand(p, n, adj);
+		n = 0;
+		for (size_t i = 0; i < d.nrows; i++) {
+			const struct engi_compare_row *row = &d.rows[i];
+			if (!row->tested || strcmp(row->within, within[w]))
+				continue;
+			CHECK_NEAR(row->p_holm, adj[n], 1e-15);
+			CHECK_INT(row->family, sizes[w]);
 			n++;
 		}
+	}
+	/* the hint family of one: adjusted by itself alone */
+	if (ab) {
+		const struct engi_compare_row *hab = find(&d, "hint", "A", "B");
+		CHECK(hab && hab->tested && hab->p_holm == hab->test.p);
+	}
 	engi_compare_data_release(&d);
 	engi_results_release(&r);
 }
@@ -188,8 +208,14 @@ static void test_ablation_and_degenerate(void)
 		CHECK_NEAR(b->lift.mean, 100.0 * 2 / 6, 1e-9);
 		CHECK_INT(c->tasks, 0);
 		CHECK_INT(c->b_only, 5);
+		/* one family per model: A's and B's of one test each */
+		CHECK_INT(a->family, 1);
+		CHECK_INT(b->family, 1);
+		CHECK_INT(c->family, 0);
+		CHECK(b->p_holm == b->test.p);
 	}
 	CHECK_INT(d.family, 2);
+	CHECK_INT(d.families, 2);
 
 	/* few tasks: flagged instead of an interval */
 	engi_compare_data_release(&d);

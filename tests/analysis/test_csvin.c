@@ -50,18 +50,21 @@ static void test_good(void)
 	CHECK_INT(engi_results_read_csv(ep, as, &r, &err), 0);
 	CHECK_STR(err.msg, "");
 	CHECK_INT(r.nepisodes, 4);
-	CHECK_INT(r.planned_cells, 6);
+	/* 4 (task, model, condition) x trials 1..2: t2/m1 and t1/m2 lack
+	 * trial 2, and t2/m2 ran neither */
+	CHECK_INT(r.planned_cells, 8);
 	CHECK_INT(r.ntasks, 2);
 	CHECK_INT(r.nmodels, 2);
 	CHECK_INT(r.nconditions, 1);
 	CHECK_STR(r.conditions[0].name, "base");
 	CHECK_STR(r.tasks[1].domain, "CAE");
 	CHECK_STR(r.tasks[1].type, "optimization");
+	/* episodes by task, model, condition, trial */
 	CHECK_STR(r.episodes[0].outcome, "done");
 	CHECK_INT(r.episodes[1].success, 1);
-	CHECK_NEAR(r.episodes[2].score, 0.25, 0);
-	CHECK_STR(r.episodes[2].outcome, "turn_limit");
-	CHECK_INT(r.episodes[3].tokens_in, 7);
+	CHECK_NEAR(r.episodes[3].score, 0.25, 0);
+	CHECK_STR(r.episodes[3].outcome, "turn_limit");
+	CHECK_INT(r.episodes[2].tokens_in, 7);
 	CHECK_NEAR(r.episodes[0].cost_usd, 0.5, 0);
 	CHECK_INT(r.nassertions, 2);
 	CHECK_STR(r.assertions[0].cell, r.episodes[1].cell);
@@ -84,8 +87,8 @@ static void test_good(void)
 	struct engi_report_opts o;
 	engi_report_opts_init(&o);
 	CHECK_INT(engi_report_compute(&d, &r, &o, &err), 0);
-	CHECK_INT(d.planned, 6);
-	CHECK_INT(d.missing, 2);
+	CHECK_INT(d.planned, 8);
+	CHECK_INT(d.missing, 4);
 	CHECK_INT(d.env_crash, 1);
 	engi_report_data_release(&d);
 
@@ -98,7 +101,7 @@ static void test_good(void)
 	CHECK_INT(m.nconditions, 1);
 	CHECK_INT(m.nepisodes, 8);
 	CHECK_INT(m.nassertions, 2);
-	CHECK_INT(m.planned_cells, 12);
+	CHECK_INT(m.planned_cells, 16);
 	engi_results_release(&m);
 	engi_results_release(&r);
 }
@@ -123,6 +126,7 @@ static void expect_error(const char *episodes, const char *assertions,
 }
 
 #define HEAD "task_id,model,trial,success,score\n"
+#define HEAD_OUTCOME "task_id,model,trial,success,score,outcome\n"
 
 static void test_errors(void)
 {
@@ -152,10 +156,13 @@ static void test_errors(void)
 		     NULL,
 		     "line 3, column 'domain': task 't1' has 'CAE' here and "
 		     "'CAD' on line 2");
-	expect_error("task_id,model,trial,success,score,domain\n"
-		     "t1,m1,1,1,1,MECHANICAL\n",
-		     NULL, "line 2, column 'domain': 'MECHANICAL...' is longer "
-			   "than 7 bytes");
+	expect_error(HEAD_OUTCOME "t1,m1,1,1,1,done\nt1,m1,2,0,0,crashed\n",
+		     NULL,
+		     "bad.csv: line 3, column 'outcome': expected done, "
+		     "fail_declared, turn_limit, time_limit, agent_error, "
+		     "env_crash, infra_error, missing or unrun, found 'crashed'");
+	expect_error(HEAD_OUTCOME "t1,m1,1,1,1,Done\n", NULL,
+		     "bad.csv: line 2, column 'outcome': expected done");
 	expect_error(HEAD "t1,m1,1,1,1\n",
 		     "task_id,model,trial,assertion,stage,state\n"
 		     "t1,m1,2,volume,geometry,pass\n",
@@ -202,13 +209,14 @@ static void test_set(void)
 	CHECK_INT(engi_results_read_csvs(set, 2, as, &r, &err), 0);
 	CHECK_STR(err.msg, "");
 	CHECK_INT(r.nepisodes, 4);
-	/* the repeated row is one planned cell */
-	CHECK_INT(r.planned_cells, 4);
+	/* the repeated row is one planned cell; t1, t2, t3 with m1 over the
+	 * set's trials 1..2 */
+	CHECK_INT(r.planned_cells, 6);
 	for (size_t i = 0; i < r.nepisodes; i++)
 		for (size_t j = 0; j < i; j++)
 			CHECK(strcmp(r.episodes[i].cell, r.episodes[j].cell));
 	CHECK_INT(r.nassertions, 2);
-	CHECK_STR(r.assertions[0].cell, r.episodes[3].cell);
+	CHECK_STR(r.assertions[0].cell, r.episodes[2].cell);
 	CHECK_STR(r.assertions[1].cell, r.episodes[0].cell);
 	CHECK_INT(r.ntask_meta, 2);
 	CHECK_STR(r.task_meta[1].value, "south");
@@ -222,7 +230,7 @@ static void test_set(void)
 	o.draws = 200;
 	CHECK_INT(engi_report_compute(&d, &r, &o, &err), 0);
 	CHECK_INT(d.duplicates, 1);
-	CHECK_INT(d.missing, 1);
+	CHECK_INT(d.missing, 3);
 	CHECK_STR(d.table_name[ENGI_REPORT_BUILTIN_TABLES], "lab");
 	CHECK_INT(d.table_groups[ENGI_REPORT_BUILTIN_TABLES], 2);
 	engi_report_data_release(&d);
@@ -252,6 +260,145 @@ static void test_set(void)
 			      "'CAE' here and '' on line 2 of ") != NULL);
 }
 
+/* Names and texts of any length load whole: the fixed fields hold aliases
+ * that engi_res_str resolves, the report prints the whole names, and a
+ * merge keeps two files' long names apart. */
+static void test_long_names(void)
+{
+	char model[301], cond[121], task[101], key[201], value[401];
+	memset(model, 'm', 300);
+	model[300] = '\0';
+	memset(cond, 'c', 120);
+	cond[120] = '\0';
+	memset(task, 't', 100);
+	task[100] = '\0';
+	memset(key, 'k', 200);
+	key[200] = '\0';
+	memset(value, 'v', 400);
+	value[400] = '\0';
+	size_t n = 4096;
+	char *text = malloc(n);
+	snprintf(text, n,
+		 "task_id,model,condition,trial,success,score,domain,type,"
+		 "outcome,infra,%s\n"
+		 "%s,%s,%s,1,1,1,structural mechanics,finite-element-analysis,"
+		 "done,,%s\n"
+		 "short,%s,%s,1,0,0,structural mechanics,finite-element-analysis,"
+		 "infra_error,endpoint unavailable for a reason longer than "
+		 "sixty-four bytes of text,%s\n"
+		 "short,m2,base,1,1,1,structural mechanics,"
+		 "finite-element-analysis,done,,%s\n",
+		 key, task, model, cond, value, model, cond, value, value);
+	const char *ep = write_file("long.csv", text);
+	struct engi_results r;
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK_INT(engi_results_read_csv(ep, NULL, &r, &err), 0);
+	CHECK_STR(err.msg, "");
+	CHECK_INT(r.nepisodes, 3);
+	CHECK_INT(r.ntasks, 2);
+	CHECK_INT(r.nmodels, 2);
+	/* sorted: "m2" before the 300 'm's */
+	CHECK_STR(engi_res_str(&r, r.models[0].name), "m2");
+	CHECK_STR(engi_res_str(&r, r.models[1].name), model);
+	CHECK_STR(engi_res_str(&r, r.tasks[1].id), task);
+	CHECK_STR(engi_res_str(&r, r.tasks[1].domain), "structural mechanics");
+	CHECK_STR(engi_res_str(&r, r.tasks[1].type), "finite-element-analysis");
+	/* the same text, the same alias */
+	CHECK_STR(r.episodes[1].model, r.models[1].name);
+	CHECK_STR(r.episodes[2].model, r.models[1].name);
+	CHECK_STR(engi_res_str(&r, r.episodes[1].infra),
+		  "endpoint unavailable for a reason longer than sixty-four "
+		  "bytes of text");
+	CHECK_INT(r.ntask_meta, 2);
+	CHECK_STR(engi_res_str(&r, r.task_meta[0].key), key);
+	CHECK_STR(engi_res_str(&r, r.task_meta[0].value), value);
+
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	o.draws = 100;
+	const char *by[] = {key};
+	o.by = by;
+	o.nby = 1;
+	CHECK_INT(engi_report_compute(&d, &r, &o, &err), 0);
+	CHECK_STR(err.msg, "");
+	int seen = 0;
+	for (size_t i = 0; i < d.nrows; i++) {
+		if (d.rows[i].table == ENGI_REPORT_BY_DOMAIN &&
+		    !strcmp(d.rows[i].model, model) &&
+		    !strcmp(d.rows[i].condition, cond) &&
+		    !strcmp(d.rows[i].group, "structural mechanics"))
+			seen++;
+		if ((size_t)d.rows[i].table == ENGI_REPORT_BUILTIN_TABLES &&
+		    !strcmp(d.rows[i].group, value))
+			seen++;
+	}
+	CHECK(seen >= 2);
+	CHECK_STR(d.table_name[ENGI_REPORT_BUILTIN_TABLES], key);
+	engi_report_data_release(&d);
+
+	/* another file's long names: aliases of another pool, rebased */
+	char other[201];
+	memset(other, 'o', 200);
+	other[200] = '\0';
+	snprintf(text, n,
+		 "task_id,model,trial,success,score,domain\n"
+		 "short,%s,1,1,1,CAD\n",
+		 other);
+	const char *ep2 = write_file("long2.csv", text);
+	struct engi_results r2, all;
+	CHECK_INT(engi_results_read_csv(ep2, NULL, &r2, &err), 0);
+	engi_results_init(&all);
+	CHECK_INT(engi_results_merge(&all, &r2, &err), 0);
+	CHECK_INT(engi_results_merge(&all, &r, &err), 0);
+	CHECK_INT(all.nmodels, 3);
+	CHECK_STR(engi_res_str(&all, all.models[0].name), other);
+	CHECK_STR(engi_res_str(&all, all.models[2].name), model);
+	CHECK_STR(engi_res_str(&all, all.episodes[2].model), model);
+	CHECK_STR(engi_res_str(&all, all.episodes[3].model), model);
+	CHECK_STR(engi_res_str(&all, all.episodes[0].model), other);
+	CHECK_STR(engi_res_str(&all, all.task_meta[0].value), value);
+	engi_results_release(&all);
+	engi_results_release(&r2);
+	/* a fixed-width file (the HDF5 store) refuses, never truncates */
+	char narrow[8];
+	engi_error_init(&err);
+	CHECK_INT(engi_res_copy(narrow, sizeof narrow, "structural", "domain", &err),
+		  ENGI_EINVALID);
+	CHECK(strstr(err.msg, "domain 'structural...' is longer than 7 bytes") !=
+	      NULL);
+	CHECK_INT(engi_res_copy(narrow, sizeof narrow, "CAD", "domain", &err), 0);
+	CHECK_STR(narrow, "CAD");
+	engi_results_release(&r);
+	free(text);
+}
+
+/* A trial number that the other cells have and one (task, model) lacks is a
+ * missing episode, not a silent gap. */
+static void test_trial_gap(void)
+{
+	const char *ep = write_file(
+		"gap.csv", HEAD "t1,m1,0,1,1\nt1,m1,2,1,1\n"
+			   "t2,m1,0,1,1\nt2,m1,1,1,1\nt2,m1,2,0,0\n");
+	struct engi_results r;
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK_INT(engi_results_read_csv(ep, NULL, &r, &err), 0);
+	CHECK_INT(r.planned_cells, 6);
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	o.draws = 100;
+	CHECK_INT(engi_report_compute(&d, &r, &o, &err), 0);
+	CHECK_INT(d.recorded, 5);
+	CHECK_INT(d.missing, 1);
+	engi_report_data_release(&d);
+	engi_results_release(&r);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -261,9 +408,12 @@ int main(void)
 	test_good();
 	test_errors();
 	test_set();
+	test_long_names();
+	test_trial_gap();
 	const char *names[] = {"ep.csv", "as.csv", "bad.csv", "bad_as.csv",
-			       "a.csv", "b.csv", "c.csv"};
-	for (size_t i = 0; i < 7; i++) {
+			       "a.csv",  "b.csv",  "c.csv",   "long.csv",
+			       "long2.csv", "gap.csv"};
+	for (size_t i = 0; i < 10; i++) {
 		char p[300];
 		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
 		unlink(p);

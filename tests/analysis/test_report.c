@@ -319,8 +319,10 @@ static void test_outputs(void)
 	CHECK(strstr(m, "## Score by software") != NULL);
 	CHECK_INT(count_of(m, "\nDenominator: "), 9);
 	CHECK(strstr(m, "| missing (planned - recorded) | 1 |") != NULL);
-	CHECK(strstr(m,
-		     "| env_crash (infrastructure failure, not scored) | 1 |"));
+	CHECK(strstr(m, "| env_crash (infrastructure failure, not run, not "
+			"scored) | 1 |"));
+	CHECK(strstr(m, "## Episodes not run") != NULL);
+	CHECK(strstr(m, "- m2: 1 episode not run: environment lost\n") != NULL);
 	CHECK(strstr(m,
 		     "| m1 | 3 | 6 | 50.0 | too few tasks (3 < 5) | 50.0 | "
 		     "too few tasks (3 < 5) | 50.0 % |"));
@@ -330,7 +332,7 @@ static void test_outputs(void)
 	CHECK(strstr(m, "| model | calculix | freecad | openscad |") != NULL);
 	CHECK(strstr(m, "| m1 | 3 | 1 | 1 | 1 | 0 |") != NULL);
 	CHECK(strstr(m, "| m2 | 1 | 0 | 0 | 1 | 2 |") != NULL);
-	CHECK(strstr(m, "| m2 | 5 | 3 | 0 | 0 | 0 | 1 | 1 | 0 |") != NULL);
+	CHECK(strstr(m, "| m2 | 5 | 3 | 0 | 0 | 0 | 1 | 0 | 1 | 0 |") != NULL);
 	CHECK(strstr(m, "| model | optimization | single |") != NULL);
 	CHECK(strstr(m, "| m2 | 70.0 (n=1, few tasks) | "
 			"50.0 (n=2, few tasks) |") != NULL);
@@ -356,12 +358,12 @@ static void test_outputs(void)
 				      34) == 0);
 			CHECK(strstr(a, "\r\noverall,all,m1,base,3,6,6,50,,,"
 					"few_tasks,0,50,,,few_tasks,"
-					"0.5,1,1,1,0,3,1,1,1,0,0,0,"
+					"0.5,1,1,1,0,3,1,1,1,0,0,0,0,0,,"
 					"10,60,600,60,1.5\r\n") != NULL);
 			CHECK(strstr(a,
 				     "\r\ntype,optimization,m2,base,1,2,2,70,,,"
 				     "few_tasks,0,70,,,few_tasks,"
-				     "0,0,0,1,0,2,0,0,0,0,0,0,7,"
+				     "0,0,0,1,0,2,0,0,0,0,0,0,0,0,,7,"
 				     "60,200,20,0.5\r\n") != NULL);
 		}
 		if (a && i == 1) {
@@ -741,8 +743,209 @@ static void test_evidence_json(void)
 	engi_results_release(&r);
 }
 
+/* Renders the report of r (prefix under a fresh folder): the Markdown and
+ * the JSON text, both to be freed. */
+static void render(const struct engi_results *r, char **md, char **json)
+{
+	char dir[] = "/tmp/engi_report_infra_XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char prefix[300], path[320];
+	snprintf(prefix, sizeof(prefix), "%s/r", dir);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	o.draws = 200;
+	o.prefix = prefix;
+	size_t n = 0;
+	FILE *f = open_memstream(md, &n);
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK_INT(engi_report(r, &o, f, &err), 0);
+	CHECK_STR(err.msg, "");
+	fclose(f);
+	snprintf(path, sizeof(path), "%s.json", prefix);
+	*json = slurp(path, &n);
+	CHECK(*json != NULL);
+	remove(path);
+	snprintf(path, sizeof(path), "%s.csv", prefix);
+	remove(path);
+	rmdir(dir);
+}
+
+/* A model whose endpoint was down on every episode has no score (not 0)
+ * and 12 episodes not run, by reason, in every rendering; the other model
+ * is scored as usual. */
+static void test_dead_endpoint(void)
+{
+	struct engi_results r;
+	engi_results_init(&r);
+	r.ntasks = 6;
+	r.tasks = engi_calloc(6, sizeof(*r.tasks));
+	r.episodes = engi_calloc(24, sizeof(*r.episodes));
+	for (int t = 0; t < 6; t++) {
+		char id[8];
+		snprintf(id, sizeof(id), "t%d", t);
+		set_task(&r.tasks[t], id, "single", "CAD", "cli");
+		for (int k = 0; k < 2; k++) {
+			add_episode(&r, id, "alive", k, "done", t % 2, t % 2, 5);
+			add_episode(&r, id, "dead", k, "infra_error", 0, 0.0, 0);
+			snprintf(r.episodes[r.nepisodes - 1].infra,
+				 sizeof(r.episodes[0].infra),
+				 "endpoint unavailable");
+		}
+	}
+	r.planned_cells = 24;
+	struct engi_report_data d;
+	engi_report_data_init(&d);
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	o.draws = 200;
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK_INT(engi_report_compute(&d, &r, &o, &err), 0);
+	CHECK_INT(d.infra_error, 12);
+	CHECK_INT(d.scored, 12);
+	CHECK_INT(d.missing, 0);
+	const struct engi_report_row *dead = NULL, *alive = NULL;
+	for (size_t i = 0; i < d.narms; i++) {
+		const struct engi_report_row *w = &d.rows[i];
+		if (!strcmp(w->model, "dead"))
+			dead = w;
+		if (!strcmp(w->model, "alive"))
+			alive = w;
+	}
+	CHECK(dead && alive);
+	if (dead && alive) {
+		CHECK_INT(dead->tasks, 0);
+		CHECK_INT(dead->scored, 0);
+		CHECK_INT(dead->episodes, 12);
+		CHECK(isnan(dead->score.mean));
+		CHECK_INT(dead->score.flag, ENGI_CI_NO_TASKS);
+		CHECK_INT(dead->not_run, 12);
+		CHECK_STR(dead->not_run_reasons, "endpoint unavailable: 12");
+		CHECK_INT(dead->outcomes[ENGI_REPORT_INFRA_ERROR], 12);
+		CHECK_INT(alive->tasks, 6);
+		CHECK_NEAR(alive->score.mean, 50.0, 1e-12);
+		CHECK_INT(alive->score.flag, ENGI_CI_OK);
+		CHECK_INT(alive->not_run, 0);
+	}
+	CHECK_INT(d.nnot_run, 1);
+	engi_report_data_release(&d);
+
+	char *md = NULL, *json = NULL;
+	render(&r, &md, &json);
+	CHECK(md && strstr(md, "- dead: 12 episodes not run: endpoint "
+			       "unavailable; no scored episode, no score\n"));
+	CHECK(md && strstr(md, "| dead | 0 | 0 | no score | no scored episode "
+			       "| no score |"));
+	CHECK(md && strstr(md, "| alive | 6 | 12 | 50.0 | ["));
+	CHECK(md && strstr(md, "| infra_error (infrastructure failure, not "
+			       "run, not scored) | 12 |"));
+	CHECK(json && strstr(json, "\"not_run\": [\n    {\"model\": \"dead\", "
+				   "\"condition\": \"base\", \"reason\": "
+				   "\"endpoint unavailable\", \"episodes\": "
+				   "12}\n  ],"));
+	CHECK(json && strstr(json, "\"model\": \"dead\", \"condition\": "
+				   "\"base\", \"tasks\": 0, \"episodes\": 12, "
+				   "\"scored\": 0, \"score_x100\": null,"));
+	CHECK(json && strstr(json, "\"not_run\": 12, \"not_run_reasons\": "
+				   "\"endpoint unavailable: 12\""));
+	free(md);
+	free(json);
+	engi_results_release(&r);
+}
+
+/* Episodes of different engisweep versions, or verdicts of one verifier
+ * kind at two versions, are named with their counts; two kinds on
+ * different tasks are not a mix. */
+static void test_provenance(void)
+{
+	struct engi_results r;
+	make_results(&r);
+	for (size_t i = 0; i < r.nepisodes; i++) {
+		struct engi_res_episode *e = &r.episodes[i];
+		snprintf(e->version, sizeof(e->version), "%s",
+			 i < 8 ? "1.4.0" : "1.5.0");
+		snprintf(e->verifier, sizeof(e->verifier), "%s",
+			 !strcmp(e->task_id, "t2") ? "fe@2" : "mesh@1");
+	}
+	char *md = NULL, *json = NULL;
+	render(&r, &md, &json);
+	CHECK(md && strstr(md, "**Warning: episodes from different engisweep "
+			       "versions:** 1.4.0 (8 episodes), 1.5.0 (3 "
+			       "episodes).\n"));
+	CHECK(md && !strstr(md, "different verifiers"));
+	CHECK(json && strstr(json, "\"provenance\": {\"versions\": "
+				   "[{\"value\": \"1.4.0\", \"episodes\": 8}, "
+				   "{\"value\": \"1.5.0\", \"episodes\": 3}], "
+				   "\"verifiers\": [{\"value\": \"fe@2\", "
+				   "\"episodes\": 4}, {\"value\": \"mesh@1\", "
+				   "\"episodes\": 7}], \"mixed_versions\": true, "
+				   "\"mixed_verifiers\": false}"));
+	free(md);
+	free(json);
+
+	/* one kind at two versions */
+	snprintf(r.episodes[0].verifier, sizeof(r.episodes[0].verifier),
+		 "mesh@2");
+	for (size_t i = 0; i < r.nepisodes; i++)
+		snprintf(r.episodes[i].version, sizeof(r.episodes[i].version),
+			 "1.5.0");
+	render(&r, &md, &json);
+	CHECK(md && strstr(md, "**Warning: verdicts from different verifiers "
+			       "(kind@version):** fe@2 (4 episodes), mesh@1 "
+			       "(6 episodes), mesh@2 (1 episode).\n"));
+	CHECK(md && !strstr(md, "different engisweep versions"));
+	CHECK(json && strstr(json, "\"mixed_versions\": false, "
+				   "\"mixed_verifiers\": true}"));
+	free(md);
+	free(json);
+	engi_results_release(&r);
+}
+
+/* The same results with tasks and episodes in another order give the same
+ * intervals: tasks are resampled in the order of their ids. */
+static void test_task_order(void)
+{
+	struct engi_results r[2];
+	for (int k = 0; k < 2; k++) {
+		engi_results_init(&r[k]);
+		r[k].ntasks = 8;
+		r[k].tasks = engi_calloc(8, sizeof(*r[k].tasks));
+		r[k].episodes = engi_calloc(16, sizeof(*r[k].episodes));
+		for (int i = 0; i < 8; i++) {
+			int t = k ? 7 - i : i;
+			char id[8];
+			snprintf(id, sizeof(id), "t%d", t);
+			set_task(&r[k].tasks[i], id, "single", "CAD", "cli");
+			add_episode(&r[k], id, "m", 0, "done", t % 3 == 0,
+				    t % 3 == 0, 5);
+			add_episode(&r[k], id, "m", 1, "done", t < 3, t < 3, 5);
+		}
+	}
+	struct engi_report_data d[2];
+	struct engi_report_opts o;
+	engi_report_opts_init(&o);
+	o.draws = 500;
+	for (int k = 0; k < 2; k++) {
+		struct engi_error err;
+		engi_error_init(&err);
+		engi_report_data_init(&d[k]);
+		CHECK_INT(engi_report_compute(&d[k], &r[k], &o, &err), 0);
+	}
+	CHECK_INT(d[0].rows[0].score.flag, ENGI_CI_OK);
+	CHECK(memcmp(&d[0].rows[0].score, &d[1].rows[0].score,
+		     sizeof(d[0].rows[0].score)) == 0);
+	for (int k = 0; k < 2; k++) {
+		engi_report_data_release(&d[k]);
+		engi_results_release(&r[k]);
+	}
+}
+
 int main(void)
 {
+	test_dead_endpoint();
+	test_provenance();
+	test_task_order();
 	test_numbers();
 	test_interval_wiring();
 	test_outputs();

@@ -8,6 +8,7 @@
 #include "engi/alloc.h"
 #include "engi/stats.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -372,6 +373,66 @@ static void test_paired(void)
 	CHECK_STR(err.msg, "sign-flip test needs at least one pair");
 }
 
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* BCa's bias correction with draws equal to the estimate: SciPy counts
+ * them half (percentile of score, kind 'mean'). Six tasks 0,0,0,1,1,1: a
+ * third of the draws land on the mean 0.5 exactly, so counting only the
+ * draws below would pull z0 to about -0.4 and both ends down; with ties
+ * half z0 is about 0 (symmetric data: the acceleration is 0). The
+ * reference is built here from the same generator. */
+static void test_bca_ties(void)
+{
+	const double x[6] = {0, 0, 0, 1, 1, 1};
+	const size_t n = 6, draws = 4000;
+	struct engi_boot_opts o;
+	engi_boot_opts_init(&o);
+	o.draws = draws;
+	o.min_tasks = 2;
+	o.interval = ENGI_INTERVAL_BCA;
+	struct engi_rng rng;
+	engi_rng_seed(&rng, o.seed);
+	double *d = engi_reallocarray(NULL, draws, sizeof(*d));
+	for (size_t k = 0; k < draws; k++) {
+		double sum = 0;
+		for (size_t i = 0; i < n; i++)
+			sum += x[engi_rng_below(&rng, n)];
+		d[k] = sum / (double)n;
+	}
+	qsort(d, draws, sizeof(*d), cmp_dbl);
+	size_t below = 0, equal = 0;
+	for (size_t k = 0; k < draws; k++) {
+		below += d[k] < 0.5;
+		equal += d[k] == 0.5;
+	}
+	CHECK(equal > draws / 4);
+	double z0 = engi_normal_quantile(((double)below + 0.5 * (double)equal) /
+					 (double)draws);
+	double z0_strict = engi_normal_quantile((double)below / (double)draws);
+	double ends[2], strict[2];
+	for (int e = 0; e < 2; e++) {
+		double z = engi_normal_quantile(e ? 0.975 : 0.025);
+		ends[e] = engi_quantile_sorted(d, draws,
+					       engi_normal_cdf(2 * z0 + z));
+		strict[e] = engi_quantile_sorted(
+			d, draws, engi_normal_cdf(2 * z0_strict + z));
+	}
+	struct engi_ci ci;
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK_INT(engi_boot_mean(x, n, &o, &ci, &err), 0);
+	CHECK_INT(ci.flag, ENGI_CI_OK);
+	CHECK_NEAR(ci.lo, ends[0], 1e-12);
+	CHECK_NEAR(ci.hi, ends[1], 1e-12);
+	/* the rule matters here: the strict count gives other ends */
+	CHECK(fabs(strict[0] - ends[0]) > 0.05 || fabs(strict[1] - ends[1]) > 0.05);
+	engi_free(d);
+}
+
 static void test_holm(void)
 {
 	double p[] = {0.01, 0.04, 0.03, 0.005};
@@ -453,5 +514,6 @@ int main(void)
 	test_paired();
 	test_holm();
 	test_errors();
+	test_bca_ties();
 	return check_exit();
 }

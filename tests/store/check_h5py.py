@@ -114,6 +114,8 @@ def main():
 
         check_table(f, "tasks", TASK_FIELDS, [
             {"id": "task-%d" % i, "interface": "gui" if i else "cli",
+             "domain": "structural mechanics" if i else "CAD",
+             "type": "finite-element-analysis" if i else "single",
              "software": "FreeCAD,OpenSCAD", "turns": 200 if i else 100,
              "wall_s": 18000.0, "scoring": "binary"} for i in range(2)])
         check_table(f, "models", MODEL_FIELDS, [

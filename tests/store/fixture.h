@@ -149,8 +149,9 @@ static inline void fixture_meta_init(struct fixture_meta *f, size_t config_bytes
 		struct engi_res_task *t = &f->tasks[i];
 		snprintf(t->id, sizeof(t->id), "task-%d", i);
 		snprintf(t->title, sizeof(t->title), "Mesh a bracket %d", i);
-		snprintf(t->domain, sizeof(t->domain), "CAD");
-		snprintf(t->type, sizeof(t->type), "single");
+		/* wider than the 7 and 15 bytes the layout once kept */
+		snprintf(t->domain, sizeof(t->domain), "%s", i ? "structural mechanics" : "CAD");
+		snprintf(t->type, sizeof(t->type), "%s", i ? "finite-element-analysis" : "single");
 		snprintf(t->interface, sizeof(t->interface), i ? "gui" : "cli");
 		snprintf(t->software, sizeof(t->software), "FreeCAD,OpenSCAD");
 		for (int k = 0; k < 64; k++)

@@ -327,6 +327,29 @@ static void write_file(const char *path, const void *data, size_t n)
 	}
 }
 
+/* A string that begins with the alias byte of engi/results.h would read as
+ * another text: refused, naming the dataset, row and field. */
+static void test_alias_byte(void)
+{
+	char path[256];
+	struct engi_error err;
+	struct engi_results res;
+	struct fixture_meta f;
+	fixture_meta_init(&f, 100);
+	f.tasks[1].title[0] = ENGI_RES_LONG;
+	path_in(path, sizeof(path), "alias.h5");
+	struct store *s = NULL;
+	engi_error_init(&err);
+	CHECK_INT(store_create(&s, path, &f.meta, &err), 0);
+	CHECK_INT(store_close(&s, &err), 0);
+	CHECK_INT(store_read(path, &res, &err), ENGI_EINVALID);
+	CHECK_MSG(err, "dataset '/tasks' in '");
+	CHECK_MSG(err, "row 1: field 'title' begins with byte 0x01");
+	CHECK(res.tasks == NULL && res.ntasks == 0);
+	fixture_meta_release(&f);
+	unlink(path);
+}
+
 static void test_errors(void)
 {
 	char path[256], other[300];
@@ -479,6 +502,7 @@ int main(void)
 	test_read_while_writing();
 	test_read_while_other_writes();
 	test_errors();
+	test_alias_byte();
 	test_out_of_memory();
 	if (check_failed_ == 0) {
 		char cmd[300];

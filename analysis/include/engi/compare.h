@@ -11,9 +11,11 @@
  * ablation grid: condition arms x models), or every pair of conditions. Axis
  * grid: within every model, the declared pairs (a sweep's --grid: each
  * condition against the one with that axis at its first value and the other
- * axes the same). All
- * rows of one comparison form one Holm family; rows without a test (no task
- * in common) are outside it and say so.
+ * axes the same). The Holm families are what these say: the tested rows
+ * of one condition (axis models) or of one model (axes conditions and
+ * grid) form one family, adjusted apart from the other conditions' or
+ * models' rows; rows without a test (no task in common) are outside every
+ * family and say so.
  *
  * Which numbers. An arm's value on a task is the mean EngiScore of its
  * scored episodes there (as the report's: the score on a task whose /tasks
@@ -28,7 +30,10 @@
  * and every pair of the group sees the same task multisets. A pair whose
  * arms have different task sets is resampled on its own over the tasks both
  * have (engi_paired_boot, same seed). The sign-flip test of every row uses
- * the same seed.
+ * the same seed. Tasks are taken in the order of their ids (sorted
+ * bytewise) and the trials of a task in trial order, so the same data in
+ * any row order gives the same bytes. Names of any length are kept whole
+ * (copies in the data's pool).
  *
  * Lifecycle: engi_compare_data_init, engi_compare_compute, the writers,
  * engi_compare_data_release. Output is a pure function of the results and
@@ -45,7 +50,7 @@
 #include "engi/results.h"
 #include "engi/stats.h"
 
-#define ENGI_COMPARE_NAME_LEN 64
+struct engi_strpool;
 
 enum engi_compare_axis {
 	ENGI_COMPARE_MODELS,
@@ -73,9 +78,9 @@ void engi_compare_opts_init(struct engi_compare_opts *o);
 
 struct engi_compare_row {
 	/* the condition (axis models) or the model (axis conditions, grid) */
-	char within[ENGI_COMPARE_NAME_LEN];
-	char grid_axis[ENGI_COMPARE_NAME_LEN]; /* the grid axis a and b differ in */
-	char a[ENGI_COMPARE_NAME_LEN], b[ENGI_COMPARE_NAME_LEN];
+	const char *within;
+	const char *grid_axis; /* the grid axis a and b differ in, or "" */
+	const char *a, *b;
 	size_t tasks;        /* tasks both arms have: the denominator */
 	size_t a_only, b_only; /* tasks one arm has, outside the pairing */
 	double mean_a, mean_b; /* x100 over the paired tasks, NaN without */
@@ -83,17 +88,20 @@ struct engi_compare_row {
 	int tested;            /* a sign-flip test ran (tasks >= 1) */
 	struct engi_signflip test;
 	double p_holm; /* NaN when not tested */
+	size_t family; /* tested rows in its Holm family (its within); 0 */
 };
 
 struct engi_compare_data {
 	struct engi_compare_opts opts; /* baseline copied below */
-	char baseline[ENGI_COMPARE_NAME_LEN];
+	const char *baseline; /* "" without one */
 	size_t nmodels, nconditions, ntasks;
 	size_t recorded, scored, unscored; /* episodes */
 	uint64_t planned, missing;
-	size_t family; /* rows in the Holm family */
+	size_t family;   /* tested rows, over every Holm family */
+	size_t families; /* Holm families with at least one tested row */
 	struct engi_compare_row *rows;
 	size_t nrows;
+	struct engi_strpool *names; /* owns every name the data points at */
 };
 
 void engi_compare_data_init(struct engi_compare_data *d);
@@ -118,9 +126,11 @@ int engi_compare_write_markdown(const struct engi_compare_data *d, FILE *out,
  * CSV (a header line, "\r\n" line ends) with columns (axis: models,
  * conditions, or grid:AXIS for a row of the grid family)
  *   axis, within, a, b, tasks, a_only, b_only, mean_a_x100, mean_b_x100,
- *   lift_x100, ci_lo_x100, ci_hi_x100, ci_flag, p, p_holm, draws
- * and JSON {"format": "engisweep-compare", "format_version": 1, "bootstrap":
- * {seed, draws, level, min_tasks}, "family": {axis, baseline, size},
+ *   lift_x100, ci_lo_x100, ci_hi_x100, ci_flag, p, p_holm, draws, family
+ * (family: the size of the row's Holm family, 0 untested)
+ * and JSON {"format": "engisweep-compare", "format_version": 2, "bootstrap":
+ * {seed, draws, level, min_tasks}, "family": {axis, baseline, size (tested
+ * rows), families: [{within, size}]},
  * "episodes": {planned, recorded, scored, unscored, missing}, "rows": [...]}
  * with the CSV's keys (null for an empty field).
  */

@@ -12,13 +12,25 @@
  *   optional: condition (default "base"), outcome (default "done"),
  *             feasible (0/1, default: success), turns, tokens_in,
  *             tokens_out (integers, default 0), cost_usd, wall_s (numbers,
- *             default 0), and task metadata domain, type, interface,
+ *             default 0), infra (why an infrastructure outcome did not run),
+ *             version (engisweep or harness version), verifier
+ *             ("kind@version"), and task metadata domain, type, interface,
  *             software, title, scoring.
- * A row whose outcome is "missing" or "unrun" is a planned episode that did
- * not run: it counts in planned_cells and is not an episode. When no row
- * says so, planned_cells is the number of distinct cells (task, model,
- * condition, trial) among the rows. A task's metadata
- * must agree on every row of that task.
+ * Text columns have no length limit: a value longer than its field of
+ * engi/results.h is kept whole in the results' pool (engi_res_str).
+ * The outcome must be one of done, fail_declared, turn_limit, time_limit,
+ * agent_error (scored), env_crash, infra_error (infrastructure: counted,
+ * never scored), missing or unrun; any other is an error naming the file
+ * and line. A row whose outcome is "missing" or "unrun" is a planned episode
+ * that did not run: it is a planned cell and not an episode. planned_cells
+ * is every (task, model, condition) of the rows (of all the files read as a
+ * set) times the trial numbers from the smallest to the largest among them,
+ * so a trial that one (task, model, condition) lacks is a missing episode.
+ * A task's metadata must agree on every row of that task.
+ *
+ * Row order means nothing: tasks, models and conditions come out sorted by
+ * name and episodes by (task, model, condition, trial), the rows of one
+ * cell in file order, so the same rows in any order give the same results.
  *
  * The optional assertions CSV has columns task_id, model, trial, condition
  * (default "base"), assertion, stage, state (pass, fail, inapplicable,
@@ -52,7 +64,7 @@ int engi_results_read_csv(const char *episodes_csv, const char *assertions_csv,
  * counted twice nor one of them dropped unseen. (Within one file a repeated
  * cell is kept and the report counts the repeats as duplicates.) Columns
  * that are not in the lists above are task metadata (struct
- * engi_res_task_meta), at most 64 of them.
+ * engi_res_task_meta), at most 64 of them (more is an error).
  */
 int engi_results_read_csvs(const char *const *episodes_csv, size_t n,
 			   const char *assertions_csv,
@@ -60,8 +72,10 @@ int engi_results_read_csvs(const char *const *episodes_csv, size_t n,
 
 /*
  * Appends src to dst: episodes, assertions, metrics and artifacts are
- * appended (task_meta too); tasks, models and conditions already in dst (by id or name) are
- * not repeated; planned_cells add up. src is left unchanged.
+ * appended (task_meta too); tasks, models and conditions already in dst (by
+ * id or name, the whole text) are not repeated; planned_cells add up; texts
+ * of src's pool move to dst's (the aliases are rebased). src is left
+ * unchanged.
  */
 int engi_results_merge(struct engi_results *dst,
 		       const struct engi_results *src, struct engi_error *err);

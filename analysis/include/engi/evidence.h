@@ -21,7 +21,8 @@
  * x100; NaN at score 0).
  *
  * Lifecycle: engi_evidence_init, engi_evidence_compute, the writers,
- * engi_evidence_release. Output is a pure function of the results.
+ * engi_evidence_release. Output is a pure function of the results. Names
+ * of any length are kept whole.
  */
 #ifndef ENGI_EVIDENCE_H
 #define ENGI_EVIDENCE_H
@@ -34,8 +35,10 @@
 
 #define ENGI_EVIDENCE_STAGES_MAX 64
 
+struct engi_strpool;
+
 struct engi_evidence_arm {
-	char model[64], condition[64];
+	const char *model, *condition; /* in the evidence's pool */
 	size_t episodes;     /* scored */
 	size_t tasks;        /* with a scored episode */
 	size_t perfect;      /* perfect tasks */
@@ -47,7 +50,7 @@ struct engi_evidence_arm {
 };
 
 struct engi_evidence {
-	char (*stages)[32];
+	const char **stages; /* in the evidence's pool */
 	size_t nstages;
 	struct engi_evidence_arm *arms;
 	size_t narms;
@@ -55,6 +58,7 @@ struct engi_evidence {
 	size_t assertions_orphan;  /* naming no recorded episode */
 	size_t assertions_ignored; /* optional, inapplicable or of an unscored episode */
 	size_t *counts;            /* storage behind the arms' arrays */
+	struct engi_strpool *names; /* owns every name it points at */
 };
 
 void engi_evidence_init(struct engi_evidence *ev);

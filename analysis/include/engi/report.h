@@ -9,13 +9,20 @@
  * before one that is not, else the first in file order) and the others are
  * counted as duplicates. Outcomes done, fail_declared, turn_limit,
  * time_limit and agent_error are scored (the agent's failures are the
- * agent's); env_crash is an infrastructure failure: counted, never scored.
- * An outcome string outside that list is counted as "other" and not scored.
- * Missing episodes are planned_cells minus the distinct episodes recorded.
+ * agent's); env_crash and infra_error are infrastructure outcomes, episodes
+ * not run: counted with their reason (the episode's infra field; "environment
+ * lost" for an env_crash without one), never scored and never in a
+ * denominator. An outcome string outside that list (possible only in an
+ * HDF5 file; the CSV reader refuses it) is counted as "other" and not
+ * scored. Missing episodes are planned_cells minus the distinct episodes
+ * recorded. An arm without a scored episode has no score (NaN, flag
+ * no_tasks; Markdown "no score"), never 0.
  *
  * How a score is made. For one arm (model x condition): the per-task mean of
  * the episode values over the task's scored trials, then the mean over the
- * tasks that have at least one scored episode, times 100. EngiScore takes as
+ * tasks that have at least one scored episode, times 100. Tasks are
+ * resampled in the order of their ids (sorted bytewise), so that the same
+ * data in any row order gives the same bytes. EngiScore takes as
  * an episode's value its score (the optimization quality) on a task whose
  * /tasks scoring is "optimization" and its success flag on any other; the
  * mean continuous reward takes its score whatever the scoring. Intervals
@@ -29,7 +36,15 @@
  * owns its rows; it keeps no pointer into the results. Output is a pure
  * function of the results and the options: the same input and seed give the
  * same bytes (the data points at the evidence only inside engi_report).
+ * Names of any length are kept whole (the data owns copies in its pool).
  * Writers block on file I/O.
+ *
+ * Provenance. The distinct engisweep versions of the recorded episodes and
+ * the distinct verifiers ("kind@version") of the episodes that name one are
+ * listed with their counts; they are "mixed" when there is more than one
+ * version, or when one verifier kind comes in more than one version or one
+ * task was judged by more than one verifier: the Markdown then opens with a
+ * warning line, and the JSON's "provenance" says so.
  */
 #ifndef ENGI_REPORT_H
 #define ENGI_REPORT_H
@@ -45,7 +60,8 @@
 
 /* most bytes one rendered output (Markdown, CSV or JSON) may take */
 #define ENGI_REPORT_OUTPUT_CAP ((size_t)256 << 20)
-#define ENGI_REPORT_NAME_LEN 64
+
+struct engi_strpool;
 
 struct engi_report_opts {
 	uint64_t seed;    /* bootstrap seed, ENGI_STATS_SEED_DEFAULT */
@@ -76,12 +92,18 @@ enum engi_report_outcome {
 	ENGI_REPORT_TURN_LIMIT,
 	ENGI_REPORT_TIME_LIMIT,
 	ENGI_REPORT_ENV_CRASH,
+	ENGI_REPORT_INFRA_ERROR,
 	ENGI_REPORT_AGENT_ERROR,
 	ENGI_REPORT_OTHER, /* an outcome string not in this list */
 	ENGI_REPORT_NOUTCOMES
 };
 
-/* "done", ..., "agent_error", "other" */
+/* The reason of an env_crash that names none. */
+#define ENGI_REPORT_ENV_LOST "environment lost"
+/* The reason of an infra_error that names none. */
+#define ENGI_REPORT_NO_REASON "no reason given"
+
+/* "done", ..., "env_crash", "infra_error", "agent_error", "other" */
 const char *engi_report_outcome_name(int outcome);
 
 /*
@@ -109,12 +131,14 @@ const char *engi_report_table_name(int table);
 /* The numbers of one arm over the tasks of one group. */
 struct engi_report_row {
 	int table; /* enum engi_report_table */
-	char group[ENGI_REPORT_NAME_LEN];
-	char model[ENGI_REPORT_NAME_LEN];
-	char condition[ENGI_REPORT_NAME_LEN];
+	const char *group, *model, *condition; /* in the data's pool */
 	size_t tasks;         /* tasks with at least one scored episode */
 	size_t episodes;      /* recorded episodes, every outcome */
 	size_t scored;        /* episodes that count for the score */
+	/* episodes not run (env_crash, infra_error) and why: "endpoint
+	 * unavailable: 12; environment lost: 1" (reasons sorted), "" if none */
+	size_t not_run;
+	const char *not_run_reasons;
 	/* EngiScore x100: per episode the optimization quality (score) on a
 	 * task whose scoring is "optimization", else the success flag; its
 	 * ntasks equals tasks */
@@ -133,6 +157,19 @@ struct engi_report_row {
 	double cost_usd;               /* summed over recorded episodes */
 };
 
+/* Episodes of one arm not run for one reason (over every task). */
+struct engi_report_not_run {
+	size_t arm;
+	const char *reason;
+	size_t episodes;
+};
+
+/* One distinct value of a provenance field and its episodes. */
+struct engi_report_value {
+	const char *value; /* "" when the episodes do not say */
+	size_t episodes;
+};
+
 struct engi_report_data {
 	struct engi_boot_opts boot;
 	uint64_t planned;     /* planned cells, 0 when unknown */
@@ -142,6 +179,7 @@ struct engi_report_data {
 	size_t duplicates;    /* records dropped as repeats of a key */
 	size_t scored;        /* episodes that count for scores */
 	size_t env_crash;     /* infrastructure failures, not scored */
+	size_t infra_error;   /* infrastructure failures, not scored */
 	size_t other_outcome; /* unknown outcome strings, not scored */
 	size_t unknown_task;  /* recorded episodes of tasks not in /tasks */
 	size_t tasks_listed;  /* distinct tasks in /tasks */
@@ -159,11 +197,20 @@ struct engi_report_data {
 	struct engi_report_row *rows;
 	size_t nrows;
 	size_t ntables;
-	char table_name[ENGI_REPORT_TABLES_MAX][ENGI_REPORT_NAME_LEN];
+	const char *table_name[ENGI_REPORT_TABLES_MAX];
 	size_t table_first[ENGI_REPORT_TABLES_MAX];
 	size_t table_groups[ENGI_REPORT_TABLES_MAX];
+	/* episodes not run, by arm then reason (sorted) */
+	struct engi_report_not_run *not_run;
+	size_t nnot_run;
+	/* provenance: distinct versions (every recorded episode) and
+	 * verifiers (episodes naming one), sorted, and whether they mix */
+	struct engi_report_value *versions, *verifiers;
+	size_t nversions, nverifiers;
+	int mixed_versions, mixed_verifiers;
 	/* the evidence ladder, when engi_report computed it (not owned) */
 	const struct engi_evidence *evidence;
+	struct engi_strpool *names; /* owns every name the data points at */
 };
 
 void engi_report_data_init(struct engi_report_data *d);
@@ -188,14 +235,18 @@ int engi_report_write_markdown(const struct engi_report_data *d, FILE *out,
  *   score_x100, ci_lo_x100, ci_hi_x100, ci_flag, ci_draws,
  *   reward_x100, reward_lo_x100, reward_hi_x100, reward_flag, success_rate,
  *   stable_success, mixed, stable_failure, single_trial,
- *   done, fail_declared, turn_limit, time_limit, env_crash, agent_error,
- *   other_outcome, mean_turns, mean_wall_s, tokens_in, tokens_out, cost_usd
+ *   done, fail_declared, turn_limit, time_limit, env_crash, infra_error,
+ *   agent_error, other_outcome, not_run, not_run_reasons, mean_turns,
+ *   mean_wall_s, tokens_in, tokens_out, cost_usd
  * (a number that does not exist, such as an interval with a flag, is an
  * empty field). The JSON object holds "format" ("engisweep-report"),
- * "format_version" (1), "bootstrap" {seed, draws, level, min_tasks,
+ * "format_version" (3), "bootstrap" {seed, draws, level, min_tasks,
  * interval},
- * "episodes" {planned, recorded, missing, extra, duplicates, scored,
- * env_crash, other_outcome, unknown_task, tasks_listed, tasks_unrun} and
+ * "episodes" {planned, missing, recorded, extra, duplicates, scored,
+ * env_crash, infra_error, other_outcome, unknown_task, tasks_listed,
+ * tasks_unrun}, "not_run" [{model, condition, reason, episodes}],
+ * "provenance" {versions: [{value, episodes}], verifiers: [{value,
+ * episodes}], mixed_versions, mixed_verifiers} and
  * "tables" (the table names in order), "rows": one object per CSV row with
  * the same keys in the same order (null where the CSV field is empty), and,
  * when d->evidence is set, "evidence" {stages, arms: [{model, condition,

@@ -5,8 +5,15 @@
  * /models, /conditions, /episodes, /assertions, /metrics and /artifacts are
  * exactly these structs). Other harnesses' CSV files can fill it as well.
  *
- * Strings are fixed-size, NUL-terminated. engi_results_init /
- * engi_results_release; the struct owns every array.
+ * Strings are fixed-size, NUL-terminated; the sizes are the HDF5 widths,
+ * and writing a longer text there is an error (engi_res_copy), never a
+ * truncation. Text from CSV input has no length limit: a value that does not
+ * fit its field is kept whole in the results' text pool and the field holds
+ * a short alias of it (ENGI_RES_LONG, then the decimal index in the pool),
+ * the same alias for the same text, so fields still compare equal exactly
+ * when their texts do. Readers of a text field call engi_res_str for the
+ * whole text. engi_results_init / engi_results_release; the struct owns
+ * every array and the pool.
  */
 #ifndef ENGI_RESULTS_H
 #define ENGI_RESULTS_H
@@ -14,19 +21,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engi/error.h"
+
 #define ENGI_CELL_STR 17
+/* first byte of a field that holds the alias of a longer text */
+#define ENGI_RES_LONG '\x01'
+
+struct engi_strpool;
 
 struct engi_res_task {
 	char id[64];
-	char title[128];
-	char domain[8];
-	char type[16];
-	char interface[8];
-	char software[128]; /* comma-separated */
+	char title[256];
+	char domain[64];
+	char type[64];
+	char interface[32];
+	char software[512]; /* comma-separated */
 	char hash[65];
 	int32_t turns;
 	double wall_s;
-	char scoring[16]; /* binary, optimization, continuous */
+	char scoring[32]; /* binary, optimization, continuous */
 };
 
 struct engi_res_model {
@@ -67,15 +80,15 @@ struct engi_res_episode {
 	char host[64];
 	char run_id[40];
 	char message[256];
-	char infra[32];	   /* why an infrastructure outcome was not run, else "" */
-	char version[32];  /* engisweep version */
-	char verifier[64]; /* "kind@version" that judged it */
+	char infra[64];	    /* why an infrastructure outcome was not run, else "" */
+	char version[64];   /* engisweep version */
+	char verifier[128]; /* "kind@version" that judged it */
 };
 
 struct engi_res_assertion {
 	char cell[ENGI_CELL_STR];
 	char name[64];
-	char stage[32];
+	char stage[64];
 	char state[16];
 	int32_t required;
 	double value;
@@ -130,9 +143,29 @@ struct engi_results {
 	uint64_t planned_cells;
 	char *config_json; /* frozen configuration, or NULL */
 	char *sweep_id;    /* the sweep's id (hash of its cell ids), or NULL */
+	struct engi_strpool *texts; /* texts longer than their field */
 };
 
 void engi_results_init(struct engi_results *r);
 void engi_results_release(struct engi_results *r);
+
+/* The whole text of a field of r's rows: the field itself, or the text its
+ * alias names. */
+const char *engi_res_str(const struct engi_results *r, const char *field);
+
+/*
+ * Sets a field of r's rows (size bytes) to text: copied when it fits (and
+ * does not begin with ENGI_RES_LONG), else kept in r's pool and aliased.
+ */
+int engi_res_set(struct engi_results *r, char *field, size_t size,
+		 const char *text, struct engi_error *err);
+
+/*
+ * Copies src into a fixed field of size bytes for a file that keeps only
+ * the field (the HDF5 store): ENGI_EINVALID "WHAT 'src...' is longer than
+ * N bytes" when it does not fit, never a truncation.
+ */
+int engi_res_copy(char *dst, size_t size, const char *src, const char *what,
+		  struct engi_error *err);
 
 #endif

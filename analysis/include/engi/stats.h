@@ -69,8 +69,9 @@ const char *engi_ci_flag_name(int flag);
  * How the interval is read off the draws. Percentile: the (1-level)/2 and
  * (1+level)/2 quantiles. BCa (Efron 1987): the quantiles at
  * Phi(z0 + (z0 + z) / (1 - a (z0 + z))) for z the normal quantiles of those
- * levels, z0 = Phi^-1(share of draws below the estimate; clamped to
- * [1/(2B), 1 - 1/(2B)] over the B usable draws) and a the jackknife
+ * levels, z0 = Phi^-1((#{draws < estimate} + #{draws = estimate} / 2) / B,
+ * ties counting half as in SciPy; clamped to [1/(2B), 1 - 1/(2B)] over the
+ * B usable draws) and a the jackknife
  * acceleration sum(d^3) / (6 sum(d^2)^1.5), d = mean of the leave-one-task-
  * out means minus each of them (a = 0 when every d is 0); as SciPy's
  * stats.bootstrap(method='BCa').
