@@ -18,7 +18,7 @@ target_include_directories(engitrace PUBLIC ${CMAKE_CURRENT_LIST_DIR}/trace)
 target_link_libraries(engitrace PUBLIC engikernels PkgConfig::JANSSON
   PRIVATE PkgConfig::ZSTD)
 
-# engistore: the results file. The parallel HDF5 headers include <mpi.h>,
+# engistore: the results file (engicore for its file copy). The parallel HDF5 headers include <mpi.h>,
 # hence MPI::MPI_C even though the store itself is a single serial writer.
 add_library(engistore STATIC ${CMAKE_CURRENT_LIST_DIR}/store/store_hdf5.c)
 target_include_directories(engistore PUBLIC ${CMAKE_CURRENT_LIST_DIR}/store)
@@ -27,4 +27,4 @@ if(HDF5_DEFINITIONS)
   target_compile_definitions(engistore PRIVATE ${HDF5_DEFINITIONS})
 endif()
 target_link_libraries(engistore PUBLIC engianalysis engicore_record
-  PRIVATE engitrace ${HDF5_C_LIBRARIES} MPI::MPI_C)
+  PRIVATE engitrace engicore ${HDF5_C_LIBRARIES} MPI::MPI_C)

@@ -343,8 +343,8 @@ static int maybe_flush(struct runctx *c, int force, struct engi_error *err)
 	double now = now_mono();
 	if (!force && c->since_flush < FLUSH_EVERY_RECORDS && now - c->last_flush < FLUSH_EVERY_S)
 		return 0;
-	if (c->since_flush == 0)
-		return 0;
+	/* with nothing new, the store may still owe the readers a copy
+	 * (store_publish): it does nothing when it does not */
 	TRY(store_flush(c->store, err));
 	c->since_flush = 0;
 	c->last_flush = now;
@@ -672,7 +672,8 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder,
 	TRY(parse_pool(c, err));
 
 	/* the results file is rebuilt from the journal, under a temporary
-	 * name, and takes its place only when complete */
+	 * name, and takes its place only when complete; the sweep goes on
+	 * writing that file, and readers see copies of it (store_publish) */
 	char tmp[PATH_MAX + 8];
 	snprintf(tmp, sizeof(tmp), "%s.part", c->h5);
 	TRY(open_store(c, tmp, err));
@@ -686,8 +687,7 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder,
 			before += sw->results[i].have;
 	}
 	TRY(maybe_flush(c, 1, err));
-	if (rename(tmp, c->h5) < 0)
-		RAISE(err, ENGI_EIO, "cannot rename '%s' to '%s'", tmp, c->h5);
+	TRY(store_publish(c->store, c->h5, err));
 	TRY(journal_open(&c->journal, jpath, o->resume, err));
 
 	*order = engi_calloc(n ? n : 1, sizeof(**order));

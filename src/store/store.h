@@ -20,6 +20,13 @@
  * Crashes: a file is safe between flushes; store_create, store_flush and
  * store_close hold back SIGTERM-like signals until the flush is done; a
  * SIGKILL inside a flush can damage the file, and the journal covers that.
+ *
+ * Readers during a sweep: the file being written is locked and not whole
+ * between flushes, so the sweep writes a working file and publishes it
+ * (store_publish): a copy as of a flush, renamed over the published name.
+ * Readers open the published file with no lock shared with the writer and
+ * see one whole copy or the next; one holding a copy open keeps it; any
+ * kill leaves the last copy whole.
  * A cell id must be one path component. Appending a cell twice keeps both
  * episode rows (the sweep never does; merge and resume rely on that) and the
  * later trace replaces the earlier one. Root string attributes are UTF-8.
@@ -74,9 +81,18 @@ int store_create(struct store **out, const char *path,
 /* Buffers the record's rows; written at the next flush. */
 int store_append(struct store *s, const struct record *r,
 		 struct engi_error *err);
-/* Writes buffered rows and traces, then H5Fflush. */
+/* Writes buffered rows and traces, then H5Fflush (none when nothing is new),
+ * then publishes when due (store_publish). */
 int store_flush(struct store *s, struct engi_error *err);
-/* Flushes and closes; *s becomes NULL. Returns the flush's result. */
+/* Flushes, then copies the file to `to` (through `to`.copy, renamed over
+ * `to`) now; from then on store_flush copies it again in a thread of its
+ * own, at most every 2 s and no sooner than 20 copy durations after the last
+ * copy started (copying takes at most a twentieth of the time), and leaves
+ * the new rows in memory while a copy runs; store_close renames the file
+ * itself over `to`. One `to` per store. */
+int store_publish(struct store *s, const char *to, struct engi_error *err);
+/* Flushes and closes; *s becomes NULL. Returns the flush's result. With
+ * store_publish, the closed file then takes the published copy's place. */
 int store_close(struct store **s, struct engi_error *err);
 
 /* Reads every table (not the traces) of a results file. */

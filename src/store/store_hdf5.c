@@ -1,21 +1,29 @@
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "engi/alloc.h"
+#include "fsutil.h"
 #include "trace.h"
 
 #define STORE_FORMAT	     "engisweep-results"
 #define STORE_FORMAT_VERSION 1
 #define STORE_CHUNK_ROWS     1024
 #define STORE_TRACE_CODEC    "zstd"
+/* A published copy is refreshed at most every STORE_PUBLISH_MIN_S, and no
+ * sooner than STORE_PUBLISH_COST times the duration of the last copy after
+ * it started: copying takes at most 1/STORE_PUBLISH_COST of the time. */
+#define STORE_PUBLISH_MIN_S 2.0
+#define STORE_PUBLISH_COST  20.0
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -420,6 +428,17 @@ struct pending_trace {
 struct store {
 	char *path;
 	hid_t file;
+	int dirty;	 /* written since the last H5Fflush */
+	int unpublished; /* flushed changes the published copy lacks */
+	/* publication (store_publish): the file as of a flush, copied to
+	 * copy_path and renamed over publish_to, in the copier thread */
+	char *publish_to, *copy_path;
+	pthread_t copier;
+	int copying;	      /* the copier thread is not joined yet */
+	atomic_int copy_done; /* it has finished; copy_rc and copy_err say how */
+	int copy_rc;
+	struct engi_error copy_err;
+	double copy_started, copy_s;
 	hid_t traces; /* the /traces group */
 	hid_t type[T_COUNT];
 	hid_t dset[T_COUNT];
@@ -429,18 +448,38 @@ struct store {
 	size_t nptraces, alloc_ptraces;
 };
 
-static void store_free_all(struct store *s)
+static void copier_join(struct store *s)
+{
+	if (!s->copying)
+		return;
+	pthread_join(s->copier, NULL);
+	s->copying = 0;
+}
+
+/* Closes every HDF5 object of the store; H5Fclose's result. */
+static herr_t store_close_h5(struct store *s)
 {
 	for (int t = 0; t < T_COUNT; t++) {
 		h5_close(&s->dset[t]);
 		h5_close(&s->type[t]);
-		engi_free(s->pending[t].rows);
 	}
+	h5_close(&s->traces);
+	herr_t rc = s->file >= 0 ? H5Fclose(s->file) : 0;
+	s->file = H5I_INVALID_HID;
+	return rc;
+}
+
+static void store_free_all(struct store *s)
+{
+	copier_join(s);
+	store_close_h5(s);
+	for (int t = 0; t < T_COUNT; t++)
+		engi_free(s->pending[t].rows);
 	for (size_t i = 0; i < s->nptraces; i++)
 		engi_free(s->ptraces[i].z);
 	engi_free(s->ptraces);
-	h5_close(&s->traces);
-	h5_close(&s->file);
+	engi_free(s->publish_to);
+	engi_free(s->copy_path);
 	engi_free(s->path);
 	engi_free(s);
 }
@@ -484,6 +523,7 @@ static int write_rows(struct store *s, int t, const void *rows, size_t n, struct
 	} else {
 		s->written[t] = total;
 	}
+	s->dirty = 1;
 	h5_close(&mspace);
 	h5_close(&fspace);
 	return rc;
@@ -513,6 +553,8 @@ static int write_meta(struct store *s, const struct store_meta *m, struct engi_e
 		return h5_fail(err, ENGI_EIO, "cannot create group '/traces' in '%s'", s->path);
 	if (H5Fflush(f, H5F_SCOPE_LOCAL) < 0)
 		return h5_fail(err, ENGI_EIO, "cannot flush '%s'", s->path);
+	s->dirty = 0;
+	s->unpublished = 1;
 	return 0;
 }
 
@@ -765,6 +807,7 @@ static int write_trace(struct store *s, const struct pending_trace *pt, struct e
 	int rc = 0;
 	char name[CELL_ID_LEN + 16];
 	snprintf(name, sizeof(name), "/traces/%s", pt->cell);
+	s->dirty = 1;
 	/* A cell appended twice keeps its latest trace, as its latest row
 	 * is the one that counts. */
 	if (H5Lexists(s->traces, pt->cell, H5P_DEFAULT) > 0 &&
@@ -810,19 +853,145 @@ static int flush_all(struct store *s, struct engi_error *err)
 	}
 	if (rc < 0)
 		return rc;
+	if (!s->dirty)
+		return 0;
 	if (H5Fflush(s->file, H5F_SCOPE_LOCAL) < 0)
 		return h5_fail(err, ENGI_EIO, "cannot flush '%s'", s->path);
+	s->dirty = 0;
+	s->unpublished = 1;
 	return 0;
 }
 
-static int store_flush_impl(struct store *s, struct engi_error *err)
+static int flush_deferring_signals(struct store *s, struct engi_error *err)
 {
-	h5_quiet();
 	sigset_t old;
 	defer_signals(&old);
 	int rc = flush_all(s, err);
 	restore_signals(&old);
 	return rc;
+}
+
+/*
+ * Publication. Readers (h5py in a notebook, a report) open publish_to, never
+ * the file being written: an HDF5 file open for writing is locked, and
+ * between two flushes it is not consistent. After a flush the file on disk
+ * is whole, and nothing writes it until the next flush, so a byte copy of it
+ * renamed over publish_to is a whole file, replaced in one step: a reader
+ * sees the old copy or the new one, a reader holding the old one open keeps
+ * reading it, no lock is shared with the writer, and a kill at any moment,
+ * inside a flush or a copy included, leaves a published file that opens.
+ * The copy is not fsynced: a kill leaves the page cache alone, and after a
+ * crash of the machine `--resume` rebuilds the file from the journal.
+ */
+static int copy_out(struct store *s, struct engi_error *err)
+{
+	int in = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		RAISE(err, ENGI_EIO, "cannot open '%s': %s", s->path, strerror(errno));
+	int rc = copy_fd_capped(in, s->path, s->copy_path, UINT64_MAX, NULL, err);
+	close(in);
+	if (rc == 0 && rename(s->copy_path, s->publish_to) < 0) {
+		rc = engi_raise(err, ENGI_EIO, "cannot rename '%s' to '%s': %s", s->copy_path,
+				s->publish_to, strerror(errno));
+		unlink(s->copy_path);
+	}
+	return rc;
+}
+
+static void copy_timed(struct store *s)
+{
+	s->copy_started = now_mono();
+	engi_error_init(&s->copy_err);
+	s->copy_rc = copy_out(s, &s->copy_err);
+	s->copy_s = now_mono() - s->copy_started;
+}
+
+static void *copier_main(void *arg)
+{
+	struct store *s = arg;
+	copy_timed(s);
+	atomic_store(&s->copy_done, 1);
+	return NULL;
+}
+
+/* The copier's result, once it has been joined; a failed copy is tried
+ * again at the next flush. */
+static int copy_result(struct store *s, struct engi_error *err)
+{
+	if (s->copy_rc == 0)
+		return 0;
+	s->unpublished = 1;
+	return engi_raise(err, s->copy_rc, "cannot publish '%s': %s", s->publish_to,
+			  s->copy_err.msg);
+}
+
+/* Starts the copier, with every signal blocked in it (the new thread takes
+ * this thread's mask); where no thread can be had, copies right here. */
+static void copier_start(struct store *s)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	atomic_store(&s->copy_done, 0);
+	s->unpublished = 0;
+	s->copying = pthread_create(&s->copier, NULL, copier_main, s) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->copying)
+		copy_timed(s);
+}
+
+static int publish_due(const struct store *s)
+{
+	double wait = STORE_PUBLISH_COST * s->copy_s;
+	if (wait < STORE_PUBLISH_MIN_S)
+		wait = STORE_PUBLISH_MIN_S;
+	return s->publish_to && s->unpublished && now_mono() - s->copy_started >= wait;
+}
+
+static int store_flush_impl(struct store *s, struct engi_error *err)
+{
+	h5_quiet();
+	if (s->copying) {
+		/* the copier reads the file: the rows wait in memory */
+		if (!atomic_load(&s->copy_done))
+			return 0;
+		copier_join(s);
+		TRY(copy_result(s, err));
+	}
+	TRY(flush_deferring_signals(s, err));
+	if (publish_due(s)) {
+		copier_start(s);
+		if (!s->copying)
+			return copy_result(s, err);
+	}
+	return 0;
+}
+
+static int store_publish_impl(struct store *s, const char *to, struct engi_error *err)
+{
+	h5_quiet();
+	if (!s->publish_to) {
+		if (strcmp(to, s->path) == 0)
+			RAISE(err, ENGI_EINVALID, "'%s' cannot be published onto itself", to);
+		size_t n = strlen(to) + sizeof(".copy");
+		s->publish_to = engi_strdup(to);
+		s->copy_path = engi_malloc(n);
+		if (!s->publish_to || !s->copy_path) {
+			engi_free(s->publish_to);
+			engi_free(s->copy_path);
+			s->publish_to = s->copy_path = NULL;
+			RAISE(err, ENGI_ENOMEM, "out of memory publishing '%s'", s->path);
+		}
+		snprintf(s->copy_path, n, "%s.copy", to);
+	} else if (strcmp(to, s->publish_to) != 0) {
+		RAISE(err, ENGI_EINVALID, "'%s' is already published as '%s', not '%s'", s->path,
+		      s->publish_to, to);
+	}
+	copier_join(s);
+	TRY(flush_deferring_signals(s, err));
+	s->unpublished = 0;
+	copy_timed(s);
+	return copy_result(s, err);
 }
 
 static int store_close_impl(struct store **sp, struct engi_error *err)
@@ -832,10 +1001,23 @@ static int store_close_impl(struct store **sp, struct engi_error *err)
 		return 0;
 	*sp = NULL;
 	h5_quiet();
+	copier_join(s); /* the last word is the file itself, below */
 	sigset_t old;
 	defer_signals(&old);
 	int rc = flush_all(s, err);
-	store_free_all(s); /* H5Fclose writes too */
+	/* H5Fclose writes too */
+	if (store_close_h5(s) < 0 && rc == 0)
+		rc = h5_fail(err, ENGI_EIO, "cannot close '%s'", s->path);
+	/* the whole file takes the copy's place; after a failure the last
+	 * copy stays */
+	if (rc == 0 && s->publish_to) {
+		if (rename(s->path, s->publish_to) < 0)
+			rc = engi_raise(err, ENGI_EIO, "cannot rename '%s' to '%s': %s", s->path,
+					s->publish_to, strerror(errno));
+		else
+			unlink(s->copy_path);
+	}
+	store_free_all(s);
 	restore_signals(&old);
 	return rc;
 }
@@ -861,10 +1043,11 @@ static int open_for_read(const char *path, hid_t *file, struct engi_error *err)
 		RAISE(err, errno == ENOENT ? ENGI_ENOTFOUND : ENGI_EIO,
 		      "cannot open results file '%s': %s", path, strerror(errno));
 	}
-	/* A results file is read while its writer still has it open (a
-	 * report during a sweep), and a writer holds its lock until it
-	 * closes: readers take none. When this process itself has the file
-	 * open for writing, HDF5 wants the writer's locking setting. */
+	/* A results file may be read while its writer still has it open (a
+	 * merge's output, a store that is not published), and a writer holds
+	 * its lock until it closes: readers take none. When this process
+	 * itself has the file open for writing, HDF5 wants the writer's
+	 * locking setting. */
 	struct h5_why w, w2;
 	*file = open_rdonly(path, 0, &w);
 	if (*file < 0)
@@ -1218,6 +1401,14 @@ int store_flush(struct store *s, struct engi_error *err)
 {
 	pthread_mutex_lock(&h5_lock);
 	int rc = store_flush_impl(s, err);
+	pthread_mutex_unlock(&h5_lock);
+	return rc;
+}
+
+int store_publish(struct store *s, const char *to, struct engi_error *err)
+{
+	pthread_mutex_lock(&h5_lock);
+	int rc = store_publish_impl(s, to, err);
 	pthread_mutex_unlock(&h5_lock);
 	return rc;
 }

@@ -9,7 +9,10 @@
  * semaphore keeps the kill out of store_flush, because H5Fflush itself is
  * not atomic (a kill inside it can damage the newest objects; the journal
  * covers that case). SIGTERM rounds kill at any moment, flushes included:
- * the store holds SIGTERM back until its flush is done.
+ * the store holds SIGTERM back until its flush is done. Publishing rounds
+ * (the sweep's way) SIGKILL the child at any moment, inside flushes and
+ * copies included, and read the published copy, which the child refreshes
+ * after every flush and reports.
  */
 #include <semaphore.h>
 #include <signal.h>
@@ -34,6 +37,7 @@ struct plan {
 	int sig;
 	size_t trace_pad;  /* filler bytes per trace event */
 	sem_t *flush_lock; /* held by the child while it flushes, or NULL */
+	const char *publish; /* the child publishes there after every flush */
 };
 
 static _Noreturn void child_writes(const char *path, int out, const struct plan *p)
@@ -43,7 +47,8 @@ static _Noreturn void child_writes(const char *path, int out, const struct plan 
 	struct store *s;
 	struct engi_error err;
 	engi_error_init(&err);
-	if (store_create(&s, path, &f.meta, &err) < 0) {
+	if (store_create(&s, path, &f.meta, &err) < 0 ||
+	    (p->publish && store_publish(s, p->publish, &err) < 0)) {
 		fprintf(stderr, "child: %s\n", err.msg);
 		_exit(3);
 	}
@@ -64,6 +69,8 @@ static _Noreturn void child_writes(const char *path, int out, const struct plan 
 		int rc = store_flush(s, &err);
 		if (p->flush_lock)
 			sem_post(p->flush_lock);
+		if (rc == 0 && p->publish)
+			rc = store_publish(s, p->publish, &err);
 		if (rc < 0) {
 			fprintf(stderr, "child: %s\n", err.msg);
 			_exit(5);
@@ -170,9 +177,10 @@ static void run_round(const char *path, int round, const struct plan *p, long de
 	while (read(fds[0], &v, sizeof(v)) == sizeof(v))
 		flushed = v;
 	close(fds[0]);
-	printf("%s round %d: killed %ld us on, after %d flushed batches\n",
-	       p->sig == SIGKILL ? "SIGKILL" : "SIGTERM", round, delay_us, flushed);
-	check_file(path, flushed, p->trace_pad, h5dump);
+	printf("%s round %d: killed %ld us on, after %d %s batches\n",
+	       p->sig == SIGKILL ? "SIGKILL" : "SIGTERM", round, delay_us, flushed,
+	       p->publish ? "published" : "flushed");
+	check_file(p->publish ? p->publish : path, flushed, p->trace_pad, h5dump);
 }
 
 int main(int argc, char **argv)
@@ -183,8 +191,9 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 1;
 	}
-	char path[128];
+	char path[128], pub[128];
 	snprintf(path, sizeof(path), "%s/killed.h5", dir);
+	snprintf(pub, sizeof(pub), "%s/published.h5", dir);
 	sem_t *lock =
 	    mmap(NULL, sizeof(sem_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (lock == MAP_FAILED) {
@@ -193,19 +202,27 @@ int main(int argc, char **argv)
 	}
 	static const long delay_us[ROUNDS] = {0, 200, 700, 1500, 3000, 6000, 11000, 23000};
 	/* big traces: most time goes to building and appending records */
-	struct plan kill9 = {SIGKILL, 8000, lock};
+	struct plan kill9 = {SIGKILL, 8000, lock, NULL};
 	for (int round = 0; round < ROUNDS; round++)
 		run_round(path, round, &kill9, delay_us[round], h5dump);
 	/* small traces: much of the time goes to flushing */
-	struct plan term = {SIGTERM, 200, NULL};
+	struct plan term = {SIGTERM, 200, NULL, NULL};
 	for (int round = 0; round < 2 * ROUNDS; round++)
 		run_round(path, round, &term, delay_us[round % ROUNDS] / 4, h5dump);
+	/* no semaphore: the published copy is whole at every moment */
+	struct plan pub9 = {SIGKILL, 8000, NULL, pub};
+	for (int round = 0; round < 2 * ROUNDS; round++)
+		run_round(path, round, &pub9, delay_us[round % ROUNDS] / (1 + round / ROUNDS),
+			  h5dump);
 	munmap(lock, sizeof(sem_t));
 	if (check_failed_ == 0) {
 		remove(path);
+		remove(pub);
+		snprintf(path, sizeof(path), "%s/published.h5.copy", dir);
+		remove(path);
 		rmdir(dir);
 	} else {
-		fprintf(stderr, "last file kept: %s\n", path);
+		fprintf(stderr, "last files kept: %s, %s\n", path, pub);
 	}
 	return check_exit();
 }

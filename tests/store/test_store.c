@@ -219,7 +219,7 @@ static void test_write_read(void)
 	fixture_meta_release(&f);
 }
 
-/* A report during a sweep reads the file while its writer has it open. */
+/* A file read while its writer has it open (a store that is not published). */
 static void test_read_while_writing(void)
 {
 	char path[256];
@@ -316,6 +316,106 @@ static void test_read_while_other_writes(void)
 	close(ready[1]);
 	close(done[0]);
 	close(done[1]);
+}
+
+static int episodes_in(const char *path)
+{
+	struct engi_results res;
+	struct engi_error err;
+	engi_error_init(&err);
+	if (store_read(path, &res, &err) < 0) {
+		fprintf(stderr, "store_read: %s\n", err.msg);
+		return -1;
+	}
+	int n = (int)res.nepisodes;
+	engi_results_release(&res);
+	return n;
+}
+
+/* Readers of a running sweep read the published copy: whole at every
+ * moment, replaced in one step, kept by whoever holds it open. */
+static void test_publish(void)
+{
+	char work[256], pub[256], copy[300];
+	path_in(work, sizeof(work), "work.h5");
+	path_in(pub, sizeof(pub), "pub.h5");
+	snprintf(copy, sizeof(copy), "%s.copy", pub);
+	struct fixture_meta f;
+	fixture_meta_init(&f, 100);
+	struct engi_error err;
+	engi_error_init(&err);
+	struct store *s;
+	CHECK_INT(store_create(&s, work, &f.meta, &err), 0);
+	CHECK_INT(store_publish(s, work, &err), ENGI_EINVALID);
+	CHECK_MSG(err, "onto itself");
+	engi_error_init(&err);
+	CHECK_INT(store_publish(s, pub, &err), 0);
+	CHECK_INT(episodes_in(pub), 0);
+	CHECK_INT(append_fixture(s, 0, 2, &err), 0);
+	CHECK_INT(store_publish(s, pub, &err), 0);
+	CHECK_INT(episodes_in(pub), 2);
+	CHECK(access(copy, F_OK) != 0);
+
+	/* a reader holding that copy keeps it while newer ones replace it */
+	struct store_reader *r = NULL;
+	CHECK_INT(store_reader_open(&r, pub, &err), 0);
+	CHECK_INT(append_fixture(s, 2, 4, &err), 0);
+	CHECK_INT(store_publish(s, pub, &err), 0);
+	CHECK_INT(episodes_in(pub), 4);
+	char cell[CELL_ID_LEN + 1];
+	unsigned char *z = NULL;
+	size_t zlen;
+	uint64_t raw;
+	fixture_cell(cell, 0);
+	CHECK_INT(store_reader_trace(r, cell, &z, &zlen, &raw, &err), 0);
+	engi_free(z);
+	z = NULL;
+	fixture_cell(cell, 3); /* not in the held copy */
+	CHECK_INT(store_reader_trace(r, cell, &z, &zlen, &raw, &err), ENGI_ENOTFOUND);
+	store_reader_close(&r);
+	engi_error_init(&err);
+
+	/* flushes publish by themselves, in the background, every 2 s at most;
+	 * what is appended meanwhile is kept */
+	CHECK_INT(append_fixture(s, 4, 6, &err), 0);
+	sleep(2);
+	int n = 0, flushed = 6;
+	for (int i = 0; i < 400 && n < 10; i++) {
+		CHECK_INT(store_flush(s, &err), 0);
+		n = episodes_in(pub);
+		if (flushed < 10)
+			CHECK_INT(append_fixture(s, flushed, flushed + 1, &err), 0);
+		flushed += flushed < 10;
+		usleep(20000);
+	}
+	CHECK_INT(n, 10);
+	CHECK_INT(store_publish(s, "elsewhere.h5", &err), ENGI_EINVALID);
+	CHECK_MSG(err, "already published as");
+	engi_error_init(&err);
+	CHECK_INT(append_fixture(s, 10, 12, &err), 0);
+	/* the closed file itself takes the copy's place */
+	CHECK_INT(store_close(&s, &err), 0);
+	CHECK(access(work, F_OK) != 0 && access(copy, F_OK) != 0);
+	struct engi_results res;
+	CHECK_INT(store_read(pub, &res, &err), 0);
+	CHECK_INT(res.nepisodes, 12);
+	for (size_t i = 0; i < res.nepisodes; i++) {
+		fixture_cell(cell, (int)i);
+		CHECK_STR(res.episodes[i].cell, cell);
+	}
+	engi_results_release(&res);
+
+	/* a copy that cannot be made is an error of the flush that makes it */
+	char nodir[300];
+	snprintf(nodir, sizeof(nodir), "%s/no/such/dir/pub.h5", dir);
+	CHECK_INT(store_create(&s, work, &f.meta, &err), 0);
+	CHECK_INT(store_publish(s, nodir, &err), ENGI_EIO);
+	CHECK_MSG(err, "cannot publish");
+	CHECK_MSG(err, "no/such/dir/pub.h5.copy");
+	engi_error_init(&err);
+	CHECK_INT(store_close(&s, &err), ENGI_EIO);
+	CHECK_MSG(err, "cannot rename");
+	fixture_meta_release(&f);
 }
 
 static void write_file(const char *path, const void *data, size_t n)
@@ -501,6 +601,7 @@ int main(void)
 	test_write_read();
 	test_read_while_writing();
 	test_read_while_other_writes();
+	test_publish();
 	test_errors();
 	test_alias_byte();
 	test_out_of_memory();
