@@ -38,6 +38,8 @@ static const char run_help[] =
 	"  -b, --backend NAME     local or qemu (default: local)\n"
 	"  -r, --resume           continue the sweep in --out: skip finished cells,\n"
 	"                         rerun missing and infrastructure-failed ones\n"
+	"      --mix-verifiers    with --resume: keep finished episodes that other\n"
+	"                         verifier versions judged (the report says so)\n"
 	"  -j, --jobs N           episodes rank 0 runs at once itself (default: 1 alone,\n"
 	"                         1 with fewer than 4 ranks, else 0)\n"
 	"      --resource NAME=N  N licence tokens of NAME exist (repeat)\n"
@@ -82,7 +84,8 @@ static const char validate_help[] =
 
 enum { OPT_RESOURCE = 256, OPT_RETRIES, OPT_GRACE, OPT_CMD_TIMEOUT, OPT_PROGRESS, OPT_KEEP,
        OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_SHARD, OPT_BUDGET, OPT_PAUSE_ENV,
-       OPT_RETRY_WAIT, OPT_VERIFY_TIMEOUT, OPT_VERIFY_MEM };
+       OPT_RETRY_WAIT, OPT_VERIFY_TIMEOUT, OPT_VERIFY_MEM,
+       OPT_MIX_VERIFIERS };
 
 static const struct option run_options[] = {
 	{"out", required_argument, NULL, 'o'},
@@ -97,6 +100,7 @@ static const struct option run_options[] = {
 	{"retries", required_argument, NULL, OPT_RETRIES},
 	{"retry-wait", required_argument, NULL, OPT_RETRY_WAIT},
 	{"verify-timeout", required_argument, NULL, OPT_VERIFY_TIMEOUT},
+	{"mix-verifiers", no_argument, NULL, OPT_MIX_VERIFIERS},
 	{"verify-mem-mb", required_argument, NULL, OPT_VERIFY_MEM},
 	{"grace", required_argument, NULL, OPT_GRACE},
 	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
@@ -191,6 +195,10 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			if (cli_num("--retry-wait", optarg, 0, 300, &d) < 0)
 				return -1;
 			o->retry_wait_s = d;
+			break;
+		case OPT_MIX_VERIFIERS:
+			run_only = 1;
+			o->mix_verifiers = 1;
 			break;
 		case OPT_VERIFY_TIMEOUT:
 			if (cli_num("--verify-timeout", optarg, 1, 7 * 86400, &d) < 0)

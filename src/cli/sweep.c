@@ -2,6 +2,7 @@
 
 #include "engi/alloc.h"
 #include "engi/threads.h"
+#include "engi/verify.h"
 #include "episode.h"
 #include "fsutil.h"
 #include "journal.h"
@@ -83,6 +84,8 @@ struct runctx {
 	 * scale the predictions of tasks it has not finished yet */
 	double *model_measured_s, *model_predicted_s;
 	long *last_line;         /* resume: journal line of each cell's last record */
+	size_t mixed;            /* resume: kept records judged by another verifier */
+	char mixed_example[256];
 	size_t line;
 	size_t since_flush;
 	double last_flush;
@@ -616,6 +619,18 @@ static int resume_load(void *p, struct record *r, struct engi_error *err)
 	long ci = find_cell(c, r->cell);
 	int rc = 0;
 	if (ci >= 0 && c->last_line[ci] == (long)c->line && !outcome_is_infra(r->outcome)) {
+		const struct task *t = &c->sw->suite.tasks[c->sw->matrix.cells[ci].task];
+		char id[64];
+		engi_verifier_id(t->verifier, id, sizeof(id));
+		if (strcmp(id, r->verifier) && !c->o->mix_verifiers) {
+			if (!c->mixed++)
+				snprintf(c->mixed_example, sizeof(c->mixed_example),
+					 "cell %s (task '%s') was judged by %s%s, this binary has %s",
+					 r->cell, r->task_id, r->verifier[0] ? r->verifier : "a verifier",
+					 r->verifier[0] ? "" : " of unknown version", id);
+			record_release(r);
+			return 0;
+		}
 		rc = store_append(c->store, r, err);
 		if (rc == 0 && ++c->since_flush >= 256)
 			rc = maybe_flush(c, 1, err);
@@ -683,6 +698,13 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder,
 		TRY(journal_read(jpath, resume_scan, c, NULL, err));
 		c->line = 0;
 		TRY(journal_read(jpath, resume_load, c, NULL, err));
+		if (c->mixed)
+			RAISE(err, ENGI_EINVALID,
+			      "'%s': %zu finished episode%s judged by other verifiers than this "
+			      "binary's (%s): resuming would mix verdicts; rerun with --mix-verifiers "
+			      "to keep them as they are, or re-judge them first with "
+			      "`engisweep reverify`", jpath, c->mixed, c->mixed == 1 ? " was" : "s were",
+			      c->mixed_example);
 		for (size_t i = 0; i < n; i++)
 			before += sw->results[i].have;
 	}

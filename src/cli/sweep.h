@@ -39,6 +39,7 @@ struct sweep_opts {
 	double grace_s;
 	int max_retries;
 	double retry_wait_s; /* before the first retry; doubles */
+	int mix_verifiers;   /* resume: keep records judged by other verifier versions */
 	double verify_timeout_s; /* 0: judge.h default */
 	long verify_mem_mb;	 /* 0: judge.h default */
 	double cmd_timeout_s;
