@@ -20,8 +20,10 @@
 #include "task.h"
 
 /* ACT_ASK puts a question to the task's simulated user (interaction.user);
- * the observation that answers it holds the user's reply as its output. */
-enum action_kind { ACT_RUN, ACT_WRITE, ACT_DONE, ACT_FAIL, ACT_INPUT, ACT_ASK };
+ * the observation that answers it holds the user's reply as its output.
+ * ACT_IMAGE reads the PNG or JPEG image at the environment path text (see
+ * backend_read_image): its result carries the image, or says why not. */
+enum action_kind { ACT_RUN, ACT_WRITE, ACT_DONE, ACT_FAIL, ACT_INPUT, ACT_ASK, ACT_IMAGE };
 
 struct agent_action {
 	int kind;
@@ -40,8 +42,20 @@ struct agent_turn {
 	double cost_usd;
 };
 
+/* What one action of the previous turn gave: its own output and exit code. */
+struct action_result {
+	const char *output;
+	size_t output_len;
+	int exit_code;
+	int timed_out;
+	int truncated;
+	const char *image_b64; /* ACT_IMAGE: the image, base64 PNG or JPEG; else NULL */
+};
+
 struct observation {
 	int turn; /* 0 before the first action */
+	/* the last action's result (output .. truncated), as agents that run
+	 * one action a turn read it */
 	const char *output;
 	size_t output_len;
 	int exit_code;
@@ -50,6 +64,10 @@ struct observation {
 	/* GUI tasks: the screen after the action (before the first turn: the
 	 * screen at the start), base64 PNG; NULL otherwise */
 	const char *png_b64;
+	/* one result per action of the previous turn that ran, in order (the
+	 * ones after an action that ended the episode have none) */
+	const struct action_result *results;
+	size_t nresults;
 };
 
 struct agent_ctx {
@@ -73,6 +91,10 @@ struct agent_ctx {
 	 * NULL: the agent paces itself within this process */
 	double (*govern)(void *govern_arg, const char *msg);
 	void *govern_arg;
+	/* now_mono() when the episode's wall time runs out (0: no limit): an
+	 * agent waiting for a model past it returns ENGI_ETIMEOUT, which the
+	 * runner records as time_limit */
+	double deadline;
 };
 
 struct agent;

@@ -2,11 +2,23 @@
  * The `model` agent: a language model behind an OpenAI-compatible or
  * Anthropic API, acting through native tool calls (or the fenced-block text
  * fallback). One agent_next is one request: the observation of the last turn
- * goes back as the results of its tool calls, the reply's tool calls become
- * the actions of this turn (in order, one turn). A reply that cannot be used
- * (malformed, truncated, over the cap, or the endpoint failing after its
- * retries) is an error turn with no actions, recorded in the trace; three in
- * a row end the episode as agent_error.
+ * goes back as the results of its tool calls, each call with its own output
+ * and exit code (native: one tool result per call; text: one user message
+ * listing each block's result), and the reply's tool calls become the
+ * actions of this turn (in order, one turn). A reply that cannot be used
+ * (malformed, truncated, over the cap, refused as a bad request) is an error
+ * turn with no actions, recorded in the trace; three in a row end the
+ * episode as agent_error. The endpoint failing past its retries
+ * (ENGI_EUNAVAIL), refusing the key (ENGI_EAUTH) or the episode's wall time
+ * running out during a request (ENGI_ETIMEOUT) ends the turn with that
+ * code at once: the runner records infrastructure or time_limit, not the
+ * model's failure. An unset or empty api_key_env variable is ENGI_EAUTH at
+ * the start.
+ *
+ * With image_tool, `read_image {path}` is the action ACT_IMAGE: the runner
+ * reads the PNG or JPEG from the environment and its result carries the
+ * image (native: in the tool result, as each API allows; text: with the
+ * next user message).
  *
  * Tasks with a simulated user (interaction.user) get the tool `ask_user`
  * (```ask_user in the text fallback); a question ends the turn: calls after
@@ -167,6 +179,11 @@ static int set_system(struct model_agent *m)
 						 : ask_native);
 	if (rc == 0 && m->cfg.ask_tool && text)
 		rc = engi_dynbuf_addstr(&b, ask_text);
+	if (rc == 0 && m->cfg.image_tool)
+		rc = engi_dynbuf_addstr(&b, text ? "\nTo look at a PNG or JPEG image file:\n"
+						   "```read_image\n<its path>\n```\n"
+						 : " `read_image` shows you a PNG or JPEG image file "
+						   "of the environment.");
 	if (rc == 0)
 		rc = pconv_set_system(&m->conv, b.buf);
 	engi_dynbuf_release(&b);
@@ -220,7 +237,7 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 	if (m->cfg.api_key_env[0]) {
 		const char *k = getenv(m->cfg.api_key_env);
 		if (!k || !k[0])
-			RAISE(err, ENGI_EINVALID,
+			RAISE(err, ENGI_EAUTH,
 			      "model '%s': environment variable '%s' (api_key_env) is not set",
 			      m->cfg.name, m->cfg.api_key_env);
 		if (!(m->api_key = engi_strdup(k)))
@@ -300,56 +317,87 @@ static int attach_drawings(struct model_agent *m, const struct agent_ctx *ctx,
 	return rc;
 }
 
-static char *observation_text(const struct observation *obs)
+static char *result_text(const struct action_result *r)
 {
-	size_t n = obs->output_len + 128;
+	size_t n = r->output_len + 128;
 	char *s = engi_malloc(n);
 	if (s)
-		snprintf(s, n, "exit code: %d%s\n%.*s", obs->exit_code,
-			 obs->timed_out ? " (the command timed out and was killed)" : "",
-			 (int)obs->output_len, obs->output);
+		snprintf(s, n, "exit code: %d%s\n%.*s", r->exit_code,
+			 r->timed_out ? " (the command timed out and was killed)" : "",
+			 (int)r->output_len, r->output);
 	return s;
 }
 
-/* Answers the tool calls of the previous turn with the observation. */
+/* The result of the k-th call that became an action; a runner that reports
+ * no results array answers the last action with the observation itself. */
+static const struct action_result *result_of(const struct observation *obs, size_t k,
+					     size_t nactions, struct action_result *tmp)
+{
+	if (obs->results)
+		return k < obs->nresults ? &obs->results[k] : NULL;
+	if (k + 1 != nactions)
+		return NULL;
+	*tmp = (struct action_result){obs->output, obs->output_len, obs->exit_code,
+				      obs->timed_out, obs->truncated, NULL};
+	return tmp;
+}
+
+/* Answers the tool calls of the previous turn, each with its own result. */
 static int answer_previous(struct model_agent *m, const struct observation *obs)
 {
 	int rc = 0;
-	char *otext = NULL;
 	const char *png = obs->png_b64;
 	if (!m->npend && png && obs->turn == 0)
 		return pconv_add_image(&m->conv, png); /* the first screen joins the instruction */
-	if (m->npend) {
-		/* the runner reports the last action's observation only */
-		size_t last = m->npend;
-		while (last > 0 && m->pend[last - 1].answer)
-			last--;
-		for (size_t i = 0; rc == 0 && i < m->npend; i++) {
-			const char *ans = m->pend[i].answer;
-			const char *img = NULL;
-			if (!ans && i + 1 == last && !strcmp(m->pend[i].name, "ask_user")) {
-				ans = obs->output; /* the user's reply */
-			} else if (!ans && i + 1 == last) {
-				if (!otext && !(otext = observation_text(obs)))
-					return ENGI_ENOMEM;
-				ans = otext;
-				img = png;
-			} else if (!ans) {
-				ans = "(ran; its output is folded into the result of the last call "
-				      "of this turn)";
-			}
-			if (m->cfg.tool_mode == TOOLS_NATIVE)
-				rc = pconv_tool(&m->conv, m->pend[i].id, m->pend[i].name, ans, img);
-			else
-				rc = pconv_user(&m->conv, ans, img);
+	int text = m->cfg.tool_mode == TOOLS_TEXT;
+	size_t nact = 0, k = 0, last = 0, nimg = 0;
+	for (size_t i = 0; i < m->npend; i++)
+		if (!m->pend[i].answer)
+			nact++, last = i;
+	struct engi_dynbuf all; /* text mode: every result in one message */
+	engi_dynbuf_init(&all, MODEL_PROMPT_CAP);
+	const char *imgs[AGENT_MAX_ACTIONS + 1];
+	if (text && m->npend)
+		rc = engi_dynbuf_addstr(&all, "Results of your blocks, in order:\n");
+	for (size_t i = 0; rc == 0 && i < m->npend; i++) {
+		const char *ans = m->pend[i].answer;
+		char *own = NULL;
+		const char *img = NULL;
+		if (!ans) {
+			struct action_result tmp;
+			const struct action_result *r = result_of(obs, k++, nact, &tmp);
+			if (!r)
+				ans = "(not run: the episode ended before this call)";
+			else if (!strcmp(m->pend[i].name, "ask_user"))
+				ans = r->output; /* the user's reply */
+			else if (!(ans = own = result_text(r)))
+				rc = ENGI_ENOMEM;
+			img = r ? r->image_b64 : NULL;
+			if (!img && i == last)
+				img = png; /* GUI: the screen after the turn */
 		}
+		if (rc < 0)
+			break;
+		if (img)
+			imgs[nimg++] = img;
+		if (!text)
+			rc = pconv_tool(&m->conv, m->pend[i].id, m->pend[i].name, ans, img);
+		else
+			rc = engi_dynbuf_printf(&all, "\n[%zu] %s%s:\n%s\n", i + 1, m->pend[i].name,
+						img ? " (image attached)" : "", ans);
+		engi_free(own);
 	}
+	if (rc == 0 && text && m->npend) {
+		rc = pconv_user(&m->conv, all.buf, nimg ? imgs[0] : NULL);
+		for (size_t i = 1; rc == 0 && i < nimg; i++)
+			rc = pconv_add_image(&m->conv, imgs[i]);
+	}
+	engi_dynbuf_release(&all);
 	if (rc == 0 && m->nudge) {
 		rc = pconv_user(&m->conv, m->nudge, NULL);
 		engi_free(m->nudge);
 		m->nudge = NULL;
 	}
-	engi_free(otext);
 	pending_clear(m);
 	return rc;
 }
@@ -406,12 +454,13 @@ static int map_call(struct model_agent *m, const struct ptool_call *c, struct ag
 		}
 	} else if (!strcmp(c->name, "ask_user") && m->cfg.ask_tool) {
 		kind = ACT_ASK, key = "question";
-	} else if (!strcmp(c->name, "read_image")) {
-		answer = "error: read_image is not available in this environment";
+	} else if (!strcmp(c->name, "read_image") && m->cfg.image_tool) {
+		kind = ACT_IMAGE, key = "path";
 	} else {
 		snprintf(msg, sizeof(msg),
-			 "error: there is no tool '%.60s' (tools: bash, computer, %sdone, fail)",
-			 c->name, m->cfg.ask_tool ? "ask_user, " : "");
+			 "error: there is no tool '%.60s' (tools: bash, computer, %s%sdone, fail)",
+			 c->name, m->cfg.image_tool ? "read_image, " : "",
+			 m->cfg.ask_tool ? "ask_user, " : "");
 		answer = msg;
 	}
 	int rc = 0;
@@ -423,7 +472,7 @@ static int map_call(struct model_agent *m, const struct ptool_call *c, struct ag
 			json_t *v = json_object_get(args, key);
 			if (json_is_string(v))
 				text = engi_strdup(json_string_value(v));
-			else if (kind != ACT_RUN && kind != ACT_ASK)
+			else if (kind != ACT_RUN && kind != ACT_ASK && kind != ACT_IMAGE)
 				text = engi_strdup("");
 			else {
 				snprintf(msg, sizeof(msg), "error: %s needs a string '%s'", c->name,
@@ -507,7 +556,7 @@ static int model_next(struct agent *a, const struct observation *obs, struct age
 	} else {
 		struct provider_gate gate = {gate_ask, gate_tell, (void *)m->ctx};
 		rc = provider_complete(&m->cfg, m->api_key, &m->conv, m->ctx->govern ? &gate : NULL,
-				       &m->reply, &e);
+				       m->ctx->deadline, &m->reply, &e);
 		json_t *req = m->reply.request ? json_loads(m->reply.request, 0, NULL) : NULL;
 		emit(m, json_pack("{s:s,s:i,s:o*}", "ev", "model_request", "turn", m->turn, "body",
 				  req));
@@ -520,7 +569,9 @@ static int model_next(struct agent *a, const struct observation *obs, struct age
 			  "raw", m->reply.raw, "error", rc < 0 ? e.msg : NULL, "tokens_in",
 			  (json_int_t)turn->tokens_in, "tokens_out", (json_int_t)turn->tokens_out,
 			  "cost_usd", turn->cost_usd, "replayed", m->replay));
-	if (rc == ENGI_ENOMEM)
+	/* out of memory, the endpoint or its credentials failing, the wall time
+	 * spent: not a reply of the model's, and nothing to gain from asking again */
+	if (rc == ENGI_ENOMEM || rc == ENGI_EUNAVAIL || rc == ENGI_EAUTH || rc == ENGI_ETIMEOUT)
 		RAISE(err, rc, "%s", e.msg);
 	if (rc < 0) {
 		if (++m->error_turns >= MODEL_MAX_ERROR_TURNS)
@@ -535,6 +586,8 @@ static int model_next(struct agent *a, const struct observation *obs, struct age
 		rc = pconv_assistant(&m->conv, r->text, r->calls, ncalls);
 	else
 		rc = pconv_assistant(&m->conv, r->text, NULL, 0);
+	if (rc == 0)
+		rc = pconv_set_thinking(&m->conv, r->thinking_json);
 	for (size_t i = 0; rc == 0 && i < ncalls; i++)
 		rc = map_call(m, &r->calls[i], turn);
 	if (rc == 0 && ncalls == 0)

@@ -1,9 +1,14 @@
 #include "backend.h"
 
+#include "base64.h"
 #include "engi/alloc.h"
+#include "fsutil.h"
+#include "screen.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern const struct backend_desc backend_local;
 extern const struct backend_desc backend_qemu;
@@ -100,6 +105,52 @@ int backend_get(struct backend_env *env, const char *env_path,
 	if (!env->desc->ops->get)
 		return NOT_SUPPORTED(env, "copying files out");
 	return env->desc->ops->get(env, env_path, host_path, max_bytes, bytes, err);
+}
+
+int backend_read_image(struct backend_env *env, const char *env_path, const char *scratch_dir,
+		       char **b64, char *note, size_t note_len, struct engi_error *err)
+{
+	*b64 = NULL;
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s/read_image-XXXXXX", scratch_dir ? scratch_dir : "/tmp");
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		RAISE(err, ENGI_EIO, "cannot make a scratch file in '%s'", scratch_dir);
+	close(fd);
+	uint64_t bytes = 0;
+	char *data = NULL;
+	size_t len = 0;
+	int rc = backend_get(env, env_path, tmp, BACKEND_IMAGE_FILE_CAP, &bytes, err);
+	if (rc == 0)
+		rc = read_file(tmp, BACKEND_IMAGE_FILE_CAP, &data, &len, err);
+	unlink(tmp);
+	if (rc < 0)
+		return rc;
+	struct screen_image im;
+	rc = screen_image_fit((const unsigned char *)data, len, BACKEND_IMAGE_SIDE_MAX,
+			      BACKEND_IMAGE_BYTES_MAX, &im, err);
+	engi_free(data);
+	if (rc < 0) {
+		engi_error_prefix(err, "'%s'", env_path);
+		return rc;
+	}
+	size_t n = base64_encoded_len(im.len);
+	*b64 = n == SIZE_MAX ? NULL : engi_malloc(n + 1);
+	if (!*b64) {
+		engi_free(im.data);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	base64_encode(im.data, im.len, *b64);
+	engi_free(im.data);
+	if (im.w && (im.w != im.src_w || im.h != im.src_h))
+		snprintf(note, note_len, "'%s': %s, %zu bytes, %dx%d (scaled down from %dx%d)",
+			 env_path, im.type, im.len, im.w, im.h, im.src_w, im.src_h);
+	else if (im.w)
+		snprintf(note, note_len, "'%s': %s, %zu bytes, %dx%d", env_path, im.type, im.len,
+			 im.w, im.h);
+	else
+		snprintf(note, note_len, "'%s': %s, %zu bytes", env_path, im.type, im.len);
+	return 0;
 }
 
 int backend_screenshot(struct backend_env *env, double scale,

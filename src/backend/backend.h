@@ -119,6 +119,21 @@ int backend_put(struct backend_env *env, const void *data, size_t len,
 int backend_get(struct backend_env *env, const char *env_path,
 		const char *host_path, uint64_t max_bytes, uint64_t *bytes,
 		struct engi_error *err);
+/*
+ * An image file of the environment for a model (the read_image tool):
+ * fetched like a deliverable (backend_get: at most BACKEND_IMAGE_FILE_CAP
+ * bytes, no links) through a scratch file in scratch_dir, then fitted by
+ * screen_image_fit to BACKEND_IMAGE_SIDE_MAX pixels and
+ * BACKEND_IMAGE_BYTES_MAX bytes. *b64 is the image, base64 (engi_free);
+ * note says what it is ("'plot.png': image/png, 3120 bytes, 640x480").
+ * Errors other than ENGI_EENV and ENGI_ENOMEM are about the file and are
+ * for the agent to read.
+ */
+#define BACKEND_IMAGE_FILE_CAP	((uint64_t)32 << 20)
+#define BACKEND_IMAGE_SIDE_MAX	1568
+#define BACKEND_IMAGE_BYTES_MAX ((size_t)3 << 20)
+int backend_read_image(struct backend_env *env, const char *env_path, const char *scratch_dir,
+		       char **b64, char *note, size_t note_len, struct engi_error *err);
 int backend_screenshot(struct backend_env *env, double scale,
 		       unsigned char **png, size_t *len, struct engi_error *err);
 int backend_input(struct backend_env *env, const char *event_json,

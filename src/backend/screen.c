@@ -7,6 +7,7 @@
 #include "engi/alloc.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -374,6 +375,222 @@ int screen_ppm_to_png(const unsigned char *ppm, size_t len, double scale, unsign
 		*out_w = dw;
 	if (out_h)
 		*out_h = dh;
+	return 0;
+}
+
+/* --------------------------------------------------------- image files */
+
+struct png_info {
+	uint32_t w, h;
+	int depth, ctype, interlace;
+	const unsigned char *plte;
+	size_t nplte;
+};
+
+/* Inflates the concatenated IDAT chunks into exactly need bytes. */
+static int png_inflate(const unsigned char *p, size_t len, unsigned char *out, size_t need,
+		       struct engi_error *err)
+{
+	z_stream zs;
+	memset(&zs, 0, sizeof(zs));
+	zs.zalloc = zalloc_seam;
+	zs.zfree = zfree_seam;
+	if (inflateInit(&zs) != Z_OK)
+		RAISE(err, ENGI_ENOMEM, "cannot start zlib to decode an image");
+	zs.next_out = out;
+	zs.avail_out = (uInt)need;
+	int zrc = Z_OK;
+	for (size_t pos = 8; zrc == Z_OK && pos + 12 <= len;) {
+		uint32_t n = get_be32(p + pos);
+		if (n > len - pos - 12)
+			break;
+		if (!memcmp(p + pos + 4, "IDAT", 4)) {
+			zs.next_in = (unsigned char *)(uintptr_t)(p + pos + 8);
+			zs.avail_in = n;
+			while (zrc == Z_OK && zs.avail_in && zs.avail_out)
+				zrc = inflate(&zs, Z_NO_FLUSH);
+		}
+		pos += 12 + (size_t)n;
+	}
+	size_t got = need - zs.avail_out;
+	inflateEnd(&zs);
+	if (got != need)
+		RAISE(err, ENGI_EPARSE, "the PNG's pixel data is truncated or corrupt");
+	return 0;
+}
+
+static int paeth(int a, int b, int c)
+{
+	int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+	return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+/* Undoes the scanline filters in place (rows of 1 + line bytes). */
+static int png_unfilter(unsigned char *d, uint32_t h, size_t line, size_t bpp,
+			struct engi_error *err)
+{
+	for (uint32_t y = 0; y < h; y++) {
+		unsigned char *row = d + (size_t)y * (line + 1);
+		unsigned char *cur = row + 1;
+		const unsigned char *up = y ? row - line : NULL;
+		int f = row[0];
+		for (size_t i = 0; i < line; i++) {
+			int a = i >= bpp ? cur[i - bpp] : 0, b = up ? up[i] : 0;
+			int c = up && i >= bpp ? up[i - bpp] : 0;
+			switch (f) {
+			case 0: break;
+			case 1: cur[i] = (unsigned char)(cur[i] + a); break;
+			case 2: cur[i] = (unsigned char)(cur[i] + b); break;
+			case 3: cur[i] = (unsigned char)(cur[i] + ((a + b) >> 1)); break;
+			case 4: cur[i] = (unsigned char)(cur[i] + paeth(a, b, c)); break;
+			default: RAISE(err, ENGI_EPARSE, "the PNG has an unknown filter %d", f);
+			}
+		}
+	}
+	return 0;
+}
+
+static int png_header(const unsigned char *p, size_t len, struct png_info *pi,
+		      struct engi_error *err)
+{
+	int w, h;
+	if (screen_png_size(p, len, &w, &h) < 0)
+		RAISE(err, ENGI_EPARSE, "not a PNG file (no valid signature and IHDR)");
+	memset(pi, 0, sizeof(*pi));
+	pi->w = (uint32_t)w;
+	pi->h = (uint32_t)h;
+	pi->depth = p[24];
+	pi->ctype = p[25];
+	pi->interlace = p[28];
+	for (size_t pos = 8; pos + 12 <= len;) {
+		uint32_t n = get_be32(p + pos);
+		if (n > len - pos - 12)
+			break;
+		if (!memcmp(p + pos + 4, "PLTE", 4)) {
+			pi->plte = p + pos + 8;
+			pi->nplte = n / 3;
+		}
+		pos += 12 + (size_t)n;
+	}
+	return 0;
+}
+
+/* Decodes an 8- or 16-bit, non-interlaced PNG into RGB (alpha over white). */
+static int png_decode_rgb(const unsigned char *p, size_t len, const struct png_info *pi,
+			  unsigned char **rgb, struct engi_error *err)
+{
+	static const int channels[7] = {1, 0, 3, 1, 2, 0, 4};
+	int ch = pi->ctype <= 6 ? channels[pi->ctype] : 0;
+	if (!ch || pi->interlace || !(pi->depth == 8 || (pi->depth == 16 && pi->ctype != 3)))
+		RAISE(err, ENGI_ENOTSUP,
+		      "cannot scale this PNG (colour type %d, bit depth %d%s); save it as an 8-bit "
+		      "PNG or make it smaller",
+		      pi->ctype, pi->depth, pi->interlace ? ", interlaced" : "");
+	if (pi->w > SCREEN_SIDE_MAX || pi->h > SCREEN_SIDE_MAX ||
+	    (uint64_t)pi->w * pi->h > SCREEN_IMAGE_PIXELS_MAX)
+		RAISE(err, ENGI_ETOOBIG,
+		      "the PNG is %ux%u, over %d pixels on a side or %d million in all", pi->w,
+		      pi->h, SCREEN_SIDE_MAX, SCREEN_IMAGE_PIXELS_MAX / 1000000);
+	if (pi->ctype == 3 && !pi->plte)
+		RAISE(err, ENGI_EPARSE, "the palette PNG has no palette");
+	size_t bpp = (size_t)ch * (size_t)(pi->depth / 8), line = bpp * pi->w;
+	size_t need = (line + 1) * pi->h;
+	unsigned char *raw = engi_malloc(need);
+	unsigned char *out = engi_malloc((size_t)pi->w * pi->h * 3);
+	int rc = raw && out ? 0 : engi_raise(err, ENGI_ENOMEM, "out of memory decoding an image");
+	if (rc == 0)
+		rc = png_inflate(p, len, raw, need, err);
+	if (rc == 0)
+		rc = png_unfilter(raw, pi->h, line, bpp, err);
+	for (uint32_t y = 0; rc == 0 && y < pi->h; y++) {
+		const unsigned char *row = raw + (size_t)y * (line + 1) + 1;
+		for (uint32_t x = 0; x < pi->w; x++) {
+			const unsigned char *s = row + (size_t)x * bpp;
+			int step = pi->depth / 8; /* 16-bit: the high byte */
+			int v[4] = {0};
+			for (int k = 0; k < ch; k++)
+				v[k] = s[k * step];
+			int r, g, b, a = 255;
+			if (pi->ctype == 3) {
+				size_t ix = (size_t)v[0] < pi->nplte ? (size_t)v[0] : 0;
+				r = pi->plte[3 * ix], g = pi->plte[3 * ix + 1], b = pi->plte[3 * ix + 2];
+			} else if (ch <= 2) {
+				r = g = b = v[0];
+				a = ch == 2 ? v[1] : 255;
+			} else {
+				r = v[0], g = v[1], b = v[2];
+				a = ch == 4 ? v[3] : 255;
+			}
+			unsigned char *d = out + ((size_t)y * pi->w + x) * 3;
+			d[0] = (unsigned char)((r * a + 255 * (255 - a) + 127) / 255);
+			d[1] = (unsigned char)((g * a + 255 * (255 - a) + 127) / 255);
+			d[2] = (unsigned char)((b * a + 255 * (255 - a) + 127) / 255);
+		}
+	}
+	engi_free(raw);
+	if (rc < 0) {
+		engi_free(out);
+		return rc;
+	}
+	*rgb = out;
+	return 0;
+}
+
+int screen_image_fit(const unsigned char *data, size_t len, int max_side, size_t max_bytes,
+		     struct screen_image *out, struct engi_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	int jpeg = len >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff;
+	if (jpeg) {
+		if (len > max_bytes)
+			RAISE(err, ENGI_ETOOBIG,
+			      "the JPEG is %zu bytes, over the cap of %zu, and JPEGs are not scaled "
+			      "here: convert it to a smaller PNG or JPEG",
+			      len, max_bytes);
+		out->type = "image/jpeg";
+	} else {
+		struct png_info pi;
+		TRY(png_header(data, len, &pi, err));
+		out->w = out->src_w = (int)pi.w;
+		out->h = out->src_h = (int)pi.h;
+		out->type = "image/png";
+		long side = pi.w > pi.h ? pi.w : pi.h;
+		if (side > max_side || len > max_bytes) {
+			unsigned char *rgb = NULL;
+			TRY(png_decode_rgb(data, len, &pi, &rgb, err));
+			double scale = side > max_side ? (double)max_side / side : 1.0;
+			int rc = 0;
+			for (int tries = 0; tries < 4; tries++, scale *= 0.5) {
+				struct image src = {(int)pi.w, (int)pi.h, rgb};
+				int dw = scaled_side(src.w, scale), dh = scaled_side(src.h, scale);
+				unsigned char *small = engi_malloc((size_t)dw * dh * 3);
+				engi_free(out->data);
+				out->data = NULL;
+				rc = small ? box_scale(&src, small, dw, dh, err)
+					   : engi_raise(err, ENGI_ENOMEM, "out of memory scaling an image");
+				if (rc == 0)
+					rc = png_encode(small, dw, dh, &out->data, &out->len, err);
+				engi_free(small);
+				out->w = dw, out->h = dh;
+				if (rc < 0 || out->len <= max_bytes)
+					break;
+			}
+			engi_free(rgb);
+			if (rc == 0 && out->len > max_bytes)
+				rc = engi_raise(err, ENGI_ETOOBIG,
+						"the PNG stays over %zu bytes even at %dx%d", max_bytes,
+						out->w, out->h);
+			if (rc < 0) {
+				engi_free(out->data);
+				memset(out, 0, sizeof(*out));
+			}
+			return rc;
+		}
+	}
+	if (!(out->data = engi_malloc(len ? len : 1)))
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	memcpy(out->data, data, len);
+	out->len = len;
 	return 0;
 }
 

@@ -44,6 +44,8 @@
 
 /* Largest PPM side accepted; a bigger header is refused before any allocation. */
 #define SCREEN_SIDE_MAX 16384
+/* Largest image file decoded for scaling, in pixels. */
+#define SCREEN_IMAGE_PIXELS_MAX 40000000
 /* Largest absolute axis value of QEMU's pointer devices. */
 #define SCREEN_ABS_MAX	  32767
 #define SCREEN_TEXT_MAX	  4096
@@ -77,6 +79,25 @@ int screen_ppm_to_png(const unsigned char *ppm, size_t len, double scale, unsign
 
 /* Reads width and height from a PNG's IHDR. Returns 0 or ENGI_EPARSE. */
 int screen_png_size(const unsigned char *png, size_t len, int *w, int *h);
+
+/*
+ * An image file for a model. PNG or JPEG data (anything else is
+ * ENGI_EPARSE) is passed through when it is within max_side pixels on its
+ * longer side and max_bytes long. A larger PNG (8- or 16-bit, not
+ * interlaced; alpha is blended onto white) is area-scaled to fit max_side,
+ * halved again up to three times while its encoding is over max_bytes, and
+ * encoded as an RGB PNG; a PNG it cannot decode is ENGI_ENOTSUP. A JPEG is
+ * never scaled: over max_bytes it is ENGI_ETOOBIG. out->data is the
+ * caller's (engi_free); src_w/src_h/w/h are 0 for JPEG.
+ */
+struct screen_image {
+	unsigned char *data;
+	size_t len;
+	const char *type; /* "image/png" or "image/jpeg" */
+	int src_w, src_h, w, h;
+};
+int screen_image_fit(const unsigned char *data, size_t len, int max_side, size_t max_bytes,
+		     struct screen_image *out, struct engi_error *err);
 
 /*
  * Maps one GUI action to the steps the backend performs (see above).

@@ -138,12 +138,14 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 		"price_out_per_mtok", "max_concurrent", "rpm", "tpm", "budget_usd",
 		"headers", "est_s_per_turn", "est_tokens_in_per_turn",
 		"est_tokens_out_per_turn", "timeout_s", "max_retries", "retry_base_s",
-		"history_turns", "tools", "image_tool", NULL};
+		"history_turns", "tools", "image_tool", "thinking_budget_tokens", "token_field",
+		NULL};
 	/* what changes the behaviour being measured, so what the cell id hashes */
 	static const char *const semantic[] = {"agent", "provider", "model",
 					       "temperature", "max_tokens",
 					       "reasoning_effort", "history_turns",
-					       "tools", "image_tool", NULL};
+					       "tools", "image_tool", "thinking_budget_tokens",
+					       "token_field", NULL};
 	for (size_t i = 0; i < json_array_size(arr) && rc == 0; i++) {
 		json_t *o = json_array_get(arr, i);
 		if (!json_is_object(o)) {

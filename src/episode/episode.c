@@ -234,6 +234,43 @@ static void watch_command(const struct task *task, struct attempt *a, const char
 	}
 }
 
+/* The results of one turn's actions, one each, in order: what the agent
+ * reads as observation.results. */
+struct turn_results {
+	struct action_result v[AGENT_MAX_ACTIONS];
+	char *out[AGENT_MAX_ACTIONS], *img[AGENT_MAX_ACTIONS];
+	size_t n;
+};
+
+static void results_clear(struct turn_results *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		engi_free(r->out[i]);
+		engi_free(r->img[i]);
+	}
+	r->n = 0;
+}
+
+/* Keeps a copy of the observation an action left, and its image (taken). */
+static void results_keep(struct turn_results *r, const struct observation *o, char *img)
+{
+	if (r->n == AGENT_MAX_ACTIONS) {
+		engi_free(img);
+		return;
+	}
+	char *out = engi_malloc(o->output_len + 1);
+	if (out) {
+		memcpy(out, o->output, o->output_len);
+		out[o->output_len] = '\0';
+	}
+	r->out[r->n] = out;
+	r->img[r->n] = img;
+	r->v[r->n] = (struct action_result){out ? out : "(out of memory)",
+					    out ? o->output_len : 15, o->exit_code,
+					    o->timed_out, o->truncated, img};
+	r->n++;
+}
+
 /* Runs the agent loop in a started environment. */
 static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 		       struct trace *t, struct attempt *a, double t0)
@@ -255,7 +292,8 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				.trial = s->cell->trial,
 				.replay_load = s->replay_load,
 				.govern = s->govern ? agent_govern_cb : NULL,
-				.govern_arg = (void *)s};
+				.govern_arg = (void *)s,
+				.deadline = task->wall_s > 0 ? t0 + task->wall_s : 0};
 	int src = ad ? agent_start(ad, &ctx, &ag, &e) : ENGI_ENOTFOUND;
 	if (src < 0) {
 		agent_failed(a, src, 1, e.msg);
@@ -274,6 +312,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 	}
 	obs.png_b64 = screen;
 	struct cancel_ctx cc = {s->should_abort};
+	struct turn_results res = {.n = 0};
 	a->outcome = OUTCOME_TURN_LIMIT;
 	for (int turn = 1; turn <= task->turn_limit; turn++) {
 		if (s->should_abort && s->should_abort()) {
@@ -300,7 +339,14 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 			env_lost(a, pe.msg);
 			break;
 		}
-		if (rc < 0) {
+		if (rc == ENGI_ETIMEOUT && task->wall_s - (now_mono() - t0) < 0.1) {
+			/* the model was still answering when the wall time ran out */
+			a->outcome = OUTCOME_TIME_LIMIT;
+			set_msg(a, "%s", e.msg);
+			tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "agent_error", "turn", turn, "message",
+					e.msg, "outcome", outcome_name(a->outcome)));
+			break;
+		} else if (rc < 0) {
 			agent_failed(a, rc, 0, e.msg);
 			tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "agent_error", "turn", turn, "message",
 					e.msg, "outcome", outcome_name(a->outcome)));
@@ -314,8 +360,10 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				"tokens_in", (json_int_t)at.tokens_in, "tokens_out",
 				(json_int_t)at.tokens_out, "cost_usd", at.cost_usd));
 		int ended = 0;
+		results_clear(&res);
 		for (size_t i = 0; i < at.n && !ended; i++) {
 			const struct agent_action *act = &at.actions[i];
+			char *img = NULL; /* ACT_IMAGE: the image read */
 			switch (act->kind) {
 			case ACT_DONE:
 			case ACT_FAIL:
@@ -356,6 +404,28 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				obs.output = obs_buf ? obs_buf : "";
 				obs.output_len = strlen(obs.output);
 				obs.exit_code = 0;
+				obs.timed_out = obs.truncated = 0;
+				break;
+			}
+			case ACT_IMAGE: {
+				char note[512] = "";
+				double e0 = now_mono();
+				engi_error_init(&e);
+				rc = backend_read_image(env, act->text ? act->text : "", s->work_root, &img,
+							note, sizeof(note), &e);
+				a->env_s += now_mono() - e0;
+				tr(t, json_pack("{s:s,s:i,s:s,s:s?,s:s?,s:s?}", "ev", "action", "turn", turn,
+						"kind", "read_image", "path", act->text, "image",
+						rc < 0 ? NULL : note, "error", rc < 0 ? e.msg : NULL));
+				if (rc == ENGI_EENV) {
+					env_lost(a, e.msg);
+					ended = 1;
+				}
+				engi_free(obs_buf);
+				obs_buf = engi_strdup(rc < 0 ? e.msg : note);
+				obs.output = obs_buf ? obs_buf : "";
+				obs.output_len = strlen(obs.output);
+				obs.exit_code = rc < 0 ? 1 : 0;
 				obs.timed_out = obs.truncated = 0;
 				break;
 			}
@@ -441,6 +511,8 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				break;
 			}
 			}
+			if (act->kind != ACT_DONE && act->kind != ACT_FAIL)
+				results_keep(&res, &obs, img);
 			/* GUI tasks: a turn is answered with the screen after its last action */
 			if (gui && !ended && i + 1 == at.n && take_screen(env, scale, turn, t, &screen) == ENGI_EENV) {
 				env_lost(a, "the environment failed taking a screenshot");
@@ -449,9 +521,12 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 			obs.png_b64 = gui ? screen : NULL;
 		}
 		obs.turn = turn;
+		obs.results = res.v;
+		obs.nresults = res.n;
 		if (ended)
 			break;
 	}
+	results_clear(&res);
 	engi_free(obs_buf);
 	engi_free(screen);
 	agent_stop(&ag);

@@ -3,6 +3,13 @@
  * prompt is a top-level field; tool results are tool_result blocks in a user
  * message, and consecutive results (and any user text after them) share one
  * user message, as the API requires roles to alternate.
+ *
+ * Extended thinking (thinking_budget: from thinking_budget_tokens or
+ * reasoning_effort) is sent as {"thinking": {"type": "enabled",
+ * "budget_tokens": N}}, without temperature, which the API refuses with it.
+ * The thinking and redacted_thinking blocks of a reply are kept, signatures
+ * included, and sent back first in that assistant message: the API checks
+ * them when tool use continues a thinking turn.
  */
 #include "wire.h"
 
@@ -17,7 +24,7 @@
 static json_t *image_block(const char *b64)
 {
 	return json_pack("{s:s,s:{s:s,s:s,s:s}}", "type", "image", "source", "type", "base64",
-			 "media_type", "image/png", "data", b64);
+			 "media_type", provider_image_type(b64), "data", b64);
 }
 
 static json_t *text_block(const char *t)
@@ -62,7 +69,13 @@ json_t *anthropic_build(const struct provider_config *c, const struct pconv *con
 			for (size_t k = 0; k < m->nmore_png; k++)
 				json_array_append_new(cur, image_block(m->more_png[k]));
 			break;
-		case PM_ASSISTANT:
+		case PM_ASSISTANT: {
+			json_t *th = m->thinking_json ? json_loads(m->thinking_json, 0, NULL) : NULL;
+			size_t ti;
+			json_t *tb;
+			json_array_foreach(th, ti, tb)
+				json_array_append(cur, tb);
+			json_decref(th);
 			if (m->text[0])
 				json_array_append_new(cur, text_block(m->text));
 			for (size_t k = 0; k < m->ncalls; k++) {
@@ -79,6 +92,7 @@ json_t *anthropic_build(const struct provider_config *c, const struct pconv *con
 			if (!m->text[0] && !m->ncalls)
 				json_array_append_new(cur, text_block(""));
 			break;
+		}
 		case PM_TOOL: {
 			json_t *content = json_array();
 			json_array_append_new(content, text_block(m->text));
@@ -91,7 +105,11 @@ json_t *anthropic_build(const struct provider_config *c, const struct pconv *con
 		}
 		}
 	}
-	if (!isnan(c->temperature))
+	if (c->thinking_budget > 0)
+		json_object_set_new(req, "thinking",
+				    json_pack("{s:s,s:I}", "type", "enabled", "budget_tokens",
+					      (json_int_t)c->thinking_budget));
+	else if (!isnan(c->temperature))
 		json_object_set_new(req, "temperature", json_real(c->temperature));
 	if (c->tool_mode == TOOLS_NATIVE) {
 		const struct wire_tool *t[8];
@@ -105,6 +123,37 @@ json_t *anthropic_build(const struct provider_config *c, const struct pconv *con
 		json_object_set_new(req, "tools", tools);
 	}
 	return req;
+}
+
+/* Appends a thinking or redacted_thinking block to r->thinking_json, with
+ * only the fields the API defines. */
+static int keep_thinking(struct preply *r, json_t *b, const char *bt, size_t i,
+			 struct engi_error *err)
+{
+	int redacted = !strcmp(bt, "redacted_thinking");
+	json_t *body = json_object_get(b, redacted ? "data" : "thinking");
+	json_t *sig = json_object_get(b, "signature");
+	if (!json_is_string(body) || (sig && !json_is_string(sig)))
+		RAISE(err, ENGI_EPARSE, "reply has a malformed %s block at /content/%zu", bt, i);
+	json_t *all = r->thinking_json ? json_loads(r->thinking_json, 0, NULL) : json_array();
+	json_t *keep = json_pack("{s:s,s:O}", "type", bt, redacted ? "data" : "thinking", body);
+	if (keep && sig)
+		json_object_set(keep, "signature", sig);
+	char *s = NULL;
+	if (all && keep && json_array_append_new(all, keep) == 0) {
+		keep = NULL;
+		s = json_dumps(all, JSON_COMPACT);
+	}
+	json_decref(keep);
+	json_decref(all);
+	if (!s)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	engi_free(r->thinking_json);
+	r->thinking_json = engi_strdup(s);
+	free(s);
+	if (!r->thinking_json)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	return 0;
 }
 
 int anthropic_parse(json_t *root, struct preply *r, struct engi_error *err)
@@ -146,6 +195,8 @@ int anthropic_parse(json_t *root, struct preply *r, struct engi_error *err)
 				RAISE(err, ENGI_ENOMEM, "out of memory");
 			memcpy(nt + old, t, strlen(t) + 1);
 			r->text = nt;
+		} else if (!strcmp(bt, "thinking") || !strcmp(bt, "redacted_thinking")) {
+			TRY(keep_thinking(r, b, bt, i, err));
 		} else if (!strcmp(bt, "tool_use")) {
 			json_t *name = json_object_get(b, "name");
 			json_t *input = json_object_get(b, "input");

@@ -27,8 +27,10 @@ void http_response_release(struct http_response *r);
 /*
  * POSTs body to url with headers ("Name: value"). Returns 0 when a reply
  * arrived (any status), ENGI_ETIMEOUT when none came within timeout_s,
- * ENGI_ETOOBIG when the reply is over cap bytes, ENGI_EIO for connection
- * failures. Messages never repeat header values: they may hold secrets.
+ * ENGI_ETOOBIG when the reply is over cap bytes, ENGI_EUNAVAIL when no reply
+ * came at all (connection refused or reset, name not resolved), ENGI_EPARSE
+ * when a reply began but was cut short (r->status holds its status).
+ * Messages never repeat header values: they may hold secrets.
  */
 int http_post(const char *url, const char *const *headers, size_t nheaders, const char *body,
 	      size_t len, double timeout_s, size_t cap, struct http_response *r,

@@ -1,8 +1,9 @@
 /*
  * OpenAI-compatible Chat Completions: the request body and the reply parser.
- * Tool results are "tool" messages; an image that comes with a tool result
- * follows it as a user message (tool messages carry text only on most
- * compatible servers).
+ * Tool results are "tool" messages, one per call with its tool_call_id; the
+ * images that come with the results of one turn follow them in one user
+ * message (tool messages carry text only, and nothing may come between an
+ * assistant's tool calls and their results).
  */
 #include "wire.h"
 
@@ -18,7 +19,7 @@ static json_t *image_part(const char *b64)
 	char *url = engi_malloc(n);
 	if (!url)
 		return NULL;
-	snprintf(url, n, "data:image/png;base64,%s", b64);
+	snprintf(url, n, "data:%s;base64,%s", provider_image_type(b64), b64);
 	json_t *p = json_pack("{s:s,s:{s:s}}", "type", "image_url", "image_url", "url", url);
 	engi_free(url);
 	return p;
@@ -34,6 +35,25 @@ static json_t *user_content(const char *text, const char *png, char *const *more
 	for (size_t i = 0; a && i < nmore; i++)
 		json_array_append_new(a, image_part(more[i]));
 	return a;
+}
+
+/* The user message that shows the images of a run of tool results; NULL
+ * when none of them has one. */
+static json_t *tool_images(const struct pmsg *v, size_t n)
+{
+	json_t *a = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].png_b64)
+			continue;
+		char label[160];
+		snprintf(label, sizeof(label), "the image of the result of call %.100s (%.40s):",
+			 v[i].tool_call_id, v[i].tool_name);
+		if (!a && !(a = json_array()))
+			return NULL;
+		json_array_append_new(a, json_pack("{s:s,s:s}", "type", "text", "text", label));
+		json_array_append_new(a, image_part(v[i].png_b64));
+	}
+	return a ? json_pack("{s:s,s:o}", "role", "user", "content", a) : NULL;
 }
 
 static int add_msg(json_t *msgs, const struct pmsg *m)
@@ -61,11 +81,6 @@ static int add_msg(json_t *msgs, const struct pmsg *m)
 	case PM_TOOL:
 		o = json_pack("{s:s,s:s,s:s}", "role", "tool", "tool_call_id", m->tool_call_id,
 			      "content", m->text);
-		if (o && m->png_b64) {
-			json_array_append_new(msgs, o);
-			o = json_pack("{s:s,s:o}", "role", "user", "content",
-				      user_content("the image above", m->png_b64, NULL, 0));
-		}
 		break;
 	}
 	if (!o)
@@ -89,13 +104,29 @@ json_t *openai_build(const struct provider_config *c, const struct pconv *conv,
 			 ? ENGI_ENOMEM
 			 : 0;
 	size_t start = pconv_window_start(conv, c->history_turns);
-	for (size_t i = 0; rc == 0 && i < conv->n; i++)
-		if (i == 0 || i >= start)
-			rc = add_msg(msgs, &conv->v[i]);
+	for (size_t i = 0; rc == 0 && i < conv->n; i++) {
+		if (i && i < start)
+			continue;
+		rc = add_msg(msgs, &conv->v[i]);
+		/* after the last result of a turn: its images */
+		size_t first = i;
+		while (first > start && conv->v[first - 1].role == PM_TOOL)
+			first--;
+		if (rc == 0 && conv->v[i].role == PM_TOOL &&
+		    (i + 1 == conv->n || conv->v[i + 1].role != PM_TOOL)) {
+			json_t *img = tool_images(conv->v + first, i + 1 - first);
+			if (img && json_array_append_new(msgs, img) < 0)
+				rc = ENGI_ENOMEM;
+		}
+	}
 	if (!isnan(c->temperature))
 		json_object_set_new(req, "temperature", json_real(c->temperature));
 	if (c->max_tokens > 0)
-		json_object_set_new(req, "max_tokens", json_integer(c->max_tokens));
+		json_object_set_new(req,
+				    c->token_field == TOKEN_FIELD_MAX_COMPLETION_TOKENS
+					? "max_completion_tokens"
+					: "max_tokens",
+				    json_integer(c->max_tokens));
 	if (c->reasoning_effort[0])
 		json_object_set_new(req, "reasoning_effort", json_string(c->reasoning_effort));
 	if (c->tool_mode == TOOLS_NATIVE) {

@@ -65,6 +65,75 @@ static int cfg_num(json_t *o, const char *key, double dflt, double *out, const c
 	return 0;
 }
 
+/* Anthropic extended thinking: thinking_budget_tokens, else a budget from
+ * reasoning_effort; max_tokens must leave room for the answer. */
+static int cfg_thinking(struct provider_config *c, json_t *o, struct engi_error *err)
+{
+	double v;
+	TRY(cfg_num(o, "thinking_budget_tokens", 0, &v, c->name, err));
+	if (json_object_get(o, "thinking_budget_tokens") && c->api != PROVIDER_ANTHROPIC)
+		RAISE(err, ENGI_EINVALID,
+		      "model '%s': /thinking_budget_tokens: only the anthropic provider takes it "
+		      "(openai: reasoning_effort)",
+		      c->name);
+	if (v > 0 && (v < PROVIDER_THINKING_MIN || v > 1e7))
+		RAISE(err, ENGI_EINVALID,
+		      "model '%s': /thinking_budget_tokens: expected %d to 10000000 tokens", c->name,
+		      PROVIDER_THINKING_MIN);
+	c->thinking_budget = (long)v;
+	if (c->api != PROVIDER_ANTHROPIC || c->thinking_budget || !c->reasoning_effort[0])
+		goto budget;
+	if (!strcmp(c->reasoning_effort, "low"))
+		c->thinking_budget = PROVIDER_THINKING_LOW;
+	else if (!strcmp(c->reasoning_effort, "medium"))
+		c->thinking_budget = PROVIDER_THINKING_MEDIUM;
+	else if (!strcmp(c->reasoning_effort, "high"))
+		c->thinking_budget = PROVIDER_THINKING_HIGH;
+	else
+		RAISE(err, ENGI_EINVALID,
+		      "model '%s': /reasoning_effort: '%s' is not low, medium or high (anthropic)",
+		      c->name, c->reasoning_effort);
+budget:
+	if (!c->thinking_budget)
+		return 0;
+	if (c->max_tokens == 0)
+		c->max_tokens = c->thinking_budget + PROVIDER_ANSWER_TOKENS;
+	else if (c->max_tokens <= c->thinking_budget)
+		RAISE(err, ENGI_EINVALID,
+		      "model '%s': /max_tokens: %ld must exceed the thinking budget of %ld tokens",
+		      c->name, c->max_tokens, c->thinking_budget);
+	return 0;
+}
+
+/* OpenAI reasoning models (o1, o3, o4-mini, gpt-5, ...) take
+ * max_completion_tokens and refuse max_tokens; older and compatible
+ * servers take max_tokens. */
+static int reasoning_model(const char *model)
+{
+	const char *slash = strrchr(model, '/'); /* gateways: "openai/o3-mini" */
+	const char *m = slash ? slash + 1 : model;
+	return (m[0] == 'o' && m[1] >= '1' && m[1] <= '9') || !strncmp(m, "gpt-5", 5);
+}
+
+static int cfg_token_field(struct provider_config *c, json_t *o, struct engi_error *err)
+{
+	json_t *v = json_object_get(o, "token_field");
+	const char *f = json_string_value(v);
+	if (v && !(f && (!strcmp(f, "max_tokens") || !strcmp(f, "max_completion_tokens"))))
+		RAISE(err, ENGI_EINVALID,
+		      "model '%s': /token_field: expected \"max_tokens\" or "
+		      "\"max_completion_tokens\"",
+		      c->name);
+	if (f)
+		c->token_field = !strcmp(f, "max_tokens") ? TOKEN_FIELD_MAX_TOKENS
+							  : TOKEN_FIELD_MAX_COMPLETION_TOKENS;
+	else
+		c->token_field = c->reasoning_effort[0] || reasoning_model(c->model)
+				     ? TOKEN_FIELD_MAX_COMPLETION_TOKENS
+				     : TOKEN_FIELD_MAX_TOKENS;
+	return 0;
+}
+
 int provider_config_parse(struct provider_config *c, const char *entry_json, struct engi_error *err)
 {
 	memset(c, 0, sizeof(*c));
@@ -113,6 +182,8 @@ int provider_config_parse(struct provider_config *c, const char *entry_json, str
 	if ((rc = cfg_num(o, "max_tokens", 0, &v, c->name, err)) < 0)
 		goto out;
 	c->max_tokens = (long)v;
+	if ((rc = cfg_thinking(c, o, err)) < 0 || (rc = cfg_token_field(c, o, err)) < 0)
+		goto out;
 	if ((rc = cfg_num(o, "price_in_per_mtok", 0, &c->price_in_per_mtok, c->name, err)) < 0 ||
 	    (rc = cfg_num(o, "price_out_per_mtok", 0, &c->price_out_per_mtok, c->name, err)) < 0 ||
 	    (rc = cfg_num(o, "timeout_s", PROVIDER_TIMEOUT_S_DEFAULT, &c->timeout_s, c->name,
@@ -216,6 +287,7 @@ void pconv_release(struct pconv *c)
 		engi_free(m->tool_call_id);
 		engi_free(m->tool_name);
 		engi_free(m->png_b64);
+		engi_free(m->thinking_json);
 		for (size_t k = 0; k < m->nmore_png; k++)
 			engi_free(m->more_png[k]);
 		engi_free(m->more_png);
@@ -321,6 +393,20 @@ int pconv_tool(struct pconv *c, const char *call_id, const char *tool_name, cons
 	return 0;
 }
 
+int pconv_set_thinking(struct pconv *c, const char *thinking_json)
+{
+	if (c->n == 0 || c->v[c->n - 1].role != PM_ASSISTANT)
+		return ENGI_EINVALID;
+	if (!thinking_json)
+		return 0;
+	char *s = engi_strdup(thinking_json);
+	if (!s)
+		return ENGI_ENOMEM;
+	engi_free(c->v[c->n - 1].thinking_json);
+	c->v[c->n - 1].thinking_json = s;
+	return 0;
+}
+
 int pconv_add_image(struct pconv *c, const char *png_b64)
 {
 	if (c->n == 0 || c->v[c->n - 1].role != PM_USER)
@@ -357,6 +443,7 @@ void preply_release(struct preply *r)
 	engi_free(r->text);
 	calls_free(r->calls, r->ncalls);
 	engi_free(r->stop_reason);
+	engi_free(r->thinking_json);
 	engi_free(r->request);
 	engi_free(r->raw);
 	memset(r, 0, sizeof(*r));
@@ -395,6 +482,11 @@ double provider_cost_usd(const struct provider_config *c, int64_t in, int64_t ou
 	return ((double)in * c->price_in_per_mtok + (double)out * c->price_out_per_mtok) / 1e6;
 }
 
+const char *provider_image_type(const char *b64)
+{
+	return b64 && !strncmp(b64, "/9j/", 4) ? "image/jpeg" : "image/png";
+}
+
 /* ---- tools ---- */
 
 static const struct wire_tool tool_table[] = {
@@ -414,7 +506,8 @@ static const struct wire_tool tool_table[] = {
      "\"text\":{\"type\":\"string\"},\"keys\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
      "\"dx\":{\"type\":\"integer\"},\"dy\":{\"type\":\"integer\"},\"seconds\":{\"type\":\"number\"}"
      "},\"required\":[\"action\"]}"},
-    {"read_image", "Look at a PNG image file in the environment.",
+    {"read_image",
+     "Look at a PNG or JPEG image file in the environment (large images are scaled down).",
      "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]"
      "}"},
     {"ask_user",
@@ -583,9 +676,45 @@ static void scrub(char *s, const char *key)
 	}
 }
 
+/* Sleeps wait seconds, but not past the deadline; 0, or ENGI_ETIMEOUT when
+ * the deadline came first. */
+static int sleep_until_deadline(double wait, double deadline)
+{
+	if (deadline > 0 && now_mono() + wait >= deadline) {
+		sleep_seconds(fmax(deadline - now_mono(), 0));
+		return ENGI_ETIMEOUT;
+	}
+	sleep_seconds(wait);
+	return 0;
+}
+
+/* One reply that is not 200: infrastructure (unavailable, refused
+ * credentials) or the request's fault. */
+static int http_refusal(const struct provider_config *c, const char *api_key,
+			const struct http_response *h, int *retry, double *wait,
+			struct engi_error *e)
+{
+	size_t show = h->len < 200 ? h->len : 200;
+	char *snip = utf8_clean(h->body, show, NULL);
+	scrub(snip, api_key);
+	int rc = ENGI_EIO;
+	const char *why = "";
+	if (h->status == 401 || h->status == 403) {
+		rc = ENGI_EAUTH;
+		why = " (the endpoint refused the credentials)";
+	} else if (h->status == 429 || h->status >= 500) {
+		rc = ENGI_EUNAVAIL;
+		*retry = 1;
+		*wait = h->retry_after_s;
+	}
+	engi_raise(e, rc, "model '%s': HTTP %ld%s: %s", c->name, h->status, why, snip ? snip : "");
+	engi_free(snip);
+	return rc;
+}
+
 int provider_complete(const struct provider_config *c, const char *api_key,
-		      const struct pconv *conv, const struct provider_gate *gate, struct preply *r,
-		      struct engi_error *err)
+		      const struct pconv *conv, const struct provider_gate *gate,
+		      double deadline, struct preply *r, struct engi_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->request = provider_build_request(c, conv, err);
@@ -611,17 +740,28 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 		hdr[nh++] = c->headers[i];
 	double est_tokens = (double)strlen(r->request) / 4.0;
 	int rc = 0;
+	struct engi_error e;
+	engi_error_init(&e);
 	for (int attempt = 0;; attempt++) {
 		r->attempts = attempt + 1;
-		if (gate && gate->ask)
-			sleep_seconds(gate->ask(gate->arg, est_tokens));
-		else
-			provider_throttle(c, est_tokens);
+		double pace = gate && gate->ask ? gate->ask(gate->arg, est_tokens)
+						: provider_throttle_reserve(c, est_tokens);
+		double timeout = c->timeout_s, left = deadline - now_mono();
+		int bounded = deadline > 0 && left - pace < timeout;
+		if (sleep_until_deadline(pace, deadline) < 0 || (bounded && left - pace <= 0)) {
+			if (gate && gate->tell) /* the slot asked for goes unused */
+				gate->tell(gate->arg, 0, 0, est_tokens);
+			rc = engi_raise(err, ENGI_ETIMEOUT,
+					"model '%s': the episode's wall time ran out before a reply",
+					c->name);
+			break;
+		}
+		if (bounded)
+			timeout = deadline - now_mono();
 		struct http_response h;
-		struct engi_error e;
 		engi_error_init(&e);
-		rc = http_post(url, hdr, nh, r->request, strlen(r->request), c->timeout_s,
-			       c->reply_cap, &h, &e);
+		rc = http_post(url, hdr, nh, r->request, strlen(r->request), timeout, c->reply_cap,
+			       &h, &e);
 		int retry = 0;
 		double wait = -1;
 		if (rc == 0 && h.status == 200) {
@@ -632,20 +772,19 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 				provider_throttle_used(c, (double)(r->tokens_in + r->tokens_out),
 						       est_tokens);
 		} else if (rc == 0) {
-			size_t show = h.len < 200 ? h.len : 200;
-			char *snip = utf8_clean(h.body, show, NULL);
-			scrub(snip, api_key);
-			engi_raise(&e, ENGI_EIO, "model '%s': HTTP %ld: %s", c->name, h.status,
-				   snip ? snip : "");
-			engi_free(snip);
-			rc = ENGI_EIO;
-			retry = h.status == 429 || h.status >= 500;
-			wait = h.retry_after_s;
-		} else {
-			retry = rc == ENGI_ETIMEOUT || rc == ENGI_EIO;
-		}
-		if (rc == ENGI_EIO && h.status == 0)
+			rc = http_refusal(c, api_key, &h, &retry, &wait, &e);
+		} else if (rc == ENGI_ETIMEOUT && bounded) {
+			engi_error_init(&e);
+			engi_raise(&e, rc,
+				   "model '%s': the episode's wall time ran out waiting for a reply",
+				   c->name);
+		} else if (rc == ENGI_ETIMEOUT) {
+			rc = ENGI_EUNAVAIL; /* the endpoint is too slow: not the model's answer */
+			e.code = rc;
 			retry = 1;
+		} else {
+			retry = rc == ENGI_EUNAVAIL || rc == ENGI_EPARSE; /* no reply, or cut short */
+		}
 		if (gate && gate->tell)
 			gate->tell(gate->arg, h.status, (double)(r->tokens_in + r->tokens_out),
 				   est_tokens);
@@ -662,8 +801,14 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 		if (wait > PROVIDER_RETRY_MAX_S)
 			wait = PROVIDER_RETRY_MAX_S;
 		double w0 = now_mono();
-		sleep_seconds(wait);
+		int src = sleep_until_deadline(wait, deadline);
 		r->wait_s += now_mono() - w0;
+		if (src < 0) {
+			/* the endpoint was failing when the time ran out: still its failure */
+			engi_raise(err, rc, "%s (the episode's wall time ran out before the next try)",
+				   e.msg);
+			break;
+		}
 	}
 	return rc;
 }

@@ -18,9 +18,15 @@
  * message (the instruction) is always kept.
  *
  * provider_complete blocks for the whole request, retries included: 429, 5xx,
- * timeouts and connection failures are retried with exponential backoff and
- * jitter, honouring Retry-After. A reply that is malformed, truncated or over
- * the cap is an error (ENGI_EPARSE, ENGI_ETOOBIG), never a crash. The
+ * timeouts, connection failures and replies cut short are retried with
+ * exponential backoff and jitter, honouring Retry-After. What it returns
+ * tells infrastructure from the model: ENGI_EUNAVAIL when the endpoint
+ * refuses connections, cannot be resolved, times out or answers 5xx/429
+ * past its retries; ENGI_EAUTH when it answers 401 or 403 (not retried);
+ * ENGI_ETIMEOUT only when the caller's deadline cut the request (the
+ * episode's wall time ran out). A reply that is malformed, truncated or over
+ * the cap is ENGI_EPARSE or ENGI_ETOOBIG, never a crash; any other refusal
+ * (400, 404: the request or the model name) is ENGI_EIO. The
  * conversation, config and reply are owned by the caller; preply_release and
  * pconv_release free them. Thread-safe.
  */
@@ -51,6 +57,17 @@ enum tool_mode { TOOLS_NATIVE, TOOLS_TEXT };
 #define PROVIDER_REPLY_CAP	       ((size_t)16 << 20)
 #define PROVIDER_HISTORY_TURNS_DEFAULT 15
 #define PROVIDER_MAX_HEADERS	       16
+/* Anthropic extended thinking: the minimum budget, the budgets of
+ * reasoning_effort low, medium and high, and what max_tokens leaves for
+ * the answer when it is derived from the budget. */
+#define PROVIDER_THINKING_MIN	       1024
+#define PROVIDER_THINKING_LOW	       1024
+#define PROVIDER_THINKING_MEDIUM       4096
+#define PROVIDER_THINKING_HIGH	       16384
+#define PROVIDER_ANSWER_TOKENS	       4096
+
+/* Which field of an OpenAI request carries max_tokens. */
+enum token_field { TOKEN_FIELD_MAX_TOKENS, TOKEN_FIELD_MAX_COMPLETION_TOKENS };
 
 struct provider_config {
 	char name[64];
@@ -61,6 +78,8 @@ struct provider_config {
 	double temperature; /* NAN: the server's default */
 	long max_tokens;    /* 0: the provider's default (Anthropic needs one: 4096) */
 	char reasoning_effort[16];
+	long thinking_budget; /* Anthropic: budget_tokens of extended thinking; 0: none */
+	int token_field;      /* OpenAI: enum token_field */
 	double price_in_per_mtok, price_out_per_mtok;
 	double timeout_s;
 	int max_retries;
@@ -96,7 +115,8 @@ struct pmsg {
 	size_t ncalls;
 	char *tool_call_id; /* PM_TOOL */
 	char *tool_name;    /* PM_TOOL */
-	char *png_b64;	    /* optional image, base64 PNG */
+	char *png_b64;	    /* optional image, base64 PNG or JPEG */
+	char *thinking_json; /* PM_ASSISTANT: the reply's thinking blocks (JSON array), or NULL */
 	char **more_png;    /* PM_USER: further images (pconv_add_image) */
 	size_t nmore_png;
 };
@@ -116,6 +136,9 @@ int pconv_assistant(struct pconv *c, const char *text, const struct ptool_call *
 		    size_t ncalls);
 int pconv_tool(struct pconv *c, const char *call_id, const char *tool_name, const char *text,
 	       const char *png_b64);
+/* Keeps the thinking blocks of a reply (a JSON array as text) with the last
+ * message, which must be PM_ASSISTANT; NULL keeps nothing. */
+int pconv_set_thinking(struct pconv *c, const char *thinking_json);
 /* Adds one more base64 PNG to the last message, which must be PM_USER. */
 int pconv_add_image(struct pconv *c, const char *png_b64);
 /* Index of the first message sent with a window of the last turns
@@ -128,6 +151,7 @@ struct preply {
 	size_t ncalls;
 	int64_t tokens_in, tokens_out;
 	char *stop_reason;
+	char *thinking_json; /* Anthropic: thinking blocks with their signatures, or NULL */
 	char *request; /* the body sent (no key: keys live in headers only) */
 	char *raw;     /* the reply body as received, valid UTF-8 */
 	int attempts;
@@ -139,6 +163,9 @@ void preply_release(struct preply *r);
 
 /* Dollars for a reply's usage at the configured prices. */
 double provider_cost_usd(const struct provider_config *c, int64_t in, int64_t out);
+
+/* "image/jpeg" for base64 JPEG data, else "image/png". */
+const char *provider_image_type(const char *b64);
 
 /* The wire parts, exposed for tests and fuzzing. */
 char *provider_build_request(const struct provider_config *c, const struct pconv *conv,
@@ -162,10 +189,13 @@ struct provider_gate {
 	void *arg;
 };
 
-/* Sends the conversation, with retries; api_key may be NULL or "". */
+/* Sends the conversation, with retries; api_key may be NULL or "".
+ * deadline (now_mono() seconds, 0: none) bounds everything: each request's
+ * timeout, the pacing and the backoff; a request cut by it is
+ * ENGI_ETIMEOUT. */
 int provider_complete(const struct provider_config *c, const char *api_key,
-		      const struct pconv *conv, const struct provider_gate *gate, struct preply *r,
-		      struct engi_error *err);
+		      const struct pconv *conv, const struct provider_gate *gate,
+		      double deadline, struct preply *r, struct engi_error *err);
 
 /* Token buckets per model name, in this process: reserves one request of
  * est_tokens tokens within the rpm and tpm limits of c and returns the

@@ -309,6 +309,125 @@ static void test_text_fallback(void)
 	provider_config_release(&c);
 }
 
+static void test_thinking_and_tokens(void)
+{
+	struct provider_config c;
+	struct engi_error e;
+	/* Anthropic: a budget from reasoning_effort, max_tokens above it, no temperature */
+	cfg(&c, ",\"provider\":\"anthropic\",\"reasoning_effort\":\"high\",\"temperature\":0.3");
+	struct pconv conv;
+	conversation(&conv, 1);
+	static const char th[] = "[{\"type\":\"thinking\",\"thinking\":\"hm\",\"signature\":\"s1\"}]";
+	pconv_assistant(&conv, "", (struct ptool_call[]){{"t9", "bash", "{}"}}, 1);
+	CHECK_INT(pconv_set_thinking(&conv, th), 0);
+	pconv_tool(&conv, "t9", "bash", "exit code: 0", "/9j/4AAQ");
+	json_t *r = build(&c, &conv);
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(r, "thinking"), "budget_tokens")),
+		  PROVIDER_THINKING_HIGH);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(r, "thinking"), "type")),
+		  "enabled");
+	CHECK_INT(json_integer_value(json_object_get(r, "max_tokens")),
+		  PROVIDER_THINKING_HIGH + PROVIDER_ANSWER_TOKENS);
+	CHECK(json_object_get(r, "temperature") == NULL);
+	json_t *msgs = json_object_get(r, "messages");
+	json_t *a = json_object_get(json_array_get(msgs, json_array_size(msgs) - 2), "content");
+	CHECK_STR(json_string_value(json_object_get(json_array_get(a, 0), "signature")), "s1");
+	CHECK_STR(json_string_value(json_object_get(json_array_get(a, 1), "type")), "tool_use");
+	json_t *u = json_object_get(json_array_get(msgs, json_array_size(msgs) - 1), "content");
+	json_t *img = json_array_get(json_object_get(json_array_get(u, 0), "content"), 1);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(img, "source"), "media_type")),
+		  "image/jpeg");
+	json_decref(r);
+	pconv_release(&conv);
+	provider_config_release(&c);
+	/* a reply's thinking blocks are kept, signatures included */
+	static const char reply[] =
+	    "{\"content\":[{\"type\":\"thinking\",\"thinking\":\"a\",\"signature\":\"S\",\"x\":1},"
+	    "{\"type\":\"redacted_thinking\",\"data\":\"D\"},{\"type\":\"text\",\"text\":\"t\"}]}";
+	cfg(&c, ",\"provider\":\"anthropic\",\"thinking_budget_tokens\":2000,\"max_tokens\":3000");
+	CHECK_INT(c.thinking_budget, 2000);
+	struct preply rp = {0};
+	engi_error_init(&e);
+	CHECK_INT(provider_parse_reply(&c, reply, strlen(reply), &rp, &e), 0);
+	CHECK_STR(rp.thinking_json, "[{\"type\":\"thinking\",\"thinking\":\"a\",\"signature\":\"S\"},"
+				    "{\"type\":\"redacted_thinking\",\"data\":\"D\"}]");
+	CHECK_STR(rp.text, "t");
+	preply_release(&rp);
+	static const char bad[] = "{\"content\":[{\"type\":\"thinking\"}]}";
+	engi_error_init(&e);
+	CHECK_INT(provider_parse_reply(&c, bad, strlen(bad), &rp, &e), ENGI_EPARSE);
+	preply_release(&rp);
+	provider_config_release(&c);
+	/* thinking settings that the API would refuse are refused here */
+	static const char *const refused[] = {
+	    "{\"name\":\"a\",\"provider\":\"anthropic\",\"model\":\"x\",\"thinking_budget_tokens\":"
+	    "500}",
+	    "{\"name\":\"a\",\"provider\":\"anthropic\",\"model\":\"x\",\"thinking_budget_tokens\":"
+	    "2000,\"max_tokens\":2000}",
+	    "{\"name\":\"a\",\"provider\":\"anthropic\",\"model\":\"x\",\"reasoning_effort\":\"max\"}",
+	    "{\"name\":\"a\",\"provider\":\"openai\",\"model\":\"x\",\"thinking_budget_tokens\":2000}",
+	    "{\"name\":\"a\",\"provider\":\"openai\",\"model\":\"x\",\"token_field\":\"tokens\"}",
+	    NULL};
+	for (const char *const *b = refused; *b; b++) {
+		engi_error_init(&e);
+		CHECK_INT(provider_config_parse(&c, *b, &e), ENGI_EINVALID);
+		CHECK(strstr(e.msg, "model 'a': /") != NULL);
+	}
+	/* OpenAI: the token field per model name, reasoning_effort and token_field */
+	static const struct {
+		const char *extra, *field;
+	} fields[] = {{",\"model\":\"gpt-4o\"", "max_tokens"},
+		      {",\"model\":\"o3-mini\"", "max_completion_tokens"},
+		      {",\"model\":\"openai/o1\"", "max_completion_tokens"},
+		      {",\"model\":\"gpt-5.1\"", "max_completion_tokens"},
+		      {",\"model\":\"omni\"", "max_tokens"},
+		      {",\"model\":\"m\",\"reasoning_effort\":\"low\"", "max_completion_tokens"},
+		      {",\"model\":\"o3\",\"token_field\":\"max_tokens\"", "max_tokens"}};
+	for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
+		char extra[160];
+		snprintf(extra, sizeof(extra), "%s,\"max_tokens\":99", fields[k].extra);
+		cfg(&c, extra);
+		conversation(&conv, 1);
+		r = build(&c, &conv);
+		CHECK_INT(json_integer_value(json_object_get(r, fields[k].field)), 99);
+		CHECK_INT(json_object_size(r), 3 + (size_t)(c.reasoning_effort[0] != 0) + 1);
+		json_decref(r);
+		pconv_release(&conv);
+		provider_config_release(&c);
+	}
+}
+
+/* OpenAI: the images of a turn's results come after all its tool messages. */
+static void test_openai_tool_images(void)
+{
+	struct provider_config c;
+	cfg(&c, NULL);
+	struct pconv conv;
+	pconv_init(&conv);
+	pconv_user(&conv, "the instruction", NULL);
+	struct ptool_call tc[3] = {{"a", "read_image", "{}"}, {"b", "bash", "{}"}, {"c", "read_image", "{}"}};
+	pconv_assistant(&conv, "", tc, 3);
+	pconv_tool(&conv, "a", "read_image", "one", "iVBORw0KGgoA");
+	pconv_tool(&conv, "b", "bash", "exit code: 3\n", NULL);
+	pconv_tool(&conv, "c", "read_image", "two", "/9j/AAAA");
+	json_t *r = build(&c, &conv);
+	json_t *msgs = json_object_get(r, "messages");
+	CHECK_INT(json_array_size(msgs), 1 + 1 + 3 + 1);
+	for (size_t i = 2; i < 5; i++)
+		CHECK_STR(json_string_value(json_object_get(json_array_get(msgs, i), "role")), "tool");
+	json_t *u = json_array_get(msgs, 5);
+	CHECK_STR(json_string_value(json_object_get(u, "role")), "user");
+	json_t *parts = json_object_get(u, "content");
+	CHECK_INT(json_array_size(parts), 4);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(json_array_get(parts, 1), "image_url"), "url")),
+		  "data:image/png;base64,iVBORw0KGgoA");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(json_array_get(parts, 3), "image_url"), "url")),
+		  "data:image/jpeg;base64,/9j/AAAA");
+	json_decref(r);
+	pconv_release(&conv);
+	provider_config_release(&c);
+}
+
 int main(void)
 {
 	test_config_errors();
@@ -316,5 +435,7 @@ int main(void)
 	test_anthropic_request();
 	test_replies();
 	test_text_fallback();
+	test_thinking_and_tokens();
+	test_openai_tool_images();
 	return check_exit();
 }

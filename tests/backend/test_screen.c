@@ -611,6 +611,132 @@ static void test_action_errors(void)
 	CHECK(steps == NULL);
 }
 
+/* ------------------------------------------------------- image files */
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
+}
+
+static size_t chunk(unsigned char *o, const char *type, const unsigned char *d, size_t n)
+{
+	put32(o, (uint32_t)n);
+	memcpy(o + 4, type, 4);
+	if (n)
+		memcpy(o + 8, d, n);
+	put32(o + 8 + n, (uint32_t)crc32(crc32(0L, Z_NULL, 0), o + 4, (uInt)(n + 4)));
+	return 12 + n;
+}
+
+/* A PNG of colour type ctype from rows already filtered (1 + line bytes
+ * each); plte may be NULL. */
+static unsigned char *make_png(int w, int h, int ctype, int interlace, const unsigned char *rows,
+			       size_t rowlen, const unsigned char *plte, size_t nplte, size_t *len)
+{
+	uLongf zn = compressBound((uLong)rowlen);
+	unsigned char *z = malloc(zn);
+	compress(z, &zn, rows, (uLong)rowlen);
+	unsigned char *o = malloc(zn + nplte + 128);
+	size_t pos = 0;
+	memcpy(o, "\x89PNG\r\n\x1a\n", 8);
+	pos = 8;
+	unsigned char ihdr[13] = {0};
+	put32(ihdr, (uint32_t)w);
+	put32(ihdr + 4, (uint32_t)h);
+	ihdr[8] = 8, ihdr[9] = (unsigned char)ctype, ihdr[12] = (unsigned char)interlace;
+	pos += chunk(o + pos, "IHDR", ihdr, 13);
+	if (plte)
+		pos += chunk(o + pos, "PLTE", plte, nplte);
+	pos += chunk(o + pos, "IDAT", z, zn);
+	pos += chunk(o + pos, "IEND", NULL, 0);
+	free(z);
+	*len = pos;
+	return o;
+}
+
+static void test_image_fit(void)
+{
+	struct engi_error e;
+	struct screen_image im;
+	/* an RGB PNG within the limits passes through byte for byte */
+	size_t plen, pnglen;
+	unsigned char *ppm = make_ppm(40, 20, "", &plen, pattern), *png = NULL, *half = NULL;
+	CHECK_INT(screen_ppm_to_png(ppm, plen, 1.0, &png, &pnglen, NULL, NULL, NULL), 0);
+	engi_error_init(&e);
+	CHECK_INT(screen_image_fit(png, pnglen, 40, 1 << 20, &im, &e), 0);
+	CHECK(im.len == pnglen && !memcmp(im.data, png, pnglen));
+	CHECK_STR(im.type, "image/png");
+	CHECK(im.w == 40 && im.h == 20);
+	engi_free(im.data);
+	/* over max_side: decoded, box-scaled like a screenshot at 0.5 */
+	size_t halflen;
+	CHECK_INT(screen_ppm_to_png(ppm, plen, 0.5, &half, &halflen, NULL, NULL, NULL), 0);
+	CHECK_INT(screen_image_fit(png, pnglen, 20, 1 << 20, &im, &e), 0);
+	CHECK(im.w == 20 && im.h == 10 && im.src_w == 40 && im.src_h == 20);
+	int w1, h1, w2, h2;
+	unsigned char *a = png_decode(im.data, im.len, &w1, &h1);
+	unsigned char *b = png_decode(half, halflen, &w2, &h2);
+	CHECK(a && b && w1 == w2 && h1 == h2 && !memcmp(a, b, (size_t)w1 * h1 * 3));
+	free(a);
+	free(b);
+	engi_free(im.data);
+	/* over max_bytes alone: scaled down until it fits */
+	CHECK_INT(screen_image_fit(png, pnglen, 40, pnglen - 1, &im, &e), 0);
+	CHECK(im.len <= pnglen - 1 && im.w < 40);
+	engi_free(im.data);
+	engi_free(half);
+	/* every truncation of the PNG, scaled: an error or a fit, never a crash */
+	for (size_t n = 0; n < pnglen; n += 7) {
+		engi_error_init(&e);
+		int rc = screen_image_fit(png, n, 10, 1 << 20, &im, &e);
+		CHECK(rc == ENGI_EPARSE || rc == 0);
+		engi_free(im.data);
+	}
+	engi_free(png);
+	free(ppm);
+
+	/* a palette PNG (Paeth- and Up-filtered rows) and an RGBA one over white */
+	unsigned char plte[6] = {255, 0, 0, 0, 0, 255};
+	unsigned char rows[2 * 5] = {4, 0, 1, 0, 1, 2, 0, 0, 0, 0}; /* row 2 = row 1 (Up) */
+	size_t len;
+	unsigned char *pal = make_png(4, 2, 3, 0, rows, sizeof(rows), plte, 6, &len);
+	CHECK_INT(screen_image_fit(pal, len, 2, 1 << 20, &im, &e), 0);
+	a = png_decode(im.data, im.len, &w1, &h1);
+	CHECK(a && w1 == 2 && h1 == 1);
+	if (a) /* red and blue averaged */
+		CHECK(a[0] == 128 && a[1] == 0 && a[2] == 128 && a[3] == 128 && a[5] == 128);
+	free(a);
+	engi_free(im.data);
+	engi_free(pal);
+	unsigned char rgba[1 + 8] = {0, 10, 20, 30, 255, 0, 0, 0, 0};
+	pal = make_png(2, 1, 6, 0, rgba, sizeof(rgba), NULL, 0, &len);
+	CHECK_INT(screen_image_fit(pal, len, 1, 1 << 20, &im, &e), 0);
+	a = png_decode(im.data, im.len, &w1, &h1);
+	CHECK(a && w1 == 1 && h1 == 1);
+	if (a) /* (10,20,30) and transparent = white, averaged */
+		CHECK(a[0] == 133 && a[1] == 138 && a[2] == 143);
+	free(a);
+	engi_free(im.data);
+	engi_free(pal);
+	/* interlaced, needing a scale: refused with a reason */
+	pal = make_png(4, 2, 3, 1, rows, sizeof(rows), plte, 6, &len);
+	engi_error_init(&e);
+	CHECK_INT(screen_image_fit(pal, len, 2, 1 << 20, &im, &e), ENGI_ENOTSUP);
+	CHECK(strstr(e.msg, "interlaced") != NULL);
+	engi_free(pal);
+	/* JPEG: passed through under the cap, refused over it; others refused */
+	static const unsigned char jpg[] = {0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 0xff, 0xd9};
+	CHECK_INT(screen_image_fit(jpg, sizeof(jpg), 1, 1 << 20, &im, &e), 0);
+	CHECK(im.len == sizeof(jpg) && !memcmp(im.data, jpg, sizeof(jpg)));
+	CHECK_STR(im.type, "image/jpeg");
+	engi_free(im.data);
+	engi_error_init(&e);
+	CHECK_INT(screen_image_fit(jpg, sizeof(jpg), 1, 4, &im, &e), ENGI_ETOOBIG);
+	engi_error_init(&e);
+	CHECK_INT(screen_image_fit((const unsigned char *)"GIF89a", 6, 9, 99, &im, &e), ENGI_EPARSE);
+}
+
 int main(void)
 {
 	test_round_trip();
@@ -621,5 +747,6 @@ int main(void)
 	test_event_shapes();
 	test_actions();
 	test_action_errors();
+	test_image_fit();
 	return check_exit();
 }

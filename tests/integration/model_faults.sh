@@ -3,9 +3,12 @@
 # with backoff and Retry-After is honoured; a reply slower than the timeout
 # is abandoned and retried; a truncated body is retried; a malformed body, a
 # body cut short and a 50 MB body each become one recorded error turn and
-# the episode goes on; an endpoint that never answers usably ends the
-# episode as agent_error with a message. A wrong key is refused by the
-# server and the key never shows in the error. Calls that cannot run here
+# the episode goes on; an endpoint that only ever answers garbage ends the
+# episode as agent_error with a message. Infrastructure is not the model's:
+# a port nobody listens on, 500 or 429 forever, 401, 403 and an unset key
+# variable end as infra_error with their reason, are retried by the episode
+# and rerun by --resume. A wrong key is refused by the server and the key
+# never shows in the error. Calls that cannot run here
 # are answered, not fatal: a GUI action on the local backend (which does
 # not support input events), an unknown tool, arguments that are not an object. All alone
 # (no mpirun).
@@ -93,28 +96,93 @@ assert not [l for l in log if "bad" in l or l.get("status") == 401], log
 print("faults ok;", len(log), "requests")
 PY
 
-# a wrong key: refused, reported, and the key is not in the message
+# Infrastructure is never the model's failure: a port nobody listens on,
+# 500 and 429 past the retries, 401, 403 and an unset key variable are
+# infra_error with their reason, retried by the episode (--retry-wait),
+# never a success, and rerun by --resume; a model that only ever answers
+# garbage stays agent_error and is done.
+DEAD_PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+infra_entry() { # NAME PROVIDER BASE_URL MODEL KEY_ENV
+	echo "{\"name\": \"$1\", \"provider\": \"$2\", \"base_url\": \"$3\", \"model\": \"$4\",
+ \"api_key_env\": \"$5\", \"timeout_s\": 1, \"retry_base_s\": 0.01, \"max_retries\": 2}"
+}
+stop_model_server
+"$PY" - <<'PY'
+import json
+s = json.load(open("script.json"))
+m = s["models"]
+m["down"] = [{"fault": "500", "times": 10**6}]
+m["limited"] = [{"fault": "429", "times": 10**6, "retry_after": 0}]
+m["denied401"] = [{"fault": "401", "times": 10**6}]
+m["denied403"] = [{"fault": "403", "times": 10**6}]
+json.dump(s, open("script.json", "w"))
+PY
+start_model_server script.json --key "$ENGI_TEST_API_KEY"
+U="http://127.0.0.1:$MODEL_PORT/v1"
+cat > infra.json <<JSON
+{"models": [
+ $(infra_entry refused openai "http://127.0.0.1:$DEAD_PORT/v1" rate ENGI_TEST_API_KEY),
+ $(infra_entry down anthropic "$U" down ENGI_TEST_API_KEY),
+ $(infra_entry limited openai "$U" limited ENGI_TEST_API_KEY),
+ $(infra_entry denied401 openai "$U" denied401 ENGI_TEST_API_KEY),
+ $(infra_entry denied403 anthropic "$U" denied403 ENGI_TEST_API_KEY),
+ $(infra_entry nokey anthropic "$U" rate ENGI_UNSET_KEY_VARIABLE),
+ $(infra_entry broken openai "$U" broken ENGI_TEST_API_KEY)
+]}
+JSON
+unset ENGI_UNSET_KEY_VARIABLE
+run_infra() {
+	"$ENGISWEEP" run "$@" --retries 1 --retry-wait 0.05 --models infra.json --quiet --out infra suite \
+		> infra.log 2>&1 || true
+}
+run_infra
+cp server.log server-first.log
+cp infra/results.h5 infra-first.h5
+run_infra --resume
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import json
+import results as R
+rows = R.episodes("infra/results.h5")
+assert "infra" in rows[0], sorted(rows[0])
+before = {e["model"]: e for e in R.episodes("infra-first.h5")}
+want = {"refused": "endpoint unavailable", "down": "endpoint unavailable",
+        "limited": "endpoint unavailable", "denied401": "authentication refused",
+        "denied403": "authentication refused", "nokey": "api key not set"}
+by = {e["model"]: e for e in rows}
+assert len(rows) == len(before) == 7, (sorted(by), sorted(before))
+for m, why in want.items():
+    for e in (before[m], by[m]):
+        assert e["outcome"] == "infra_error" and e["infra"] == why, e
+        assert e["success"] == 0 and e["attempts"] == 2, e
+    # --resume did not count it done: it ran again
+    assert by[m]["started_at"] > before[m]["started_at"], (before[m], by[m])
+assert by["broken"]["started_at"] == before["broken"]["started_at"], by["broken"]
+by = {m: [e] for m, e in by.items()}
+e = by["broken"][0]
+assert e["outcome"] == "agent_error" and e["infra"] == "" and "unusable replies" in e["message"], e
+assert "ENGI_UNSET_KEY_VARIABLE" in by["nokey"][0]["message"], by["nokey"]
+assert "HTTP 403" in by["denied403"][0]["message"], by["denied403"]
+first = [json.loads(l) for l in open("server-first.log")]
+log = [json.loads(l) for l in open("server.log")]
+n = lambda lg, m: sum(1 for l in lg if l.get("model") == m)
+# 401/403 are not retried by the provider: one request per episode attempt
+assert n(first, "denied401") == 2 and n(first, "denied403") == 2, (n(first, "denied401"), n(first, "denied403"))
+# 500 and 429: the provider's retries (1 + 2) per attempt
+assert n(first, "down") == 6 and n(first, "limited") == 6, (n(first, "down"), n(first, "limited"))
+assert n(log, "down") == 12 and n(log, "broken") == n(first, "broken"), (n(log, "down"), n(log, "broken"))
+print("infra ok")
+PY
+# a wrong key: refused as infrastructure, and the key is not in the message
 cat > wrongkey.json <<JSON
 {"models": [{"name": "wrong", "provider": "openai", "base_url": "$U", "model": "rate",
  "api_key_env": "ENGI_WRONG_KEY", "timeout_s": 1, "max_retries": 0}]}
 JSON
-ENGI_WRONG_KEY="sk-wrong-$RANDOM$RANDOM-zz" "$ENGISWEEP" run --models wrongkey.json --quiet --out wrong suite > wrong.log 2>&1 \
-	|| { cat wrong.log; fail "sweep with a wrong key failed"; }
+ENGI_WRONG_KEY="sk-wrong-$RANDOM$RANDOM-zz" "$ENGISWEEP" run --retries 0 --models wrongkey.json --quiet --out wrong suite > wrong.log 2>&1 || true
 PYTHONPATH="$HERE" "$PY" - <<'PY'
 import results as R
 e = R.episodes("wrong/results.h5")[0]
-assert e["outcome"] == "agent_error" and "HTTP 401" in e["message"], e
+assert e["outcome"] == "infra_error" and e["infra"] == "authentication refused", e
+assert "HTTP 401" in e["message"], e
 PY
 if grep -rqa "sk-wrong-" wrong wrong.log; then fail "the wrong key shows in the output"; fi
-# the key variable unset: a clear error naming the variable
-cat > nokey.json <<JSON
-{"models": [{"name": "nokey", "provider": "anthropic", "base_url": "$U", "model": "rate",
- "api_key_env": "ENGI_UNSET_KEY_VARIABLE"}]}
-JSON
-"$ENGISWEEP" run --models nokey.json --quiet --out nokey suite > nokey.log 2>&1 || true
-PYTHONPATH="$HERE" "$PY" - <<'PY'
-import results as R
-e = R.episodes("nokey/results.h5")[0]
-assert e["outcome"] == "agent_error" and "ENGI_UNSET_KEY_VARIABLE" in e["message"], e
-PY
 echo "ok"

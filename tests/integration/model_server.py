@@ -2,7 +2,7 @@
 Completions (POST /v1/chat/completions) and Anthropic Messages
 (POST /v1/messages), serving scripted replies with real tool-call JSON.
 
-    model_server.py --script S.json --port-file P [--log L.jsonl] [--key K]
+    model_server.py --script S.json --port-file P [--log L.jsonl] [--key K] [--record]
 
 The script is {"models": {"<model>": [reply, ...]}}. The reply for a request
 is chosen by how many assistant messages the request already holds, so a
@@ -13,16 +13,27 @@ where a fault is served the first N times (default 1) that reply is due,
 then the reply itself (counted per API, model and reply):
     429        status 429 with Retry-After: retry_after (default 1)
     500        status 500
+    401, 403   that status (a key or an account refused)
     slow       the reply after sleep_s seconds (longer than the client timeout)
     malformed  status 200, a body that is not JSON
     truncated  Content-Length promises more than is sent, then the connection closes
     cut        a close-delimited body cut in the middle of the JSON
     huge       status 200 with a 50 MB body
 With --key, requests without the right Authorization (OpenAI) or x-api-key
-(Anthropic) header get 401. Every request is checked (tools declared, tool
-results answer the calls before them, roles alternate for Anthropic); a bad
-one gets 400. Each request is logged as one JSON line.
+(Anthropic) header get 401. Every request is checked as the real APIs check
+it (tools declared; tool results answer the calls before them, and for
+OpenAI nothing but tool messages comes between the calls and their results;
+roles alternate for Anthropic; OpenAI reasoning models, o1/o3/o4/gpt-5
+names, refuse max_tokens; Anthropic extended thinking needs budget_tokens
+of at least 1024 below max_tokens, no temperature, and every earlier
+assistant turn with tool use must start with the thinking block it was
+given, signature unchanged); a bad one gets 400. An Anthropic request with
+thinking enabled gets a thinking block, signed, before the reply's content.
+Each request is logged as one JSON line; with --record the line holds the
+request body too ("body").
 """
+import base64
+import re
 import argparse
 import json
 import threading
@@ -36,12 +47,24 @@ def count_assistant(api, body):
     return sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
 
 
+REASONING = re.compile(r"^(.*/)?(o[1-9]|gpt-5)")
+
+
+def signature(text):
+    return "sig-" + base64.b64encode(text.encode()).decode()
+
+
 def check_openai(body):
     names = {t["function"]["name"] for t in body.get("tools", [])}
     if body.get("tools") is not None and not TOOLS <= names:
         return "tools missing: %s" % sorted(TOOLS - names)
+    if "max_tokens" in body and REASONING.match(body.get("model", "")):
+        return ("Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.")
     open_ids = set()
     for m in body["messages"]:
+        if m["role"] != "tool" and open_ids:
+            return "tool calls left unanswered before a %s message: %s" % (m["role"], sorted(open_ids))
         if m["role"] == "assistant":
             if open_ids:
                 return "tool calls left unanswered: %s" % sorted(open_ids)
@@ -63,6 +86,23 @@ def check_anthropic(body):
         return "tools missing: %s" % sorted(TOOLS - names)
     if "max_tokens" not in body:
         return "max_tokens missing"
+    th = body.get("thinking")
+    if th is not None:
+        if th.get("type") != "enabled" or not isinstance(th.get("budget_tokens"), int):
+            return "thinking: expected {type: enabled, budget_tokens: N}"
+        if th["budget_tokens"] < 1024:
+            return "thinking.budget_tokens: must be at least 1024"
+        if body["max_tokens"] <= th["budget_tokens"]:
+            return "max_tokens must be greater than thinking.budget_tokens"
+        if "temperature" in body:
+            return "temperature may only be set to 1 when thinking is enabled"
+        for m in body["messages"]:
+            c = m["content"]
+            if m["role"] == "assistant" and any(b["type"] == "tool_use" for b in c):
+                if c[0]["type"] not in ("thinking", "redacted_thinking"):
+                    return "Expected `thinking` or `redacted_thinking`, but found `%s`" % c[0]["type"]
+                if c[0]["type"] == "thinking" and c[0].get("signature") != signature(c[0]["thinking"]):
+                    return "Invalid `signature` in `thinking` block"
     last = None
     open_ids = set()
     for m in body["messages"]:
@@ -96,8 +136,11 @@ def openai_reply(model, r):
                       "total_tokens": u[0] + u[1]}}
 
 
-def anthropic_reply(model, r):
+def anthropic_reply(model, r, thinking=False):
     content = []
+    if thinking:
+        t = "Let me think about %s." % model
+        content.append({"type": "thinking", "thinking": t, "signature": signature(t)})
     if r.get("text"):
         content.append({"type": "text", "text": r["text"]})
     for i, c in enumerate(r.get("calls", [])):
@@ -146,6 +189,8 @@ class Handler(BaseHTTPRequestHandler):
             entry["bad"] = "request is not JSON"
             srv.log(entry)
             return self.send(400, {"error": entry["bad"]})
+        if srv.record:
+            entry["body"] = body
         model = body.get("model", "")
         idx = count_assistant(api, body)
         entry.update(model=model, index=idx, messages=len(body.get("messages", [])),
@@ -177,12 +222,15 @@ class Handler(BaseHTTPRequestHandler):
                     fault = r["fault"]
         entry["fault"] = fault
         srv.log(entry)
-        ok = openai_reply(model, r) if api == "openai" else anthropic_reply(model, r)
+        ok = (openai_reply(model, r) if api == "openai"
+              else anthropic_reply(model, r, thinking="thinking" in body))
         if fault == "429":
             return self.send(429, {"error": {"message": "rate limited"}},
                              [("Retry-After", str(r.get("retry_after", 1)))])
         if fault == "500":
             return self.send(500, {"error": {"message": "internal"}})
+        if fault in ("401", "403"):
+            return self.send(int(fault), {"error": {"message": "refused"}})
         if fault == "slow":
             time.sleep(r.get("sleep_s", 5))
             try:
@@ -243,10 +291,12 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log")
     ap.add_argument("--key")
+    ap.add_argument("--record", action="store_true")
     a = ap.parse_args()
     srv = Server(("127.0.0.1", 0), Handler)
     srv.script = json.load(open(a.script))
     srv.key = a.key
+    srv.record = a.record
     srv.lock = threading.Lock()
     srv.faults = {}
     srv.logf = open(a.log, "a") if a.log else None
