@@ -44,7 +44,7 @@ struct engi_res_task {
 
 struct engi_res_model {
 	char name[64];
-	char agent[64];
+	char agent[512]; /* replay:PATH names a results file */
 	char settings[512]; /* canonical JSON, no secrets */
 	double price_in_per_mtok;
 	double price_out_per_mtok;
