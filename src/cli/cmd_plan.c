@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "record.h"
 
 #include "engi/alloc.h"
 #include "engi/results.h"
@@ -137,7 +138,7 @@ int cmd_plan(int argc, char **argv)
 		if (!rows)
 			goto out;
 		for (size_t i = 0; i < hist.nepisodes; i++) {
-			if (!strcmp(hist.episodes[i].outcome, "env_crash"))
+			if (outcome_is_infra(outcome_from_name(hist.episodes[i].outcome)))
 				continue;
 			rows[nrows].task_id = hist.episodes[i].task_id;
 			rows[nrows].model = hist.episodes[i].model;

@@ -115,6 +115,9 @@ m["down"] = [{"fault": "500", "times": 10**6}]
 m["limited"] = [{"fault": "429", "times": 10**6, "retry_after": 0}]
 m["denied401"] = [{"fault": "401", "times": 10**6}]
 m["denied403"] = [{"fault": "403", "times": 10**6}]
+# writes a passing deliverable, then only ever answers garbage
+m["halfway"] = [m["rate"][0] | {"fault": None}, {"fault": "malformed", "times": 100}]
+m["halfway"][0].pop("fault")
 json.dump(s, open("script.json", "w"))
 PY
 start_model_server script.json --key "$ENGI_TEST_API_KEY"
@@ -185,4 +188,36 @@ assert e["outcome"] == "infra_error" and e["infra"] == "authentication refused",
 assert "HTTP 401" in e["message"], e
 PY
 if grep -rqa "sk-wrong-" wrong wrong.log; then fail "the wrong key shows in the output"; fi
+
+# A sweep with a dead endpoint beside a working model: the report scores the
+# working one normally and lists the dead one's episodes as not run, with no
+# score (not 0 %). An episode that ended in the agent's error is never a
+# success, even when its deliverable passes.
+cat > mix.json <<JSON
+{"models": [
+ $(infra_entry good openai "$U" rate ENGI_TEST_API_KEY),
+ $(infra_entry dead openai "http://127.0.0.1:$DEAD_PORT/v1" rate ENGI_TEST_API_KEY),
+ $(infra_entry halfway openai "$U" halfway ENGI_TEST_API_KEY)
+]}
+JSON
+bash "$HERE/make_suite.sh" suite3 3 0
+"$ENGISWEEP" run --retries 1 --retry-wait 0.01 --models mix.json --quiet --out mix suite3 > mix.log 2>&1 \
+	|| { cat mix.log; fail "mixed sweep failed"; }
+"$ENGISWEEP" report mix/results.h5 > mix-report.txt 2>&1 || { cat mix-report.txt; fail "report"; }
+grep -q -- "- dead: 3 episodes not run: endpoint unavailable; no scored episode, no score" mix-report.txt \
+	|| { cat mix-report.txt; fail "the dead model's episodes are not listed as not run"; }
+grep -Eq '^\| good \| base \| 3 \| 3 \| 100(\.0)? ' mix-report.txt \
+	|| { grep '^| ' mix-report.txt | head -20; fail "the working model is not scored normally"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import results as R
+for e in R.episodes("mix/results.h5"):
+    if e["model"] != "halfway":
+        continue
+    assert e["outcome"] == "agent_error" and e["success"] == 0 and e["score"] == 0, e
+    import h5py
+    with h5py.File("mix/results.h5", "r") as f:
+        a = [r for r in f["assertions"][:] if R.s(r["cell"]) == e["cell"] and R.s(r["name"]) == "closed"]
+    assert a and R.s(a[0]["state"]) == "pass", a   # the delivery passed, the episode is no success
+print("mix ok")
+PY
 echo "ok"
