@@ -588,7 +588,7 @@ static void check_protected(const struct episode_spec *s, struct backend_env *en
 		if (!in->protected_)
 			continue;
 		char name[ENGI_NAME_MAX];
-		snprintf(name, sizeof(name), "integrity:%s", in->env);
+		task_integrity_name(name, sizeof(name), in->env);
 		struct engi_error e;
 		engi_error_init(&e);
 		char hex[65] = "";
