@@ -5,6 +5,7 @@
 #include "scheduler.h"
 #include "sweep.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,7 +113,7 @@ static int parse_deadline(const char *what, const char *s, double *out)
 {
 	double v;
 	if (s[0] == '+') {
-		if (cli_num(what, s + 1, 0, 1e9, &v) < 0)
+		if (s[1] == '+' || s[1] == '-' || cli_num(what, s + 1, 0, 1e9, &v) < 0)
 			return -1;
 		*out = now_wall() + v;
 		return 0;
@@ -120,6 +121,28 @@ static int parse_deadline(const char *what, const char *s, double *out)
 	if (cli_num(what, s, 1, 1e11, &v) < 0)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* "K/N": decimal digits only, 0 <= K < N <= 1000000. */
+static int parse_shard(const char *s, unsigned *k, unsigned *n)
+{
+	unsigned long v[2];
+	const char *p = s;
+	for (int i = 0; i < 2; i++) {
+		char *end;
+		if (*p < '0' || *p > '9')
+			return -1;
+		errno = 0;
+		v[i] = strtoul(p, &end, 10);
+		if (errno || v[i] > 1000000 || *end != (i ? '\0' : '/'))
+			return -1;
+		p = end + 1;
+	}
+	if (v[1] < 1 || v[0] >= v[1])
+		return -1;
+	*k = (unsigned)v[0];
+	*n = (unsigned)v[1];
 	return 0;
 }
 
@@ -226,9 +249,7 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 		case OPT_SHARD: {
 			run_only = 1;
 			unsigned k = 0, n = 0;
-			int used = 0;
-			if (sscanf(optarg, "%u/%u%n", &k, &n, &used) != 2 || optarg[used] || n < 1 ||
-			    n > 1000000 || k >= n) {
+			if (parse_shard(optarg, &k, &n) < 0) {
 				cli_errorf("--shard '%s': expected K/N with 0 <= K < N", optarg);
 				return -1;
 			}
@@ -240,6 +261,10 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			run_only = 1;
 			if (parse_deadline("--deadline", optarg, &o->deadline) < 0)
 				return -1;
+			if (o->deadline <= now_wall()) {
+				cli_errorf("--deadline '%s': that time has passed", optarg);
+				return -1;
+			}
 			break;
 		case OPT_KEEP:
 			if (!validation) {
