@@ -15,8 +15,9 @@
 static const char plan_help[] =
 	"usage: engisweep plan [options] SUITE\n"
 	"\n"
-	"Validates SUITE and prints the sweep it would run: cells, predicted\n"
-	"episode-hours and API cost per model, and the makespan on R ranks.\n"
+	"Validates SUITE and every setting as run does, and prints the sweep it\n"
+	"would run: cells, predicted episode-hours and API cost per model, and\n"
+	"the makespan on R ranks.\n"
 	"Predictions come from turn limits, per-turn estimates and prices, or from\n"
 	"measured durations and costs when an earlier results file is given.\n"
 	"\n"
