@@ -135,6 +135,12 @@ static int cad_verify(const void *criteria, const char *target, const struct eng
 	return engi_cad_similarity_record(&s, v, err);
 }
 
+static size_t cad_names(const void *criteria, const char **out, size_t cap)
+{
+	const struct cad_criteria *cc = criteria;
+	return engi_criteria_names(&cc->v[0].c, sizeof(cc->v[0]), cc->n, out, cap);
+}
+
 const struct engi_verifier_kind engi_verifier_cad_similarity = {
     .name = "cad_similarity",
     .summary = "geometry similarity to a reference mesh (volume, area, moments, ICP, gates)",
@@ -142,4 +148,5 @@ const struct engi_verifier_kind engi_verifier_cad_similarity = {
     .parse = cad_parse,
     .verify = cad_verify,
     .free_criteria = cad_free,
+    .names = cad_names,
 };

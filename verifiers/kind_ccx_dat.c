@@ -430,6 +430,12 @@ static int ccx_verify(const void *criteria, const char *target, const struct eng
 	return rc;
 }
 
+static size_t ccx_names(const void *criteria, const char **out, size_t cap)
+{
+	const struct ccx_criteria *cc = criteria;
+	return engi_criteria_names(&cc->v[0].c, sizeof(cc->v[0]), cc->n, out, cap);
+}
+
 const struct engi_verifier_kind engi_verifier_ccx_dat = {
     .name = "ccx_dat",
     .summary = "CalculiX .dat nodal results (*NODE PRINT)",
@@ -437,4 +443,5 @@ const struct engi_verifier_kind engi_verifier_ccx_dat = {
     .parse = ccx_parse,
     .verify = ccx_verify,
     .free_criteria = ccx_free,
+    .names = ccx_names,
 };

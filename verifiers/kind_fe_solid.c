@@ -473,6 +473,12 @@ static int fe_verify(const void *criteria, const char *target, const struct engi
 	return rc;
 }
 
+static size_t fe_names(const void *criteria, const char **out, size_t cap)
+{
+	const struct fe_criteria *fc = criteria;
+	return engi_criteria_names(&fc->v[0].c, sizeof(fc->v[0]), fc->n, out, cap);
+}
+
 const struct engi_verifier_kind engi_verifier_fe_solid = {
     .name = "fe_solid",
     .summary = "CalculiX deck re-solved: assignments, response, the agent's own results",
@@ -480,4 +486,5 @@ const struct engi_verifier_kind engi_verifier_fe_solid = {
     .parse = fe_parse,
     .verify = fe_verify,
     .free_criteria = fe_free,
+    .names = fe_names,
 };

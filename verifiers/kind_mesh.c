@@ -386,6 +386,12 @@ static int mesh_verify(const void *criteria, const char *target, const struct en
 	return rc;
 }
 
+static size_t mesh_names(const void *criteria, const char **out, size_t cap)
+{
+	const struct mesh_criteria *mc = criteria;
+	return engi_criteria_names(&mc->v[0].c, sizeof(mc->v[0]), mc->n, out, cap);
+}
+
 const struct engi_verifier_kind engi_verifier_mesh = {
     .name = "mesh",
     .summary = "STL validity, topology and mass properties",
@@ -393,4 +399,5 @@ const struct engi_verifier_kind engi_verifier_mesh = {
     .parse = mesh_parse,
     .verify = mesh_verify,
     .free_criteria = mesh_free,
+    .names = mesh_names,
 };

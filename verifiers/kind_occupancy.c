@@ -214,6 +214,12 @@ static int occ_verify(const void *criteria, const char *target, const struct eng
 	return rc;
 }
 
+static size_t occ_names(const void *criteria, const char **out, size_t cap)
+{
+	const struct occ_criteria *oc = criteria;
+	return engi_criteria_names(&oc->v[0].c, sizeof(oc->v[0]), oc->n, out, cap);
+}
+
 const struct engi_verifier_kind engi_verifier_occupancy = {
     .name = "occupancy",
     .summary = "solid-void checks: material in boxes and cylinders, points in material or void",
@@ -221,4 +227,5 @@ const struct engi_verifier_kind engi_verifier_occupancy = {
     .parse = occ_parse,
     .verify = occ_verify,
     .free_criteria = occ_free,
+    .names = occ_names,
 };

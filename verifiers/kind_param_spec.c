@@ -565,6 +565,16 @@ static int spec_verify(const void *criteria, const char *target, const struct en
 	return sc->reference[0] ? geometry(sc, target, ctx, v, err) : 0;
 }
 
+/* The parameters' param:NAME, and geometry_similarity with a reference. */
+static size_t spec_names(const void *criteria, const char **out, size_t cap)
+{
+	const struct spec_criteria *sc = criteria;
+	size_t n = engi_criteria_names(&sc->v[0].c, sizeof(sc->v[0]), sc->n, out, cap);
+	if (sc->reference[0] && n < cap)
+		out[n] = "geometry_similarity";
+	return n + (sc->reference[0] ? 1 : 0);
+}
+
 const struct engi_verifier_kind engi_verifier_param_spec = {
     .name = "param_spec",
     .summary = "named parameters on a mesh (spans, holes, voids): spec_consistency, geometry",
@@ -572,4 +582,5 @@ const struct engi_verifier_kind engi_verifier_param_spec = {
     .parse = spec_parse,
     .verify = spec_verify,
     .free_criteria = spec_free,
+    .names = spec_names,
 };

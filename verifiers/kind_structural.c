@@ -247,6 +247,19 @@ out:
 	return rc;
 }
 
+/* Every model and result check, whatever the criteria. */
+static size_t structural_names(const void *criteria, const char **out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; model_names[i]; i++, n++)
+		if (n < cap)
+			out[n] = model_names[i];
+	for (size_t i = 0; result_names[i]; i++, n++)
+		if (n < cap)
+			out[n] = result_names[i];
+	return n;
+}
+
 const struct engi_verifier_kind engi_verifier_structural = {
     .name = "structural",
     .summary = "structural model JSON: strict model matching, then re-solved results vs truth",
@@ -254,4 +267,5 @@ const struct engi_verifier_kind engi_verifier_structural = {
     .parse = structural_parse,
     .verify = structural_verify,
     .free_criteria = structural_free,
+    .names = structural_names,
 };

@@ -187,8 +187,7 @@ int engi_verify_file(const struct engi_verifier_kind *kind, const void *criteria
 {
 	BUG_ON(!kind || !target || !ctx || !ctx->artifact_dir);
 	char name[ENGI_NAME_MAX];
-	snprintf(name, sizeof(name), "%s%.*s", DELIVERED_PREFIX,
-		 (int)(sizeof(name) - sizeof(DELIVERED_PREFIX)), target);
+	engi_delivered_name(name, sizeof(name), target);
 	char path[PATH_MAX];
 	int n = snprintf(path, sizeof(path), "%s/%s", ctx->artifact_dir, target);
 	struct stat st;
@@ -210,6 +209,11 @@ int engi_verify_file(const struct engi_verifier_kind *kind, const void *criteria
 	if (!kind->verify)
 		RAISE(err, ENGI_ENOTSUP, "verifier kind '%s' does not verify files", kind->name);
 	return kind->verify(criteria, target, ctx, v, err);
+}
+
+void engi_delivered_name(char *out, size_t cap, const char *target)
+{
+	snprintf(out, cap, "%s%s", DELIVERED_PREFIX, target);
 }
 
 void engi_verifier_free(const struct engi_verifier_kind *kind, void *criteria)
@@ -376,6 +380,15 @@ int engi_criterion_name_unique(const struct engi_criterion *first, size_t stride
 						base, j);
 		}
 	return 0;
+}
+
+size_t engi_criteria_names(const struct engi_criterion *first, size_t stride, size_t n,
+			   const char **out, size_t cap)
+{
+	const char *at = (const char *)first;
+	for (size_t i = 0; i < n && i < cap; i++)
+		out[i] = ((const struct engi_criterion *)(at + i * stride))->name;
+	return n;
 }
 
 int engi_criteria_array(json_t *verifier, const char *file, const char *pointer, json_t **criteria,

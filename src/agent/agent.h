@@ -114,6 +114,9 @@ struct agent_desc {
 	const struct agent_ops *ops; /* NULL: not built */
 	const char *not_built_hint;
 	int takes_variant; /* name:VARIANT */
+	/* Checks a models.json entry (JSON text) for this agent before anything
+	 * runs; errors read "/FIELD: what is wrong". NULL: nothing to check. */
+	int (*check)(const char *entry_json, struct engi_error *err);
 };
 
 struct agent {

@@ -44,6 +44,7 @@
 #include "base64.h"
 #include "engi/dynbuf.h"
 #include "fsutil.h"
+#include "matrix.h"
 #include "provider.h"
 
 #include <jansson.h>
@@ -141,28 +142,14 @@ static void args_clear(struct model_agent *m)
 static int attach_drawings(struct model_agent *m, const struct agent_ctx *ctx,
 			   struct engi_error *err);
 
-enum drawings_mode { DRAWINGS_MESSAGE, DRAWINGS_NONE, DRAWINGS_FILES };
-
 /* Condition setting drawings: message (the default), files or none. */
 static int drawings_mode(const struct agent_ctx *ctx, int *mode, struct engi_error *err)
 {
-	json_t *cond = ctx->condition_json ? json_loads(ctx->condition_json, 0, NULL) : NULL;
-	const char *cm = json_string_value(json_object_get(cond, "drawings"));
-	int rc = 0;
-	*mode = DRAWINGS_MESSAGE;
-	if (!cm || !strcmp(cm, "message"))
-		*mode = DRAWINGS_MESSAGE;
-	else if (!strcmp(cm, "none"))
-		*mode = DRAWINGS_NONE;
-	else if (!strcmp(cm, "files"))
-		*mode = DRAWINGS_FILES;
-	else
-		rc = engi_raise(err, ENGI_ENOTSUP,
-				"condition setting drawings=%s: valid settings are 'message', "
-				"'files' and 'none'",
-				cm);
-	json_decref(cond);
-	return rc;
+	*mode = cond_drawings(ctx->condition_json);
+	if (*mode < 0)
+		RAISE(err, ENGI_ENOTSUP, "condition setting drawings: expected %s",
+		      cond_setting_find("drawings")->expect);
+	return 0;
 }
 
 /* The system prompt for the tool mode, with ask_user where the task has a
@@ -202,20 +189,19 @@ static const char *base_name(const char *p)
  * ran out: the entry as written). */
 static char *entry_with_condition(const struct agent_ctx *ctx)
 {
-	static const char *const keys[] = {"history_turns", "tools", "image_tool", NULL};
-	json_t *cond = ctx->condition_json ? json_loads(ctx->condition_json, 0, NULL) : NULL;
 	json_t *entry = NULL;
-	for (const char *const *k = keys; *k && json_is_object(cond); k++) {
-		json_t *v = json_object_get(cond, *k);
+	for (const struct cond_setting *k = cond_settings; k->key; k++) {
+		json_t *v = k->overrides_model ? cond_setting_get(ctx->condition_json, k->key) : NULL;
 		if (!v)
 			continue;
-		if (!entry && !(entry = json_loads(ctx->model_json, 0, NULL)))
+		if (!entry && !(entry = json_loads(ctx->model_json, 0, NULL))) {
+			json_decref(v);
 			break;
-		json_object_set(entry, *k, v);
+		}
+		json_object_set_new(entry, k->key, v);
 	}
 	char *s = entry ? json_dumps(entry, JSON_COMPACT) : NULL;
 	json_decref(entry);
-	json_decref(cond);
 	return s;
 }
 
@@ -720,4 +706,5 @@ const struct agent_desc agent_model = {
     .summary = "a language model behind an OpenAI-compatible or Anthropic API",
     .priv_size = sizeof(struct model_agent),
     .ops = &model_ops,
+    .check = provider_config_check,
 };

@@ -5,6 +5,7 @@
 #include "engi/results.h"
 #include "matrix.h"
 #include "store.h"
+#include "sweep.h"
 #include "task.h"
 
 #include <getopt.h>
@@ -15,8 +16,9 @@
 static const char plan_help[] =
 	"usage: engisweep plan [options] SUITE\n"
 	"\n"
-	"Validates SUITE and prints the sweep it would run: cells, predicted\n"
-	"episode-hours and API cost per model, and the makespan on R ranks.\n"
+	"Validates SUITE and every setting as run does, and prints the sweep it\n"
+	"would run: cells, predicted episode-hours and API cost per model, and\n"
+	"the makespan on R ranks.\n"
 	"Predictions come from turn limits, per-turn estimates and prices, or from\n"
 	"measured durations and costs when an earlier results file is given.\n"
 	"\n"
@@ -94,37 +96,31 @@ int cmd_plan(int argc, char **argv)
 	}
 	struct engi_error err;
 	engi_error_init(&err);
+	struct sweep_opts o;
+	sweep_opts_defaults(&o);
+	o.suite = argv[optind];
+	o.backend = NULL; /* plan runs nothing: any backend's sweep is planned */
+	o.agents = agents;
+	o.models_file = models;
+	o.trials = (int)trials;
+	o.conditions = conds.v;
+	o.nconditions = conds.n;
+	o.grid = grid.v;
+	o.ngrid = grid.n;
+	o.subset = subset;
 	struct suite s;
 	struct sweepdef d;
 	struct matrix m;
 	struct engi_results hist;
+	memset(&s, 0, sizeof(s));
+	arena_init(&s.arena);
 	sweepdef_init(&d);
 	engi_results_init(&hist);
 	memset(&m, 0, sizeof(m));
 	int code = EXIT_USAGE;
 	struct history_row *rows = NULL;
-	if (suite_load(&s, argv[optind], &err) < 0) {
-		cli_error(&err);
-		goto out_nosuite;
-	}
 	size_t nstrata = 0;
-	if (subset && suite_subset(&s, subset, &nstrata, &err) < 0) {
-		cli_error(&err);
-		goto out;
-	}
-	d.trials = (int)trials;
-	if ((agents && sweepdef_add_agents(&d, agents, &err) < 0) ||
-	    (models && sweepdef_load_models(&d, models, &err) < 0) ||
-	    (!agents && !models && sweepdef_add_agents(&d, "reference", &err) < 0)) {
-		cli_error(&err);
-		goto out;
-	}
-	for (size_t i = 0; i < conds.n; i++)
-		if (sweepdef_add_condition(&d, conds.v[i], &err) < 0) {
-			cli_error(&err);
-			goto out;
-		}
-	if (sweepdef_add_grid(&d, grid.v, grid.n, &err) < 0) {
+	if (sweep_define(&s, &d, &o, &nstrata, &err) < 0) {
 		cli_error(&err);
 		goto out;
 	}
@@ -184,7 +180,6 @@ int cmd_plan(int argc, char **argv)
 	code = 0;
 out:
 	suite_release(&s);
-out_nosuite:
 	engi_free(rows);
 	matrix_release(&m);
 	engi_results_release(&hist);

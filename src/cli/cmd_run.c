@@ -5,6 +5,7 @@
 #include "scheduler.h"
 #include "sweep.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +15,10 @@ static const char run_help[] =
 	"usage: engisweep run [options] SUITE\n"
 	"\n"
 	"Runs every cell of SUITE (a folder of task files, or one file) x models x\n"
-	"trials x conditions. Under mpirun or srun, rank 0 dispatches cells to the\n"
-	"other ranks, longest predicted first; alone, it runs them itself.\n"
+	"trials x conditions; every setting is checked first (a bad one exits 2\n"
+	"before anything is written). Under mpirun or srun, rank 0 dispatches\n"
+	"cells to the other ranks, longest predicted first; alone, it runs them\n"
+	"itself.\n"
 	"SIGTERM, SIGINT or SIGUSR1 stop dispatching, let running episodes finish\n"
 	"within the grace time, flush and exit 0; --resume then continues.\n"
 	"\n"
@@ -26,9 +29,12 @@ static const char run_help[] =
 	"                         flawed:NAME (default: reference)\n"
 	"  -m, --models FILE      models.json: language models and their prices, caps\n"
 	"  -t, --trials N         trials per task and model (default 1)\n"
-	"  -c, --condition SPEC   NAME or NAME:key=value,... (repeat for an ablation)\n"
-	"      --grid AXIS=V1,V2  a condition axis; several --grid make the cartesian\n"
-	"                         product of conditions AXIS-V1_AXIS2-W1, ...\n"
+	"  -c, --condition SPEC   NAME or NAME:key=value,... (repeat for an ablation);\n"
+	"                         keys: history_turns, tools, image_tool,\n"
+	"                         screen_scale, drawings (README.md)\n"
+	"      --grid AXIS=V1,V2  a condition axis (a key of -c); several --grid make\n"
+	"                         the cartesian product of conditions\n"
+	"                         AXIS-V1_AXIS2-W1, ...\n"
 	"      --shard K/N        only the cells whose place in cell-id order is K\n"
 	"                         modulo N (a job array's share; merge the N\n"
 	"                         results afterwards)\n"
@@ -42,7 +48,7 @@ static const char run_help[] =
 	"                         verifier versions judged (the report says so)\n"
 	"  -j, --jobs N           episodes rank 0 runs at once itself (default: 1 alone,\n"
 	"                         1 with fewer than 4 ranks, else 0)\n"
-	"      --resource NAME=N  N licence tokens of NAME exist (repeat)\n"
+	"      --resource NAME=N  N (1 to 100000) licence tokens of NAME exist (repeat)\n"
 	"      --retries N        retries of an infrastructure failure (default 2)\n"
 	"      --retry-wait S     seconds before the first retry, doubling after each\n"
 	"                         (default 5, at most 300 between attempts)\n"
@@ -122,7 +128,7 @@ static int parse_deadline(const char *what, const char *s, double *out)
 {
 	double v;
 	if (s[0] == '+') {
-		if (cli_num(what, s + 1, 0, 1e9, &v) < 0)
+		if (s[1] == '+' || s[1] == '-' || cli_num(what, s + 1, 0, 1e9, &v) < 0)
 			return -1;
 		*out = now_wall() + v;
 		return 0;
@@ -130,6 +136,28 @@ static int parse_deadline(const char *what, const char *s, double *out)
 	if (cli_num(what, s, 1, 1e11, &v) < 0)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* "K/N": decimal digits only, 0 <= K < N <= 1000000. */
+static int parse_shard(const char *s, unsigned *k, unsigned *n)
+{
+	unsigned long v[2];
+	const char *p = s;
+	for (int i = 0; i < 2; i++) {
+		char *end;
+		if (*p < '0' || *p > '9')
+			return -1;
+		errno = 0;
+		v[i] = strtoul(p, &end, 10);
+		if (errno || v[i] > 1000000 || *end != (i ? '\0' : '/'))
+			return -1;
+		p = end + 1;
+	}
+	if (v[1] < 1 || v[0] >= v[1])
+		return -1;
+	*k = (unsigned)v[0];
+	*n = (unsigned)v[1];
 	return 0;
 }
 
@@ -250,9 +278,7 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 		case OPT_SHARD: {
 			run_only = 1;
 			unsigned k = 0, n = 0;
-			int used = 0;
-			if (sscanf(optarg, "%u/%u%n", &k, &n, &used) != 2 || optarg[used] || n < 1 ||
-			    n > 1000000 || k >= n) {
+			if (parse_shard(optarg, &k, &n) < 0) {
 				cli_errorf("--shard '%s': expected K/N with 0 <= K < N", optarg);
 				return -1;
 			}
@@ -264,6 +290,10 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			run_only = 1;
 			if (parse_deadline("--deadline", optarg, &o->deadline) < 0)
 				return -1;
+			if (o->deadline <= now_wall()) {
+				cli_errorf("--deadline '%s': that time has passed", optarg);
+				return -1;
+			}
 			break;
 		case OPT_KEEP:
 			if (!validation) {

@@ -14,6 +14,7 @@
 #include "store.h"
 #include "trace.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -403,44 +404,97 @@ static void hook_tick(void *p, const struct sched_status *st)
 
 /* ---- setup ---- */
 
-static int load_everything(struct sweep *sw, const struct sweep_opts *o,
-			   struct engi_error *err)
+int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o,
+		 size_t *nstrata, struct engi_error *err)
 {
-	TRY(suite_load(&sw->suite, o->suite, err));
+	TRY(suite_load(s, o->suite, err));
 	if (o->subset)
-		TRY(suite_subset(&sw->suite, o->subset, NULL, err));
-	sw->def.trials = o->trials;
-	if (o->validation) {
-		TRY(matrix_build_validation(&sw->matrix, &sw->suite, &sw->def, err));
-		TRY(episode_preflight(o->backend, &sw->def, err));
-		return episode_prepare(o->backend, &sw->suite, err);
-	}
+		TRY(suite_subset(s, o->subset, nstrata, err));
+	d->trials = o->trials;
+	if (o->validation)
+		return 0;
 	if (o->agents)
-		TRY(sweepdef_add_agents(&sw->def, o->agents, err));
+		TRY(sweepdef_add_agents(d, o->agents, err));
 	if (o->models_file)
-		TRY(sweepdef_load_models(&sw->def, o->models_file, err));
+		TRY(sweepdef_load_models(d, o->models_file, err));
 	if (!o->agents && !o->models_file)
-		TRY(sweepdef_add_agents(&sw->def, "reference", err));
+		TRY(sweepdef_add_agents(d, "reference", err));
 	for (size_t i = 0; i < o->nconditions; i++)
-		TRY(sweepdef_add_condition(&sw->def, o->conditions[i], err));
-	TRY(sweepdef_add_grid(&sw->def, o->grid, o->ngrid, err));
+		TRY(sweepdef_add_condition(d, o->conditions[i], err));
+	TRY(sweepdef_add_grid(d, o->grid, o->ngrid, err));
 	/* every agent named must exist and be built, before anything runs */
-	for (size_t i = 0; i < sw->def.nmodels; i++) {
-		const char *agent = sw->def.models[i].agent;
+	for (size_t i = 0; i < d->nmodels; i++) {
+		const char *agent = d->models[i].agent;
 		if (!strncmp(agent, "flawed:", 7)) {
 			int any = 0;
-			for (size_t t = 0; t < sw->suite.ntasks; t++)
-				any |= task_find_flawed(&sw->suite.tasks[t], agent + 7) != NULL;
+			for (size_t t = 0; t < s->ntasks; t++)
+				any |= task_find_flawed(&s->tasks[t], agent + 7) != NULL;
 			if (!any)
 				RAISE(err, ENGI_EINVALID, "no task in '%s' has a flawed variant '%s'",
 				      o->suite, agent + 7);
 		}
 	}
-	TRY(episode_preflight(o->backend, &sw->def, err));
+	for (size_t i = 0; i < o->nresources; i++) {
+		char name[64], other[64];
+		TRY(sweep_parse_resource(o->resources[i], name, sizeof(name), NULL, err));
+		for (size_t k = 0; k < i; k++)
+			if (sweep_parse_resource(o->resources[k], other, sizeof(other), NULL, err) == 0 &&
+			    !strcmp(name, other))
+				RAISE(err, ENGI_EINVALID, "--resource '%s': '%s' is given twice",
+				      o->resources[i], name);
+	}
+	return episode_preflight(o->backend, d, err);
+}
+
+static int load_everything(struct sweep *sw, const struct sweep_opts *o,
+			   struct engi_error *err)
+{
+	TRY(sweep_define(&sw->suite, &sw->def, o, NULL, err));
+	if (o->validation) {
+		TRY(matrix_build_validation(&sw->matrix, &sw->suite, &sw->def, err));
+		TRY(episode_preflight(o->backend, &sw->def, err));
+		return episode_prepare(o->backend, &sw->suite, err);
+	}
 	TRY(episode_prepare(o->backend, &sw->suite, err));
 	TRY(matrix_build(&sw->matrix, &sw->suite, &sw->def, NULL, 0, err));
 	if (o->shard_n > 0)
 		TRY(matrix_keep_shard(&sw->matrix, o->shard_k, o->shard_n, err));
+	return 0;
+}
+
+int sweep_parse_resource(const char *spec, char *name, size_t cap, int *count,
+			 struct engi_error *err)
+{
+	const char *eq = strchr(spec, '=');
+	size_t n = eq ? (size_t)(eq - spec) : 0;
+	int ok = n > 0 && n <= 63 && ((spec[0] >= 'a' && spec[0] <= 'z') ||
+				      (spec[0] >= 'A' && spec[0] <= 'Z') ||
+				      (spec[0] >= '0' && spec[0] <= '9'));
+	for (size_t i = 1; ok && i < n; i++) {
+		char ch = spec[i];
+		ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		     ch == '.' || ch == '_' || ch == '-';
+	}
+	if (!ok)
+		RAISE(err, ENGI_EINVALID,
+		      "--resource '%s': expected NAME=N, NAME of 1 to 63 of [A-Za-z0-9._-] "
+		      "(first a letter or digit)", spec);
+	char *end = NULL;
+	errno = 0;
+	long v = strtol(eq + 1, &end, 10);
+	if (errno || end == eq + 1 || *end || eq[1] == '-' || eq[1] == '+' || eq[1] == ' ' ||
+	    v < 1 || v > 100000)
+		RAISE(err, ENGI_EINVALID,
+		      "--resource '%s': the count '%s' is not an integer from 1 to 100000", spec,
+		      eq + 1);
+	if (name) {
+		if (n >= cap)
+			RAISE(err, ENGI_EINVALID, "--resource '%s': name too long", spec);
+		memcpy(name, spec, n);
+		name[n] = '\0';
+	}
+	if (count)
+		*count = (int)v;
 	return 0;
 }
 
@@ -451,16 +505,12 @@ static int parse_pool(struct runctx *c, struct engi_error *err)
 	if (!c->pool)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	for (size_t i = 0; i < o->nresources; i++) {
-		const char *eq = strchr(o->resources[i], '=');
-		char *end = NULL;
-		long n = eq ? strtol(eq + 1, &end, 10) : -1;
-		if (!eq || eq == o->resources[i] || !end || *end || n < 0 || n > 100000)
-			RAISE(err, ENGI_EINVALID, "--resource '%s': expected NAME=COUNT", o->resources[i]);
-		char *name = engi_strndup(o->resources[i], (size_t)(eq - o->resources[i]));
-		if (!name)
+		char name[64];
+		int n;
+		TRY(sweep_parse_resource(o->resources[i], name, sizeof(name), &n, err));
+		if (!(c->pool[c->npool].name = engi_strdup(name)))
 			RAISE(err, ENGI_ENOMEM, "out of memory");
-		c->pool[c->npool].name = name;
-		c->pool[c->npool].cap = (int)n;
+		c->pool[c->npool].cap = n;
 		c->npool++;
 	}
 	return 0;

@@ -77,6 +77,18 @@ struct sweep {
 	size_t infra_failed;
 };
 
+/* The sweep's definition from the options, every setting checked before
+ * anything runs (what plan and run share): the suite (and its subset;
+ * *nstrata may be NULL), models, agents, conditions and grid; the agents
+ * and their models.json entries, the backend unless NULL, --resource. */
+int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o,
+		 size_t *nstrata, struct engi_error *err);
+/* "NAME=N" of --resource: NAME of [A-Za-z0-9._-] (first a letter or digit,
+ * at most 63), N an integer from 1 to 100000; name (cap bytes) and count
+ * may be NULL. */
+int sweep_parse_resource(const char *spec, char *name, size_t cap, int *count,
+			 struct engi_error *err);
+
 /* Runs the sweep; on rank 0 fills sw->results. Collective. */
 int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *err);
 void sweep_release(struct sweep *sw);

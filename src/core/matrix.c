@@ -2,9 +2,12 @@
 
 #include "engi/alloc.h"
 #include "engi/sha256.h"
+#include "engi/verify.h"
 #include "fsutil.h"
+#include "text.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +68,162 @@ static int valid_label(const char *s)
 	return 1;
 }
 
+/* ---- the settings of a condition ---- */
+
+static int valid_history_turns(const json_t *v)
+{
+	return json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 1000000;
+}
+
+static int valid_tools(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	return s && (!strcmp(s, "native") || !strcmp(s, "text"));
+}
+
+static int valid_boolean(const json_t *v)
+{
+	return json_is_boolean(v);
+}
+
+static int valid_scale(const json_t *v)
+{
+	return json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= 1;
+}
+
+/* in enum cond_drawings order */
+static const char *const drawings_names[] = {"message", "none", "files", NULL};
+
+static int drawings_index(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	for (int i = 0; s && drawings_names[i]; i++)
+		if (!strcmp(s, drawings_names[i]))
+			return i;
+	return -1;
+}
+
+static int valid_drawings(const json_t *v)
+{
+	return drawings_index(v) >= 0;
+}
+
+const struct cond_setting cond_settings[] = {
+	{"history_turns", "an integer from 1 to 1000000", valid_history_turns, 1},
+	{"tools", "native or text", valid_tools, 1},
+	{"image_tool", "true or false", valid_boolean, 1},
+	{"screen_scale", "a number in (0, 1]", valid_scale, 0},
+	{"drawings", "message, files or none", valid_drawings, 0},
+	{NULL, NULL, NULL, 0},
+};
+
+const struct cond_setting *cond_setting_find(const char *key)
+{
+	for (const struct cond_setting *c = cond_settings; c->key; c++)
+		if (!strcmp(c->key, key))
+			return c;
+	return NULL;
+}
+
+json_t *cond_setting_get(const char *settings_json, const char *key)
+{
+	const struct cond_setting *cs = cond_setting_find(key);
+	json_t *root = settings_json ? json_loads(settings_json, 0, NULL) : NULL;
+	json_t *v = json_object_get(root, key);
+	if (!cs || !v || !cs->valid(v))
+		v = NULL;
+	json_incref(v);
+	json_decref(root);
+	return v;
+}
+
+double cond_screen_scale(const char *settings_json)
+{
+	json_t *v = cond_setting_get(settings_json, "screen_scale");
+	double d = v ? json_number_value(v) : 1.0;
+	json_decref(v);
+	return d;
+}
+
+int cond_drawings(const char *settings_json)
+{
+	json_t *root = settings_json ? json_loads(settings_json, 0, NULL) : NULL;
+	json_t *v = json_object_get(root, "drawings");
+	int mode = v ? drawings_index(v) : DRAWINGS_MESSAGE;
+	json_decref(root);
+	return mode;
+}
+
+/* "WHAT: unknown NOUN 'KEY' (did you mean ...?)", else the known ones. */
+static int unknown_word(struct engi_error *err, int code, const char *what, const char *noun,
+			const char *key, const char *const *known, size_t nknown)
+{
+	const char *near = text_closest(key, known, nknown);
+	if (near)
+		RAISE(err, code, "%s: unknown %s '%s' (did you mean %s?)", what, noun, key, near);
+	char list[512];
+	text_join(list, sizeof(list), known, nknown);
+	RAISE(err, code, "%s: unknown %s '%s' (known: %s)", what, noun, key, list);
+}
+
+static size_t cond_setting_names(const char **out)
+{
+	size_t n = 0;
+	for (const struct cond_setting *c = cond_settings; c->key; c++)
+		out[n++] = c->key;
+	return n;
+}
+
+/* key=text (v parsed from text) against the table. */
+static int check_setting(const char *what, const char *noun, const char *key, const char *text,
+			 const json_t *v, struct engi_error *err)
+{
+	const struct cond_setting *cs = cond_setting_find(key);
+	if (!cs) {
+		const char *names[sizeof(cond_settings) / sizeof(*cond_settings)];
+		return unknown_word(err, ENGI_EINVALID, what, noun, key, names,
+				    cond_setting_names(names));
+	}
+	if (!cs->valid(v))
+		RAISE(err, ENGI_EINVALID, "%s: %s=%s: expected %s", what, key, text, cs->expect);
+	return 0;
+}
+
+/* A value as given on the command line: a number, true, false or a string. */
+static json_t *cond_value(const char *text)
+{
+	char *end;
+	double x = strtod(text, &end);
+	if (*end == '\0' && end != text && isfinite(x)) {
+		int integral = fabs(x) < 9e15 && x == floor(x);
+		return integral ? json_integer((json_int_t)x) : json_real(x);
+	}
+	if (!strcmp(text, "true"))
+		return json_true();
+	if (!strcmp(text, "false"))
+		return json_false();
+	return json_string(text);
+}
+
+int model_field_error(struct engi_error *err, int code, const char *origin,
+		      const json_t *entry, const char *field, const char *expected)
+{
+	const json_t *v = json_object_get(entry, field);
+	char found[128] = "";
+	if (json_is_string(v))
+		snprintf(found, sizeof(found), ", found a string ('%.60s')", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(found, sizeof(found), ", found an integer (%lld)",
+			 (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(found, sizeof(found), ", found a number (%g)", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(found, sizeof(found), ", found a boolean (%s)", json_is_true(v) ? "true" : "false");
+	else if (v)
+		snprintf(found, sizeof(found), ", found %s", engi_json_kind(v));
+	RAISE(err, code, "%s/%s: %s%s", origin, field, expected, found);
+}
+
 int sweepdef_add_agents(struct sweepdef *d, const char *list,
 			struct engi_error *err)
 {
@@ -103,15 +262,70 @@ int sweepdef_add_agents(struct sweepdef *d, const char *list,
 }
 
 static int num_field(json_t *o, const char *key, double dflt, double *out,
-		     const char *path, size_t i, struct engi_error *err)
+		     const char *origin, struct engi_error *err)
 {
 	json_t *v = json_object_get(o, key);
 	*out = dflt;
 	if (!v)
 		return 0;
 	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-		RAISE(err, ENGI_EPARSE, "%s: /models/%zu/%s: expected a number ≥ 0", path, i, key);
+		return model_field_error(err, ENGI_EPARSE, origin, o, key, "expected a number ≥ 0");
 	*out = json_number_value(v);
+	return 0;
+}
+
+/* Checks an entry's fields: known ones, and those the sweep reads or the
+ * condition table knows. The agent 'model' checks its own (episode.c). */
+static int check_entry(json_t *o, const char *agent, const char *origin, struct engi_error *err)
+{
+	/* read by the sweep (predictions, caps, costs), whatever the agent */
+	static const char *const sweep_keys[] = {
+		"name", "agent", "price_in_per_mtok", "price_out_per_mtok", "max_concurrent",
+		"budget_usd", "est_s_per_turn", "est_tokens_in_per_turn",
+		"est_tokens_out_per_turn", NULL};
+	/* the settings of the agent 'model' (its provider's) */
+	static const char *const model_keys[] = {
+		"provider", "base_url", "model", "api_key_env", "temperature", "max_tokens",
+		"reasoning_effort", "rpm", "tpm", "headers", "timeout_s", "max_retries",
+		"retry_base_s", "history_turns", "tools", "image_tool", "thinking_budget_tokens",
+		"token_field", NULL};
+	const char *key;
+	json_t *v;
+	json_object_foreach(o, key, v)
+	{
+		int sweep = 0, model = 0;
+		for (const char *const *a = sweep_keys; *a; a++)
+			sweep |= !strcmp(*a, key);
+		for (const char *const *a = model_keys; *a; a++)
+			model |= !strcmp(*a, key);
+		char what[PATH_MAX + 64];
+		snprintf(what, sizeof(what), "%s/%s", origin, key);
+		if (!sweep && !model) {
+			const char *all[sizeof(sweep_keys) / sizeof(*sweep_keys) +
+					sizeof(model_keys) / sizeof(*model_keys)];
+			size_t n = 0;
+			for (const char *const *a = sweep_keys; *a; a++)
+				all[n++] = *a;
+			for (const char *const *a = model_keys; *a; a++)
+				all[n++] = *a;
+			return unknown_word(err, ENGI_EPARSE, what, "field", key, all, n);
+		}
+		if (model && strcmp(agent, "model"))
+			RAISE(err, ENGI_EPARSE,
+			      "%s: a setting of the agent 'model'; the agent '%s' takes none", what,
+			      agent);
+		const struct cond_setting *cs = cond_setting_find(key);
+		if (cs && cs->overrides_model && !cs->valid(v)) {
+			char expected[128];
+			snprintf(expected, sizeof(expected), "expected %s", cs->expect);
+			return model_field_error(err, ENGI_EPARSE, origin, o, key, expected);
+		}
+	}
+	json_t *mc = json_object_get(o, "max_concurrent");
+	if (mc && !(json_is_integer(mc) && json_integer_value(mc) >= 0 &&
+		    json_integer_value(mc) <= 1000000))
+		return model_field_error(err, ENGI_EPARSE, origin, o, "max_concurrent",
+					 "expected an integer from 0 to 1000000");
 	return 0;
 }
 
@@ -132,14 +346,16 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 		rc = engi_raise(err, ENGI_EPARSE, "%s: /models: expected an array", path);
 		goto out;
 	}
-	static const char *const allowed[] = {
-		"name", "agent", "provider", "base_url", "model", "api_key_env",
-		"temperature", "max_tokens", "reasoning_effort", "price_in_per_mtok",
-		"price_out_per_mtok", "max_concurrent", "rpm", "tpm", "budget_usd",
-		"headers", "est_s_per_turn", "est_tokens_in_per_turn",
-		"est_tokens_out_per_turn", "timeout_s", "max_retries", "retry_base_s",
-		"history_turns", "tools", "image_tool", "thinking_budget_tokens", "token_field",
-		NULL};
+	const char *rkey;
+	json_t *rv;
+	json_object_foreach(root, rkey, rv)
+	{
+		if (strcmp(rkey, "models")) {
+			rc = engi_raise(err, ENGI_EPARSE, "%s: /%s: unknown field (a models file has only 'models')",
+					path, rkey);
+			goto out;
+		}
+	}
 	/* what changes the behaviour being measured, so what the cell id hashes */
 	static const char *const semantic[] = {"agent", "provider", "model",
 					       "temperature", "max_tokens",
@@ -148,27 +364,17 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 					       "token_field", NULL};
 	for (size_t i = 0; i < json_array_size(arr) && rc == 0; i++) {
 		json_t *o = json_array_get(arr, i);
+		char origin[PATH_MAX + 64];
+		snprintf(origin, sizeof(origin), "%s: /models/%zu", path, i);
 		if (!json_is_object(o)) {
-			rc = engi_raise(err, ENGI_EPARSE, "%s: /models/%zu: expected an object", path, i);
+			rc = engi_raise(err, ENGI_EPARSE, "%s: expected an object, found %s", origin,
+					engi_json_kind(o));
 			break;
 		}
-		const char *key;
-		json_t *v;
-		json_object_foreach(o, key, v)
-		{
-			int ok = 0;
-			for (const char *const *a = allowed; *a; a++)
-				ok |= !strcmp(*a, key);
-			if (!ok) {
-				rc = engi_raise(err, ENGI_EPARSE, "%s: /models/%zu/%s: unknown field", path, i, key);
-				break;
-			}
-		}
-		if (rc < 0)
-			break;
 		json_t *name = json_object_get(o, "name");
 		if (!json_is_string(name) || !valid_label(json_string_value(name))) {
-			rc = engi_raise(err, ENGI_EPARSE, "%s: /models/%zu/name: expected a name ([A-Za-z0-9._:-], at most 63)", path, i);
+			rc = model_field_error(err, ENGI_EPARSE, origin, o, "name",
+					       "expected a name ([A-Za-z0-9._:-], at most 63)");
 			break;
 		}
 		if ((rc = check_unique_model(d, json_string_value(name), err)) < 0)
@@ -177,10 +383,17 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 		const char *agent_s = json_is_string(agent) ? json_string_value(agent)
 				      : json_object_get(o, "provider") ? "model"
 									: NULL;
-		if (!agent_s) {
-			rc = engi_raise(err, ENGI_EPARSE, "%s: /models/%zu: needs 'agent' or 'provider'", path, i);
+		if (agent && !json_is_string(agent)) {
+			rc = model_field_error(err, ENGI_EPARSE, origin, o, "agent",
+					       "expected an agent name");
 			break;
 		}
+		if (!agent_s) {
+			rc = engi_raise(err, ENGI_EPARSE, "%s: needs 'agent' or 'provider'", origin);
+			break;
+		}
+		if ((rc = check_entry(o, agent_s, origin, err)) < 0)
+			break;
 		struct model *m = add_model(d, err);
 		if (!m) {
 			rc = ENGI_ENOMEM;
@@ -196,28 +409,29 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 		json_decref(sem);
 		m->name = arena_strdup(&d->arena, json_string_value(name));
 		m->agent = arena_strdup(&d->arena, agent_s);
+		m->origin = arena_strdup(&d->arena, origin);
 		m->settings = canon ? arena_strdup(&d->arena, canon) : NULL;
 		free(canon);
 		char *entry = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
 		m->entry = entry ? arena_strdup(&d->arena, entry) : NULL;
 		free(entry);
-		if (!m->name || !m->agent || !m->settings || !m->entry) {
+		if (!m->name || !m->agent || !m->origin || !m->settings || !m->entry) {
 			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
 			break;
 		}
 		double mc = 0;
 		int is_model = !strcmp(agent_s, "model");
-		if ((rc = num_field(o, "price_in_per_mtok", 0, &m->price_in_per_mtok, path, i, err)) < 0 ||
-		    (rc = num_field(o, "price_out_per_mtok", 0, &m->price_out_per_mtok, path, i, err)) < 0 ||
-		    (rc = num_field(o, "max_concurrent", 0, &mc, path, i, err)) < 0 ||
-		    (rc = num_field(o, "budget_usd", 0, &m->budget_usd, path, i, err)) < 0 ||
+		if ((rc = num_field(o, "price_in_per_mtok", 0, &m->price_in_per_mtok, origin, err)) < 0 ||
+		    (rc = num_field(o, "price_out_per_mtok", 0, &m->price_out_per_mtok, origin, err)) < 0 ||
+		    (rc = num_field(o, "max_concurrent", 0, &mc, origin, err)) < 0 ||
+		    (rc = num_field(o, "budget_usd", 0, &m->budget_usd, origin, err)) < 0 ||
 		    (rc = num_field(o, "est_s_per_turn",
 				    is_model ? DEFAULT_MODEL_S_PER_TURN : DEFAULT_SCRIPTED_S_PER_TURN,
-				    &m->est_s_per_turn, path, i, err)) < 0 ||
+				    &m->est_s_per_turn, origin, err)) < 0 ||
 		    (rc = num_field(o, "est_tokens_in_per_turn", is_model ? DEFAULT_TOKENS_IN_PER_TURN : 0,
-				    &m->est_tokens_in_per_turn, path, i, err)) < 0 ||
+				    &m->est_tokens_in_per_turn, origin, err)) < 0 ||
 		    (rc = num_field(o, "est_tokens_out_per_turn", is_model ? DEFAULT_TOKENS_OUT_PER_TURN : 0,
-				    &m->est_tokens_out_per_turn, path, i, err)) < 0)
+				    &m->est_tokens_out_per_turn, origin, err)) < 0)
 			break;
 		m->max_concurrent = (int)mc;
 	}
@@ -257,14 +471,15 @@ int sweepdef_add_condition(struct sweepdef *d, const char *spec,
 				break;
 			}
 			*eq = '\0';
-			char *end;
-			double x = strtod(eq + 1, &end);
-			int integral = isfinite(x) && fabs(x) < 9e15 && x == floor(x);
-			json_t *val = (*end == '\0' && end != eq + 1 && isfinite(x))
-					      ? (integral ? json_integer((json_int_t)x) : json_real(x))
-				      : !strcmp(eq + 1, "true")  ? json_true()
-				      : !strcmp(eq + 1, "false") ? json_false()
-								 : json_string(eq + 1);
+			char what[1200];
+			snprintf(what, sizeof(what), "--condition '%.1024s'", spec);
+			if (json_object_get(set, kv)) {
+				rc = engi_raise(err, ENGI_EINVALID, "%s: '%s' is set twice", what, kv);
+				break;
+			}
+			json_t *val = cond_value(eq + 1);
+			rc = val ? check_setting(what, "setting", kv, eq + 1, val, err)
+				 : engi_raise(err, ENGI_ENOMEM, "out of memory");
 			json_object_set_new(set, kv, val);
 		}
 		engi_free(copy);
@@ -568,6 +783,12 @@ int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 		*eq = '\0';
 		names[a] = copies[a];
 		nvalues[a] = 0;
+		char what[1200];
+		snprintf(what, sizeof(what), "--grid '%.1024s'", axes[a]);
+		if (!cond_setting_find(names[a])) {
+			rc = check_setting(what, "axis", names[a], "", NULL, err);
+			break;
+		}
 		char *save = NULL;
 		for (char *v = strtok_r(eq + 1, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
 			if (nvalues[a] == 64 || !valid_label(v) || strchr(v, ':')) {
@@ -576,6 +797,12 @@ int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 						axes[a], v);
 				break;
 			}
+			json_t *val = cond_value(v);
+			rc = val ? check_setting(what, "axis", names[a], v, val, err)
+				 : engi_raise(err, ENGI_ENOMEM, "out of memory");
+			json_decref(val);
+			if (rc < 0)
+				break;
 			values[a][nvalues[a]++] = v;
 		}
 		for (size_t b = 0; b < a && rc == 0; b++)

@@ -24,6 +24,9 @@
 
 struct model {
 	const char *name;
+	/* where it was defined, for messages: "FILE: /models/I", or NULL for
+	 * --agents */
+	const char *origin;
 	const char *agent;    /* agent spec: reference, noop, flawed:NAME, model */
 	const char *settings; /* canonical JSON of the semantic settings */
 	const char *entry;    /* the whole models.json entry as JSON, or NULL */
@@ -68,6 +71,35 @@ struct sweepdef {
 	const char *grid_json;
 };
 
+/*
+ * The settings a condition can change (-c NAME:key=value, --grid AXIS=...):
+ * one table, read by the check of every condition before anything runs and
+ * by the consumers (episode.c: screen_scale, drawings; the model agent:
+ * drawings, and history_turns, tools and image_tool over the models.json
+ * entry's own, which the table checks too).
+ */
+typedef struct json_t json_t;
+struct cond_setting {
+	const char *key;
+	const char *expect; /* the valid values, for messages */
+	int (*valid)(const json_t *v);
+	int overrides_model; /* replaces the models.json field of that name */
+};
+extern const struct cond_setting cond_settings[]; /* ends with key NULL */
+const struct cond_setting *cond_setting_find(const char *key);
+/* KEY of a condition's settings (canonical JSON), when present and valid
+ * for it: a new reference; else NULL. */
+json_t *cond_setting_get(const char *settings_json, const char *key);
+/* screen_scale: the scale of GUI observations, 1.0 unless set. */
+double cond_screen_scale(const char *settings_json);
+/* drawings: how a task's drawings reach the agent; -1 when not valid. */
+enum cond_drawings { DRAWINGS_MESSAGE, DRAWINGS_NONE, DRAWINGS_FILES };
+int cond_drawings(const char *settings_json);
+/* A models.json error at FIELD of the entry (origin "FILE: /models/I"):
+ * "ORIGIN/FIELD: EXPECTED, found <kind> (<value>)" when the field is there. */
+int model_field_error(struct engi_error *err, int code, const char *origin,
+		      const json_t *entry, const char *field, const char *expected);
+
 void sweepdef_init(struct sweepdef *d);
 void sweepdef_release(struct sweepdef *d);
 /* Adds built-in agents from "reference,noop,flawed:x". */
@@ -76,12 +108,14 @@ int sweepdef_add_agents(struct sweepdef *d, const char *list,
 /* Adds models from a models.json file ({"models": [...]}). */
 int sweepdef_load_models(struct sweepdef *d, const char *path,
 			 struct engi_error *err);
-/* Adds a condition from "NAME" or "NAME:key=value,key=value". */
+/* Adds a condition from "NAME" or "NAME:key=value,key=value"; every key
+ * must be one of cond_settings, with a value valid for it. */
 int sweepdef_add_condition(struct sweepdef *d, const char *spec,
 			   struct engi_error *err);
 
 /* Adds the cartesian product of condition axes, each "AXIS=V1,V2,...", as
- * conditions named "AXIS-V1_AXIS2-W1" with settings {"AXIS": V1, ...}. */
+ * conditions named "AXIS-V1_AXIS2-W1" with settings {"AXIS": V1, ...};
+ * the axes are settings of cond_settings, each value valid for its axis. */
 int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 		      struct engi_error *err);
 

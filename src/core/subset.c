@@ -8,6 +8,7 @@
 #include "engi/alloc.h"
 #include "engi/sha256.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,8 @@ static int parse_key(const char *s, size_t n, int *out)
 	return -1;
 }
 
+static const char *const spec_words[] = {"strata", "per", "seed", "all", NULL};
+
 static int parse_spec(const char *text, struct spec *sp, struct engi_error *err)
 {
 	memset(sp, 0, sizeof(*sp));
@@ -68,6 +71,7 @@ static int parse_spec(const char *text, struct spec *sp, struct engi_error *err)
 	if (!copy)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	int rc = 0;
+	unsigned seen = 0;
 	for (char *tok = strtok_r(copy, " ", &save); tok && rc == 0; tok = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(tok, '=');
 		if (!eq) {
@@ -76,6 +80,14 @@ static int parse_spec(const char *text, struct spec *sp, struct engi_error *err)
 		}
 		*eq = '\0';
 		const char *v = eq + 1;
+		int which = 0;
+		while (spec_words[which] && strcmp(spec_words[which], tok))
+			which++;
+		if (spec_words[which] && (seen & (1u << which))) {
+			rc = engi_raise(err, ENGI_EINVALID, "--subset: '%s' is given twice", tok);
+			break;
+		}
+		seen |= 1u << which;
 		if (!strcmp(tok, "strata")) {
 			const char *p = v;
 			while (*p && rc == 0) {
@@ -84,19 +96,27 @@ static int parse_spec(const char *text, struct spec *sp, struct engi_error *err)
 					rc = engi_raise(err, ENGI_EINVALID,
 							"--subset: strata '%.*s' is not software, type, interface or domain",
 							(int)n, p);
+				for (int k = 0; rc == 0 && k < sp->nkeys; k++)
+					if (sp->keys[k] == sp->keys[sp->nkeys])
+						rc = engi_raise(err, ENGI_EINVALID,
+								"--subset: strata '%.*s' is named twice",
+								(int)n, p);
 				sp->nkeys++;
 				p += n + (p[n] == ',');
 			}
 		} else if (!strcmp(tok, "per")) {
 			char *end;
+			errno = 0;
 			sp->per_min = strtol(v, &end, 10);
 			sp->per_max = *end == '-' ? strtol(end + 1, &end, 10) : sp->per_min;
-			if (*end || sp->per_min < 1 || sp->per_max < sp->per_min)
+			if (errno || *end || *v < '0' || *v > '9' || sp->per_min < 1 ||
+			    sp->per_max < sp->per_min || sp->per_max > 1000000)
 				rc = engi_raise(err, ENGI_EINVALID, "--subset: per='%s' is not N or MIN-MAX", v);
 		} else if (!strcmp(tok, "seed")) {
 			char *end;
+			errno = 0;
 			sp->seed = strtoull(v, &end, 10);
-			if (*end || !*v)
+			if (errno || *end || *v < '0' || *v > '9')
 				rc = engi_raise(err, ENGI_EINVALID, "--subset: seed='%s' is not a number", v);
 		} else if (!strcmp(tok, "all")) {
 			const char *colon = strchr(v, ':');

@@ -3,6 +3,7 @@
 #include "engi/alloc.h"
 #include "engi/sha256.h"
 #include "fsutil.h"
+#include "text.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -768,6 +769,65 @@ static void task_release_patterns(struct task *t)
 		}
 }
 
+void task_integrity_name(char *out, size_t cap, const char *env_path)
+{
+	snprintf(out, cap, "integrity:%s", env_path);
+}
+
+/* Every assertion an episode of t can record: the delivery check of the
+ * verifier's file, the verifier kind's own, integrity:PATH of each protected
+ * input and the interaction assertions (episode.c adds the last two). NULL
+ * when memory runs out; *n gets the count. */
+static const char **assertion_names(struct loadctx *c, const struct task *t, size_t *n)
+{
+	size_t nkind = t->verifier->names(t->criteria, NULL, 0);
+	size_t cap = 1 + nkind + t->ninputs + t->niasserts;
+	const char **v = arena_array(c->a, cap, sizeof(*v));
+	char buf[ENGI_NAME_MAX + PTR_MAX];
+	if (!v)
+		return NULL;
+	engi_delivered_name(buf, sizeof(buf), t->verifier_file);
+	if (!(v[0] = arena_strdup(c->a, buf)))
+		return NULL;
+	*n = 1 + t->verifier->names(t->criteria, v + 1, nkind);
+	for (size_t i = 0; i < t->ninputs; i++) {
+		if (!t->inputs[i].protected_)
+			continue;
+		task_integrity_name(buf, sizeof(buf), t->inputs[i].env);
+		if (!(v[(*n)++] = arena_strdup(c->a, buf)))
+			return NULL;
+	}
+	for (size_t i = 0; i < t->niasserts; i++)
+		v[(*n)++] = t->iasserts[i].name;
+	return v;
+}
+
+/* A flawed variant must fail on assertions the task has: a misspelt name
+ * would only show once validate had run every episode. */
+static int check_failing(struct loadctx *c, const struct task *t)
+{
+	if (!t->nflawed || !t->verifier->names)
+		return 0;
+	size_t n = 0;
+	const char **names = assertion_names(c, t, &n);
+	if (!names)
+		return oom(c);
+	for (size_t i = 0; i < t->nflawed; i++)
+		for (size_t k = 0; k < t->flawed[i].nfailing; k++) {
+			const char *want = t->flawed[i].failing[k];
+			size_t j = 0;
+			while (j < n && strcmp(names[j], want))
+				j++;
+			if (j < n)
+				continue;
+			char p[PTR_MAX], list[ENGI_ERROR_MSG_MAX / 2] = "";
+			snprintf(p, sizeof(p), "/flawed/%zu/failing/%zu", i, k);
+			text_join(list, sizeof(list), names, n);
+			return bad(c, p, "no assertion '%s' (the task's assertions: %s)", want, list);
+		}
+	return 0;
+}
+
 static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 {
 	if (!json_is_object(root))
@@ -854,7 +914,7 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	TRY(parse_flawed(c, root, t));
 	TRY(parse_resources(c, root, t));
 	TRY(parse_interaction(c, root, t));
-	return 0;
+	return check_failing(c, t);
 }
 
 /* Files a verifier kind reads from the task's folder (a reference mesh, frozen

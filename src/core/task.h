@@ -165,6 +165,9 @@ const struct task_flawed *task_find_flawed(const struct task *t, const char *nam
 int suite_subset(struct suite *s, const char *spec, size_t *nstrata,
 		 struct engi_error *err);
 
+/* The assertion episode.c records for a protected input: "integrity:PATH". */
+void task_integrity_name(char *out, size_t cap, const char *env_path);
+
 /* Default limits from the seed papers (DESIGN.md). */
 int task_default_turns(int type, int iface);
 #define TASK_DEFAULT_WALL_S 18000.0

@@ -3,6 +3,7 @@
 #include "engi/alloc.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
@@ -83,4 +84,61 @@ char *sh_quote(const char *text)
 	*o++ = '\'';
 	*o = '\0';
 	return q;
+}
+
+void text_join(char *out, size_t cap, const char *const *names, size_t n)
+{
+	size_t len = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < n && len + 1 < cap; i++) {
+		int w = snprintf(out + len, cap - len, "%s%s", i ? ", " : "", names[i]);
+		if (w < 0)
+			break;
+		len += (size_t)w < cap - len ? (size_t)w : cap - len - 1;
+	}
+}
+
+#define CLOSEST_MAX 64
+
+/* Levenshtein distance of a and b, both shorter than CLOSEST_MAX. */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t row[CLOSEST_MAX + 1];
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[nb];
+}
+
+const char *text_closest(const char *word, const char *const *names, size_t n)
+{
+	size_t nw = strlen(word);
+	if (nw == 0 || nw >= CLOSEST_MAX)
+		return NULL;
+	size_t limit = nw / 3 ? nw / 3 : 1, best = limit + 1;
+	const char *pick = NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t nn = strlen(names[i]);
+		if (nn >= CLOSEST_MAX)
+			continue;
+		size_t d = edit_distance(word, nw, names[i], nn);
+		if (d < best) {
+			best = d;
+			pick = names[i];
+		}
+	}
+	return pick;
 }

@@ -1,7 +1,7 @@
 /*
  * text.h - text from untrusted sources (command output, guest files) made
- * safe for JSON: invalid UTF-8 sequences and NUL bytes become U+FFFD; and
- * text quoted for a POSIX shell.
+ * safe for JSON: invalid UTF-8 sequences and NUL bytes become U+FFFD; text
+ * quoted for a POSIX shell; and lists of names for messages.
  */
 #ifndef ENGI_TEXT_H
 #define ENGI_TEXT_H
@@ -14,5 +14,13 @@ char *utf8_clean(const char *s, size_t n, size_t *out_len);
 /* text as one single-quoted sh word ('...', each ' as '\''); engi_free;
  * NULL when out of memory. */
 char *sh_quote(const char *text);
+
+/* names[0..n) joined with ", " into out (cut to cap). */
+void text_join(char *out, size_t cap, const char *const *names, size_t n);
+
+/* The one of names[0..n) nearest to word in edit distance when it is near
+ * enough to be a slip of the keyboard (at most a third of word's length,
+ * at least 1), else NULL: the "did you mean" of a message. */
+const char *text_closest(const char *word, const char *const *names, size_t n);
 
 #endif

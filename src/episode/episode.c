@@ -36,20 +36,49 @@ void episode_spec_defaults(struct episode_spec *s)
 	s->run_id = "";
 }
 
+/* An agent's check of a models.json entry, "/FIELD: what is wrong", placed
+ * at the entry's origin in its file. */
+static int check_model_entry(const struct agent_desc *ad, const struct model *m,
+			     struct engi_error *err)
+{
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc = ad->check(m->entry, &e);
+	if (rc == 0)
+		return 0;
+	const char *origin = m->origin ? m->origin : m->name;
+	const char *colon = e.msg[0] == '/' ? strstr(e.msg, ": ") : NULL;
+	if (!colon)
+		RAISE(err, rc, "%s: %s", origin, e.msg);
+	char field[ENGI_ERROR_MSG_MAX];
+	snprintf(field, sizeof(field), "%.*s", (int)(colon - e.msg - 1), e.msg + 1);
+	json_t *entry = json_loads(m->entry, 0, NULL);
+	rc = model_field_error(err, rc, origin, entry, field, colon + 2);
+	json_decref(entry);
+	return rc;
+}
+
 int episode_preflight(const char *backend, const struct sweepdef *d,
 		      struct engi_error *err)
 {
-	if (!backend_lookup(backend, err))
+	if (backend && !backend_lookup(backend, err))
 		return err && err->code ? err->code : ENGI_ENOTFOUND;
 	for (size_t i = 0; i < d->nmodels; i++) {
-		if (!agent_lookup(d->models[i].agent, err)) {
-			engi_error_prefix(err, "model '%s'", d->models[i].name);
+		const struct model *m = &d->models[i];
+		const struct agent_desc *ad = agent_lookup(m->agent, err);
+		if (!ad) {
+			if (m->origin)
+				engi_error_prefix(err, "%s/agent", m->origin);
+			else
+				engi_error_prefix(err, "model '%s'", m->name);
 			return err && err->code ? err->code : ENGI_ENOTFOUND;
 		}
-		if (!strcmp(d->models[i].agent, "model") && !d->models[i].entry)
+		if (!strcmp(m->agent, "model") && !m->entry)
 			RAISE(err, ENGI_EINVALID,
 			      "model '%s': the agent 'model' needs a models.json entry with a provider "
-			      "(--models FILE)", d->models[i].name);
+			      "(--models FILE)", m->name);
+		if (ad->check && m->entry)
+			TRY(check_model_entry(ad, m, err));
 	}
 	return 0;
 }
@@ -135,19 +164,10 @@ static int cancel_cb(void *p)
 }
 
 /* The screen scale of GUI observations: condition setting screen_scale,
- * else the model's, else 1.0 (0.2, 0.6 and 1.0 of 1920x1080 are usual). */
+ * else 1.0 (0.2, 0.6 and 1.0 of 1920x1080 are usual). */
 static double screen_scale(const struct episode_spec *s)
 {
-	const char *src[] = {s->cond->settings, s->model->settings};
-	for (int i = 0; i < 2; i++) {
-		json_t *j = src[i] ? json_loads(src[i], 0, NULL) : NULL;
-		json_t *v = json_object_get(j, "screen_scale");
-		double d = json_is_number(v) ? json_number_value(v) : 0;
-		json_decref(j);
-		if (d > 0 && d <= 1)
-			return d;
-	}
-	return 1.0;
+	return cond_screen_scale(s->cond->settings);
 }
 
 /* A screenshot for the agent, base64, into *b64 (freed first); the trace
@@ -555,11 +575,7 @@ static int copy_inputs(const struct episode_spec *s, struct backend_env *env,
  * the environment at drawings/<file name> before the agent starts. */
 static int drawings_as_files(const struct episode_spec *s)
 {
-	json_t *j = s->cond->settings ? json_loads(s->cond->settings, 0, NULL) : NULL;
-	const char *m = json_string_value(json_object_get(j, "drawings"));
-	int files = m && !strcmp(m, "files");
-	json_decref(j);
-	return files;
+	return cond_drawings(s->cond->settings) == DRAWINGS_FILES;
 }
 
 static int copy_drawings(const struct episode_spec *s, struct backend_env *env,
@@ -664,7 +680,7 @@ static void check_protected(const struct episode_spec *s, struct backend_env *en
 		if (!in->protected_)
 			continue;
 		char name[ENGI_NAME_MAX];
-		snprintf(name, sizeof(name), "integrity:%s", in->env);
+		task_integrity_name(name, sizeof(name), in->env);
 		struct engi_error e;
 		engi_error_init(&e);
 		char hex[65] = "";

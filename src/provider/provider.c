@@ -254,6 +254,21 @@ out:
 	return rc;
 }
 
+int provider_config_check(const char *entry_json, struct engi_error *err)
+{
+	struct provider_config c;
+	int rc = provider_config_parse(&c, entry_json, err);
+	if (rc == 0) {
+		provider_config_release(&c);
+		return 0;
+	}
+	/* provider_config_parse words its errors "model 'NAME': /FIELD: ..." */
+	const char *at = err && !strncmp(err->msg, "model '", 7) ? strstr(err->msg, "': /") : NULL;
+	if (at)
+		memmove(err->msg, at + 3, strlen(at + 3) + 1);
+	return rc;
+}
+
 void provider_config_release(struct provider_config *c)
 {
 	for (size_t i = 0; i < c->nheaders; i++)

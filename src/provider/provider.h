@@ -99,6 +99,10 @@ struct provider_config {
 int provider_config_parse(struct provider_config *c, const char *entry_json,
 			  struct engi_error *err);
 void provider_config_release(struct provider_config *c);
+/* Checks an entry as provider_config_parse reads it, keeping nothing. The
+ * error, for the caller to place in its file, reads "/FIELD: what is
+ * wrong" (without the model's name). */
+int provider_config_check(const char *entry_json, struct engi_error *err);
 
 struct ptool_call {
 	char *id;

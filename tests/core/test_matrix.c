@@ -80,8 +80,8 @@ static void check_queue_order(const struct matrix *m)
 
 static void test_ids_and_order(void)
 {
-	const char *conds[] = {"base", "abl:history=5,image=true"};
-	const char *conds_rev[] = {"abl:image=true,history=5", "base"};
+	const char *conds[] = {"base", "abl:history_turns=5,image_tool=true"};
+	const char *conds_rev[] = {"abl:image_tool=true,history_turns=5", "base"};
 	struct sweepdef d1, d2;
 	define(&d1, "reference,noop,flawed:no-bolt-holes", conds, 2, 2);
 	define(&d2, "flawed:no-bolt-holes,noop,reference", conds_rev, 2, 2);
@@ -273,12 +273,41 @@ static void expect_condition_error(const char *spec, const char *msg)
 
 static void test_conditions(void)
 {
-	expect_condition("abl:history=5,image=true", "abl", "{\"history\":5,\"image\":true}");
-	expect_condition("abl:image=true,history=5", "abl", "{\"history\":5,\"image\":true}");
+	expect_condition("abl:history_turns=5,image_tool=true", "abl",
+			 "{\"history_turns\":5,\"image_tool\":true}");
+	expect_condition("abl:image_tool=true,history_turns=5", "abl",
+			 "{\"history_turns\":5,\"image_tool\":true}");
 	expect_condition("base", "base", "{}");
-	expect_condition("mix:z=x,a=0.25,m=false,b=-3,t=1e3", "mix",
-			 "{\"a\":0.25,\"b\":-3,\"m\":false,\"t\":1000,\"z\":\"x\"}");
-	expect_condition("s:mode=fast mode,k=", "s", "{\"k\":\"\",\"mode\":\"fast mode\"}");
+	expect_condition("mix:tools=text,screen_scale=0.25,image_tool=false,history_turns=1e3", "mix",
+			 "{\"history_turns\":1000,\"image_tool\":false,\"screen_scale\":0.25,"
+			 "\"tools\":\"text\"}");
+	expect_condition("s:drawings=none,screen_scale=1", "s",
+			 "{\"drawings\":\"none\",\"screen_scale\":1}");
+
+	/* every key a setting of the table, every value valid for it */
+	expect_condition_error("x:histroy_turns=3", "--condition 'x:histroy_turns=3': unknown "
+			       "setting 'histroy_turns' (did you mean history_turns?)");
+	expect_condition_error("x:colour=red", "--condition 'x:colour=red': unknown setting "
+			       "'colour' (known: history_turns, tools, image_tool, screen_scale, "
+			       "drawings)");
+	expect_condition_error("x:screen_scale=3", "--condition 'x:screen_scale=3': "
+			       "screen_scale=3: expected a number in (0, 1]");
+	expect_condition_error("x:screen_scale=0", "--condition 'x:screen_scale=0': "
+			       "screen_scale=0: expected a number in (0, 1]");
+	expect_condition_error("x:history_turns=0", "--condition 'x:history_turns=0': "
+			       "history_turns=0: expected an integer from 1 to 1000000");
+	expect_condition_error("x:history_turns=2.5", "--condition 'x:history_turns=2.5': "
+			       "history_turns=2.5: expected an integer from 1 to 1000000");
+	expect_condition_error("x:image_tool=yes", "--condition 'x:image_tool=yes': "
+			       "image_tool=yes: expected true or false");
+	expect_condition_error("x:tools=true", "--condition 'x:tools=true': tools=true: "
+			       "expected native or text");
+	expect_condition_error("x:drawings=sideways", "--condition 'x:drawings=sideways': "
+			       "drawings=sideways: expected message, files or none");
+	expect_condition_error("x:drawings=", "--condition 'x:drawings=': drawings=: expected "
+			       "message, files or none");
+	expect_condition_error("x:tools=text,tools=native", "--condition "
+			       "'x:tools=text,tools=native': 'tools' is set twice");
 
 	expect_condition_error("abl:history",
 			       "--condition 'abl:history': 'history' is not key=value");
@@ -291,8 +320,8 @@ static void test_conditions(void)
 	struct engi_error err;
 	sweepdef_init(&d);
 	engi_error_init(&err);
-	CHECK_INT(sweepdef_add_condition(&d, "abl:history=5", &err), 0);
-	CHECK_INT(sweepdef_add_condition(&d, "abl:history=6", &err), ENGI_EINVALID);
+	CHECK_INT(sweepdef_add_condition(&d, "abl:history_turns=5", &err), 0);
+	CHECK_INT(sweepdef_add_condition(&d, "abl:history_turns=6", &err), ENGI_EINVALID);
 	CHECK_STR(err.msg, "--condition 'abl' is named twice");
 	CHECK_INT(d.nconds, 1);
 	sweepdef_release(&d);
@@ -415,7 +444,9 @@ static void test_models(void)
 	sweepdef_init(&d);
 	engi_error_init(&err);
 	CHECK_INT(sweepdef_load_models(&d, path, &err), ENGI_EPARSE);
-	snprintf(expected, sizeof(expected), "%s: /models/0/temprature: unknown field", path);
+	snprintf(expected, sizeof(expected),
+		 "%s: /models/0/temprature: unknown field 'temprature' (did you mean temperature?)",
+		 path);
 	CHECK_STR(err.msg, expected);
 	sweepdef_release(&d);
 
@@ -425,8 +456,9 @@ static void test_models(void)
 	sweepdef_init(&d);
 	engi_error_init(&err);
 	CHECK_INT(sweepdef_load_models(&d, path, &err), ENGI_EPARSE);
-	snprintf(expected, sizeof(expected), "%s: /models/1/colour: unknown field", path);
-	CHECK_STR(err.msg, expected);
+	snprintf(expected, sizeof(expected), "%s: /models/1/colour: unknown field 'colour' (known: ",
+		 path);
+	CHECK(strncmp(err.msg, expected, strlen(expected)) == 0);
 	sweepdef_release(&d);
 
 	/* a model named twice */
@@ -467,6 +499,39 @@ static void test_models(void)
 	CHECK(strncmp(err.msg, expected, strlen(expected)) == 0);
 	sweepdef_release(&d);
 
+	/* types and ranges, named with the pointer and what was found */
+	static const struct {
+		const char *json, *msg;
+	} bad[] = {
+		{"{\"models\": [], \"defaults\": {}}", "/defaults: unknown field (a models file has only 'models')"},
+		{"{\"models\": [7]}", "/models/0: expected an object, found an integer"},
+		{"{\"models\": [{\"name\": \"m\", \"agent\": 3}]}",
+		 "/models/0/agent: expected an agent name, found an integer (3)"},
+		{"{\"models\": [{\"name\": \"m\", \"provider\": \"openai\", \"history_turns\": 0}]}",
+		 "/models/0/history_turns: expected an integer from 1 to 1000000, found an integer (0)"},
+		{"{\"models\": [{\"name\": \"m\", \"provider\": \"openai\", \"tools\": true}]}",
+		 "/models/0/tools: expected native or text, found a boolean (true)"},
+		{"{\"models\": [{\"name\": \"m\", \"provider\": \"openai\", \"image_tool\": \"no\"}]}",
+		 "/models/0/image_tool: expected true or false, found a string ('no')"},
+		{"{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"max_concurrent\": 1.5}]}",
+		 "/models/0/max_concurrent: expected an integer from 0 to 1000000, found a number (1.5)"},
+		{"{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"budget_usd\": \"lots\"}]}",
+		 "/models/0/budget_usd: expected a number ≥ 0, found a string ('lots')"},
+		{"{\"models\": [{\"name\": \"m\", \"agent\": \"reference\", \"temperature\": \"hot\"}]}",
+		 "/models/0/temperature: a setting of the agent 'model'; the agent 'reference' takes none"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char fname[32];
+		snprintf(fname, sizeof(fname), "bad%zu.json", i);
+		path = write_models(fname, bad[i].json);
+		sweepdef_init(&d);
+		engi_error_init(&err);
+		CHECK_INT(sweepdef_load_models(&d, path, &err), ENGI_EPARSE);
+		snprintf(expected, sizeof(expected), "%s: %s", path, bad[i].msg);
+		CHECK_STR(err.msg, expected);
+		sweepdef_release(&d);
+	}
+
 	path = write_models("notjson.json", "{\"models\": [\n");
 	sweepdef_init(&d);
 	engi_error_init(&err);
@@ -480,6 +545,57 @@ static void test_models(void)
 	char *dir = engi_strdup(tmpdir);
 	CHECK(rm_rf(dir, &e2) == 0);
 	engi_free(dir);
+}
+
+static void expect_grid_error(const char *axis, const char *msg)
+{
+	struct sweepdef d;
+	struct engi_error err;
+	sweepdef_init(&d);
+	engi_error_init(&err);
+	const char *axes[] = {"history_turns=5,15", axis};
+	CHECK_INT(sweepdef_add_grid(&d, axes, 2, &err), ENGI_EINVALID);
+	CHECK_INT(d.nconds, 0);
+	CHECK_STR(err.msg, msg);
+	sweepdef_release(&d);
+}
+
+/* Grid axes are condition settings, every value valid for its axis; the
+ * consumers read the same table. */
+static void test_grid(void)
+{
+	struct sweepdef d;
+	struct engi_error err;
+	sweepdef_init(&d);
+	engi_error_init(&err);
+	const char *axes[] = {"history_turns=5,15", "screen_scale=0.6,1.0"};
+	CHECK_INT(sweepdef_add_grid(&d, axes, 2, &err), 0);
+	CHECK_INT(d.nconds, 4);
+	if (d.nconds == 4) {
+		CHECK_STR(d.conds[1].name, "history_turns-15_screen_scale-0.6");
+		CHECK(strstr(d.conds[1].settings, "{\"history_turns\":15,\"screen_scale\":0.") ==
+		      d.conds[1].settings);
+		CHECK(cond_screen_scale(d.conds[1].settings) == 0.6);
+	}
+	sweepdef_release(&d);
+
+	expect_grid_error("bogus_axis=1,2", "--grid 'bogus_axis=1,2': unknown axis 'bogus_axis' "
+			  "(known: history_turns, tools, image_tool, screen_scale, drawings)");
+	expect_grid_error("screen_scal=0.5", "--grid 'screen_scal=0.5': unknown axis "
+			  "'screen_scal' (did you mean screen_scale?)");
+	expect_grid_error("screen_scale=0.5,3,7", "--grid 'screen_scale=0.5,3,7': screen_scale=3: "
+			  "expected a number in (0, 1]");
+	expect_grid_error("drawings=files,paper", "--grid 'drawings=files,paper': "
+			  "drawings=paper: expected message, files or none");
+
+	/* what the consumers see: the default where unset, -1 where not valid */
+	CHECK(cond_screen_scale("{}") == 1.0);
+	CHECK(cond_screen_scale("{\"screen_scale\":0.2}") == 0.2);
+	CHECK(cond_screen_scale("{\"screen_scale\":3}") == 1.0);
+	CHECK_INT(cond_drawings("{}"), DRAWINGS_MESSAGE);
+	CHECK_INT(cond_drawings("{\"drawings\":\"files\"}"), DRAWINGS_FILES);
+	CHECK_INT(cond_drawings("{\"drawings\":\"none\"}"), DRAWINGS_NONE);
+	CHECK_INT(cond_drawings("{\"drawings\":\"paper\"}"), -1);
 }
 
 static void test_agents(void)
@@ -527,6 +643,7 @@ int main(int argc, char **argv)
 	test_ids_and_order();
 	test_id_inputs();
 	test_conditions();
+	test_grid();
 	test_models();
 	test_agents();
 	suite_release(&suite);

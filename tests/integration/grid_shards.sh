@@ -7,7 +7,7 @@
 # refused with reasons.
 . "$(dirname "$0")/lib.sh"
 bash "$HERE/make_suite.sh" suite 6 0
-G=(--agents reference,flawed:open --grid history=5,15,25 --grid screen_scale=0.6,1.0)
+G=(--agents reference,flawed:open --grid history_turns=5,15,25 --grid screen_scale=0.6,1.0)
 for k in 0 1 2; do
 	"$ENGISWEEP" run --quiet "${G[@]}" --shard "$k/3" --out "s$k" suite
 done
@@ -30,7 +30,7 @@ for path in ("merged.h5", "whole/results.h5", "s1/results.h5"):
     with h5py.File(path, "r") as f:
         cfg = json.loads(R.s(f.attrs["config"]))
     g = cfg["grid"]
-    assert [a["axis"] for a in g["axes"]] == ["history", "screen_scale"], g
+    assert [a["axis"] for a in g["axes"]] == ["history_turns", "screen_scale"], g
     assert len(g["family"]) == 2 * 2 + 3 * 1, g["family"]
 with h5py.File("s1/results.h5", "r") as f:
     assert json.loads(R.s(f.attrs["config"]))["shard"] == "1/3"
@@ -44,9 +44,9 @@ want = set()
 for m in ("reference", "flawed:open"):
     for s in ("0.6", "1.0"):
         for h in ("15", "25"):
-            want.add((m, "grid:history", f"history-{h}_screen_scale-{s}", f"history-5_screen_scale-{s}"))
+            want.add((m, "grid:history_turns", f"history_turns-{h}_screen_scale-{s}", f"history_turns-5_screen_scale-{s}"))
     for h in ("5", "15", "25"):
-        want.add((m, "grid:screen_scale", f"history-{h}_screen_scale-1.0", f"history-{h}_screen_scale-0.6"))
+        want.add((m, "grid:screen_scale", f"history_turns-{h}_screen_scale-1.0", f"history_turns-{h}_screen_scale-0.6"))
 got = {(r["within"], r["axis"], r["a"], r["b"]) for r in rows}
 assert got == want, (got ^ want)
 assert len(rows) == len(want) == 14

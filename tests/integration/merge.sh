@@ -3,8 +3,8 @@
 # task differently are refused.
 . "$(dirname "$0")/lib.sh"
 bash "$HERE/make_suite.sh" suite 4 0
-"$ENGISWEEP" run --quiet --agents reference,flawed:open --condition short:history=5 --out a suite
-"$ENGISWEEP" run --quiet --agents reference,flawed:open --condition long:history=15 --out b suite
+"$ENGISWEEP" run --quiet --agents reference,flawed:open --condition short:history_turns=5 --out a suite
+"$ENGISWEEP" run --quiet --agents reference,flawed:open --condition long:history_turns=15 --out b suite
 "$ENGISWEEP" merge -o merged.h5 a/results.h5 b/results.h5 a/results.h5 2> merge.log
 grep -q "16 cells (8 duplicate records dropped)" merge.log || { cat merge.log; fail "merge counts"; }
 PYTHONPATH="$HERE" "$PY" - <<'PY'

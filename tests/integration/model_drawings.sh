@@ -1,7 +1,7 @@
 # A task's PNG drawings reach the model as images of the instruction message
 # (OpenAI image_url data URIs, Anthropic base64 image blocks), byte for byte;
 # the condition setting drawings=none leaves them out, and an unknown
-# setting is a clear agent_error.
+# value is refused before anything runs.
 . "$(dirname "$0")/lib.sh"
 . "$HERE/model_lib.sh"
 bash "$HERE/make_suite.sh" suite 1 0
@@ -26,16 +26,16 @@ cat > models.json <<JSON
   {"name": "oa", "provider": "openai", "base_url": "$U", "model": "lazy", "timeout_s": 30},
   {"name": "an", "provider": "anthropic", "base_url": "$U", "model": "lazy", "timeout_s": 30}]}
 JSON
-"$ENGISWEEP" run --models models.json -c shown -c hidden:drawings=none -c odd:drawings=sideways \
+says "$ENGISWEEP" run --models models.json -c shown -c odd:drawings=sideways --quiet --out odd suite \
+	| grep -qF "drawings=sideways: expected message, files or none" || fail "drawings=sideways not refused"
+[ ! -e odd ] || fail "a refused sweep left its output folder"
+"$ENGISWEEP" run --models models.json -c shown -c hidden:drawings=none \
 	--quiet --out out suite > run.log 2>&1 || { cat run.log; fail "sweep failed"; }
 PYTHONPATH="$HERE" "$PY" - <<'PY'
 import base64, json
 import results as R
 b64 = base64.b64encode(open("suite/d.png", "rb").read()).decode()
 for e in R.episodes("out/results.h5"):
-    if e["condition"] == "odd":
-        assert e["outcome"] == "agent_error" and "drawings=sideways" in e["message"], e
-        continue
     assert e["outcome"] == "done", e
     body = [t for t in R.trace("out/results.h5", e["cell"]) if t["ev"] == "model_request"][0]["body"]
     first = body["messages"][1 if e["model"] == "oa" else 0]["content"]

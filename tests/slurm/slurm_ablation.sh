@@ -3,7 +3,7 @@
 # comparison table names every condition against the baseline.
 . "$ENGI_SRC/tests/slurm/lib.sh"
 bash "$HERE/make_suite.sh" "$T/suite" 6 0
-printf 'h5:history=5\nh10:history=10\nh15:history=15\n' > "$T/conditions.txt"
+printf 'h5:history_turns=5\nh10:history_turns=10\nh15:history_turns=15\n' > "$T/conditions.txt"
 cd "$ENGI_SRC"
 export SUITE="$T/suite" OUT="$T/abl" CONDITIONS="$T/conditions.txt" AGENTS=reference,flawed:open \
 	TRIALS=1 ENGISWEEP="$ENGISWEEP" BASELINE=h5

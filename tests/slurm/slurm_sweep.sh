@@ -5,7 +5,7 @@
 . "$ENGI_SRC/tests/slurm/lib.sh"
 cd "$ENGI_SRC"
 id=$(OUT="$T/runs/out" AGENTS=reference,noop TRIALS=1 ENGISWEEP="$ENGISWEEP" \
-	RUN_ARGS="--grid history=5,15" \
+	RUN_ARGS="--grid history_turns=5,15" \
 	sbatch --parsable --ntasks=4 --output="$T/job.log" jobscripts/sweep.sbatch)
 ana=$(OUT="$T/runs" ENGISWEEP="$ENGISWEEP" \
 	sbatch --parsable --dependency=afterok:"$id" --output="$T/analyze.log" jobscripts/analyze.sbatch)
@@ -19,7 +19,7 @@ ep = R.episodes(sys.argv[1])
 n = len(glob.glob(os.path.join(sys.argv[2], "*.json")))
 assert len(ep) == 2 * 2 * n, len(ep)
 assert len({e["cell"] for e in ep}) == len(ep)
-assert {e["condition"] for e in ep} == {"history-5", "history-15"}
+assert {e["condition"] for e in ep} == {"history_turns-5", "history_turns-15"}
 for e in ep:
     assert bool(e["success"]) == (e["model"] == "reference"), e
 assert len({e["rank"] for e in ep}) >= 3, "episodes did not spread over the ranks"
@@ -28,7 +28,7 @@ PY
 st=$(wait_job "$ana" 300)
 [ "$st" = COMPLETED ] || { cat "$T/analyze.log"; fail "the analysis job ended $st"; }
 grep -q "declared grid" "$T/runs/analysis/compare.md" || { cat "$T/analyze.log"; fail "the analysis did not compare the grid"; }
-grep -q "grid:history,reference,history-15,history-5," "$T/runs/analysis/compare.csv" \
+grep -q "grid:history_turns,reference,history_turns-15,history_turns-5," "$T/runs/analysis/compare.csv" \
 	|| { cat "$T/runs/analysis/compare.csv"; fail "the grid's comparison row is missing"; }
 # nothing was continued: the sweep finished in its allocation
 sleep 1

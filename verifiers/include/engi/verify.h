@@ -122,6 +122,11 @@ struct engi_verifier_kind {
 		      const struct engi_verify_ctx *ctx, struct engi_verdict *v,
 		      struct engi_error *err);
 	void (*free_criteria)(void *criteria);
+	/* The names of the assertions verify can add for these criteria (the
+	 * framework's delivered:FILE aside): the first cap of them into out,
+	 * pointers into criteria or static text; returns how many there are.
+	 * What a flawed variant's `failing` may name. */
+	size_t (*names)(const void *criteria, const char **out, size_t cap);
 };
 
 /* NULL with a message listing the valid names when unknown. */
@@ -138,6 +143,9 @@ int engi_verify_file(const struct engi_verifier_kind *kind,
 		     const struct engi_verify_ctx *ctx, struct engi_verdict *v,
 		     struct engi_error *err);
 void engi_verifier_free(const struct engi_verifier_kind *kind, void *criteria);
+/* The name engi_verify_file gives the delivery check of target:
+ * "delivered:TARGET" (cut to cap). */
+void engi_delivered_name(char *out, size_t cap, const char *target);
 
 struct engi_mesh;
 struct engi_mesh_report;
@@ -227,6 +235,10 @@ int engi_json_region(json_t *obj, const char *key, const char *file, const char 
 int engi_criterion_name_unique(const struct engi_criterion *first, size_t stride, size_t i,
 			       size_t skip, const char *file, const char *base,
 			       const char *pointer, struct engi_error *err);
+/* The names of n criteria laid out as for engi_criterion_name_unique, the
+ * first cap of them into out; returns n (a kind's names op). */
+size_t engi_criteria_names(const struct engi_criterion *first, size_t stride, size_t n,
+			   const char **out, size_t cap);
 /* verifier["criteria"]: an array of 1 to ENGI_CRITERIA_MAX objects. */
 int engi_criteria_array(json_t *verifier, const char *file, const char *pointer,
 			json_t **criteria, struct engi_error *err);
