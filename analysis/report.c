@@ -1725,6 +1725,17 @@ static void md_not_run(struct out *o, const struct engi_report_data *d)
 		out_str(o, r->tasks ? "\n" : "; no scored episode, no score\n");
 	}
 	out_str(o, "\n");
+	/* a verifier that failed on deliveries is ours to look at, not noise */
+	size_t attention = 0;
+	for (size_t i = 0; i < d->nnot_run; i++)
+		if (!strncmp(d->not_run[i].reason, "verifier ", 9))
+			attention += d->not_run[i].episodes;
+	if (attention)
+		out_fmt(o, "**Needs attention:** the verifier failed on the deliverables of %zu "
+			   "episode%s (crashed or reached a limit). Their runs stand; `run --resume` "
+			   "judges them again, and `engisweep judge TASK.json "
+			   "RESULTS/artifacts/CELL` reproduces one by hand.\n\n",
+			attention, attention == 1 ? "" : "s");
 }
 
 /* A warning line for each provenance field that mixes values. */

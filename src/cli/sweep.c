@@ -6,6 +6,7 @@
 #include "episode.h"
 #include "fsutil.h"
 #include "journal.h"
+#include "judge.h"
 #include "progress.h"
 #include "provider.h"
 #include "record.h"
@@ -86,6 +87,8 @@ struct runctx {
 	double *model_measured_s, *model_predicted_s;
 	long *last_line;         /* resume: journal line of each cell's last record */
 	size_t mixed;            /* resume: kept records judged by another verifier */
+	struct record *rejudge;  /* resume: verifier failures to judge again */
+	size_t nrejudge;
 	char mixed_example[256];
 	size_t line;
 	size_t since_flush;
@@ -660,6 +663,125 @@ static int resume_scan(void *p, struct record *r, struct engi_error *err)
 	return 0;
 }
 
+static int verifier_failed(const struct record *r)
+{
+	return r->outcome == OUTCOME_INFRA_ERROR && (!strcmp(r->infra, INFRA_VERIFIER_CRASH) ||
+						   !strcmp(r->infra, INFRA_VERIFIER_TIMEOUT));
+}
+
+/* The run's own end (outcome and message) from its trace's last "end". */
+static int run_end(const struct record *r, int *outcome, char *msg, size_t n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	*outcome = -1;
+	if (!r->trace || trace_decompress(r->trace, r->trace_len, (size_t)256 << 20, &text, &len,
+					  NULL) < 0)
+		return -1;
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		json_t *ev = strstr(line, "\"end\"") ? json_loads(line, 0, NULL) : NULL;
+		const char *name = json_string_value(json_object_get(ev, "ev"));
+		if (name && !strcmp(name, "end")) {
+			const char *o = json_string_value(json_object_get(ev, "outcome"));
+			const char *m = json_string_value(json_object_get(ev, "message"));
+			*outcome = o ? outcome_from_name(o) : -1;
+			snprintf(msg, n, "%s", m ? m : "");
+		}
+		json_decref(ev);
+		line = nl ? nl + 1 : NULL;
+	}
+	engi_free(text);
+	return *outcome >= 0 && !outcome_is_infra(*outcome) ? 0 : -1;
+}
+
+/* A cell whose verifier failed: its saved deliverables judged again. On
+ * success the record becomes the run's own outcome with the new verdict;
+ * otherwise it stays a verifier failure with the latest message (reported
+ * as needing attention, and not tried again until the next --resume). */
+static int rejudge(struct runctx *c, size_t ci, struct record *r, struct engi_error *err)
+{
+	const struct task *task = &c->sw->suite.tasks[c->sw->matrix.cells[ci].task];
+	int outcome;
+	char msg[sizeof(r->message)];
+	if (run_end(r, &outcome, msg, sizeof(msg)) < 0)
+		return 0; /* no run to judge: it stays as it is */
+	char art[PATH_MAX], scratch[PATH_MAX];
+	snprintf(art, sizeof(art), "%s/artifacts/%s", c->out, r->cell);
+	snprintf(scratch, sizeof(scratch), "%s/judge-%s", c->work_root, r->cell);
+	struct judge_limits lim = {.wall_s = c->o->verify_timeout_s, .mem_mb = c->o->verify_mem_mb,
+				   .threads = c->kernel_threads, .scratch = scratch};
+	struct engi_verdict v;
+	engi_verdict_init(&v);
+	/* the integrity and interaction assertions of the run stay */
+	struct record kept;
+	record_init(&kept);
+	kept.assertions = r->assertions;
+	kept.nassertions = r->nassertions;
+	int rc = judge_verdict_from_record(&kept, &v, err);
+	char infra[INFRA_REASON_MAX], why[256];
+	double v0 = now_mono();
+	if (rc == 0)
+		rc = judge_deliverables(task, art, &lim, &v, infra, sizeof(infra), why, sizeof(why), err);
+	rm_rf(scratch, NULL);
+	if (rc == 1) {
+		fprintf(stderr, "engisweep: cell %s (task '%s'): the verifier failed again: %s\n",
+			r->cell, r->task_id, why);
+		snprintf(r->message, sizeof(r->message), "%s", why);
+		snprintf(r->infra, sizeof(r->infra), "%s", infra);
+		rc = 0;
+	} else if (rc == 0) {
+		engi_verdict_score(&v, &task->scoring);
+		if (outcome == OUTCOME_AGENT_ERROR) {
+			v.success = v.feasible = 0;
+			v.score = v.quality = 0;
+		}
+		r->outcome = outcome;
+		r->infra[0] = '\0';
+		snprintf(r->message, sizeof(r->message), "%s", msg);
+		engi_verifier_id(task->verifier, r->verifier, sizeof(r->verifier));
+		snprintf(r->version, sizeof(r->version), "%s", ENGISWEEP_VERSION);
+		r->verify_s = now_mono() - v0;
+		rc = record_take_verdict(r, &v);
+	}
+	engi_verdict_release(&v);
+	return rc;
+}
+
+/* Resume, pass 3 (the journal open): the verifier failures judged again,
+ * journalled and stored. */
+static int rejudge_all(struct runctx *c, struct engi_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < c->nrejudge; i++) {
+		struct record *r = &c->rejudge[i];
+		long ci = find_cell(c, r->cell);
+		char *json = NULL;
+		size_t len = 0;
+		if (rc == 0 && ci >= 0)
+			rc = rejudge(c, (size_t)ci, r, err);
+		if (rc == 0 && ci >= 0)
+			rc = record_to_json(r, &json, &len, err);
+		if (rc == 0 && ci >= 0)
+			rc = journal_append_json(&c->journal, json, len, err);
+		engi_free(json);
+		if (rc == 0 && ci >= 0)
+			rc = store_append(c->store, r, err);
+		if (rc == 0 && ci >= 0) {
+			note_result(c->sw, (size_t)ci, r);
+			note_duration(c, (size_t)ci, r);
+			c->since_flush++;
+		}
+		record_release(r);
+	}
+	engi_free(c->rejudge);
+	c->rejudge = NULL;
+	c->nrejudge = 0;
+	return rc < 0 ? rc : maybe_flush(c, 1, err);
+}
+
 /* Resume, pass 2: each cell's last record into the store, unless it failed
  * for infrastructure reasons (then the cell runs again). */
 static int resume_load(void *p, struct record *r, struct engi_error *err)
@@ -668,6 +790,18 @@ static int resume_load(void *p, struct record *r, struct engi_error *err)
 	c->line++;
 	long ci = find_cell(c, r->cell);
 	int rc = 0;
+	if (ci >= 0 && c->last_line[ci] == (long)c->line && verifier_failed(r)) {
+		/* the run stands: its deliverables are judged again, not rerun */
+		struct record *v = engi_realloc(c->rejudge, (c->nrejudge + 1) * sizeof(*v));
+		if (!v) {
+			record_release(r);
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+		}
+		c->rejudge = v;
+		c->rejudge[c->nrejudge++] = *r;
+		record_init(r);
+		return 0;
+	}
 	if (ci >= 0 && c->last_line[ci] == (long)c->line && !outcome_is_infra(r->outcome)) {
 		const struct task *t = &c->sw->suite.tasks[c->sw->matrix.cells[ci].task];
 		char id[64];
@@ -761,6 +895,7 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder,
 	TRY(maybe_flush(c, 1, err));
 	TRY(store_publish(c->store, c->h5, err));
 	TRY(journal_open(&c->journal, jpath, o->resume, err));
+	TRY(rejudge_all(c, err));
 
 	*order = engi_calloc(n ? n : 1, sizeof(**order));
 	if (!*order)

@@ -912,9 +912,9 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 			return rc;
 		}
 		if (rc == 1) {
-			/* the verifier failed, not the agent: not run, rerun by --resume */
-			engi_verdict_release(&v);
-			engi_verdict_init(&v);
+			/* the verifier failed, not the agent: not scored. The run and
+			 * its deliverables stand (the integrity and interaction
+			 * assertions kept), and --resume judges them again. */
 			rec->outcome = OUTCOME_INFRA_ERROR;
 			snprintf(rec->infra, sizeof(rec->infra), "%s", infra);
 			snprintf(rec->message, sizeof(rec->message), "%s", why);

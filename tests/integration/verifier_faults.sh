@@ -2,7 +2,8 @@
 # delivery takes only its own child process down: the sweep finishes (exit
 # 0), the episode is infra_error with the reason and the kernel and signal
 # named, its verification was tried twice, it is not scored, and --resume
-# reruns it. The report lists it as not run. Alone and under mpirun.
+# judges its saved deliverables again without running the agent again. The
+# report lists it as not run. Alone and under mpirun.
 . "$(dirname "$0")/lib.sh"
 bash "$HERE/make_suite.sh" suite 1 0
 
@@ -49,15 +50,35 @@ took=$(( $(date +%s) - t0 ))
 # not scored, listed as not run
 "$ENGISWEEP" report --out-prefix rep r-segv/results.h5 > rep.txt 2>&1 || { cat rep.txt; fail "report"; }
 grep -q "not run: verifier crashed" rep.txt || { cat rep.txt; fail "report does not list the crash"; }
+grep -q "Needs attention:\*\* the verifier failed on the deliverables of 1 episode" rep.txt \
+	|| { cat rep.txt; fail "report does not flag the verifier failure"; }
 
-# --resume reruns it, now judged for real
+# --resume does not run the agent again: it judges the saved deliverables
+# again. While the verifier still fails the cell stays a verifier failure
+# (said on stderr, listed in the report); once it works, the run's own
+# outcome and the new verdict replace it, journalled.
+started() { PYTHONPATH="$HERE" "$PY" -c "import results as R; print([e['started_at'] for e in R.episodes('$1/results.h5')])"; }
+before=$(started r-segv)
+ENGI_JUDGE_FAULT=segv "$ENGISWEEP" run --resume --agents reference --quiet --out r-segv suite > resume1.log 2>&1 \
+	|| { cat resume1.log; fail "resume with a failing verifier"; }
+grep -q "the verifier failed again: verifier 'mesh' died of signal 11" resume1.log || { cat resume1.log; fail "no notice"; }
+check r-segv "verifier crashed" "died of signal 11"
+[ "$(started r-segv)" = "$before" ] || fail "the agent ran again"
 "$ENGISWEEP" run --resume --agents reference --quiet --out r-segv suite > resume.log 2>&1 \
 	|| { cat resume.log; fail "resume"; }
+[ "$(started r-segv)" = "$before" ] || fail "the agent ran again"
 PYTHONPATH="$HERE" "$PY" - <<'PY'
+import json
 import results as R
 ep = R.episodes("r-segv/results.h5")
-done = [e for e in ep if e["outcome"] == "done"]
-assert len(done) == 1 and done[0]["success"] == 1 and done[0]["verifier"] == "mesh@1", ep
+assert len(ep) == 1, ep
+e = ep[0]
+assert e["outcome"] == "done" and e["success"] == 1 and e["infra"] == "" and e["verifier"] == "mesh@1", e
+assert e["message"] != "" and "signal" not in e["message"], e
+last = [json.loads(l) for l in open("r-segv/journal.jsonl")][-1]
+assert last["outcome"] == "done" and last["success"] is True, last
+names = sorted(a["name"] for a in last["assertions"])
+assert names == ["closed", "delivered:tetra.stl", "volume"], names
 PY
 
 # under mpirun the crashing verifier does not take a rank down
