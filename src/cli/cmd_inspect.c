@@ -5,27 +5,80 @@
 #include "engi/verify.h"
 #include "provider.h"
 #include "qemu.h"
+#include "source.h"
 
 #include <stdio.h>
 #include <string.h>
 
 static const char inspect_help[] =
-	"usage: engisweep inspect\n"
+	"usage: engisweep inspect [--source NAME] [SUITE]\n"
 	"\n"
 	"Lists what this binary can run: backends, agents, model providers and\n"
 	"verifier kinds, each marked built or not built, and the accelerator the\n"
 	"qemu backend's guests get on this host (KVM only when a probe guest ran\n"
-	"under it in time) with the reason.\n";
+	"under it in time) with the reason, and the task sources.\n"
+	"\n"
+	"With SUITE: which task source reads it (detected, or --source NAME), how\n"
+	"many tasks load and how many are refused, by reason, each refused file\n"
+	"named. Exit status 0 when every task loads, 1 when some are refused, 2\n"
+	"when the suite cannot be read at all.\n";
+
+/* Tasks loaded and refused, refusals grouped by the kind of failure. */
+static int inspect_suite(const char *path, const char *source)
+{
+	struct suite s;
+	struct engi_error err;
+	engi_error_init(&err);
+	if (suite_load_from(&s, path, source, 0, &err) < 0) {
+		cli_error(&err);
+		return EXIT_USAGE;
+	}
+	printf("suite %s\n  source: %s (%s)\n  tasks: %zu loaded, %zu refused\n", path, s.source,
+	       source ? "named" : "detected", s.ntasks, s.nrefused);
+	if (s.nrefused) {
+		printf("\nrefused, by reason:\n");
+		for (size_t i = 0; i < s.nrefused; i++) {
+			size_t n = 0, first = i;
+			for (size_t j = 0; j < s.nrefused; j++) {
+				if (strcmp(s.refused[j].category, s.refused[i].category))
+					continue;
+				n++;
+				if (j < first)
+					first = j;
+			}
+			if (first == i)
+				printf("  %-6zu %s\n", n, s.refused[i].category);
+		}
+		printf("\nrefused tasks:\n");
+		for (size_t i = 0; i < s.nrefused; i++)
+			printf("  %s\n", s.refused[i].reason);
+	}
+	int rc = s.nrefused ? EXIT_FAILED : 0;
+	suite_release(&s);
+	return rc;
+}
 
 int cmd_inspect(int argc, char **argv)
 {
-	if (argc > 1) {
-		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+	const char *source = NULL, *suite = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(inspect_help, stdout);
 			return 0;
+		} else if (!strcmp(argv[i], "--source") && i + 1 < argc) {
+			source = argv[++i];
+		} else if (argv[i][0] != '-' && !suite) {
+			suite = argv[i];
+		} else {
+			cli_errorf("inspect: unexpected argument '%s'", argv[i]);
+			fputs(inspect_help, stderr);
+			return EXIT_USAGE;
 		}
-		cli_errorf("inspect: takes no arguments");
-		fputs(inspect_help, stderr);
+	}
+	if (suite)
+		return inspect_suite(suite, source);
+	if (source) {
+		cli_errorf("inspect: --source needs a SUITE");
 		return EXIT_USAGE;
 	}
 	printf("engisweep %s\n\nbackends:\n", ENGISWEEP_VERSION);
@@ -42,6 +95,10 @@ int cmd_inspect(int argc, char **argv)
 	printf("\nmodel providers:\n");
 	for (const struct provider_desc *const *p = provider_all(); *p; p++)
 		printf("  %-10s %-10s %s\n", (*p)->name, "built", (*p)->summary);
+	printf("\ntask sources:\n");
+	for (const struct task_source *const *t = task_sources(); *t; t++)
+		printf("  %-14s %s\n  %-14s reads: %s\n", (*t)->name, (*t)->summary, "",
+		       (*t)->supports);
 	printf("\nverifier kinds:\n");
 	for (const struct engi_verifier_kind *const *k = engi_verifier_kinds(); *k; k++) {
 		char id[64];

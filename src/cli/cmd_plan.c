@@ -30,6 +30,7 @@ static const char plan_help[] =
 	"      --history FILE     results.h5 of an earlier sweep: measured durations\n"
 	"      --grid AXIS=V1,V2  a condition axis (repeat: cartesian product)\n"
 	"      --subset SPEC      stratified subset, as for run\n"
+	"      --source NAME      the suite's task source (default: detected)\n"
 	"  -n, --ranks R          ranks running episodes (default 1)\n"
 	"  -h, --help             this text\n";
 
@@ -44,10 +45,11 @@ int cmd_plan(int argc, char **argv)
 		{"ranks", required_argument, NULL, 'n'},
 		{"grid", required_argument, NULL, 'G'},
 		{"subset", required_argument, NULL, 'S'},
+		{"source", required_argument, NULL, 'Q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *agents = NULL, *models = NULL, *history = NULL, *subset = NULL;
+	const char *agents = NULL, *models = NULL, *history = NULL, *subset = NULL, *source = NULL;
 	struct strlist grid = {0};
 	long trials = 1, ranks = 1;
 	struct strlist conds = {0};
@@ -76,6 +78,9 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case 'S':
 			subset = optarg;
+			break;
+		case 'Q':
+			source = optarg;
 			break;
 		case 'n':
 			if (cli_int("--ranks", optarg, 1, 1000000, &ranks) < 0)
@@ -108,6 +113,7 @@ int cmd_plan(int argc, char **argv)
 	o.grid = grid.v;
 	o.ngrid = grid.n;
 	o.subset = subset;
+	o.source = source;
 	struct suite s;
 	struct sweepdef d;
 	struct matrix m;

@@ -38,6 +38,8 @@ static const char run_help[] =
 	"      --shard K/N        only the cells whose place in cell-id order is K\n"
 	"                         modulo N (a job array's share; merge the N\n"
 	"                         results afterwards)\n"
+	"      --source NAME      the suite's task source (default: detected; see\n"
+	"                         engisweep inspect)\n"
 	"      --subset SPEC      a stratified subset of the suite, e.g.\n"
 	"                         'strata=software,type,interface per=4-5 seed=7\n"
 	"                         all=type:open' (4 or 5 tasks per stratum)\n"
@@ -89,7 +91,7 @@ static const char validate_help[] =
 	"  -h, --help             this text\n";
 
 enum { OPT_RESOURCE = 256, OPT_RETRIES, OPT_GRACE, OPT_CMD_TIMEOUT, OPT_PROGRESS, OPT_KEEP,
-       OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_SHARD, OPT_BUDGET, OPT_PAUSE_ENV,
+       OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_SOURCE, OPT_SHARD, OPT_BUDGET, OPT_PAUSE_ENV,
        OPT_RETRY_WAIT, OPT_VERIFY_TIMEOUT, OPT_VERIFY_MEM,
        OPT_MIX_VERIFIERS };
 
@@ -116,6 +118,7 @@ static const struct option run_options[] = {
 	{"deadline", required_argument, NULL, OPT_DEADLINE},
 	{"grid", required_argument, NULL, OPT_GRID},
 	{"subset", required_argument, NULL, OPT_SUBSET},
+	{"source", required_argument, NULL, OPT_SOURCE},
 	{"shard", required_argument, NULL, OPT_SHARD},
 	{"budget-usd", required_argument, NULL, OPT_BUDGET},
 	{"quiet", no_argument, NULL, 'q'},
@@ -270,6 +273,9 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			run_only = 1;
 			if (strlist_push(grid, optarg) < 0)
 				return -1;
+			break;
+		case OPT_SOURCE:
+			o->source = optarg;
 			break;
 		case OPT_SUBSET:
 			run_only = 1;

@@ -12,6 +12,7 @@
 #include "record.h"
 #include "replay_source.h"
 #include "scheduler.h"
+#include "source.h"
 #include "store.h"
 #include "trace.h"
 
@@ -410,7 +411,7 @@ static void hook_tick(void *p, const struct sched_status *st)
 int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o,
 		 size_t *nstrata, struct engi_error *err)
 {
-	TRY(suite_load(s, o->suite, err));
+	TRY(suite_load_from(s, o->suite, o->source, 1, err));
 	if (o->subset)
 		TRY(suite_subset(s, o->subset, nstrata, err));
 	d->trials = o->trials;

@@ -19,6 +19,7 @@
 
 struct sweep_opts {
 	const char *suite;
+	const char *source; /* task source (source.h); NULL: detected */
 	const char *out;
 	const char *backend;
 	const char *agents;      /* "reference,noop" */

@@ -1,4 +1,5 @@
 #include "task.h"
+#include "source.h"
 
 #include "engi/alloc.h"
 #include "engi/sha256.h"
@@ -954,31 +955,11 @@ static void hash_verifier_files(struct loadctx *c, json_t *v)
 	}
 }
 
-static int load_one(struct suite *s, const char *file, struct task *t,
-		    struct engi_error *err)
+/* A task from its JSON (root, borrowed), named file in messages, its
+ * relative paths resolved against absdir. */
+static int task_from_json(struct suite *s, const char *file, const char *absdir, json_t *root,
+			  struct task *t, struct engi_error *err)
 {
-	char *text = NULL;
-	size_t len = 0;
-	TRY(read_file(file, TASK_FILE_CAP, &text, &len, err));
-	json_error_t je;
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	engi_free(text);
-	if (!root)
-		RAISE(err, ENGI_EPARSE, "%s: line %d column %d: %s", file, je.line,
-		      je.column, je.text);
-
-	char absdir[PATH_MAX];
-	char *resolved = realpath(file, NULL);
-	if (!resolved) {
-		json_decref(root);
-		RAISE(err, ENGI_EIO, "cannot resolve '%s'", file);
-	}
-	snprintf(absdir, sizeof(absdir), "%s", resolved);
-	free(resolved);
-	char *slash = strrchr(absdir, '/');
-	if (slash)
-		*slash = '\0';
-
 	struct engi_sha256 files;
 	engi_sha256_init(&files);
 	struct loadctx c = {.file = file, .dir = absdir, .a = &s->arena, .err = err,
@@ -1006,7 +987,6 @@ static int load_one(struct suite *s, const char *file, struct task *t,
 			free(canon);
 		}
 	}
-	json_decref(root);
 	if (rc < 0)
 		task_release_patterns(t);
 	if (rc < 0 && t->verifier && t->criteria) {
@@ -1016,19 +996,137 @@ static int load_one(struct suite *s, const char *file, struct task *t,
 	return rc;
 }
 
+/* A free slot at the end of s->tasks. */
+static struct task *suite_slot(struct suite *s)
+{
+	if (s->ntasks == s->tasks_alloc) {
+		size_t n = s->tasks_alloc ? 2 * s->tasks_alloc : 16;
+		struct task *v = engi_reallocarray(s->tasks, n, sizeof(*v));
+		if (!v)
+			return NULL;
+		s->tasks = v;
+		s->tasks_alloc = n;
+	}
+	return &s->tasks[s->ntasks];
+}
+
+int suite_add_json(struct suite *s, const char *file, const char *dir, json_t *root,
+		   struct engi_error *err)
+{
+	struct task *t = suite_slot(s);
+	if (!t)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	TRY(task_from_json(s, file, dir, root, t, err));
+	for (size_t j = 0; j < s->ntasks; j++)
+		if (!strcmp(s->tasks[j].id, t->id)) {
+			/* the copy is not the suite's */
+			if (t->verifier)
+				engi_verifier_free(t->verifier, t->criteria);
+			task_release_patterns(t);
+			RAISE(err, ENGI_EPARSE, "%s: /id: '%s' is already the id of %s", file, t->id,
+			      s->tasks[j].file);
+		}
+	s->ntasks++;
+	return 0;
+}
+
+/* One task file of the native source into s. */
+static int load_one(struct suite *s, const char *file, struct engi_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	TRY(read_file(file, TASK_FILE_CAP, &text, &len, err));
+	json_error_t je;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	engi_free(text);
+	if (!root)
+		RAISE(err, ENGI_EPARSE, "%s: line %d column %d: %s", file, je.line,
+		      je.column, je.text);
+	char absdir[PATH_MAX];
+	char *resolved = realpath(file, NULL);
+	if (!resolved) {
+		json_decref(root);
+		RAISE(err, ENGI_EIO, "cannot resolve '%s'", file);
+	}
+	snprintf(absdir, sizeof(absdir), "%s", resolved);
+	free(resolved);
+	char *slash = strrchr(absdir, '/');
+	if (slash)
+		*slash = '\0';
+	int rc = suite_add_json(s, file, absdir, root, err);
+	json_decref(root);
+	return rc;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int suite_load(struct suite *s, const char *path, struct engi_error *err)
-{
-	memset(s, 0, sizeof(*s));
-	arena_init(&s->arena);
-	s->path = arena_strdup(&s->arena, path);
-	if (!s->path)
-		RAISE(err, ENGI_ENOMEM, "out of memory");
+/* ---- the native source: a folder of *.json task files, or one ---- */
 
+static int native_probe(const char *path)
+{
+	size_t n = strlen(path);
+	if (path_is_file(path))
+		return n > 5 && !strcmp(path + n - 5, ".json") ? 10 : 0;
+	if (!path_is_dir(path))
+		return 0;
+	DIR *d = opendir(path);
+	int found = 0;
+	struct dirent *de;
+	while (d && !found && (de = readdir(d)) != NULL) {
+		size_t k = strlen(de->d_name);
+		found = k >= 6 && !strcmp(de->d_name + k - 5, ".json") && de->d_name[0] != '.';
+	}
+	if (d)
+		closedir(d);
+	return found ? 10 : 0;
+}
+
+/* The kind of a loader message "FILE: /POINTER: what 'name' (detail)":
+ * the pointer with its indices as *, what with quoted names as '…', no
+ * detail; "FILE: line L column C: ..." is not valid JSON. */
+static void native_category(const char *file, const char *msg, char *out, size_t n)
+{
+	size_t fl = strlen(file);
+	const char *m = !strncmp(msg, file, fl) && !strncmp(msg + fl, ": ", 2) ? msg + fl + 2 : msg;
+	if (!strncmp(m, "line ", 5)) {
+		snprintf(out, n, "not valid JSON");
+		return;
+	}
+	size_t o = 0;
+	int in_ptr = m[0] == '/', quoted = 0;
+	for (const char *p = m; *p && o + 4 < n; p++) {
+		if (in_ptr && *p == ':')
+			in_ptr = 0;
+		if (in_ptr && *p == '/' && p[1] >= '0' && p[1] <= '9') {
+			out[o++] = '/';
+			out[o++] = '*';
+			while (p[1] >= '0' && p[1] <= '9')
+				p++;
+			continue;
+		}
+		if (!in_ptr && *p == '(' && p > m && p[-1] == ' ')
+			break;
+		if (!in_ptr && *p == '\'' && (quoted || p == m || p[-1] == ' ')) {
+			if (!quoted)
+				out[o++] = '\'', out[o++] = '.', out[o++] = '.';
+			else
+				out[o++] = '\'';
+			quoted = !quoted;
+			continue;
+		}
+		if (!quoted)
+			out[o++] = *p;
+	}
+	while (o && out[o - 1] == ' ')
+		o--;
+	out[o] = '\0';
+}
+
+static int native_load(struct suite *s, const char *path, int strict, struct engi_error *err)
+{
 	char **files = NULL;
 	size_t nfiles = 0, alloc = 0;
 	int rc = 0;
@@ -1073,29 +1171,48 @@ int suite_load(struct suite *s, const char *path, struct engi_error *err)
 	} else {
 		rc = engi_raise(err, ENGI_ENOTFOUND, "no task file or suite folder '%s'", path);
 	}
-	if (rc == 0) {
+	if (rc == 0)
 		qsort(files, nfiles, sizeof(*files), cmp_str);
-		s->tasks = arena_array(&s->arena, nfiles, sizeof(*s->tasks));
-		if (!s->tasks)
-			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
-	}
 	for (size_t i = 0; rc == 0 && i < nfiles; i++) {
-		rc = load_one(s, files[i], &s->tasks[i], err);
-		if (rc == 0) {
-			s->ntasks++;
-			for (size_t j = 0; j < i; j++)
-				if (!strcmp(s->tasks[j].id, s->tasks[i].id))
-					rc = engi_raise(err, ENGI_EPARSE, "%s: /id: '%s' is already the id of %s",
-							files[i], s->tasks[i].id, s->tasks[j].file);
+		struct engi_error e;
+		engi_error_init(&e);
+		rc = load_one(s, files[i], &e);
+		if (rc == 0)
+			continue;
+		if (strict || rc == ENGI_ENOMEM) {
+			engi_raise(err, rc, "%s", e.msg);
+		} else {
+			char cat[96];
+			native_category(files[i], e.msg, cat, sizeof(cat));
+			rc = suite_refuse(s, files[i], rc, cat, e.msg);
+			if (rc < 0)
+				engi_raise(err, rc, "out of memory");
 		}
 	}
 	for (size_t i = 0; i < nfiles; i++)
 		engi_free(files[i]);
 	engi_free(files);
-	if (rc < 0)
-		suite_release(s);
 	return rc;
 }
+
+static const struct task_source_ops native_ops = {
+	.probe = native_probe,
+	.load = native_load,
+};
+
+const struct task_source task_source_native = {
+	.name = "native",
+	.summary = "engisweep's own task JSON: a folder of *.json task files, or one (tasks/SCHEMA.md)",
+	.supports = "every field of tasks/SCHEMA.md; verifier kinds built in; references and "
+		    "flawed variants",
+	.ops = &native_ops,
+};
+
+int suite_load(struct suite *s, const char *path, struct engi_error *err)
+{
+	return suite_load_from(s, path, NULL, 1, err);
+}
+
 
 void suite_release(struct suite *s)
 {
@@ -1104,9 +1221,14 @@ void suite_release(struct suite *s)
 			engi_verifier_free(s->tasks[i].verifier, s->tasks[i].criteria);
 		task_release_patterns(&s->tasks[i]);
 	}
+	engi_free(s->refused);
+	engi_free(s->tasks);
 	arena_release(&s->arena);
 	s->tasks = NULL;
 	s->ntasks = 0;
+	s->refused = NULL;
+	s->nrefused = 0;
+	s->tasks_alloc = 0;
 }
 
 const struct task *suite_find(const struct suite *s, const char *id)

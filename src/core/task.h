@@ -143,14 +143,26 @@ struct task {
 	size_t niasserts;
 };
 
-struct suite {
-	struct arena arena;
-	struct task *tasks;
-	size_t ntasks;
-	const char *path;
+/* A task a source could not load, and why (source.h). */
+struct task_refusal {
+	const char *file;
+	int code; /* the ENGI_E* code of the failure */
+	const char *category; /* the kind of reason, for tables */
+	const char *reason;   /* the whole message: file, pointer, what */
 };
 
-/* path: a folder of *.json task files, or a single task file. */
+struct suite {
+	struct arena arena;
+	struct task *tasks; /* heap, tasks_alloc slots */
+	size_t ntasks, tasks_alloc;
+	const char *path;
+	const char *source; /* the task source that read it (source.h) */
+	struct task_refusal *refused; /* only when loaded not strictly */
+	size_t nrefused;
+};
+
+/* path: a suite of any task source, detected (source.h); strict: the first
+ * task that does not load is the error. */
 int suite_load(struct suite *s, const char *path, struct engi_error *err);
 void suite_release(struct suite *s);
 const struct task *suite_find(const struct suite *s, const char *id);

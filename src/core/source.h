@@ -1,0 +1,61 @@
+/*
+ * source.h - task sources: adapters that read a benchmark's tasks as it
+ * distributes them into struct suite.
+ *
+ * A source is a descriptor and an ops table, like the backends: probe says
+ * how sure it is that a path is its own (0: not mine), load reads every task
+ * of the path into an initialised suite. A task either loads or is refused
+ * with a reason (the file, and the JSON pointer where there is one): in
+ * strict mode the first refusal is the error (run, plan and validate), else
+ * refusals are kept in suite->refused for `engisweep inspect SUITE`. A new
+ * source is one file defining its descriptor and one line in source.c's
+ * registry.
+ */
+#ifndef ENGI_SOURCE_H
+#define ENGI_SOURCE_H
+
+#include "engi/error.h"
+#include "task.h"
+
+struct task_source_ops {
+	/* 0: not this source's; otherwise how sure, up to 100 */
+	int (*probe)(const char *path);
+	int (*load)(struct suite *s, const char *path, int strict, struct engi_error *err);
+};
+
+struct task_source {
+	const char *name;     /* --source NAME */
+	const char *summary;  /* one line for inspect */
+	const char *supports; /* what of the format it reads, for inspect */
+	const struct task_source_ops *ops;
+};
+
+/* The registry, NULL-ended. */
+const struct task_source *const *task_sources(void);
+/* NULL with a message listing the names when unknown. */
+const struct task_source *task_source_lookup(const char *name, struct engi_error *err);
+/* The source whose probe is surest of path; NULL with a message if none. */
+const struct task_source *task_source_detect(const char *path, struct engi_error *err);
+
+/* Loads path with the named source (NULL: detected) into s. strict: the
+ * first refused task is the error; else refusals are in s->refused. */
+int suite_load_from(struct suite *s, const char *path, const char *source, int strict,
+		    struct engi_error *err);
+
+/* For sources: records a refused task in s: its file, the kind of reason
+ * (what inspect tabulates: "unknown field", "evaluator not supported", ...)
+ * and the whole message. */
+int suite_refuse(struct suite *s, const char *file, int code, const char *category,
+		 const char *reason);
+
+/* For sources that translate their format into engisweep's task JSON
+ * (tasks/SCHEMA.md): parses root (borrowed) into a new task of s, file
+ * naming it in messages, relative paths resolved against dir (absolute).
+ * Errors name file and JSON pointer; a repeated id is one. */
+typedef struct json_t json_t;
+int suite_add_json(struct suite *s, const char *file, const char *dir, json_t *root,
+		   struct engi_error *err);
+
+extern const struct task_source task_source_native;
+
+#endif
