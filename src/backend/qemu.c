@@ -998,8 +998,15 @@ static int qemu_start(struct backend_env *env, const struct env_spec *spec,
 	if (rc < 0 && accel && !strcmp(accel, "kvm") && strcmp(pick_accel(), "kvm")) {
 		/* no sign of life under KVM: start it again under TCG */
 		engi_error_init(err);
+		qmp_close(&q->qmp);
+		qga_close(&q->qga);
 		memset(q, 0, sizeof(*q));
 		rc = start_once(q, spec, &accel, err);
+	}
+	if (rc < 0) {
+		/* start_once's early exits leave the channels' buffers */
+		qmp_close(&q->qmp);
+		qga_close(&q->qga);
 	}
 	return rc;
 }
