@@ -154,9 +154,12 @@ static int run_tool(char *const argv[], const char *log_path, struct engi_error 
  * vector that writes a marker to the serial port and leaves through
  * isa-debug-exit (QEMU exits with status 0x10 << 1 | 1); a working KVM
  * does that in about 0.1 s. KVM is chosen when the marker is there within
- * ENGI_QEMU_PROBE_S seconds (default 5), TCG otherwise. A guest that still
- * shows no sign of life under KVM within ENGI_QEMU_LIFE_S (default 20) is
- * started again under TCG, and the process keeps TCG from then on.
+ * ENGI_QEMU_PROBE_S seconds (default 5), TCG otherwise. Some hosts run the
+ * probe but not a Linux guest: a guest that still shows no sign of life
+ * under KVM within ENGI_QEMU_LIFE_S (default 20 for a cold boot, 8 for a
+ * restore) is started again under TCG, the process keeps TCG from then on,
+ * and a marker in the image cache (kvm-no-life-<host>, holding the boot id)
+ * makes later processes on that host choose TCG until it reboots.
  *
  * Test-only overrides: ENGI_QEMU_PROBE_ROM names another firmware file
  * (one that never reports, to exercise the deadline), ENGI_QEMU_PROBE_ACCEL
@@ -337,13 +340,60 @@ static void accel_note(const char *chosen, const char *why)
 		fprintf(stderr, "engisweep: qemu: accelerator %s: %s\n", chosen, why);
 }
 
+/* Where a guest that showed no sign of life under KVM is remembered for
+ * the host's current boot: <image cache>/kvm-no-life-<host>, holding the
+ * boot id (other nodes sharing the cache have their own file). */
+static int no_life_marker(char *path, size_t n, char *boot, size_t bn)
+{
+	char dir[PATH_MAX], host[128] = "host";
+	struct engi_error e;
+	engi_error_init(&e);
+	if (image_cache_dir(dir, sizeof(dir), &e) < 0)
+		return -1;
+	gethostname(host, sizeof(host) - 1);
+	for (char *c = host; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	if (snprintf(path, n, "%s/kvm-no-life-%s", dir, host) >= (int)n)
+		return -1;
+	/* a /proc file has no size to read by: one line */
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	char line[80] = "";
+	int ok = f && fgets(line, sizeof(line), f);
+	if (f)
+		fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	if (!ok || strlen(line) < 16)
+		return -1;
+	snprintf(boot, bn, "%s", line);
+	return 0;
+}
+
+static int kvm_known_lifeless(void)
+{
+	char p[PATH_MAX], boot[64];
+	/* the test overrides probe afresh */
+	if (getenv("ENGI_QEMU_FAKE_KVM") || getenv("ENGI_QEMU_PROBE_ROM") ||
+	    getenv("ENGI_QEMU_PROBE_ACCEL") || no_life_marker(p, sizeof(p), boot, sizeof(boot)) < 0)
+		return 0;
+	char *text = NULL;
+	size_t len = 0;
+	int known = read_file(p, 256, &text, &len, NULL) == 0 && len >= strlen(boot) &&
+		    !strncmp(text, boot, strlen(boot));
+	engi_free(text);
+	return known;
+}
+
 static const char *pick_accel(void)
 {
 	const char *f = getenv("ENGI_QEMU_ACCEL");
 	if (f && (!strcmp(f, "kvm") || !strcmp(f, "tcg")))
 		return f;
 	pthread_mutex_lock(&accel_lock);
-	if (!accel_chosen) {
+	if (!accel_chosen && kvm_known_lifeless()) {
+		accel_note("tcg", "a guest under KVM showed no sign of life earlier since this host "
+				  "booted (kvm-no-life marker in the image cache)");
+	} else if (!accel_chosen) {
 		char why[256];
 		int ok = kvm_probe(why, sizeof(why));
 		accel_note(ok ? "kvm" : "tcg", why);
@@ -361,6 +411,14 @@ static void kvm_give_up(const char *why)
 		char w[256];
 		snprintf(w, sizeof(w), "a guest under KVM %s; TCG from now on", why);
 		accel_note("tcg", w);
+		/* and for the next processes on this host until it reboots */
+		char p[PATH_MAX], boot[64];
+		if (!getenv("ENGI_QEMU_FAKE_KVM") && no_life_marker(p, sizeof(p), boot, sizeof(boot)) == 0) {
+			char line[128];
+			int n = snprintf(line, sizeof(line), "%s\n", boot);
+			mkdir_parents(p, 0755, NULL);
+			write_file_atomic(p, line, (size_t)n, NULL);
+		}
 	}
 	pthread_mutex_unlock(&accel_lock);
 }
@@ -659,7 +717,7 @@ static int connect_vm(struct qemu_env *q, enum restore how, double timeout_s,
 {
 	double t0 = now_mono();
 	double deadline = t0 + timeout_s;
-	double life_s = q->kvm ? env_seconds("ENGI_QEMU_LIFE_S", 20.0) : 0;
+	double life_s = q->kvm ? env_seconds("ENGI_QEMU_LIFE_S", how == RESTORE_COLD ? 20.0 : 8.0) : 0;
 	int alive = !q->kvm;
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/qmp.sock", q->dir);

@@ -7,7 +7,8 @@
 #  - a QEMU that exits under the probe (the aborting hosts) gives TCG at once.
 # Then whole sweeps on the tiny guest where the probe passes but every KVM
 # guest hangs (vCPU never runs) or aborts: each episode still completes,
-# under TCG, the fallback is said once and remembered for the process.
+# under TCG, the fallback is said once and remembered for the process; a
+# marker remembers it for the host's boot.
 . "$ENGI_SRC/tests/integration/lib.sh"
 
 accel_line() { "$ENGISWEEP" inspect 2>&1 | grep 'qemu accelerator:'; }
@@ -33,6 +34,19 @@ took=$("$PY" -c "import time; print(time.time() - $t0)")
 case "$line" in *"accelerator: tcg (QEMU under tcg exited with status 1 before the probe guest reported"*) ;;
 *) fail "aborting probe: $line" ;; esac
 "$PY" -c "import sys; sys.exit(0 if $took < 10 else 1)" || fail "aborting probe took $took s"
+
+# a host where a guest showed no sign of life under KVM is remembered until
+# it reboots: the marker of this boot gives TCG without probing, one of an
+# earlier boot does not
+mkdir cache
+marker=cache/kvm-no-life-$(hostname | tr / _)
+cat /proc/sys/kernel/random/boot_id > "$marker"
+line=$(ENGISWEEP_IMAGES=$T/cache accel_line)
+case "$line" in *"accelerator: tcg (a guest under KVM showed no sign of life earlier since this host booted"*) ;;
+*) fail "marker of this boot ignored: $line" ;; esac
+echo 00000000-0000-0000-0000-000000000000 > "$marker"
+line=$(ENGISWEEP_IMAGES=$T/cache accel_line)
+case "$line" in *"earlier since this host booted"*) fail "marker of another boot used: $line" ;; esac
 
 line=$(ENGI_QEMU_ACCEL=tcg accel_line)
 case "$line" in *"tcg (forced by ENGI_QEMU_ACCEL)"*) ;; *) fail "forced: $line" ;; esac
