@@ -127,6 +127,12 @@ void engi_selfx_release(struct engi_selfx *x);
  * calipers). Exact for boxes; coplanar or collinear vertices give a box of
  * zero thickness in their plane or along their line. axis rows are unit
  * vectors; half the extents along them. Deterministic.
+ * The hull is built on the vertices centred on their box and snapped to
+ * multiples of 2^-61 of its half extent, so that its exact predicates
+ * never over- or underflow (1e20 beside 1, denormals): vertices that are
+ * coplanar or collinear to within that count as such (method planar or
+ * linear), and the extents are always taken over the vertices as given,
+ * so the box holds every one of them.
  */
 enum engi_obb_method {
 	ENGI_OBB_AXIS_ALIGNED = 0, /* the coordinate axes were smallest */
