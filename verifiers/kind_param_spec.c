@@ -35,7 +35,9 @@
  * Cost: a correct part takes 3 to 5 material-volume calls; any part at most
  * 2 log2(r_max / h) + 3 (about 43), r_max the distance from the line to the
  * farthest corner of the part's box; each call is one occupancy build over
- * the mesh and at most HOLE_RES_MAX^2 column queries.
+ * the mesh and at most HOLE_RES_MAX^2 column queries. Past HOLE_PROBES_MAX
+ * calls (never reached on a mesh the kernels accept) the measure is
+ * unavailable rather than the search unbounded.
  */
 #include "engi/cad_geometry.h"
 #include "engi/mesh.h"
@@ -60,6 +62,7 @@
 #define HOLE_RES_MAX	    1024
 #define HOLE_STEP_MIN_REL   1e-6
 #define HOLE_EMPTY_REL	    1e-9 /* of the cylinder's volume: no material */
+#define HOLE_PROBES_MAX	    256	 /* far above the 2 log2(1e6) + 3 any search takes */
 #define POINTER_MAX	    ENGI_POINTER_MAX
 #define PI		    3.14159265358979323846
 
@@ -338,6 +341,9 @@ static int hole_empty(struct hole_probe *hp, double radius, int *empty, struct e
 					: (int)want;
 	double vol;
 	struct engi_region reg;
+	if (hp->calls >= HOLE_PROBES_MAX)
+		RAISE(e, ENGI_EINVALID, "hole search did not converge in %d probes",
+		      HOLE_PROBES_MAX);
 	hp->calls++;
 	TRY(cylinder_material(hp->m, hp->r, hp->sp->axis, hp->sp->at, radius, res, &vol, &reg, e));
 	*empty = vol <= HOLE_EMPTY_REL * PI * radius * radius * reg.length;
@@ -361,14 +367,18 @@ static int hole_diameter(const struct engi_mesh *m, const struct engi_mesh_repor
 		double d = sqrt(du * du + dw * dw);
 		rmax = d > rmax ? d : rmax;
 	}
-	if (!(rmax > 0 && isfinite(rmax)))
+	if (!(rmax > 0))
 		RAISE(e, ENGI_EINVALID, "the part has no extent across the %s axis",
 		      axis_names[sp->axis]);
+	if (!engi_coord_ok(rmax))
+		RAISE(e, ENGI_EINVALID, "the line lies %g from the part, beyond 1e+30", rmax);
 	double tol = sp->c.tol_rel * fabs(sp->c.value);
 	tol = sp->c.tol_abs > tol ? sp->c.tol_abs : tol;
 	struct hole_probe hp = {.m = m, .r = r, .sp = sp, .h = tol / 8};
 	if (hp.h < HOLE_STEP_MIN_REL * rmax)
 		hp.h = HOLE_STEP_MIN_REL * rmax;
+	if (!(hp.h > 0)) /* a part of denormal size: no step would advance */
+		RAISE(e, ENGI_EINVALID, "the part is too small (%g) to search for a hole", rmax);
 	double step = 4 * hp.h, r0 = sp->c.value / 2, lo, hi;
 	r0 = r0 < hp.h ? hp.h : r0 > rmax ? rmax : r0;
 	int empty;

@@ -100,10 +100,13 @@ int engi_obj_parse(const char *buf, size_t len, const char *name, struct engi_me
 						      m->nverts + 1, "xyz"[d]);
 			if (rc)
 				break;
-			if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) {
+			int bad = 0;
+			while (bad < 3 && engi_coord_ok(p[bad]))
+				bad++;
+			if (bad < 3) {
 				rc = obj_fail(err, ENGI_EPARSE, name, l.lineno,
-					      "vertex %zu has a non-finite coordinate",
-					      m->nverts + 1);
+					      "vertex %zu: coordinate %c = %g %s", m->nverts + 1,
+					      "xyz"[bad], p[bad], engi_coord_problem(p[bad]));
 				break;
 			}
 			rc = io_add_vertex(&b, p);

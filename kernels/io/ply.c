@@ -310,7 +310,7 @@ static int read_body(struct ply *y, struct io_mesh *b)
 					continue;
 				}
 				double cnt;
-				if (read_value(y, pr->list_type, &cnt) < 0 || cnt < 0)
+				if (read_value(y, pr->list_type, &cnt) < 0 || !(cnt >= 0))
 					return ply_fail(y, ENGI_EPARSE,
 							"%s %llu: list '%s' has no valid length",
 							e->name, i, pr->name);
@@ -338,10 +338,14 @@ static int read_body(struct ply *y, struct io_mesh *b)
 				}
 			}
 			if (is_vertex) {
-				if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])))
+				int bad = 0;
+				while (bad < 3 && engi_coord_ok(p[bad]))
+					bad++;
+				if (bad < 3)
 					return ply_fail(y, ENGI_EPARSE,
-							"vertex %llu has a non-finite coordinate",
-							i);
+							"vertex %llu: coordinate %c = %g %s", i,
+							"xyz"[bad], p[bad],
+							engi_coord_problem(p[bad]));
 				int rc = io_add_vertex(b, p);
 				if (rc < 0)
 					return ply_fail(y, rc, "out of memory");

@@ -36,12 +36,15 @@ int engi_xyz_parse(const char *buf, size_t len, const char *name, struct engi_me
 		}
 		if (rc)
 			break;
-		if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) {
-			rc =
-			    engi_raise(err, ENGI_EPARSE,
-				       "cannot read XYZ '%s': line %zu: point %zu has a non-finite "
-				       "coordinate",
-				       name, l.lineno, m->nverts + 1);
+		int bad = 0;
+		while (bad < 3 && engi_coord_ok(p[bad]))
+			bad++;
+		if (bad < 3) {
+			rc = engi_raise(err, ENGI_EPARSE,
+					"cannot read XYZ '%s': line %zu: point %zu: coordinate %c = "
+					"%g %s",
+					name, l.lineno, m->nverts + 1, "xyz"[bad], p[bad],
+					engi_coord_problem(p[bad]));
 			break;
 		}
 		rc = io_add_vertex(&b, p);

@@ -67,6 +67,34 @@ static inline double nsum_get(const struct nsum *k)
 	return k->s + k->c;
 }
 
+/* ---- coordinates ---- */
+
+const char *engi_coord_problem(double x)
+{
+	if (engi_coord_ok(x))
+		return NULL;
+	return isfinite(x) ? "exceeds 1e+30 in magnitude" : "is not finite";
+}
+
+int engi_coords_check(const double *xyz, size_t n, const char *noun, struct engi_error *err)
+{
+	size_t bad = SIZE_MAX;
+#pragma omp parallel for reduction(min : bad) schedule(static) if (n > MESH_PAR_MIN)
+	for (size_t v = 0; v < n; v++)
+		if (!(engi_coord_ok(xyz[3 * v]) && engi_coord_ok(xyz[3 * v + 1]) &&
+		      engi_coord_ok(xyz[3 * v + 2])) &&
+		    v < bad)
+			bad = v;
+	if (bad == SIZE_MAX)
+		return 0;
+	int d = 0;
+	while (d < 2 && engi_coord_ok(xyz[3 * bad + d]))
+		d++;
+	double x = xyz[3 * bad + d];
+	RAISE(err, ENGI_EINVALID, "%s %zu: coordinate %c = %g %s", noun, bad, "xyz"[d], x,
+	      engi_coord_problem(x));
+}
+
 /* ---- input checks shared by weld and analyze ---- */
 
 static int check_mesh(const struct engi_mesh *m, struct engi_error *err)
@@ -92,16 +120,7 @@ static int check_mesh(const struct engi_mesh *m, struct engi_error *err)
 		      "triangle %zu refers to vertex %u, but the mesh has %zu vertices", bad,
 		      (unsigned)v, nverts);
 	}
-	const double *x = m->xyz;
-	bad = SIZE_MAX;
-#pragma omp parallel for reduction(min : bad) schedule(static) if (nverts > MESH_PAR_MIN)
-	for (size_t v = 0; v < nverts; v++)
-		if (!(isfinite(x[3 * v]) && isfinite(x[3 * v + 1]) && isfinite(x[3 * v + 2])) &&
-		    v < bad)
-			bad = v;
-	if (bad != SIZE_MAX)
-		RAISE(err, ENGI_EINVALID, "vertex %zu has a non-finite coordinate", bad);
-	return 0;
+	return engi_coords_check(m->xyz, nverts, "vertex", err);
 }
 
 /* ---- stable LSD radix sort of 64-bit words on bits [lo_bit, 64) ---- */

@@ -23,6 +23,19 @@
  * extents of the chosen frame are taken over all vertices. Points that are
  * all coplanar or collinear are boxed in their plane or along their line,
  * with zero thickness. Everything runs in a fixed order: deterministic.
+ *
+ * Robustness: the hull and the outlines are built on a copy of the
+ * vertices centred on their box, scaled by a power of two into [-1, 1] and
+ * snapped to multiples of 2^-SNAP_BITS (a change of at most 2^-61 of the
+ * box's half extent),
+ * and the outlines' points the same way. Every difference, product and
+ * error term the exact predicates form is then a multiple of 2^-180 at
+ * most 2^4: nothing over- or underflows, the predicates are exact, and
+ * Quickhull and the monotone chain see a consistent geometry whatever the
+ * input (1e20 beside 1, denormals). The chosen frame's extents are taken
+ * over the original vertices. A hull step whose horizon is not one closed
+ * loop (impossible with exact predicates) stops with an error rather than
+ * linking faces wrongly.
  */
 #include "engi/mesh.h"
 
@@ -45,6 +58,13 @@
 #define OBB_FACE_WORK 8000000.0
 /* two face normals closer than this (1 - cosine) count as one */
 #define OBB_SAME_NORMAL 1e-12
+/* coordinates in (-1, 1) are snapped to multiples of 2^-SNAP_BITS */
+#define SNAP_BITS 60
+/* a hull step found a horizon that is not one loop */
+#define HULL_INCONSISTENT (-2)
+/* points of frame_across's scratch for m points: m to sort, and a chain of
+ * up to 2 m (what a monotone chain can push, whatever its predicate) */
+#define FRAME_WORK(m) (3 * (m) + 2)
 
 const char *engi_obb_method_name(int method)
 {
@@ -168,6 +188,7 @@ struct hull {
 	size_t nf, cap;
 	uint32_t *next;	    /* outside-list link of each point */
 	uint32_t *start_at; /* new face whose horizon edge starts at a point */
+	uint32_t *hstamp;   /* step in which start_at of a point was set */
 	/* faces with outside points (may repeat, or name dead or reused
 	 * slots), free slots, and a step's search stack, visible faces,
 	 * horizon (3 per edge) and new faces */
@@ -290,6 +311,8 @@ static int add_point(struct hull *h, uint32_t f0, uint32_t q)
 			return -1;
 		for (int k = 0; k < 3; k++) {
 			uint32_t g = h->f[fi].nb[k];
+			if (g == NONE)
+				return HULL_INCONSISTENT;
 			struct hface *G = &h->f[g];
 			if (G->seen != h->stamp) {
 				G->seen = h->stamp;
@@ -303,8 +326,14 @@ static int add_point(struct hull *h, uint32_t f0, uint32_t q)
 				return -1;
 		}
 	}
+	/* the horizon must be one loop: each of its vertices starts exactly
+	 * one of its edges and ends another (checked below) */
+	if (h->hor.n < 9)
+		return HULL_INCONSISTENT;
 	for (size_t i = 0; i < h->hor.n; i += 3) {
 		const uint32_t *e = h->hor.id + i;
+		if (h->hstamp[e[0]] == h->stamp)
+			return HULL_INCONSISTENT;
 		uint32_t nf = add_face(h, e[0], e[1], q);
 		if (nf == NONE || ids_push(&h->fresh, nf) < 0)
 			return -1;
@@ -314,7 +343,11 @@ static int add_point(struct hull *h, uint32_t f0, uint32_t q)
 			if (G->v[k] == e[1] && G->v[(k + 1) % 3] == e[0])
 				G->nb[k] = nf;
 		h->start_at[e[0]] = nf;
+		h->hstamp[e[0]] = h->stamp;
 	}
+	for (size_t i = 0; i < h->fresh.n; i++)
+		if (h->hstamp[h->f[h->fresh.id[i]].v[1]] != h->stamp)
+			return HULL_INCONSISTENT;
 	for (size_t i = 0; i < h->fresh.n; i++) {
 		uint32_t x = h->fresh.id[i], y = h->start_at[h->f[x].v[1]];
 		h->f[x].nb[1] = y;
@@ -428,6 +461,7 @@ static void hull_release(struct hull *h)
 	engi_free(h->f);
 	engi_free(h->next);
 	engi_free(h->start_at);
+	engi_free(h->hstamp);
 	engi_free(h->work.id);
 	engi_free(h->freel.id);
 	engi_free(h->stack.id);
@@ -445,7 +479,8 @@ static int hull_build(struct hull *h, const double *p, size_t n, const uint32_t 
 	h->np = n;
 	h->next = engi_malloc(n * sizeof(*h->next));
 	h->start_at = engi_malloc(n * sizeof(*h->start_at));
-	if (!h->next || !h->start_at)
+	h->hstamp = engi_calloc(n, sizeof(*h->hstamp));
+	if (!h->next || !h->start_at || !h->hstamp)
 		return -1;
 	uint32_t s[4];
 	memcpy(s, s_in, sizeof(s));
@@ -477,27 +512,19 @@ static int hull_build(struct hull *h, const double *p, size_t n, const uint32_t 
 		uint32_t fi = h->work.id[--h->work.n];
 		if (h->f[fi].dead || h->f[fi].out == NONE)
 			continue;
-		if (add_point(h, fi, farthest(h, &h->f[fi])) < 0)
-			return -1;
+		int rc = add_point(h, fi, farthest(h, &h->f[fi]));
+		if (rc < 0)
+			return rc;
 	}
 	return h->oom ? -1 : 0;
 }
 
 /* ---- boxes ---- */
 
-/* Box of the points idx (all n when idx is NULL) along the rows of ax. */
-static void box_along(const double *p, const uint32_t *idx, size_t n, const double ax[9],
-		      double center[3], double half[3])
+/* The centre and half extents of the box lo..hi along the rows of ax. */
+static void box_finish(const double lo[3], const double hi[3], const double ax[9],
+		       double center[3], double half[3])
 {
-	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-	for (size_t i = 0; i < n; i++) {
-		const double *q = p + 3 * (idx ? (size_t)idx[i] : i);
-		for (int k = 0; k < 3; k++) {
-			double t = dot3(ax + 3 * k, q);
-			lo[k] = t < lo[k] ? t : lo[k];
-			hi[k] = t > hi[k] ? t : hi[k];
-		}
-	}
 	double mid[3];
 	for (int k = 0; k < 3; k++) {
 		mid[k] = 0.5 * (lo[k] + hi[k]);
@@ -505,6 +532,25 @@ static void box_along(const double *p, const uint32_t *idx, size_t n, const doub
 	}
 	for (int d = 0; d < 3; d++)
 		center[d] = ax[d] * mid[0] + ax[3 + d] * mid[1] + ax[6 + d] * mid[2];
+}
+
+static inline void box_extend(const double ax[9], const double *q, double lo[3], double hi[3])
+{
+	for (int k = 0; k < 3; k++) {
+		double t = dot3(ax + 3 * k, q);
+		lo[k] = t < lo[k] ? t : lo[k];
+		hi[k] = t > hi[k] ? t : hi[k];
+	}
+}
+
+/* Box of the points idx (all n when idx is NULL) along the rows of ax. */
+static void box_along(const double *p, const uint32_t *idx, size_t n, const double ax[9],
+		      double center[3], double half[3])
+{
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (size_t i = 0; i < n; i++)
+		box_extend(ax, p + 3 * (idx ? (size_t)idx[i] : i), lo, hi);
+	box_finish(lo, hi, ax, center, half);
 }
 
 struct best {
@@ -539,14 +585,17 @@ static int pt2_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static inline double turn(struct pt2 o, struct pt2 a, struct pt2 b)
+/* Sign of (a - o) x (b - o), exactly. */
+static inline int turn(struct pt2 o, struct pt2 a, struct pt2 b)
 {
-	return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+	const double O[3] = {o.x, o.y, 0}, A[3] = {a.x, a.y, 0}, B[3] = {b.x, b.y, 0};
+	return pred_orient2d(O, A, B, 0, 1);
 }
 
 /* Convex polygon (counter-clockwise, no repeated point) of the m points
- * (sorted in place) into out (m + 1 places); returns its size. Andrew's
- * monotone chain. */
+ * (sorted in place) into out (2 m places: with an exact turn the chain
+ * holds at most m + 1, and 2 m whatever the turn); returns its size.
+ * Andrew's monotone chain. */
 static size_t hull2d(struct pt2 *q, size_t m, struct pt2 *out)
 {
 	qsort(q, m, sizeof(*q), pt2_cmp);
@@ -623,9 +672,15 @@ static void min_rect(const struct pt2 *c, size_t m, double *bux, double *buy)
 	}
 }
 
+/* x in [-2, 2] to the nearest multiple of 2^-SNAP_BITS. */
+static inline double snap(double x)
+{
+	return ldexp(rint(ldexp(x, SNAP_BITS)), -SNAP_BITS);
+}
+
 /* The frame whose third axis is n and whose first two follow the
  * minimum-area rectangle of the points idx[0..m) projected across n
- * (work holds 2 m + 2 points). */
+ * (work holds FRAME_WORK(m) points). */
 static void frame_across(const double *p, const uint32_t *idx, size_t m, const double n[3],
 			 struct pt2 *work, double ax[9])
 {
@@ -634,8 +689,8 @@ static void frame_across(const double *p, const uint32_t *idx, size_t m, const d
 	struct pt2 *q = work, *c = work + m + 1;
 	for (size_t i = 0; i < m; i++) {
 		const double *x = p + 3 * (size_t)idx[i];
-		q[i].x = dot3(u, x);
-		q[i].y = dot3(v, x);
+		q[i].x = snap(dot3(u, x));
+		q[i].y = snap(dot3(v, x));
 	}
 	size_t k = hull2d(q, m, c);
 	double ux = 1, uy = 0;
@@ -812,7 +867,7 @@ static int try_faces(const struct hull *h, const uint32_t *live, size_t nl, cons
 		w.front = engi_malloc(h->nf);
 		w.mark = engi_calloc(h->np, sizeof(*w.mark));
 		w.sil = engi_malloc(nhv * sizeof(*w.sil));
-		w.work = engi_malloc((2 * nhv + 2) * sizeof(*w.work));
+		w.work = engi_malloc(FRAME_WORK(nhv) * sizeof(*w.work));
 		oom = !w.front || !w.mark || !w.sil || !w.work;
 #pragma omp for schedule(dynamic, 1)
 		for (size_t i = 0; i < taken; i++) {
@@ -848,8 +903,11 @@ static int obb_solid(const double *p, size_t n, const uint32_t s[4], struct best
 	struct hull h;
 	int rc = -1;
 	uint32_t *live = NULL, *tri = NULL, *hv = NULL;
-	if (hull_build(&h, p, n, s) < 0)
+	int hrc = hull_build(&h, p, n, s);
+	if (hrc < 0) {
+		rc = hrc;
 		goto out;
+	}
 	size_t nl = 0, nhv = 0;
 	live = engi_malloc(h.nf * sizeof(*live));
 	tri = engi_malloc(3 * h.nf * sizeof(*tri));
@@ -861,6 +919,10 @@ static int obb_solid(const double *p, size_t n, const uint32_t s[4], struct best
 			memcpy(tri + 3 * nl, h.f[i].v, sizeof(h.f[i].v));
 			live[nl++] = (uint32_t)i;
 		}
+	if (nl < 4) {
+		rc = HULL_INCONSISTENT;
+		goto out;
+	}
 	/* hull vertices, in index order */
 	memset(h.start_at, 0, n * sizeof(*h.start_at));
 	for (size_t i = 0; i < 3 * nl; i++)
@@ -892,7 +954,7 @@ static int obb_planar(const double *p, size_t n, const uint32_t s[3], struct bes
 	cross3(e1, e2, nrm);
 	normalize3(nrm);
 	uint32_t *idx = engi_malloc(n * sizeof(*idx));
-	struct pt2 *work = engi_malloc((2 * n + 2) * sizeof(*work));
+	struct pt2 *work = engi_malloc(FRAME_WORK(n) * sizeof(*work));
 	if (!idx || !work) {
 		engi_free(idx);
 		engi_free(work);
@@ -919,6 +981,48 @@ static void obb_linear(const double *p, size_t n, const uint32_t s[2], struct be
 	try_frame(p, NULL, n, ax, ENGI_OBB_LINEAR, b);
 }
 
+/* Copies the vertices marked in used into p, moved so that their box is
+ * centred on the origin, scaled by a power of two so that the largest
+ * magnitude falls in [1/2, 1) and snapped to multiples of 2^-SNAP_BITS:
+ * the snap is then relative to the extent, wherever the part lies. */
+static void scaled_copy(const struct engi_mesh *m, const unsigned char *used, double *p)
+{
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (size_t v = 0; v < m->nverts; v++)
+		if (used[v])
+			for (int d = 0; d < 3; d++) {
+				lo[d] = fmin(lo[d], m->xyz[3 * v + d]);
+				hi[d] = fmax(hi[d], m->xyz[3 * v + d]);
+			}
+	double c[3], big = 0;
+	for (int d = 0; d < 3; d++) {
+		c[d] = 0.5 * lo[d] + 0.5 * hi[d];
+		big = fmax(big, fmax(hi[d] - c[d], c[d] - lo[d]));
+	}
+	int e = 0;
+	if (big > 0)
+		frexp(big, &e);
+	size_t n = 0;
+	for (size_t v = 0; v < m->nverts; v++)
+		if (used[v]) {
+			for (int d = 0; d < 3; d++)
+				p[3 * n + d] = ldexp(
+				    rint(ldexp(m->xyz[3 * v + d] - c[d], SNAP_BITS - e)), -SNAP_BITS);
+			n++;
+		}
+}
+
+/* The box of the original vertices marked in used along the rows of ax. */
+static void box_used(const struct engi_mesh *m, const unsigned char *used, const double ax[9],
+		     double center[3], double half[3])
+{
+	double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (size_t v = 0; v < m->nverts; v++)
+		if (used[v])
+			box_extend(ax, m->xyz + 3 * v, lo, hi);
+	box_finish(lo, hi, ax, center, half);
+}
+
 int engi_mesh_obb(const struct engi_mesh *m, struct engi_obb *o, struct engi_error *err)
 {
 	memset(o, 0, sizeof(*o));
@@ -929,6 +1033,10 @@ int engi_mesh_obb(const struct engi_mesh *m, struct engi_obb *o, struct engi_err
 			      i / 3, (unsigned)m->tri[i], m->nverts);
 	if (m->ntris == 0)
 		RAISE(err, ENGI_EINVALID, "cannot bound a mesh without triangles");
+	if (m->nverts >= NONE)
+		RAISE(err, ENGI_ETOOBIG, "mesh has %zu vertices, more than 32-bit indices address",
+		      m->nverts);
+	TRY(engi_coords_check(m->xyz, m->nverts, "vertex", err));
 	unsigned char *used = engi_calloc(m->nverts, 1);
 	if (!used)
 		RAISE(err, ENGI_ENOMEM, "out of memory bounding %zu vertices", m->nverts);
@@ -942,16 +1050,13 @@ int engi_mesh_obb(const struct engi_mesh *m, struct engi_obb *o, struct engi_err
 		engi_free(used);
 		RAISE(err, ENGI_ENOMEM, "out of memory bounding %zu vertices", m->nverts);
 	}
-	n = 0;
-	for (size_t v = 0; v < m->nverts; v++)
-		if (used[v])
-			memcpy(p + 3 * n++, m->xyz + 3 * v, 3 * sizeof(double));
-	engi_free(used);
+	scaled_copy(m, used, p);
 
 	struct best b = {INFINITY, {1, 0, 0, 0, 1, 0, 0, 0, 1}, ENGI_OBB_AXIS_ALIGNED};
 	uint32_t s[4];
 	if (morton_sort(p, n) < 0) {
 		engi_free(p);
+		engi_free(used);
 		RAISE(err, ENGI_ENOMEM, "out of memory bounding %zu vertices", n);
 	}
 	int dim = initial_simplex(p, n, s), rc = 0;
@@ -963,12 +1068,17 @@ int engi_mesh_obb(const struct engi_mesh *m, struct engi_obb *o, struct engi_err
 	} else if (dim == 1) {
 		obb_linear(p, n, s, &b);
 	}
+	engi_free(p);
 	if (rc < 0) {
-		engi_free(p);
+		engi_free(used);
+		if (rc == HULL_INCONSISTENT)
+			RAISE(err, ENGI_EINVALID,
+			      "cannot bound %zu vertices: their convex hull came out inconsistent",
+			      n);
 		RAISE(err, ENGI_ENOMEM, "out of memory bounding %zu vertices", n);
 	}
-	box_along(p, NULL, n, b.ax, o->center, o->half);
-	engi_free(p);
+	box_used(m, used, b.ax, o->center, o->half);
+	engi_free(used);
 	memcpy(o->axis, b.ax, sizeof(b.ax));
 	o->method = b.method;
 	/* sort the extents descending, axes along */

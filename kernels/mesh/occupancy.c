@@ -35,9 +35,13 @@ static void make_frame(const double axis[3], double f[9])
 {
 	double z[3] = {0, 0, 1};
 	if (axis) {
-		double l = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+		/* scaled by the largest component first: no over- or underflow */
+		double s = fmax(fabs(axis[0]), fmax(fabs(axis[1]), fabs(axis[2])));
 		for (int d = 0; d < 3; d++)
-			z[d] = axis[d] / l;
+			z[d] = axis[d] / s;
+		double l = sqrt(z[0] * z[0] + z[1] * z[1] + z[2] * z[2]);
+		for (int d = 0; d < 3; d++)
+			z[d] /= l;
 	}
 	/* x: the world axis least aligned with z, made orthogonal */
 	int k = 0;
@@ -95,9 +99,11 @@ int engi_solid_build(struct engi_solid *s, const struct engi_mesh *m, const doub
 {
 	memset(s, 0, sizeof(*s));
 	if (axis && !(isfinite(axis[0]) && isfinite(axis[1]) && isfinite(axis[2]) &&
-		      axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2] > 0))
+		      (axis[0] != 0 || axis[1] != 0 || axis[2] != 0)))
 		RAISE(err, ENGI_EINVALID, "occupancy axis (%g, %g, %g) is not a direction", axis[0],
 		      axis[1], axis[2]);
+	if (origin)
+		TRY(engi_coords_check(origin, 1, "occupancy origin", err));
 	make_frame(axis, s->frame);
 	if (origin)
 		memcpy(s->origin, origin, sizeof(s->origin));
@@ -106,6 +112,9 @@ int engi_solid_build(struct engi_solid *s, const struct engi_mesh *m, const doub
 			RAISE(err, ENGI_EINVALID,
 			      "triangle %zu refers to vertex %u, but the mesh has %zu vertices",
 			      i / 3, (unsigned)m->tri[i], m->nverts);
+	/* within the bound, local coordinates, their extents and the edge
+	 * products of the column test stay finite */
+	TRY(engi_coords_check(m->xyz, m->nverts, "vertex", err));
 	if (m->ntris >= UINT32_MAX / 4)
 		RAISE(err, ENGI_ETOOBIG, "mesh has %zu triangles, over the occupancy cap",
 		      m->ntris);
@@ -121,11 +130,6 @@ int engi_solid_build(struct engi_solid *s, const struct engi_mesh *m, const doub
 		double *out = s->tri + 9 * nt;
 		for (int k = 0; k < 3; k++) {
 			const double *p = m->xyz + 3 * (size_t)t[k];
-			if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) {
-				engi_solid_release(s);
-				RAISE(err, ENGI_EINVALID, "vertex %u has a non-finite coordinate",
-				      (unsigned)t[k]);
-			}
 			to_local(s, p, out + 3 * k);
 			for (int d = 0; d < 2; d++) {
 				lo[d] = out[3 * k + d] < lo[d] ? out[3 * k + d] : lo[d];
@@ -356,9 +360,11 @@ int engi_mesh_material_volume(const struct engi_mesh *m, const struct engi_regio
 	double x0, x1, y0, y1, z0, z1;
 	if (r->kind == ENGI_REGION_BOX) {
 		for (int d = 0; d < 3; d++)
-			if (!(isfinite(r->lo[d]) && isfinite(r->hi[d]) && r->lo[d] <= r->hi[d]))
+			if (!(engi_coord_ok(r->lo[d]) && engi_coord_ok(r->hi[d]) &&
+			      r->lo[d] <= r->hi[d]))
 				RAISE(err, ENGI_EINVALID,
-				      "box region is empty or not finite along %c", "xyz"[d]);
+				      "box region is empty, not finite or beyond 1e+30 along %c",
+				      "xyz"[d]);
 		TRY(engi_solid_build(&s, m, NULL, NULL, err));
 		x0 = r->lo[0];
 		x1 = r->hi[0];
@@ -367,13 +373,16 @@ int engi_mesh_material_volume(const struct engi_mesh *m, const struct engi_regio
 		z0 = r->lo[2];
 		z1 = r->hi[2];
 	} else if (r->kind == ENGI_REGION_CYLINDER) {
-		if (!(r->radius > 0 && isfinite(r->radius) && r->length > 0 && isfinite(r->length)))
+		if (!(r->radius > 0 && engi_coord_ok(r->radius) && r->length > 0 &&
+		      engi_coord_ok(r->length)))
 			RAISE(err, ENGI_EINVALID,
-			      "cylinder region needs a positive radius and length (%g, %g)",
+			      "cylinder region needs a positive radius and length of at most "
+			      "1e+30 (%g, %g)",
 			      r->radius, r->length);
 		for (int d = 0; d < 3; d++)
-			if (!isfinite(r->base[d]))
-				RAISE(err, ENGI_EINVALID, "cylinder base is not finite");
+			if (!engi_coord_ok(r->base[d]))
+				RAISE(err, ENGI_EINVALID,
+				      "cylinder base is not finite or beyond 1e+30");
 		TRY(engi_solid_build(&s, m, r->axis, r->base, err));
 		x0 = y0 = -r->radius;
 		x1 = y1 = r->radius;

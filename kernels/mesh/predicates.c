@@ -4,14 +4,20 @@
  * two_product with fma, grow and scale of non-overlapping expansions; see
  * Shewchuk, "Adaptive precision floating-point arithmetic and fast robust
  * geometric predicates", 1997). Over- or underflow of the inputs (beyond
- * about 1e100 or below 1e-100) is outside its guarantee.
+ * about 1e100 or below 1e-100) is outside its guarantee of exactness, not
+ * of memory safety: the expansions never outgrow their arrays. The mesh
+ * kernels bound coordinates (ENGI_MESH_COORD_MAX); the hull of the oriented
+ * box also snaps them to a grid so that nothing underflows.
  */
 #include "predicates.h"
 
 #include <float.h>
 #include <math.h>
 
-#define EXP_MAX 256
+/* Room for the longest expansion any caller forms even when no component
+ * vanishes (non-finite or underflowing inputs keep every component): 334
+ * terms for the sum of orient3d's three products, each of 1 + 22 * 5. */
+#define EXP_MAX 336
 
 static inline void two_sum(double a, double b, double *x, double *y)
 {

@@ -265,9 +265,8 @@ int engi_mesh_self_intersections(const struct engi_mesh *m, int early_exit, size
 			RAISE(err, ENGI_EINVALID,
 			      "triangle %zu refers to vertex %u, but the mesh has %zu vertices",
 			      i / 3, (unsigned)m->tri[i], m->nverts);
-	for (size_t i = 0; i < 3 * m->nverts; i++)
-		if (!isfinite(m->xyz[i]))
-			RAISE(err, ENGI_EINVALID, "vertex %zu has a non-finite coordinate", i / 3);
+	/* within the bound, the float boxes below are finite */
+	TRY(engi_coords_check(m->xyz, m->nverts, "vertex", err));
 	if (nf < 2)
 		return 0;
 	unsigned char *ok = engi_malloc(nf);

@@ -24,6 +24,7 @@
 
 #include "engi/alloc.h"
 #include "engi/error.h"
+#include "engi/mesh.h"
 #include "engi/morton.h"
 
 #include <lapacke.h>
@@ -169,9 +170,7 @@ int engi_kdtree_build(struct engi_kdtree *t, const double *xyz, size_t n, struct
 	if (n >= UINT32_MAX / 2)
 		RAISE(err, ENGI_ETOOBIG, "point cloud has %zu points, over the cap of %u", n,
 		      UINT32_MAX / 2 - 1);
-	for (size_t i = 0; i < n; i++)
-		if (!(isfinite(xyz[3 * i]) && isfinite(xyz[3 * i + 1]) && isfinite(xyz[3 * i + 2])))
-			RAISE(err, ENGI_EINVALID, "point %zu has a non-finite coordinate", i);
+	TRY(engi_coords_check(xyz, n, "point", err));
 	size_t nnodes = subtree_nodes(n);
 	struct rec *r = engi_malloc(n * sizeof(*r));
 	t->perm = engi_malloc(n * sizeof(*t->perm));
@@ -288,8 +287,9 @@ static inline void nearest_leaf(const struct engi_kdtree *t, const struct engi_k
 {
 	for (uint32_t i = nd->begin; i < nd->end; i++) {
 		double d2 = pt_dist2(t->pts + 3 * (size_t)i, q);
-		if (d2 < *bd2 ||
-		    (d2 == *bd2 && (*best == UINT32_MAX || t->perm[i] < t->perm[*best]))) {
+		/* the first point seen is taken whatever d2 is, so that a query
+		 * whose distances are NaN still gets a point of the tree */
+		if (*best == UINT32_MAX || d2 < *bd2 || (d2 == *bd2 && t->perm[i] < t->perm[*best])) {
 			*bd2 = d2;
 			*best = i;
 		}
@@ -929,9 +929,12 @@ static int icp_step(int method, const double sum[A_N], double dR[9], double dt[3
 			mat3_mul(V, UT, VU);
 		}
 		memcpy(dR, VU, sizeof(VU));
-		for (int d = 0; d < 3; d++)
+		for (int d = 0; d < 3; d++) {
 			dt[d] = qc[d] -
 				(dR[3 * d] * pc[0] + dR[3 * d + 1] * pc[1] + dR[3 * d + 2] * pc[2]);
+			if (!isfinite(dt[d]))
+				return ENGI_EINVALID;
+		}
 		return 0;
 	}
 	double A[36], x[6];
@@ -945,6 +948,10 @@ static int icp_step(int method, const double sum[A_N], double dR[9], double dt[3
 	lapack_int info = LAPACKE_dposv(LAPACK_ROW_MAJOR, 'U', 6, 1, A, 6, x, 1);
 	if (info != 0)
 		return ENGI_EINVALID;
+	/* a nearly singular system may still solve to an overflowing step */
+	for (int i = 0; i < 6; i++)
+		if (!isfinite(x[i]))
+			return ENGI_EINVALID;
 	rotation_from_vector(x, dR);
 	for (int d = 0; d < 3; d++)
 		dt[d] = x[3 + d];
@@ -1138,10 +1145,7 @@ int engi_icp(const double *src, size_t nsrc, const double *dst, size_t ndst,
 		RAISE(err, ENGI_EINVALID, "ICP max_dist %g is not positive", o->max_dist);
 	if (o->max_iterations < 1)
 		RAISE(err, ENGI_EINVALID, "ICP max_iterations %d is below 1", o->max_iterations);
-	for (size_t i = 0; i < nsrc; i++)
-		if (!(isfinite(src[3 * i]) && isfinite(src[3 * i + 1]) && isfinite(src[3 * i + 2])))
-			RAISE(err, ENGI_EINVALID, "source point %zu has a non-finite coordinate",
-			      i);
+	TRY(engi_coords_check(src, nsrc, "source point", err));
 	size_t nk = o->normal_k ? o->normal_k : ENGI_ICP_NORMAL_K_DEFAULT;
 	if (o->method == ENGI_ICP_POINT_TO_PLANE && !o->dst_normals && (nk < 3 || nk > KNN_MAX))
 		RAISE(err, ENGI_EINVALID, "normal neighbourhood of %zu points is not within 3..%d",

@@ -90,7 +90,7 @@ says "$ENGISWEEP" kernel icp --method nearest src.xyz dst.ply | grep -q "is not 
 expect_rc 1 "$ENGISWEEP" kernel mesh missing.stl
 printf 'v 0 0 0\nv 1 0 nan\nv 0 1 0\nf 1 2 3\n' > nan.obj
 expect_rc 2 "$ENGISWEEP" kernel mesh nan.obj
-says "$ENGISWEEP" kernel mesh nan.obj | grep -q "cannot read OBJ 'nan.obj': line 2: vertex 2 has a non-finite coordinate" \
+says "$ENGISWEEP" kernel mesh nan.obj | grep -q "cannot read OBJ 'nan.obj': line 2: vertex 2: coordinate z = nan is not finite" \
 	|| fail "NaN message"
 expect_rc 2 "$ENGISWEEP" kernel distance line_a.xyz
 for k in mesh icp distance; do

@@ -326,7 +326,7 @@ static void test_bad_input(void)
 	m.xyz[5] = NAN;
 	engi_error_init(&e);
 	CHECK_INT(engi_mesh_analyze(&m, &r, &e), ENGI_EINVALID);
-	CHECK_STR(e.msg, "vertex 1 has a non-finite coordinate");
+	CHECK_STR(e.msg, "vertex 1: coordinate z = nan is not finite");
 	m.xyz[5] = 0;
 	engi_error_init(&e);
 	CHECK_INT(engi_mesh_weld(&m, -1, &e), ENGI_EINVALID);

@@ -117,7 +117,7 @@ static void test_kdtree(void)
 	p[3 * 17 + 1] = NAN;
 	engi_error_init(&e);
 	CHECK_INT(engi_kdtree_build(&t, p, n, &e), ENGI_EINVALID);
-	CHECK_STR(e.msg, "point 17 has a non-finite coordinate");
+	CHECK_STR(e.msg, "point 17: coordinate y = nan is not finite");
 	free(p);
 }
 

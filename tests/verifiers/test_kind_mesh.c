@@ -467,6 +467,73 @@ static void test_self_intersections(void)
 	engi_verdict_release(&v);
 }
 
+/* Coordinates the kernels refuse (1e308, NaN) make every criterion
+ * unavailable, naming the facet, vertex and problem; extreme coordinates
+ * within the bound (1e20 beside 1) are measured, self-intersections
+ * included. */
+static void test_poisoned_coordinates(void)
+{
+	const char *crit = "[{\"name\": \"closed\", \"check\": \"watertight\"},"
+			   " {\"name\": \"vol\", \"check\": \"volume\", \"min\": 0},"
+			   " {\"name\": \"no-crossing\", \"check\": \"self_intersections\"}]";
+	static const double big[][3] = {{-1e308, -1e308, 0}, {1e308, 0, 1}, {0, 1e308, 1e308},
+					{0, 0, 0},	     {1, 0, 0},	    {0, 1, NAN}};
+	static const char *const want[] = {"facet 0, vertex 1: coordinate x = -1e+308 exceeds "
+					   "1e+30 in magnitude",
+					   "facet 1, vertex 3: coordinate z = nan is not finite"};
+	for (int k = 0; k < 2; k++) {
+		struct engi_mesh m;
+		engi_mesh_init(&m);
+		for (int i = 0; i < 6; i++)
+			gen_vertex(&m, big[i][0], big[i][1], big[i][2]);
+		gen_tri(&m, 0, 1, 2);
+		gen_tri(&m, 3, 4, 5);
+		if (k == 0)
+			m.xyz[17] = 0; /* only the 1e308 facet */
+		else
+			for (int i = 0; i < 9; i++) /* only the NaN one */
+				m.xyz[i] = i % 4 == 0;
+		CHECK_INT(gen_write_stl_ascii(path_of("poison.stl"), &m), 0);
+		engi_mesh_release(&m);
+		struct engi_verdict v;
+		run("poison.stl", crit, &v);
+		const char *names[] = {"closed", "vol", "no-crossing"};
+		for (int i = 0; i < 3; i++) {
+			const struct engi_assertion *a = find(&v, names[i]);
+			CHECK_INT(a->state, ENGI_UNAVAILABLE);
+			if (!strstr(a->detail, want[k]))
+				fprintf(stderr, "%s: '%s' lacks '%s'\n", names[i], a->detail,
+					want[k]);
+			CHECK(strstr(a->detail, want[k]) != NULL);
+		}
+		engi_verdict_score(&v, NULL);
+		CHECK_INT(v.success, 0);
+		engi_verdict_release(&v);
+	}
+
+	/* within the bound: measured, finite */
+	static const double wild[][3] = {{1e20, 0, 0},	{1, 1, 0},    {0, 0, 1},
+					 {1, 2, 3},	{1e20, 1, 7}, {4, 5, 6},
+					 {0, 0, 1e20},	{1, 0, 0},    {0, 1, 1e-20},
+					 {1e20, 1e20, 1}, {2, 1, 1},  {1, 2, 1}};
+	struct engi_mesh m;
+	engi_mesh_init(&m);
+	for (int i = 0; i < 12; i++)
+		gen_vertex(&m, wild[i][0], wild[i][1], wild[i][2]);
+	for (uint32_t t = 0; t < 4; t++)
+		gen_tri(&m, 3 * t, 3 * t + 1, 3 * t + 2);
+	CHECK_INT(gen_write_stl_ascii(path_of("wild.stl"), &m), 0);
+	engi_mesh_release(&m);
+	struct engi_verdict v;
+	run("wild.stl", crit, &v);
+	CHECK_INT(find(&v, "closed")->state, ENGI_FAIL);
+	const struct engi_assertion *a = find(&v, "no-crossing");
+	CHECK(a->state == ENGI_PASS || a->state == ENGI_FAIL);
+	CHECK(isfinite(a->value));
+	CHECK(isfinite(find(&v, "vol")->value));
+	engi_verdict_release(&v);
+}
+
 /* Each allocation failing in turn: ENGI_ENOMEM or a verdict, never a crash
  * or a leak. */
 static void test_alloc_failures(void)
@@ -511,6 +578,7 @@ int main(void)
 	test_section_inertia();
 	test_defective_meshes();
 	test_self_intersections();
+	test_poisoned_coordinates();
 	test_alloc_failures();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -351,6 +351,94 @@ static void test_reward(void)
 	engi_verifier_free(kind, crit);
 }
 
+/* Poisoned deliveries: coordinates the readers refuse (1e308, NaN) fail
+ * every parameter and the geometry term with a message naming the facet,
+ * vertex and problem; closed parts with extreme coordinates inside the
+ * bound (1e20 beside 1) are measured, hole search and oriented box
+ * included, and give a verdict. */
+static void test_poisoned(void)
+{
+	char sub[128];
+	snprintf(sub, sizeof(sub), "%s/pref", dir);
+	CHECK_INT(mkdir(sub, 0700), 0);
+	write_flange("pref/part.stl", 10);
+	void *crit = flange_criteria(", \"reference\": \"pref/part.stl\"", "");
+	static const struct {
+		const char *file;
+		double bad;
+		const char *want;
+	} refused[] = {
+	    {"huge.stl", 1e308, "facet 0, vertex 2: coordinate y = 1e+308 exceeds 1e+30 in magnitude"},
+	    {"nan.stl", NAN, "facet 0, vertex 2: coordinate y = nan is not finite"},
+	};
+	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+		struct engi_mesh m;
+		engi_mesh_init(&m);
+		gen_box(&m, 0, 0, 0, 1, 1, 1);
+		m.xyz[3 * (size_t)m.tri[1] + 1] = refused[k].bad;
+		char path[256];
+		snprintf(path, sizeof(path), "%s/%s", dir, refused[k].file);
+		CHECK_INT(gen_write_stl_ascii(path, &m), 0);
+		engi_mesh_release(&m);
+		struct engi_verdict v;
+		run(refused[k].file, crit, &v);
+		size_t nparam = 0;
+		for (size_t i = 0; i < v.na; i++) {
+			if (strncmp(v.a[i].name, "param:", 6) &&
+			    strcmp(v.a[i].name, "geometry_similarity"))
+				continue;
+			nparam++;
+			CHECK(v.a[i].state == ENGI_FAIL || v.a[i].state == ENGI_UNAVAILABLE);
+			if (!strstr(v.a[i].detail, refused[k].want))
+				fprintf(stderr, "%s: '%s' lacks '%s'\n", v.a[i].name,
+					v.a[i].detail, refused[k].want);
+			CHECK(strstr(v.a[i].detail, refused[k].want) != NULL);
+		}
+		CHECK_INT(nparam, 11);
+		CHECK_INT(find_or_none(&v, "geometry_similarity")->state, ENGI_FAIL);
+		CHECK_NEAR(metric(&v, "spec_consistency"), 0, 0);
+		engi_verdict_release(&v);
+	}
+
+	/* closed and within the bound: a box 1e20 long and 1 wide around the
+	 * bore's line, and a tetrahedron with 1e20 beside 1 */
+	struct engi_mesh m;
+	engi_mesh_init(&m);
+	gen_box(&m, -1e20, -0.5, -0.5, 1e20 + 1, 1, 1);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/long.stl", dir);
+	CHECK_INT(gen_write_stl_ascii(path, &m), 0);
+	engi_mesh_release(&m);
+	engi_mesh_init(&m);
+	gen_vertex(&m, 1e20, 0, 0);
+	gen_vertex(&m, 1, 1, 0);
+	gen_vertex(&m, 0, 0, 1);
+	gen_vertex(&m, 0, 1, 1e-20);
+	gen_tri(&m, 0, 2, 1);
+	gen_tri(&m, 0, 1, 3);
+	gen_tri(&m, 0, 3, 2);
+	gen_tri(&m, 1, 2, 3);
+	snprintf(path, sizeof(path), "%s/sliver.stl", dir);
+	CHECK_INT(gen_write_stl_ascii(path, &m), 0);
+	engi_mesh_release(&m);
+	const char *const kept[] = {"long.stl", "sliver.stl"};
+	for (int k = 0; k < 2; k++) {
+		struct engi_verdict v;
+		run(kept[k], crit, &v);
+		const struct engi_assertion *bore = find_or_none(&v, "param:bore");
+		CHECK(bore->state == ENGI_FAIL || bore->state == ENGI_UNAVAILABLE);
+		CHECK_INT(find_or_none(&v, "param:bodies")->state, ENGI_FAIL);
+		const struct engi_assertion *g = find_or_none(&v, "geometry_similarity");
+		CHECK(g->state == ENGI_FAIL || g->state == ENGI_PASS);
+		double gs = metric(&v, "geometry_similarity");
+		CHECK(gs >= 0 && gs < 0.5);
+		CHECK(metric(&v, "spec_consistency") < 0.5);
+		printf("  %s: bore '%s', geometry %g\n", kept[k], bore->detail, gs);
+		engi_verdict_release(&v);
+	}
+	engi_verifier_free(kind, crit);
+}
+
 static void expect_error(const char *params, const char *top, const char *msg)
 {
 	char text[2048];
@@ -443,6 +531,7 @@ int main(void)
 	test_occupancy_measures();
 	test_budget();
 	test_reward();
+	test_poisoned();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -9,6 +9,17 @@
  * characteristic and genus, area, signed volume, centroid, second moments
  * and principal moments, axis-aligned bounding box. All sums in double
  * precision with compensation; deterministic; no I/O. Nothing blocks.
+ *
+ * Coordinates: every kernel here (and in occupancy.h and pointcloud.h)
+ * takes only coordinates that are finite and at most ENGI_MESH_COORD_MAX
+ * in magnitude; anything else is ENGI_EINVALID with a message naming the
+ * vertex ("vertex 3: coordinate z = 1e+308 exceeds 1e+30 in magnitude"),
+ * and the readers refuse such files the same way, naming the facet, vertex
+ * or line. Under that bound the differences, cross products, squared
+ * distances, triple products and fifth powers (second moments) the kernels
+ * form stay finite, so no result is infinite or NaN because of overflow.
+ * Tiny values (denormals included) are accepted: they may round to zero in
+ * areas and volumes, never beyond that.
  */
 #ifndef ENGI_MESH_H
 #define ENGI_MESH_H
@@ -23,6 +34,24 @@ struct engi_mesh {
 	uint32_t *tri; /* 3 * ntris vertex indices */
 	size_t nverts, ntris;
 };
+
+/* The bound on coordinate magnitude (model units): far beyond any part in
+ * any unit, and small enough that fifth powers of extents stay finite. */
+#define ENGI_MESH_COORD_MAX 1e30
+
+/* 1 when x is finite and within the bound (NaN is not). */
+static inline int engi_coord_ok(double x)
+{
+	return x >= -ENGI_MESH_COORD_MAX && x <= ENGI_MESH_COORD_MAX;
+}
+
+/* What is wrong with a coordinate engi_coord_ok refuses: "is not finite"
+ * or "exceeds 1e+30 in magnitude"; NULL when it is fine. */
+const char *engi_coord_problem(double x);
+
+/* Checks the n points xyz (3 each): ENGI_EINVALID naming the first bad one
+ * as "<noun> <index>: coordinate <axis> = <value> <problem>". */
+int engi_coords_check(const double *xyz, size_t n, const char *noun, struct engi_error *err);
 
 void engi_mesh_init(struct engi_mesh *m);
 void engi_mesh_release(struct engi_mesh *m);
@@ -98,6 +127,12 @@ void engi_selfx_release(struct engi_selfx *x);
  * calipers). Exact for boxes; coplanar or collinear vertices give a box of
  * zero thickness in their plane or along their line. axis rows are unit
  * vectors; half the extents along them. Deterministic.
+ * The hull is built on the vertices centred on their box and snapped to
+ * multiples of 2^-61 of its half extent, so that its exact predicates
+ * never over- or underflow (1e20 beside 1, denormals): vertices that are
+ * coplanar or collinear to within that count as such (method planar or
+ * linear), and the extents are always taken over the vertices as given,
+ * so the box holds every one of them.
  */
 enum engi_obb_method {
 	ENGI_OBB_AXIS_ALIGNED = 0, /* the coordinate axes were smallest */
@@ -119,7 +154,8 @@ int engi_mesh_obb(const struct engi_mesh *m, struct engi_obb *o, struct engi_err
 const char *engi_obb_method_name(int method);
 
 /* Reads binary or ASCII STL (detected from content). At most max_tris
- * triangles; NaN or infinite coordinates are errors naming the facet.
+ * triangles; a coordinate engi_coord_ok refuses (NaN, infinite, beyond
+ * ENGI_MESH_COORD_MAX) is an error naming the facet and vertex.
  * Vertices are not welded: call engi_mesh_weld. m must have been initialised;
  * its contents are replaced on success and left empty on error. */
 int engi_stl_read(const char *path, struct engi_mesh *m, size_t max_tris,

@@ -7,8 +7,10 @@
  * ENGI_MESHIO_BYTES_MAX bytes) and on bytes in memory (engi_*_parse, what
  * the fuzz targets drive); name is what messages call the input. Every
  * message reads "cannot read <FORMAT> '<name>': <what>", with the line or
- * the element that is wrong. Sizes are bounded by the caller's caps; NaN and
- * infinite coordinates are errors naming the element. Polygons are split
+ * the element that is wrong. Sizes are bounded by the caller's caps; a
+ * coordinate engi_coord_ok refuses (NaN, infinite, beyond
+ * ENGI_MESH_COORD_MAX, engi/mesh.h) is an error naming the element, the
+ * axis, the value and the problem. Polygons are split
  * into triangle fans. m must have been initialised; its contents are
  * replaced on success and left empty on error. Point clouds are returned as
  * a mesh without triangles. Nothing here blocks except on the file system

@@ -17,7 +17,9 @@
  * a uniform grid over the frame's xy plane (engi_solid_build /
  * engi_solid_release); queries are read-only and may run in parallel.
  * engi_mesh_material_volume integrates exactly along the region's axis and
- * samples res x res columns across it. No I/O.
+ * samples res x res columns across it. No I/O. Mesh coordinates, the
+ * origin and the region's numbers are bounded as in engi/mesh.h
+ * (ENGI_MESH_COORD_MAX); anything else is ENGI_EINVALID.
  */
 #ifndef ENGI_OCCUPANCY_H
 #define ENGI_OCCUPANCY_H

@@ -32,7 +32,9 @@ struct engi_kdtree {
 	size_t nnodes;
 };
 
-/* Points with a non-finite coordinate are errors naming the point. */
+/* Points are bounded as in engi/mesh.h: a coordinate that is not finite or
+ * exceeds ENGI_MESH_COORD_MAX is an error naming the point. Queries may hold
+ * anything (a NaN query still gets a point, with a NaN distance). */
 int engi_kdtree_build(struct engi_kdtree *t, const double *xyz, size_t n, struct engi_error *err);
 void engi_kdtree_release(struct engi_kdtree *t);
 
