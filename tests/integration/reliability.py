@@ -95,6 +95,13 @@ def descendants():
     return [p for p in found if table[p][1] != "Z"]
 
 
+def fresh(folder, since):
+    """The entries of folder changed since the given time."""
+    if not os.path.isdir(folder):
+        return []
+    return [n for n in os.listdir(folder) if os.stat(f"{folder}/{n}").st_mtime >= since]
+
+
 def reap():
     while True:
         try:
@@ -278,15 +285,12 @@ class Campaign:
             done[r["cell"]] = r
         # the cells this run started: an episode makes artifacts/<cell>
         # afresh when it starts (older ones are an earlier run's)
-        art = f"{out}/artifacts"
-        started = {c for c in (os.listdir(art) if os.path.isdir(art) else [])
-                   if os.stat(f"{art}/{c}").st_mtime >= t0}
-        live = sorted(started - set(done))
+        live = sorted(set(fresh(f"{out}/artifacts", t0)) - set(done))
         # of those, the cells whose environment or verifier was still up
-        # (the rest had finished, their result not yet in the journal)
-        work = f"{out}/work"
-        running = sorted({m.group(2) for m in (CELL_DIR.match(n) for n in
-                          (os.listdir(work) if os.path.isdir(work) else [])) if m} & set(live))
+        # (the rest had finished, their result not yet in the journal); a
+        # killed run leaves its folders, so again only this run's count
+        running = sorted({m.group(2) for m in map(CELL_DIR.match, fresh(f"{out}/work", t0))
+                          if m} & set(live))
         h5 = self.check_h5(f"{out}/results.h5", journal, where)
         k = {"mode": mode, "phase": "resume" if resume else "sweep", "delay_s": round(delay, 3),
              "landed": landed, "processes": nproc, "journaled": len(done), "live": live,
