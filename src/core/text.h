@@ -1,7 +1,8 @@
 /*
  * text.h - text from untrusted sources (command output, guest files) made
- * safe for JSON: invalid UTF-8 sequences and NUL bytes become U+FFFD; and
- * text quoted for a POSIX shell.
+ * safe for JSON: invalid UTF-8 sequences and NUL bytes become U+FFFD; text
+ * quoted for a POSIX shell; and text with its control characters escaped,
+ * for messages.
  */
 #ifndef ENGI_TEXT_H
 #define ENGI_TEXT_H
@@ -14,5 +15,11 @@ char *utf8_clean(const char *s, size_t n, size_t *out_len);
 /* text as one single-quoted sh word ('...', each ' as '\''); engi_free;
  * NULL when out of memory. */
 char *sh_quote(const char *text);
+
+/* s into out[cap] with every C0 control character and DEL written as
+ * \xNN ("\x1b", "\x0a"): a message that names a file or quotes a task
+ * cannot move a terminal's cursor or forge a line. Stops before an escape
+ * or UTF-8 character that would not fit; returns the length written. */
+size_t text_escape_controls(const char *s, char *out, size_t cap);
 
 #endif
