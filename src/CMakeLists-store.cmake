@@ -3,20 +3,23 @@
 # record, <zstd.h> only in the trace writer, <hdf5.h> only in the store. Their
 # include directories are PRIVATE so nobody else can include them.
 
-# engicore_record: struct record and its one JSON form (wire and journal).
+# engicore_record: struct record and its one JSON form (wire and journal),
+# the registry of secrets every writer scrubs with, and text made safe.
 add_library(engicore_record STATIC
   ${CMAKE_CURRENT_LIST_DIR}/core/record.c
   ${CMAKE_CURRENT_LIST_DIR}/core/base64.c
+  ${CMAKE_CURRENT_LIST_DIR}/core/secrets.c
+  ${CMAKE_CURRENT_LIST_DIR}/core/text.c
 )
 target_include_directories(engicore_record PUBLIC ${CMAKE_CURRENT_LIST_DIR}/core)
 target_link_libraries(engicore_record PUBLIC engiverify
-  PRIVATE PkgConfig::JANSSON)
+  PRIVATE PkgConfig::JANSSON Threads::Threads)
 
 # engitrace: an episode's JSON-lines trace, zstd-compressed.
 add_library(engitrace STATIC ${CMAKE_CURRENT_LIST_DIR}/trace/trace.c)
 target_include_directories(engitrace PUBLIC ${CMAKE_CURRENT_LIST_DIR}/trace)
 target_link_libraries(engitrace PUBLIC engikernels PkgConfig::JANSSON
-  PRIVATE PkgConfig::ZSTD)
+  PRIVATE engicore_record PkgConfig::ZSTD)
 
 # engistore: the results file (engicore for its file copy). The parallel HDF5 headers include <mpi.h>,
 # hence MPI::MPI_C even though the store itself is a single serial writer.

@@ -30,7 +30,9 @@
  * override the model entry's (an ablation of one model over conditions).
  *
  * The API key is read from the variable named by api_key_env when the agent
- * starts and handed to the provider for its HTTP header only.
+ * starts and handed to the provider for its HTTP header only; it joins the
+ * registry of secrets (secrets.h), so a key the endpoint quotes back or an
+ * agent writes is scrubbed from the trace, the record and the deliverables.
  *
  * The `replay:RESULTS.h5` agent shares this loop but takes its replies from
  * the trace of an earlier episode of the same task (the last attempt in that
@@ -46,6 +48,7 @@
 #include "fsutil.h"
 #include "matrix.h"
 #include "provider.h"
+#include "secrets.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -226,7 +229,7 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 			RAISE(err, ENGI_EAUTH,
 			      "model '%s': environment variable '%s' (api_key_env) is not set",
 			      m->cfg.name, m->cfg.api_key_env);
-		if (!(m->api_key = engi_strdup(k)))
+		if (!(m->api_key = engi_strdup(k)) || secrets_add_env(m->cfg.api_key_env) < 0)
 			RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
 	const struct task *t = ctx->task;

@@ -53,7 +53,8 @@ int cli_load_results_grid(char **paths, size_t npaths, const char *assertions_cs
 int cli_check_outputs(const char *const *out, size_t nout, char **paths, size_t npaths,
 		      const char *assertions_csv, struct engi_error *err);
 
-/* "engisweep: <message>" on stderr. */
+/* "engisweep: <message>" on stderr, one line: secrets scrubbed, control
+ * characters escaped (\x1b). */
 void cli_error(const struct engi_error *err);
 void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parses an integer or number option; prints the error itself. */

@@ -2,6 +2,8 @@
 
 #include "engi/alloc.h"
 #include "engi/stats.h"
+#include "secrets.h"
+#include "text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,20 +12,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every message printed: no secret in it, and the control characters of
+ * the file names and task text it quotes escaped (\x1b, \x0a), so that
+ * one message is one line and cannot drive the terminal. */
+static void print_message(const char *msg)
+{
+	char clean[4 * ENGI_ERROR_MSG_MAX], shown[4 * ENGI_ERROR_MSG_MAX];
+	snprintf(clean, sizeof(clean), "%s", msg);
+	secrets_scrub_str(clean);
+	text_escape_controls(clean, shown, sizeof(shown));
+	fprintf(stderr, "engisweep: %s\n", shown);
+}
+
 void cli_error(const struct engi_error *err)
 {
-	fprintf(stderr, "engisweep: %s\n",
-		err->msg[0] ? err->msg : engi_strerror(err->code));
+	print_message(err->msg[0] ? err->msg : engi_strerror(err->code));
 }
 
 void cli_errorf(const char *fmt, ...)
 {
+	char msg[4 * ENGI_ERROR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("engisweep: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	print_message(msg);
 }
 
 int cli_int(const char *opt, const char *s, long lo, long hi, long *out)

@@ -55,7 +55,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
 		if (!strcmp(argv[1], subcommands[i].name))
 			return subcommands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "engisweep: '%s' is not a command\n\n", argv[1]);
+	cli_errorf("'%s' is not a command", argv[1]);
+	fputc('\n', stderr);
 	usage(stderr);
 	return 2;
 }

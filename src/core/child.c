@@ -1,6 +1,7 @@
 #include "child.h"
 
 #include "engi/alloc.h"
+#include "secrets.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +36,15 @@ pid_t spawn_child(const struct spawn_opts *o, struct engi_error *err)
 	char **env = NULL;
 	if (!o->envp && o->add_env && !(env = merged_env(o->add_env)))
 		RAISE(err, ENGI_ENOMEM, "out of memory starting %s", o->path);
-	char *const *envp = o->envp ? o->envp : env ? env : environ;
+	/* no child (a verifier, a tool, QEMU, an episode's command) sees an
+	 * API key: the api_key_env variables and any variable holding a
+	 * secret are left out */
+	char **clean = secrets_filter_env(o->envp ? o->envp : env ? env : environ);
+	engi_free(env);
+	if (!clean)
+		RAISE(err, ENGI_ENOMEM, "out of memory starting %s", o->path);
+	env = clean;
+	char *const *envp = env;
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {

@@ -7,7 +7,9 @@
  * group (so a timeout can kill the whole tree) or its own session tied to
  * this process's life (PR_SET_PDEATHSIG: it is killed when we die). Between
  * fork and exec it only makes async-signal-safe calls: the environment is
- * built before the fork.
+ * built before the fork. Whatever environment it is given, the child never
+ * gets the variables named by models.json api_key_env nor any variable
+ * whose value holds a registered secret (secrets.h).
  */
 #ifndef ENGI_CHILD_H
 #define ENGI_CHILD_H

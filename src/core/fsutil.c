@@ -1,6 +1,7 @@
 #include "fsutil.h"
 
 #include "engi/alloc.h"
+#include "engi/sha256.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -121,16 +122,64 @@ int rm_rf(const char *path, struct engi_error *err)
 	return rm_at(AT_FDCWD, path, err);
 }
 
-int read_file(const char *path, size_t cap, char **out, size_t *len,
-	      struct engi_error *err)
+int open_regular(const char *path, int nofollow, struct engi_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO or a device must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0 && nofollow && errno == ELOOP)
+		RAISE(err, ENGI_EIO, "'%s' is a symbolic link, not a regular file", path);
 	if (fd < 0)
 		RAISE(err, ENGI_EIO, "cannot open '%s': %s", path, strerror(errno));
 	struct stat st;
+	int fl;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		RAISE(err, ENGI_EIO, "'%s' is not a regular file", path);
+	}
+	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int e = errno;
+		close(fd);
+		RAISE(err, ENGI_EIO, "cannot read '%s': %s", path, strerror(e));
+	}
+	return fd;
+}
+
+int sha256_regular_file(const char *path, char hex[65], struct engi_error *err)
+{
+	int fd = open_regular(path, 0, err);
+	if (fd < 0)
+		return fd;
+	struct engi_sha256 h;
+	engi_sha256_init(&h);
+	unsigned char buf[65536];
+	ssize_t r;
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			RAISE(err, ENGI_EIO, "cannot read '%s': %s", path, strerror(e));
+		}
+		engi_sha256_update(&h, buf, (size_t)r);
+	}
+	close(fd);
+	unsigned char d[32];
+	engi_sha256_final(&h, d);
+	engi_sha256_hex(d, hex);
+	return 0;
+}
+
+int read_file(const char *path, size_t cap, char **out, size_t *len,
+	      struct engi_error *err)
+{
+	int fd = open_regular(path, 0, err);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		RAISE(err, ENGI_EIO, "cannot read '%s': %s", path, strerror(errno));
 	}
 	if ((uint64_t)st.st_size > cap) {
 		close(fd);

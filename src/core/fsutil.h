@@ -26,7 +26,15 @@ int rm_rf(const char *path, struct engi_error *err);
 /* Makes the parent folders of file path p. */
 int mkdir_parents(const char *p, unsigned mode, struct engi_error *err);
 
-/* Whole file, at most cap bytes (over: ENGI_ETOOBIG); NUL-terminated. */
+/* A descriptor of path opened for reading, or a negative code: refused
+ * unless it is a regular file (a FIFO, a device or a folder is named in
+ * the message; opening one never blocks) and, with nofollow, unless path
+ * itself is no symbolic link. */
+int open_regular(const char *path, int nofollow, struct engi_error *err);
+/* The SHA-256 of a regular file (open_regular), as 64 hex digits. */
+int sha256_regular_file(const char *path, char hex[65], struct engi_error *err);
+/* Whole regular file (open_regular), at most cap bytes (over:
+ * ENGI_ETOOBIG); NUL-terminated. */
 int read_file(const char *path, size_t cap, char **out, size_t *len,
 	      struct engi_error *err);
 /* Writes through a temporary file, fsyncs and renames over path. */

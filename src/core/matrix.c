@@ -5,6 +5,7 @@
 #include "engi/verify.h"
 #include "fsutil.h"
 #include "text.h"
+#include "secrets.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -329,6 +330,26 @@ static int check_entry(json_t *o, const char *agent, const char *origin, struct 
 	return 0;
 }
 
+/* The entry's key (the value of its api_key_env variable, read here) and
+ * header values join the registry of secrets: every rank loads models.json,
+ * so every rank scrubs them from what it writes, and children never see the
+ * key's variable. */
+static int register_secrets(json_t *o, const char *path, size_t i, struct engi_error *err)
+{
+	int rc = 0;
+	json_t *env = json_object_get(o, "api_key_env");
+	if (json_is_string(env))
+		rc = secrets_add_env(json_string_value(env));
+	const char *key;
+	json_t *v;
+	json_object_foreach(json_object_get(o, "headers"), key, v)
+		if (rc == 0 && json_is_string(v))
+			rc = secrets_add_header(json_string_value(v));
+	if (rc < 0)
+		RAISE(err, rc, "%s: /models/%zu: out of memory registering its secrets", path, i);
+	return 0;
+}
+
 int sweepdef_load_models(struct sweepdef *d, const char *path,
 			 struct engi_error *err)
 {
@@ -371,6 +392,8 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 					engi_json_kind(o));
 			break;
 		}
+		if ((rc = register_secrets(o, path, i, err)) < 0)
+			break;
 		json_t *name = json_object_get(o, "name");
 		if (!json_is_string(name) || !valid_label(json_string_value(name))) {
 			rc = model_field_error(err, ENGI_EPARSE, origin, o, "name",

@@ -9,6 +9,8 @@
 
 #include "base64.h"
 #include "engi/alloc.h"
+#include "secrets.h"
+#include "text.h"
 
 /* ---- outcomes ---- */
 
@@ -114,32 +116,43 @@ static size_t utf8_seq_len(const unsigned char *s, size_t n)
 /*
  * A JSON string from a fixed-size C string. Messages and details come from
  * agents and guests and may have been cut in the middle of a character: such
- * bytes become '?' so that one bad byte never costs the whole record. Same
- * length, so the string still fits its field when read back.
+ * bytes become '?' so that one bad byte never costs the whole record.
+ * Secrets only shorten it, so the string still fits its field when read
+ * back.
  */
 static json_t *json_text(const char *s)
 {
-	size_t n = strlen(s);
-	json_t *j = json_stringn(s, n);
-	if (j)
-		return j;
-	char *clean = engi_malloc(n + 1);
+	/* every text field is scrubbed of secrets: this is the one writer
+	 * of journal and wire records (and so of rank 0's HDF5 rows) */
+	char *clean = engi_strdup(s);
 	if (!clean)
 		return NULL;
-	const unsigned char *u = (const unsigned char *)s;
+	size_t n = secrets_scrub_str(clean);
+	json_t *j = json_stringn(clean, n);
+	if (j) {
+		engi_free(clean);
+		return j;
+	}
+	const unsigned char *u = (const unsigned char *)clean;
 	for (size_t i = 0; i < n;) {
 		size_t k = utf8_seq_len(u + i, n - i);
 		if (k == 0) {
 			clean[i++] = '?';
 			continue;
 		}
-		memcpy(clean + i, s + i, k);
 		i += k;
 	}
-	clean[n] = '\0';
 	j = json_stringn(clean, n);
 	engi_free(clean);
 	return j;
+}
+
+/* A message with its control characters escaped, within its field. */
+static json_t *json_message(const char *s, size_t cap)
+{
+	char buf[1024];
+	text_escape_controls(s, buf, cap < sizeof(buf) ? cap : sizeof(buf));
+	return json_text(buf);
 }
 
 /* NaN has no JSON form: it is written as null. Infinities are written as
@@ -264,7 +277,7 @@ static json_t *record_json(const struct record *r)
 	put(&w, o, "rank", json_integer(r->rank));
 	put(&w, o, "host", json_text(r->host));
 	put(&w, o, "run_id", json_text(r->run_id));
-	put(&w, o, "message", json_text(r->message));
+	put(&w, o, "message", json_message(r->message, sizeof(r->message)));
 	put(&w, o, "infra", json_text(r->infra));
 	put(&w, o, "version", json_text(r->version));
 	put(&w, o, "verifier", json_text(r->verifier));

@@ -6,7 +6,10 @@
  * record_release). record_to_json and record_from_json give its one wire and
  * journal form: a single JSON object, the trace as base64 of its zstd bytes.
  * NaN is written as null, infinities as "Infinity"/"-Infinity"; bytes that
- * are not valid UTF-8 become '?'. Unknown fields are errors.
+ * are not valid UTF-8 become '?'; every registered secret (secrets.h) in a
+ * text field becomes SECRET_MARK, and the message has its control
+ * characters escaped (\x1b), within its 255 bytes. Unknown fields are
+ * errors.
  * record_from_json needs an initialised record: on success it releases the
  * old contents and fills it, on failure it leaves it unchanged.
  */
@@ -58,7 +61,7 @@ struct artifact {
 	char path[256]; /* relative to <out>/artifacts/<cell>/ */
 	uint64_t bytes;
 	char sha256[65];
-	char note[128]; /* why it was not copied, or empty */
+	char note[128]; /* why it was not copied, that its secrets were scrubbed, or empty */
 };
 
 struct record {

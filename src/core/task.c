@@ -7,6 +7,7 @@
 #include "text.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TASK_FILE_CAP ((size_t)4 << 20)
 #define TASK_ID_MAX 63
@@ -254,7 +256,7 @@ static int host_file(struct loadctx *c, const char *ptr, const char *rel,
 	if (!path_is_file(abs))
 		return bad(c, ptr, "'%s' is not a regular file", rel);
 	char hex[65];
-	if (engi_sha256_file(abs, hex, &e) < 0)
+	if (sha256_regular_file(abs, hex, &e) < 0)
 		return bad(c, ptr, "%s", e.msg);
 	engi_sha256_update(c->files_hash, rel, strlen(rel) + 1);
 	engi_sha256_update(c->files_hash, hex, 64);
@@ -948,7 +950,7 @@ static void hash_verifier_files(struct loadctx *c, json_t *v)
 		int inside = real && !strncmp(real, c->dir, dl) && real[dl] == '/';
 		free(real);
 		char hex[65];
-		if (inside && engi_sha256_file(abs, hex, &e) == 0) {
+		if (inside && sha256_regular_file(abs, hex, &e) == 0) {
 			engi_sha256_update(c->files_hash, rel, strlen(rel) + 1);
 			engi_sha256_update(c->files_hash, hex, 64);
 		}
@@ -1063,6 +1065,34 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A task file of a suite folder is a regular file, or a symbolic link to
+ * one inside the folder: a FIFO named x.json would block the loader, a
+ * device would feed it forever, a link could read files from anywhere. */
+static int check_task_entry(const char *dir, const char *file, struct engi_error *err)
+{
+	struct stat st;
+	if (lstat(file, &st) < 0)
+		RAISE(err, ENGI_EIO, "cannot read task file '%s': %s", file, strerror(errno));
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (!S_ISLNK(st.st_mode))
+		RAISE(err, ENGI_EINVALID, "task file '%s' is not a regular file", file);
+	char *real = realpath(file, NULL), *rdir = realpath(dir, NULL);
+	size_t dl = rdir ? strlen(rdir) : 0;
+	int inside = real && rdir && !strncmp(real, rdir, dl) && real[dl] == '/';
+	int regular = real && stat(real, &st) == 0 && S_ISREG(st.st_mode);
+	free(real);
+	free(rdir);
+	if (!inside)
+		RAISE(err, ENGI_EINVALID,
+		      "task file '%s' is a symbolic link that leads outside the suite folder", file);
+	if (!regular)
+		RAISE(err, ENGI_EINVALID,
+		      "task file '%s' is a symbolic link to something other than a regular file",
+		      file);
+	return 0;
+}
+
 /* ---- the native source: a folder of *.json task files, or one ---- */
 
 static int native_probe(const char *path)
@@ -1152,6 +1182,20 @@ static int native_load(struct suite *s, const char *path, int strict, struct eng
 			}
 			char buf[PATH_MAX];
 			snprintf(buf, sizeof(buf), "%s/%s", path, de->d_name);
+			struct engi_error ce;
+			engi_error_init(&ce);
+			if (check_task_entry(path, buf, &ce) < 0) {
+				if (strict) {
+					rc = engi_raise(err, ce.code, "%s", ce.msg);
+					break;
+				}
+				rc = suite_refuse(s, buf, ce.code, "not a regular file", ce.msg);
+				if (rc < 0) {
+					engi_raise(err, rc, "out of memory");
+					break;
+				}
+				continue;
+			}
 			files[nfiles] = engi_strdup(buf);
 			if (!files[nfiles]) {
 				rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
@@ -1169,7 +1213,15 @@ static int native_load(struct suite *s, const char *path, int strict, struct eng
 		else
 			nfiles = 1;
 	} else {
-		rc = engi_raise(err, ENGI_ENOTFOUND, "no task file or suite folder '%s'", path);
+		struct stat st;
+		if (lstat(path, &st) == 0)
+			rc = engi_raise(err, ENGI_EINVALID,
+					"'%s' is neither a task file nor a suite folder (not a "
+					"regular file)",
+					path);
+		else
+			rc = engi_raise(err, ENGI_ENOTFOUND, "no task file or suite folder '%s'",
+					path);
 	}
 	if (rc == 0)
 		qsort(files, nfiles, sizeof(*files), cmp_str);

@@ -142,3 +142,31 @@ const char *text_closest(const char *word, const char *const *names, size_t n)
 	}
 	return pick;
 }
+
+size_t text_escape_controls(const char *s, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0, n = strlen(s);
+	if (cap == 0)
+		return 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = p[i] < 0x80 ? 1 : utf8_seq(p + i, n - i);
+		int ctl = p[i] < 0x20 || p[i] == 0x7f;
+		size_t need = ctl ? 4 : k ? k : 1;
+		if (o + need >= cap)
+			break; /* never half an escape or a character */
+		if (ctl) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[p[i] >> 4];
+			out[o++] = hex[p[i] & 15];
+		} else {
+			memcpy(out + o, p + i, need);
+			o += need;
+		}
+		i += ctl ? 1 : need;
+	}
+	out[o] = '\0';
+	return o;
+}

@@ -1,7 +1,8 @@
 /*
  * text.h - text from untrusted sources (command output, guest files) made
  * safe for JSON: invalid UTF-8 sequences and NUL bytes become U+FFFD; text
- * quoted for a POSIX shell; and lists of names for messages.
+ * quoted for a POSIX shell; lists of names for messages; and text with its
+ * control characters escaped, for messages.
  */
 #ifndef ENGI_TEXT_H
 #define ENGI_TEXT_H
@@ -22,5 +23,11 @@ void text_join(char *out, size_t cap, const char *const *names, size_t n);
  * enough to be a slip of the keyboard (at most a third of word's length,
  * at least 1), else NULL: the "did you mean" of a message. */
 const char *text_closest(const char *word, const char *const *names, size_t n);
+
+/* s into out[cap] with every C0 control character and DEL written as
+ * \xNN ("\x1b", "\x0a"): a message that names a file or quotes a task
+ * cannot move a terminal's cursor or forge a line. Stops before an escape
+ * or UTF-8 character that would not fit; returns the length written. */
+size_t text_escape_controls(const char *s, char *out, size_t cap);
 
 #endif

@@ -9,6 +9,7 @@
 #include "engi/verify.h"
 #include "fsutil.h"
 #include "judge.h"
+#include "secrets.h"
 #include "text.h"
 #include "trace.h"
 
@@ -701,6 +702,34 @@ static void check_protected(const struct episode_spec *s, struct backend_env *en
 	}
 }
 
+/*
+ * A deliverable that holds a secret (an agent wrote the API key into it) is
+ * scrubbed in place once copied out: the results folder never stores a
+ * key. The copy is what is judged and kept; its size and sha256 are those
+ * of the scrubbed bytes, and its note says so. *scrubbed: 1 when it was.
+ */
+static int scrub_artifact(const char *path, uint64_t *bytes, int *scrubbed,
+			  struct engi_error *err)
+{
+	*scrubbed = 0;
+	if (!secrets_any())
+		return 0;
+	char *data = NULL;
+	size_t len = 0;
+	TRY(read_file(path, (size_t)*bytes, &data, &len, err));
+	int rc = 0;
+	if (secrets_found(data, len)) {
+		len = secrets_scrub(data, len);
+		rc = write_file_atomic(path, data, len, err);
+		if (rc == 0) {
+			*bytes = len;
+			*scrubbed = 1;
+		}
+	}
+	engi_free(data);
+	return rc;
+}
+
 static int copy_out(const struct episode_spec *s, struct backend_env *env,
 		    const char *art_dir, struct record *rec, struct trace *t,
 		    struct engi_error *err)
@@ -721,11 +750,17 @@ static int copy_out(const struct episode_spec *s, struct backend_env *env,
 		int rc = mkdir_parents(dest, 0755, &e);
 		if (rc == 0)
 			rc = backend_get(env, d->path, dest, d->max_bytes, &bytes, &e);
+		int scrubbed = 0;
+		if (rc == 0)
+			rc = scrub_artifact(dest, &bytes, &scrubbed, &e);
 		if (rc == 0)
 			rc = engi_sha256_file(dest, a->sha256, &e);
 		if (rc < 0) {
 			snprintf(a->note, sizeof(a->note), "%s", e.msg);
 			unlink(dest);
+		} else if (scrubbed) {
+			snprintf(a->note, sizeof(a->note),
+				 "secrets scrubbed: each replaced with %s", SECRET_MARK);
 		}
 		a->bytes = rc < 0 ? 0 : bytes;
 		tr(t, json_pack("{s:s,s:s,s:I,s:s,s:s}", "ev", "artifact", "path", a->path, "bytes",

@@ -8,6 +8,7 @@
 #include "engi/alloc.h"
 #include "fsutil.h"
 #include "http.h"
+#include "secrets.h"
 #include "text.h"
 #include "wire.h"
 
@@ -246,6 +247,11 @@ int provider_config_parse(struct provider_config *c, const char *entry_json, str
 		}
 		snprintf(line, n, "%s: %s", key, json_string_value(hv));
 		c->headers[c->nheaders++] = line;
+		/* header values are credentials as often as not */
+		if (secrets_add_header(json_string_value(hv)) < 0) {
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+			goto out;
+		}
 	}
 out:
 	json_decref(o);

@@ -7,7 +7,8 @@
  * not part of it: the caller reads the variable named by api_key_env and
  * passes the value to provider_complete, which puts it in an HTTP header and
  * nowhere else (never in a message, a trace or the request body it hands
- * back).
+ * back). Header values are registered as secrets (secrets.h) when the
+ * config is parsed.
  *
  * A conversation (struct pconv) is a system prompt and a list of messages in
  * a provider-neutral form: user text (with optional PNG images), assistant

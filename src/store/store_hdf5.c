@@ -13,6 +13,7 @@
 
 #include "engi/alloc.h"
 #include "fsutil.h"
+#include "secrets.h"
 #include "trace.h"
 
 #define STORE_FORMAT	     "engisweep-results"
@@ -320,7 +321,12 @@ static int write_str_attr(hid_t loc, const char *obj, const char *name, const ch
 	hid_t space = H5Screate(H5S_SCALAR);
 	hid_t attr = H5I_INVALID_HID;
 	int rc = 0;
-	const char *v = value ? value : "";
+	char *clean = engi_strdup(value ? value : "");
+	if (!clean)
+		RAISE(err, ENGI_ENOMEM, "out of memory writing attribute '%s' of '%s' in '%s'",
+		      name, obj, path);
+	secrets_scrub_str(clean);
+	const char *v = clean;
 	if (type < 0 || space < 0 ||
 	    (attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
 	    H5Awrite(attr, type, &v) < 0)
@@ -329,6 +335,7 @@ static int write_str_attr(hid_t loc, const char *obj, const char *name, const ch
 	h5_close(&attr);
 	h5_close(&space);
 	h5_close(&type);
+	engi_free(clean);
 	return rc;
 }
 
@@ -505,10 +512,42 @@ static int create_table(struct store *s, int t, struct engi_error *err)
 	return rc;
 }
 
+/* Rows as written: every string field scrubbed of secrets (secrets.h), in
+ * a copy; NULL with *copy NULL when there is nothing to scrub, or memory
+ * ran out (*oom). */
+static void *scrubbed_rows(int t, const void *rows, size_t n, int *oom)
+{
+	*oom = 0;
+	if (!secrets_any())
+		return NULL;
+	const struct table_desc *d = &tables[t];
+	char *copy = engi_malloc(n * d->row_size);
+	if (!copy) {
+		*oom = 1;
+		return NULL;
+	}
+	memcpy(copy, rows, n * d->row_size);
+	for (size_t i = 0; i < n; i++)
+		for (size_t f = 0; f < d->nfields; f++)
+			if (d->fields[f].kind == F_STR) {
+				char *v = copy + i * d->row_size + d->fields[f].offset;
+				v[d->fields[f].size - 1] = '\0';
+				secrets_scrub_str(v);
+			}
+	return copy;
+}
+
 static int write_rows(struct store *s, int t, const void *rows, size_t n, struct engi_error *err)
 {
 	if (n == 0)
 		return 0;
+	int oom;
+	void *clean = scrubbed_rows(t, rows, n, &oom);
+	if (oom)
+		RAISE(err, ENGI_ENOMEM, "out of memory writing dataset '%s' in '%s'",
+		      tables[t].path, s->path);
+	if (clean)
+		rows = clean;
 	const char *name = tables[t].path;
 	hsize_t start = s->written[t], count = n, total = start + count;
 	hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
@@ -526,6 +565,7 @@ static int write_rows(struct store *s, int t, const void *rows, size_t n, struct
 	s->dirty = 1;
 	h5_close(&mspace);
 	h5_close(&fspace);
+	engi_free(clean);
 	return rc;
 }
 

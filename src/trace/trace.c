@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include "engi/alloc.h"
+#include "secrets.h"
 
 #define TRACE_ZSTD_LEVEL 3
 
@@ -53,6 +54,11 @@ int trace_event(struct trace *t, const json_t *obj)
 			t->truncated = 1;
 		return rc;
 	}
+	/* the one place events are written: no key quoted back by an
+	 * endpoint or written by an agent stays in the line */
+	size_t n = secrets_scrub(t->buf.buf + mark, t->buf.len - mark);
+	t->buf.len = mark + n;
+	t->buf.buf[t->buf.len] = '\0';
 	return 0;
 }
 

@@ -5,7 +5,8 @@
  * The episode runner appends one JSON object per event (requests, replies,
  * actions, observations, verdicts) with trace_event; the buffer has a cap
  * and refuses events past it with ENGI_ETOOBIG (the runner then records one
- * truncation marker). trace_finish compresses the whole buffer.
+ * truncation marker). Every registered secret (secrets.h) is scrubbed from
+ * each event as it is written. trace_finish compresses the whole buffer.
  */
 #ifndef ENGI_TRACE_H
 #define ENGI_TRACE_H

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "engi/alloc.h"
+#include "secrets.h"
 #include "trace.h"
 
 static json_t *event(int k)
@@ -228,6 +229,46 @@ static void test_out_of_memory(void)
 	trace_release(&t);
 }
 
+/* A key quoted back by an endpoint (in text, in a reply body kept as a
+ * string, in tool-call arguments) leaves no trace: each event is scrubbed. */
+static void test_secrets(void)
+{
+	const char *key = "sk-trace-canary-31337";
+	CHECK_INT(secrets_add(key), 0);
+	struct trace t;
+	struct engi_error err;
+	engi_error_init(&err);
+	trace_init(&t, (size_t)1 << 20);
+	json_t *args = json_pack("{s:s}", "command", "echo sk-trace-canary-31337 > out.txt");
+	char *args_s = json_dumps(args, JSON_COMPACT);
+	json_t *raw = json_pack("{s:s,s:s}", "text", "your key is sk-trace-canary-31337",
+				"arguments", args_s);
+	char *raw_s = json_dumps(raw, JSON_COMPACT);
+	json_t *ev = json_pack("{s:s,s:s,s:{s:s}}", "ev", "model_reply", "raw", raw_s, "body",
+			       "quoted", key);
+	CHECK_INT(trace_event(&t, ev), 0);
+	CHECK(!strstr(t.buf.buf, key));
+	CHECK(strstr(t.buf.buf, "[secret]") != NULL);
+	CHECK(t.buf.len == strlen(t.buf.buf) && t.buf.buf[t.buf.len - 1] == '\n');
+	unsigned char *z = NULL;
+	size_t zlen = 0;
+	char *back = NULL;
+	CHECK_INT(trace_finish(&t, &z, &zlen, NULL, &err), 0);
+	CHECK_INT(trace_decompress(z, zlen, (size_t)1 << 20, &back, NULL, &err), 0);
+	CHECK(back && !strstr(back, key));
+	json_t *line = back ? json_loads(back, 0, NULL) : NULL;
+	CHECK(line != NULL); /* still one valid JSON line */
+	json_decref(line);
+	engi_free(back);
+	engi_free(z);
+	free(raw_s);
+	free(args_s);
+	json_decref(raw);
+	json_decref(args);
+	json_decref(ev);
+	trace_release(&t);
+}
+
 int main(void)
 {
 	test_round_trip();
@@ -235,5 +276,6 @@ int main(void)
 	test_cap();
 	test_zstd_tool();
 	test_out_of_memory();
+	test_secrets();
 	return check_exit();
 }
