@@ -146,4 +146,19 @@ int backend_prepare(const struct backend_desc *d, const struct env_spec *spec,
 /* Stops the environment and frees env; *env becomes NULL. NULL is fine. */
 void backend_stop(struct backend_env **env);
 
+/*
+ * The local backend's sandbox (local.c: bubblewrap namespaces around every
+ * command). backend_local_sandbox probes it once per process: 1 when it
+ * works here, else 0; why says which (the bwrap found, or what failed).
+ * Where it is unavailable, local episodes fail to start unless
+ * backend_local_allow_unsandboxed(1) let them run directly on the host.
+ * backend_local_hide names a host path (results folder, suite, task
+ * folder) the sandbox must not show even where it lies inside the system
+ * folders it shows (an error only past 64 such places). Call these before
+ * episodes start.
+ */
+int backend_local_sandbox(char *why, size_t len);
+void backend_local_allow_unsandboxed(int allow);
+int backend_local_hide(const char *path, struct engi_error *err);
+
 #endif

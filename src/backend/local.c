@@ -1,26 +1,78 @@
 /*
- * The local backend: a private work folder on the host per episode. Commands
- * run as `sh -c` in that folder, in their own process group, with a minimal
- * environment (no variables of ours leak in, API keys included), stdin from
- * /dev/null and a time limit; the whole group is killed when a command ends,
- * times out or is cancelled. File names from the environment are resolved
- * one component at a time with O_NOFOLLOW, so a link planted by the agent
- * cannot make us read or write outside the folder. It isolates nothing else:
- * use it for development, trusted agents, and clusters without VMs.
+ * The local backend: a private work folder on the host per episode, every
+ * command run in a bubblewrap sandbox over it.
+ *
+ * Folders. Each process makes one private folder (mkdtemp, mode 0700)
+ * under $TMPDIR (else /tmp; on clusters usually node-local scratch), never
+ * under the results folder, holds a lock on its .lock for its life and
+ * removes it at exit; the folders of processes that died without removing
+ * theirs (nobody holds the lock) are removed when the next one starts. Each
+ * episode gets a folder in it, ep-XXXXXX: ep/work is the work folder,
+ * ep/tmp the episode's /tmp; both go when the episode stops. Files are
+ * copied in and out here on
+ * the host, resolved one component at a time with O_NOFOLLOW, so a link
+ * planted by the agent cannot make us read or write outside the work
+ * folder; deliverables keep their size caps (copy_fd_capped).
+ *
+ * Sandbox. Every command runs as `bwrap ... -- /bin/sh -c COMMAND` with
+ *  - new mount, PID, IPC, UTS, network, cgroup and (where it can) user
+ *    namespaces (--unshare-all; --share-net only for a task that asks for a
+ *    network), every capability dropped, a session of its own (no TIOCSTI
+ *    into our terminal), --die-with-parent;
+ *  - a file system grown from an empty root that is read-only once set up:
+ *    the system folders /usr /etc /opt and /bin /sbin /lib* bound read-only
+ *    (or the same links to usr/ on a merged-/usr system), a fresh /proc of
+ *    the PID namespace, a minimal /dev, the work folder at /work (the cwd,
+ *    the path the qemu guests use too) and root/tmp at /tmp: the only
+ *    writable places besides the sandbox's own /dev;
+ *  - a minimal environment (PATH, HOME=/work, TMPDIR=/tmp, LANG, LC_ALL,
+ *    TERM), given to bwrap itself, so that /proc/1/environ, the namespace's
+ *    init (bwrap) and the shell's parent, holds no variable of ours either.
+ * Why a list of system folders rather than / read-only with tmpfs over the
+ * sensitive places: what is not named is absent by construction, wherever
+ * the user keeps results, suites, homes, scratch and sockets (/work, /home,
+ * /scratch, /run/munge, ...), whereas a list of places to cover fails open
+ * on each place it forgot. The one gap, something sensitive kept inside a
+ * system folder (a suite installed under /usr/share, results under /opt,
+ * $TMPDIR under /var), is closed by masking: the sweep names its results
+ * folder, suite, task folders and models file (backend_local_hide), this
+ * file adds $TMPDIR, and each of those that lies under a bound folder gets
+ * an empty tmpfs (a folder) or /dev/null (a file) over it, as do the host
+ * secrets root could otherwise read (/etc/shadow, /etc/gshadow, /etc/ssh,
+ * /etc/munge).
+ *
+ * Processes. The shell runs in a new PID namespace whose init is bwrap;
+ * when the shell exits, init exits and the kernel kills all that is left
+ * in the namespace, whatever setsid, nohup or double forks did. bwrap runs
+ * in a process group of its own: a time limit or a cancel kills it, and
+ * --die-with-parent takes the namespace with it (as it does if we die).
+ * A command killed by a signal inside reports exit code 128 + the signal.
+ *
+ * Availability. The sandbox is probed once, with a real sandboxed command.
+ * bwrap missing (ENGI_BWRAP names the program; default `bwrap` in PATH) or
+ * failing (a container without user namespaces) makes it unavailable;
+ * then commands run unsandboxed, as `sh -c` in the work folder in a
+ * process group of its own that is killed when the command ends (setsid
+ * escapes that, and the whole host is in reach), and only where the sweep
+ * allowed it (backend_local_allow_unsandboxed: trusted agents only, or
+ * --unsafe-local); otherwise an episode fails to start.
  */
 #include "backend.h"
 
 #include "engi/alloc.h"
 #include "engi/dynbuf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -30,37 +82,322 @@
 #include "child.h"
 #include "fsutil.h"
 
+#define SANDBOX_WORKDIR "/work"
+#define SANDBOX_PROBE_S 30.0
+#define SANDBOX_MASK_MAX 64
+
 struct local_env {
-	char dir[PATH_MAX];
+	char root[PATH_MAX]; /* the episode's private folder */
+	char dir[PATH_MAX];  /* root/work: the work folder */
+	char tmp[PATH_MAX];  /* root/tmp: its /tmp */
 	int dirfd;
+	int network;
+	int sandboxed;
 };
 
-static int local_start(struct backend_env *env, const struct env_spec *spec,
-		       struct engi_error *err)
+/* Shown read-only in the sandbox, when they exist. */
+static const char *const system_dirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32",
+					  "/lib64", "/libx32", "/etc", "/opt", NULL};
+/* Covered even though they lie in a system folder. */
+static const char *const host_secrets[] = {"/etc/shadow", "/etc/shadow-", "/etc/gshadow",
+					   "/etc/gshadow-", "/etc/ssh", "/etc/munge", NULL};
+
+#define NSYSTEM (sizeof(system_dirs) / sizeof(system_dirs[0]) - 1)
+
+static struct {
+	pthread_once_t once;
+	pthread_mutex_t lock; /* mask, nmask */
+	int ok;
+	int allow_unsandboxed;
+	char procdir[PATH_MAX]; /* this process's folder of episode folders */
+	char procerr[512];      /* why there is none */
+	char bwrap[PATH_MAX];
+	char why[512];
+	/* each system folder: bound (its real path in real) or a link */
+	struct {
+		int kind; /* 0 absent, 1 bound, 2 link */
+		char real[PATH_MAX];
+		char link[PATH_MAX];
+	} sys[NSYSTEM];
+	/* host paths under a bound folder, and where they appear inside */
+	struct {
+		char host[PATH_MAX];
+		char dest[PATH_MAX];
+	} mask[SANDBOX_MASK_MAX];
+	size_t nmask;
+} sb = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static const char *tmp_base(void)
 {
-	struct local_env *le = env->priv;
-	le->dirfd = -1;
-	if (snprintf(le->dir, sizeof(le->dir), "%s/%s", spec->work_root, spec->name) >=
-	    (int)sizeof(le->dir))
-		RAISE(err, ENGI_EINVALID, "work folder name too long under '%s'", spec->work_root);
-	TRY(mkdir_p(spec->work_root, 0700, err));
-	TRY(rm_rf(le->dir, err));
-	if (mkdir(le->dir, 0700) < 0)
-		RAISE(err, ENGI_EENV, "cannot create work folder '%s': %s", le->dir, strerror(errno));
-	le->dirfd = open(le->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (le->dirfd < 0)
-		RAISE(err, ENGI_EENV, "cannot open work folder '%s': %s", le->dir, strerror(errno));
+	const char *base = getenv("TMPDIR");
+	return base && base[0] == '/' ? base : "/tmp";
+}
+
+/* Removes the folders of local backends that died without removing them
+ * (killed, crashed): a live one holds the lock on its folder's .lock. A
+ * folder without .lock is one being made, or not ours: left alone. */
+static void remove_stale(const char *base)
+{
+	DIR *d = opendir(base);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX], lock[PATH_MAX + 8];
+		struct stat st;
+		if (strncmp(de->d_name, "engisweep-local-", 16) ||
+		    snprintf(path, sizeof(path), "%s/%s", base, de->d_name) >= (int)sizeof(path) ||
+		    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		snprintf(lock, sizeof(lock), "%s/.lock", path);
+		int fd = open(lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			rm_rf(path, NULL);
+		close(fd);
+	}
+	closedir(d);
+}
+
+static void remove_procdir(void)
+{
+	if (sb.procdir[0])
+		rm_rf(sb.procdir, NULL);
+}
+
+/* This process's folder under $TMPDIR (0700), locked for its life (the
+ * lock file is locked before it takes its name, so no scan sees it
+ * unlocked) and removed at exit; stale ones of dead processes go first. */
+static void make_procdir(void)
+{
+	const char *base = tmp_base();
+	remove_stale(base);
+	char dir[PATH_MAX], tmp[PATH_MAX + 16], lock[PATH_MAX + 8];
+	if (snprintf(dir, sizeof(dir), "%s/engisweep-local-XXXXXX", base) >= (int)sizeof(dir) - 64) {
+		snprintf(sb.procerr, sizeof(sb.procerr), "TMPDIR '%s' is too long for work folders",
+			 base);
+		return;
+	}
+	if (!mkdtemp(dir)) {
+		snprintf(sb.procerr, sizeof(sb.procerr),
+			 "cannot create a private folder under '%s' (TMPDIR): %s", base,
+			 strerror(errno));
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/.lock-new", dir);
+	snprintf(lock, sizeof(lock), "%s/.lock", dir);
+	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0 || rename(tmp, lock) < 0) {
+		snprintf(sb.procerr, sizeof(sb.procerr), "cannot lock '%s': %s", lock,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		rm_rf(dir, NULL);
+		return;
+	}
+	/* fd stays open, holding the lock, until we exit */
+	snprintf(sb.procdir, sizeof(sb.procdir), "%s", dir);
+	atexit(remove_procdir);
+}
+
+/* The episode's folders in this process's folder: root (0700), root/work
+ * (open as le->dirfd), root/tmp; on failure nothing is left. */
+static int make_private_root(struct local_env *le, struct engi_error *err)
+{
+	le->root[0] = '\0';
+	if (!sb.procdir[0])
+		RAISE(err, ENGI_EENV, "%s", sb.procerr);
+	char root[PATH_MAX];
+	snprintf(root, sizeof(root), "%s/ep-XXXXXX", sb.procdir);
+	if (!mkdtemp(root))
+		RAISE(err, ENGI_EENV, "cannot create a work folder in '%s': %s", sb.procdir,
+		      strerror(errno));
+	snprintf(le->root, sizeof(le->root), "%s", root);
+	snprintf(le->dir, sizeof(le->dir), "%s/work", root);
+	snprintf(le->tmp, sizeof(le->tmp), "%s/tmp", root);
+	if (mkdir(le->dir, 0700) < 0 || mkdir(le->tmp, 0700) < 0 ||
+	    (le->dirfd = open(le->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		int e = errno;
+		rm_rf(root, NULL);
+		le->root[0] = '\0';
+		RAISE(err, ENGI_EENV, "cannot create work folders in '%s': %s", root, strerror(e));
+	}
 	return 0;
 }
 
-static void local_stop(struct backend_env *env)
+/* Where host path p (absolute, links resolved) appears in the sandbox:
+ * under the system folder bound from a real path it lies in, or NULL. */
+static const char *mask_dest(const char *p, char *dest, size_t n)
 {
-	struct local_env *le = env->priv;
-	if (le->dirfd >= 0)
-		close(le->dirfd);
-	le->dirfd = -1;
-	if (le->dir[0])
-		rm_rf(le->dir, NULL);
+	for (size_t i = 0; i < NSYSTEM; i++) {
+		if (sb.sys[i].kind != 1)
+			continue;
+		size_t len = strlen(sb.sys[i].real);
+		if (strncmp(p, sb.sys[i].real, len) || (p[len] != '/' && p[len] != '\0'))
+			continue;
+		if (snprintf(dest, n, "%s%s", system_dirs[i], p + len) >= (int)n)
+			return NULL;
+		return dest;
+	}
+	return NULL;
+}
+
+/* Under sb.lock. A path outside every bound folder is absent anyway. */
+static int add_mask(const char *path, struct engi_error *err)
+{
+	char real[PATH_MAX], dest[PATH_MAX];
+	if (!realpath(path, real)) {
+		if (path[0] != '/' || strlen(path) >= sizeof(real))
+			return 0; /* nothing there to show */
+		snprintf(real, sizeof(real), "%s", path);
+	}
+	if (!mask_dest(real, dest, sizeof(dest)))
+		return 0;
+	for (size_t i = 0; i < sb.nmask; i++) {
+		size_t len = strlen(sb.mask[i].host);
+		if (!strncmp(real, sb.mask[i].host, len) && (real[len] == '/' || real[len] == '\0'))
+			return 0; /* covered already */
+	}
+	if (sb.nmask == SANDBOX_MASK_MAX)
+		RAISE(err, ENGI_EINVALID,
+		      "more than %d places to hide inside the system folders the local sandbox "
+		      "shows (the last: '%s')", SANDBOX_MASK_MAX, real);
+	snprintf(sb.mask[sb.nmask].host, PATH_MAX, "%s", real);
+	snprintf(sb.mask[sb.nmask].dest, PATH_MAX, "%s", dest);
+	sb.nmask++;
+	return 0;
+}
+
+static int find_bwrap(char *out, size_t n)
+{
+	const char *name = getenv("ENGI_BWRAP");
+	int named = name && *name;
+	if (!named)
+		name = "bwrap";
+	if (strchr(name, '/')) {
+		snprintf(out, n, "%s", name);
+		if (access(out, X_OK) == 0)
+			return 0;
+		snprintf(sb.why, sizeof(sb.why), "ENGI_BWRAP names '%s', which is not a program", name);
+		return -1;
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		if (len && snprintf(out, n, "%.*s/%s", (int)len, path, name) < (int)n &&
+		    out[0] == '/' && access(out, X_OK) == 0)
+			return 0;
+		path += len + (path[len] == ':');
+	}
+	snprintf(sb.why, sizeof(sb.why),
+		 "bubblewrap is not installed (no '%s' in PATH; scripts/deps installs it, "
+		 "ENGI_BWRAP names another)", name);
+	return -1;
+}
+
+static void find_system_dirs(void)
+{
+	for (size_t i = 0; i < NSYSTEM; i++) {
+		struct stat st;
+		const char *d = system_dirs[i];
+		sb.sys[i].kind = 0;
+		if (lstat(d, &st) < 0 || !realpath(d, sb.sys[i].real) ||
+		    stat(sb.sys[i].real, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		sb.sys[i].kind = 1;
+		/* a link into another system folder (/bin -> usr/bin) stays a link */
+		ssize_t n = readlink(d, sb.sys[i].link, sizeof(sb.sys[i].link) - 1);
+		if (n <= 0)
+			continue;
+		sb.sys[i].link[n] = '\0';
+		for (size_t k = 0; k < NSYSTEM; k++) {
+			size_t len = strlen(system_dirs[k]);
+			if (k != i && !strncmp(sb.sys[i].real, system_dirs[k], len) &&
+			    sb.sys[i].real[len] == '/' && lstat(system_dirs[k], &st) == 0 &&
+			    S_ISDIR(st.st_mode))
+				sb.sys[i].kind = 2;
+		}
+	}
+}
+
+struct argv_vec {
+	const char **v;
+	size_t n, cap;
+};
+
+static void av(struct argv_vec *a, const char *s)
+{
+	if (a->n + 1 < a->cap)
+		a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+/* bwrap's arguments for command in le (NULL-terminated, engi_free); the
+ * strings are le's, sb's or literals. NULL: out of memory. */
+static char **sandbox_argv(const struct local_env *le, const char *command)
+{
+	struct argv_vec a = {.cap = 64 + 3 * (NSYSTEM + SANDBOX_MASK_MAX)};
+	a.v = engi_calloc(a.cap, sizeof(*a.v));
+	if (!a.v)
+		return NULL;
+	av(&a, sb.bwrap);
+	av(&a, "--unshare-all");
+	if (le->network)
+		av(&a, "--share-net");
+	av(&a, "--die-with-parent");
+	av(&a, "--new-session");
+	av(&a, "--cap-drop");
+	av(&a, "ALL");
+	av(&a, "--hostname");
+	av(&a, "sandbox");
+	for (size_t i = 0; i < NSYSTEM; i++) {
+		if (sb.sys[i].kind == 1) {
+			av(&a, "--ro-bind");
+			av(&a, sb.sys[i].real);
+			av(&a, system_dirs[i]);
+		} else if (sb.sys[i].kind == 2) {
+			av(&a, "--symlink");
+			av(&a, sb.sys[i].link);
+			av(&a, system_dirs[i]);
+		}
+	}
+	/* a mask needs its mount point: what is gone now needs none */
+	pthread_mutex_lock(&sb.lock);
+	for (size_t i = 0; i < sb.nmask; i++) {
+		struct stat st;
+		if (lstat(sb.mask[i].host, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			av(&a, "--tmpfs");
+		} else {
+			av(&a, "--ro-bind");
+			av(&a, "/dev/null");
+		}
+		av(&a, sb.mask[i].dest);
+	}
+	pthread_mutex_unlock(&sb.lock);
+	av(&a, "--proc");
+	av(&a, "/proc");
+	av(&a, "--dev");
+	av(&a, "/dev");
+	av(&a, "--bind");
+	av(&a, le->tmp);
+	av(&a, "/tmp");
+	av(&a, "--bind");
+	av(&a, le->dir);
+	av(&a, SANDBOX_WORKDIR);
+	av(&a, "--chdir");
+	av(&a, SANDBOX_WORKDIR);
+	av(&a, "--remount-ro");
+	av(&a, "/");
+	av(&a, "--");
+	av(&a, "/bin/sh");
+	av(&a, "-c");
+	av(&a, command);
+	return (char **)a.v;
 }
 
 /* Opens rel beneath dirfd without following any link; creates parent
@@ -135,26 +472,19 @@ static void kill_group(pid_t pgid)
 		kill(-pgid, SIGKILL);
 }
 
-static int local_exec(struct backend_env *env, const char *command,
-		      const struct exec_opts *o, struct exec_result *r,
-		      struct engi_error *err)
+/* Runs so (its output on a pipe, kept up to o->out_cap) until it ends, its
+ * time limit passes or o->cancel says so; its process group is killed
+ * then, and when it ends. */
+static int run_captured(struct spawn_opts *so, const struct exec_opts *o,
+			struct exec_result *r, struct engi_error *err)
 {
-	struct local_env *le = env->priv;
-	/* Everything the child needs is built before fork: between fork and
-	 * exec only async-signal-safe calls are allowed in a threaded process. */
-	char home[PATH_MAX + 8], tmpdir[PATH_MAX + 16];
-	snprintf(home, sizeof(home), "HOME=%s", le->dir);
-	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", le->dir);
-	char *const envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", home, tmpdir,
-			      "LANG=C", "LC_ALL=C", "TERM=dumb", NULL};
-	char *const argv[] = {"sh", "-c", (char *)command, NULL};
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		RAISE(err, ENGI_EENV, "cannot create a pipe: %s", strerror(errno));
 	double t0 = now_mono();
-	struct spawn_opts so = {.path = "/bin/sh", .argv = argv, .envp = envp, .out_fd = pfd[1],
-				.cwd_fd = le->dirfd, .group = SPAWN_GROUP};
-	pid_t pid = spawn_child(&so, err);
+	so->out_fd = pfd[1];
+	so->group = SPAWN_GROUP;
+	pid_t pid = spawn_child(so, err);
 	close(pfd[1]);
 	if (pid < 0) {
 		close(pfd[0]);
@@ -225,6 +555,138 @@ static int local_exec(struct backend_env *env, const char *command,
 	return 0;
 }
 
+static int local_exec(struct backend_env *env, const char *command,
+		      const struct exec_opts *o, struct exec_result *r,
+		      struct engi_error *err)
+{
+	struct local_env *le = env->priv;
+	/* Everything the child needs is built before fork: between fork and
+	 * exec only async-signal-safe calls are allowed in a threaded process. */
+	char home[PATH_MAX + 8], tmpdir[PATH_MAX + 16];
+	snprintf(home, sizeof(home), "HOME=%s", le->sandboxed ? SANDBOX_WORKDIR : le->dir);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", le->sandboxed ? "/tmp" : le->tmp);
+	char *const envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", home, tmpdir,
+			      "LANG=C", "LC_ALL=C", "TERM=dumb", NULL};
+	if (!le->sandboxed) {
+		char *const argv[] = {"sh", "-c", (char *)command, NULL};
+		struct spawn_opts so = {.path = "/bin/sh", .argv = argv, .envp = envp,
+					.cwd_fd = le->dirfd};
+		return run_captured(&so, o, r, err);
+	}
+	char **argv = sandbox_argv(le, command);
+	if (!argv)
+		RAISE(err, ENGI_ENOMEM, "out of memory starting a command");
+	struct spawn_opts so = {.path = sb.bwrap, .argv = argv, .envp = envp, .cwd_fd = le->dirfd};
+	int rc = run_captured(&so, o, r, err);
+	engi_free(argv);
+	return rc;
+}
+
+/* One sandboxed command in a throwaway folder: does bwrap work here? */
+static void sandbox_probe(void)
+{
+	struct local_env le = {.dirfd = -1};
+	struct engi_error e;
+	engi_error_init(&e);
+	if (make_private_root(&le, &e) < 0) {
+		snprintf(sb.why, sizeof(sb.why), "cannot probe it: %s", e.msg);
+		return;
+	}
+	le.sandboxed = 1;
+	struct backend_env env = {.priv = &le};
+	struct exec_opts o = {.timeout_s = SANDBOX_PROBE_S, .out_cap = 400};
+	struct exec_result r;
+	memset(&r, 0, sizeof(r));
+	int rc = local_exec(&env, "echo sandbox-ok > probe && cat probe", &o, &r, &e);
+	if (rc == 0 && r.exit_code == 0 && r.out && !strcmp(r.out, "sandbox-ok\n")) {
+		sb.ok = 1;
+	} else {
+		/* bwrap's first line says why ("No permissions to create new
+		 * namespace", ...) */
+		char line[256] = "";
+		if (rc < 0)
+			snprintf(line, sizeof(line), "%s", e.msg);
+		else if (r.timed_out)
+			snprintf(line, sizeof(line), "no answer in %.0f s", SANDBOX_PROBE_S);
+		else if (r.out)
+			snprintf(line, sizeof(line), "%.*s", (int)strcspn(r.out, "\n"), r.out);
+		for (char *c = line; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = ' ';
+		snprintf(sb.why, sizeof(sb.why), "'%s' fails its probe (exit %d%s%s)", sb.bwrap,
+			 r.exit_code, line[0] ? ": " : "", line);
+	}
+	exec_result_release(&r);
+	close(le.dirfd);
+	rm_rf(le.root, NULL);
+}
+
+static void sandbox_init(void)
+{
+	make_procdir();
+	if (find_bwrap(sb.bwrap, sizeof(sb.bwrap)) < 0)
+		return;
+	find_system_dirs();
+	pthread_mutex_lock(&sb.lock);
+	for (const char *const *s = host_secrets; *s; s++)
+		add_mask(*s, NULL);
+	add_mask(tmp_base(), NULL);
+	pthread_mutex_unlock(&sb.lock);
+	sandbox_probe();
+}
+
+int backend_local_sandbox(char *why, size_t len)
+{
+	pthread_once(&sb.once, sandbox_init);
+	if (sb.ok)
+		snprintf(why, len, "bubblewrap '%s': new namespaces work here", sb.bwrap);
+	else
+		snprintf(why, len, "%s", sb.why);
+	return sb.ok;
+}
+
+void backend_local_allow_unsandboxed(int allow)
+{
+	sb.allow_unsandboxed = allow;
+}
+
+int backend_local_hide(const char *path, struct engi_error *err)
+{
+	pthread_once(&sb.once, sandbox_init);
+	pthread_mutex_lock(&sb.lock);
+	int rc = add_mask(path, err);
+	pthread_mutex_unlock(&sb.lock);
+	return rc;
+}
+
+static int local_start(struct backend_env *env, const struct env_spec *spec,
+		       struct engi_error *err)
+{
+	struct local_env *le = env->priv;
+	le->dirfd = -1;
+	pthread_once(&sb.once, sandbox_init);
+	le->sandboxed = sb.ok;
+	le->network = spec->network;
+	if (!sb.ok && !sb.allow_unsandboxed)
+		RAISE(err, ENGI_ENOTSUP,
+		      "the local backend's sandbox is unavailable (%s), and running unsandboxed "
+		      "was not allowed (--unsafe-local)", sb.why);
+	/* the episode's host-side scratch (protected-input checks, images)
+	 * lives in work_root; the agent's folder never does */
+	TRY(mkdir_p(spec->work_root, 0700, err));
+	return make_private_root(le, err);
+}
+
+static void local_stop(struct backend_env *env)
+{
+	struct local_env *le = env->priv;
+	if (le->dirfd >= 0)
+		close(le->dirfd);
+	le->dirfd = -1;
+	if (le->root[0])
+		rm_rf(le->root, NULL);
+}
+
 static const struct backend_ops local_ops = {
 	.start = local_start,
 	.exec = local_exec,
@@ -235,7 +697,7 @@ static const struct backend_ops local_ops = {
 
 const struct backend_desc backend_local = {
 	.name = "local",
-	.summary = "a private work folder on the host per episode (no isolation)",
+	.summary = "a private work folder per episode; commands in a bubblewrap sandbox",
 	.caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES,
 	.priv_size = sizeof(struct local_env),
 	.ops = &local_ops,

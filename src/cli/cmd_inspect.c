@@ -16,7 +16,9 @@ static const char inspect_help[] =
 	"Lists what this binary can run: backends, agents, model providers and\n"
 	"verifier kinds, each marked built or not built, and the accelerator the\n"
 	"qemu backend's guests get on this host (KVM only when a probe guest ran\n"
-	"under it in time) with the reason, and the task sources.\n"
+	"under it in time) with the reason, whether the local backend's sandbox\n"
+	"(bubblewrap; ENGI_BWRAP names the program) works here, or why not, and\n"
+	"the task sources.\n"
 	"\n"
 	"With SUITE: which task source reads it (detected, or --source NAME), how\n"
 	"many tasks load and how many are refused, by reason, each refused file\n"
@@ -88,6 +90,12 @@ int cmd_inspect(int argc, char **argv)
 	char why[256];
 	const char *accel = qemu_accel(why, sizeof(why));
 	printf("  qemu accelerator: %s (%s)\n", accel, why);
+	char sbwhy[512];
+	if (backend_local_sandbox(sbwhy, sizeof(sbwhy)))
+		printf("  local sandbox: available (%s)\n", sbwhy);
+	else
+		printf("  local sandbox: unavailable (%s): model and replay agents are refused on "
+		       "the local backend unless --unsafe-local\n", sbwhy);
 	printf("\nagents:\n");
 	for (const struct agent_desc *const *a = agent_all(); *a; a++)
 		printf("  %-10s %-10s %s\n", (*a)->name, (*a)->ops ? "built" : "not built",

@@ -44,6 +44,9 @@ static const char run_help[] =
 	"                         'strata=software,type,interface per=4-5 seed=7\n"
 	"                         all=type:open' (4 or 5 tasks per stratum)\n"
 	"  -b, --backend NAME     local or qemu (default: local)\n"
+	"      --unsafe-local     where the local backend's sandbox (bubblewrap) is\n"
+	"                         unavailable, run model and replay agents on the\n"
+	"                         host anyway, with all your rights (default: refuse)\n"
 	"  -r, --resume           continue the sweep in --out: skip finished cells,\n"
 	"                         rerun missing and infrastructure-failed ones\n"
 	"      --mix-verifiers    with --resume: keep finished episodes that other\n"
@@ -93,7 +96,7 @@ static const char validate_help[] =
 enum { OPT_RESOURCE = 256, OPT_RETRIES, OPT_GRACE, OPT_CMD_TIMEOUT, OPT_PROGRESS, OPT_KEEP,
        OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_SOURCE, OPT_SHARD, OPT_BUDGET, OPT_PAUSE_ENV,
        OPT_RETRY_WAIT, OPT_VERIFY_TIMEOUT, OPT_VERIFY_MEM,
-       OPT_MIX_VERIFIERS };
+       OPT_MIX_VERIFIERS, OPT_UNSAFE_LOCAL };
 
 static const struct option run_options[] = {
 	{"out", required_argument, NULL, 'o'},
@@ -113,6 +116,7 @@ static const struct option run_options[] = {
 	{"grace", required_argument, NULL, OPT_GRACE},
 	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
 	{"pause-env", no_argument, NULL, OPT_PAUSE_ENV},
+	{"unsafe-local", no_argument, NULL, OPT_UNSAFE_LOCAL},
 	{"progress-every", required_argument, NULL, OPT_PROGRESS},
 	{"keep", no_argument, NULL, OPT_KEEP},
 	{"deadline", required_argument, NULL, OPT_DEADLINE},
@@ -262,6 +266,10 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 		case OPT_PAUSE_ENV:
 			run_only = 1;
 			o->pause_env = 1;
+			break;
+		case OPT_UNSAFE_LOCAL:
+			run_only = 1;
+			o->unsafe_local = 1;
 			break;
 		case OPT_PROGRESS:
 			run_only = 1;

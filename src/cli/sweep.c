@@ -1,5 +1,6 @@
 #include "sweep.h"
 
+#include "backend.h"
 #include "engi/alloc.h"
 #include "engi/threads.h"
 #include "engi/verify.h"
@@ -408,6 +409,63 @@ static void hook_tick(void *p, const struct sched_status *st)
 
 /* ---- setup ---- */
 
+/* Agents that only play the task's own steps (its author's reference and
+ * flawed variants, or nothing): trusted to run on the host where the local
+ * backend has no sandbox. Model and replay agents, and any other, are not. */
+static int agent_trusted(const char *agent)
+{
+	return !strcmp(agent, "reference") || !strcmp(agent, "noop") ||
+	       !strncmp(agent, "flawed:", 7);
+}
+
+/* The local backend without its sandbox (bubblewrap missing or failing on
+ * this node) runs trusted agents only, unless --unsafe-local: refused here,
+ * before anything runs. */
+static int local_sandbox_policy(const struct sweep *sw, const struct sweep_opts *o,
+				struct engi_error *err)
+{
+	if (strcmp(o->backend, "local"))
+		return 0;
+	char why[512];
+	if (backend_local_sandbox(why, sizeof(why)))
+		return 0;
+	for (size_t i = 0; i < sw->def.nmodels && !o->unsafe_local; i++) {
+		const struct model *m = &sw->def.models[i];
+		if (!agent_trusted(m->agent))
+			RAISE(err, ENGI_ENOTSUP,
+			      "the local backend's sandbox is unavailable on %s: %s; model '%s' (agent "
+			      "'%.40s') is not trusted to run unsandboxed, where it could read and write "
+			      "all this user can (the results, the tasks' references, the API keys): "
+			      "install bubblewrap, use --backend qemu, or accept the risk with "
+			      "--unsafe-local", sched_rank() ? "a node" : "this host", why, m->name,
+			      m->agent);
+	}
+	backend_local_allow_unsandboxed(1);
+	if (!o->quiet && sched_rank() == 0)
+		fprintf(stderr, "engisweep: warning: the local backend's sandbox is unavailable "
+				"(%s): episodes run unsandboxed on the host\n", why);
+	return 0;
+}
+
+/* What no local sandbox may show, wherever it lies: the results folder,
+ * the suite, each task's folder, the models file, replayed results. */
+static int local_sandbox_hide(const struct sweep *sw, const struct sweep_opts *o,
+			      const char *out, struct engi_error *err)
+{
+	if (strcmp(o->backend, "local"))
+		return 0;
+	TRY(backend_local_hide(out, err));
+	TRY(backend_local_hide(o->suite, err));
+	if (o->models_file)
+		TRY(backend_local_hide(o->models_file, err));
+	for (size_t i = 0; i < sw->suite.ntasks; i++)
+		TRY(backend_local_hide(sw->suite.tasks[i].dir, err));
+	for (size_t i = 0; i < sw->def.nmodels; i++)
+		if (!strncmp(sw->def.models[i].agent, "replay:", 7))
+			TRY(backend_local_hide(sw->def.models[i].agent + 7, err));
+	return 0;
+}
+
 int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o,
 		 size_t *nstrata, struct engi_error *err)
 {
@@ -457,8 +515,10 @@ static int load_everything(struct sweep *sw, const struct sweep_opts *o,
 	if (o->validation) {
 		TRY(matrix_build_validation(&sw->matrix, &sw->suite, &sw->def, err));
 		TRY(episode_preflight(o->backend, &sw->def, err));
+		TRY(local_sandbox_policy(sw, o, err));
 		return episode_prepare(o->backend, &sw->suite, err);
 	}
+	TRY(local_sandbox_policy(sw, o, err));
 	TRY(episode_prepare(o->backend, &sw->suite, err));
 	TRY(matrix_build(&sw->matrix, &sw->suite, &sw->def, NULL, 0, err));
 	if (o->shard_n > 0)
@@ -946,6 +1006,13 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 	free(abs);
 	sched_bcast_str(c.out, sizeof(c.out));
 	snprintf(c.work_root, sizeof(c.work_root), "%s/work", c.out);
+	rc = local_sandbox_hide(sw, o, c.out, &local);
+	if (!sched_agree(rc == 0)) {
+		pthread_mutex_destroy(&c.gov_lock);
+		if (rc < 0)
+			return engi_raise(err, rc, "%s", local.msg);
+		return engi_raise(err, ENGI_EENV, "another rank failed to set up the local sandbox");
+	}
 	/* the node's cores shared by its ranks and rank 0's episode threads,
 	 * unless the user chose with OMP_NUM_THREADS */
 	if (!getenv("OMP_NUM_THREADS")) {

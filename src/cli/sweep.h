@@ -45,6 +45,8 @@ struct sweep_opts {
 	long verify_mem_mb;	 /* 0: judge.h default */
 	double cmd_timeout_s;
 	int pause_env;
+	/* the local backend without its sandbox: run untrusted agents anyway */
+	int unsafe_local;
 	int progress_every;
 	int quiet;
 	int validation; /* reference + noop + flawed per task */

@@ -1,9 +1,12 @@
 # What an agent does in the local backend (or ENGI_BACKEND) stays contained: a deliverable that
 # is a link to a host file, or sits under a linked folder, is not copied; a
 # deliverable over its cap is refused; endless output is capped in the trace;
-# a command past its time limit and anything it left running are killed.
+# a command past its time limit and anything it left running are killed,
+# also what it started in a session of its own; the episode's private folder
+# under $TMPDIR is removed.
 . "$(dirname "$0")/lib.sh"
-mkdir -p suite
+export TMPDIR="$T/tmp"
+mkdir -p suite "$TMPDIR"
 "$PY" - "$$" <<'PY'
 import json, sys
 tag = sys.argv[1]
@@ -28,6 +31,7 @@ task = {
         {"run": "head -c 3000000 /dev/zero > big.bin"},
         {"run": "head -c 5000000 /dev/zero | tr '\\000' a"},
         {"run": f"(sleep 300.{tag} &) ; echo started"},
+        {"run": f"setsid sleep 303.{tag} >/dev/null 2>&1 </dev/null & echo started"},
         {"run": f"sleep 100.{tag}"},
         {"write": "tetra.stl", "text": tetra},
     ],
@@ -38,6 +42,7 @@ start=$(date +%s)
 "$ENGISWEEP" run --backend "${ENGI_BACKEND:-local}" --cmd-timeout 2 --quiet --out r suite
 [ $(( $(date +%s) - start )) -lt 60 ] || fail "the command time limit did not hold"
 pgrep -f "sleep 300.$$" >/dev/null && fail "a background process of the agent survived the episode"
+pgrep -f "sleep 303.$$" >/dev/null && fail "a process in a session of its own survived the episode"
 pgrep -f "sleep 100.$$" >/dev/null && fail "a timed-out command survived"
 cell=$(ls r/artifacts)
 [ -f "r/artifacts/$cell/tetra.stl" ] || fail "the real deliverable was not copied"
@@ -45,6 +50,7 @@ cell=$(ls r/artifacts)
 [ ! -e "r/artifacts/$cell/linked/shadow" ] || fail "a linked folder was followed"
 [ ! -e "r/artifacts/$cell/big.bin" ] || fail "an over-cap deliverable was copied"
 [ ! -d r/work ] || [ -z "$(ls -A r/work)" ] || fail "the work folder was left behind"
+[ -z "$(ls -A "$TMPDIR")" ] || { ls -la "$TMPDIR"; fail "the episode's folder was left under TMPDIR"; }
 PYTHONPATH="$HERE" "$PY" - "$cell" <<'PY'
 import sys
 import h5py

@@ -1,6 +1,9 @@
 # kill -9 of mpirun at a random moment, then --resume: every cell exactly
-# once, the file opens, nothing completed before the kill was run again.
+# once, the file opens, nothing completed before the kill was run again;
+# the local backend's folders the killed ranks left under $TMPDIR are gone.
 . "$(dirname "$0")/lib.sh"
+export TMPDIR="$T/tmp"
+mkdir -p "$TMPDIR"
 # 24 reference episodes of 1 s on 3 ranks: the sweep runs for at least 8 s,
 # so a kill within the first 5 s always lands mid-sweep
 bash "$HERE/make_suite.sh" suite 12 1.0
@@ -34,7 +37,9 @@ assert n <= len(done) + 1, (n, len(done))
 print("before resume:", len(done), "journaled,", n, "rows in the HDF5 file")
 PY
 
+ls "$TMPDIR" | grep -q '^engisweep-local-' || fail "the killed ranks left no folder under TMPDIR"
 mpirun_ -np 3 "$ENGISWEEP" run --resume "${ARGS[@]}" > run2.log 2>&1 || { cat run2.log; fail "resume failed"; }
+if ls "$TMPDIR" | grep '^engisweep-local-'; then fail "folders of the killed ranks were left under TMPDIR"; fi
 
 PYTHONPATH="$HERE" "$PY" - <<'PY'
 import collections, json
