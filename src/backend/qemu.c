@@ -580,17 +580,7 @@ static void log_tail(const struct qemu_env *q, char *buf, size_t n)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/qemu.log", q->dir);
-	buf[0] = '\0';
-	FILE *f = fopen(p, "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0])
-			snprintf(buf, n, "%s", line);
-	}
-	fclose(f);
+	file_last_line(p, buf, n);
 }
 
 /* Turns a failure into an environment failure when QEMU is gone, saying

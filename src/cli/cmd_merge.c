@@ -211,18 +211,8 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 			rc = store_flush(st, err);
 		record_release(&r);
 	}
-	if (st) {
-		struct engi_error e2;
-		engi_error_init(&e2);
-		int crc = store_close(&st, &e2);
-		if (rc == 0 && crc < 0)
-			rc = engi_raise(err, crc, "%s", e2.msg);
-	}
-	if (rc == 0 && rename(tmp, out) < 0)
-		rc = engi_raise(err, ENGI_EIO, "cannot rename '%s' to '%s'", tmp, out);
-	if (rc < 0)
-		unlink(tmp);
-	else
+	rc = stored_finish(&st, tmp, out, rc, err);
+	if (rc == 0)
 		fprintf(stderr, "engisweep: merged %zu files: %zu cells (%zu duplicate records dropped) into %s\n",
 			nin, kept, dropped, out);
 	free(cfg);

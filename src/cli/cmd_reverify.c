@@ -224,18 +224,8 @@ static int reverify(const char *in_path, const char *out_path, const char *suite
 			rc = store_flush(st, err);
 	}
 	rm_rf(scratch, NULL);
-	if (st) {
-		struct engi_error e2;
-		engi_error_init(&e2);
-		int crc = store_close(&st, &e2);
-		if (rc == 0 && crc < 0)
-			rc = engi_raise(err, crc, "%s", e2.msg);
-	}
-	if (rc == 0 && rename(tmp, out_path) < 0)
-		rc = engi_raise(err, ENGI_EIO, "cannot rename '%s' to '%s'", tmp, out_path);
-	if (rc < 0)
-		unlink(tmp);
-	else
+	rc = stored_finish(&st, tmp, out_path, rc, err);
+	if (rc == 0)
 		printf("reverified %zu of %zu episodes with this binary's verifiers: %zu verdict%s "
 		       "changed, %zu verifier failure%s; written to %s\n",
 		       judged, in.res.nepisodes, changed, changed == 1 ? "" : "s", failed,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int cmp_rowidx(const void *a, const void *b)
 {
@@ -167,4 +168,21 @@ void stored_close(struct stored *s)
 	engi_free(s->artifacts.v);
 	engi_results_release(&s->res);
 	memset(s, 0, sizeof(*s));
+}
+
+int stored_finish(struct store **st, const char *tmp, const char *out, int rc,
+		  struct engi_error *err)
+{
+	if (*st) {
+		struct engi_error e2;
+		engi_error_init(&e2);
+		int crc = store_close(st, &e2);
+		if (rc == 0 && crc < 0)
+			rc = engi_raise(err, crc, "%s", e2.msg);
+	}
+	if (rc == 0 && rename(tmp, out) < 0)
+		rc = engi_raise(err, ENGI_EIO, "cannot rename '%s' to '%s'", tmp, out);
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
 }

@@ -39,4 +39,11 @@ void stored_close(struct stored *s);
 /* Episode e of s as a record, trace included; r is initialised here. */
 int stored_record(struct stored *s, size_t e, struct record *r, struct engi_error *err);
 
+struct store;
+/* Ends writing a results file made under the temporary name tmp: closes
+ * *st (if open), and when rc and the close succeeded renames tmp to out,
+ * else removes tmp. Returns the first failure. */
+int stored_finish(struct store **st, const char *tmp, const char *out, int rc,
+		  struct engi_error *err);
+
 #endif

@@ -339,3 +339,18 @@ void sleep_seconds(double s)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
+
+void file_last_line(const char *path, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0])
+			snprintf(buf, n, "%s", line);
+	}
+	fclose(f);
+}

@@ -33,6 +33,10 @@ int mkdir_parents(const char *p, unsigned mode, struct engi_error *err);
 int open_regular(const char *path, int nofollow, struct engi_error *err);
 /* The SHA-256 of a regular file (open_regular), as 64 hex digits. */
 int sha256_regular_file(const char *path, char hex[65], struct engi_error *err);
+/* The last line of a text file that is not empty (its end of line cut),
+ * into buf; "" when none or unreadable. For messages quoting a log. */
+void file_last_line(const char *path, char *buf, size_t n);
+
 /* Whole regular file (open_regular), at most cap bytes (over:
  * ENGI_ETOOBIG); NUL-terminated. */
 int read_file(const char *path, size_t cap, char **out, size_t *len,

@@ -77,22 +77,6 @@ int judge_child(const char *task_file, const char *art_dir, const char *out_path
 	return rc;
 }
 
-/* The last line of the child's log that says something, for messages. */
-static void last_line(const char *path, char *buf, size_t n)
-{
-	buf[0] = '\0';
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0])
-			snprintf(buf, n, "%s", line);
-	}
-	fclose(f);
-}
-
 static void kill_child(pid_t pid, int *st)
 {
 	kill(-pid, SIGKILL);
@@ -174,7 +158,7 @@ int judge_deliverables(const struct task *task, const char *art_dir,
 			pause *= 1.5;
 	}
 	char tail[200];
-	last_line(logp, tail, sizeof(tail));
+	file_last_line(logp, tail, sizeof(tail));
 	if (rc < 0) {
 		/* interrupted or our own failure */
 	} else if (timed_out) {
