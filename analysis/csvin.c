@@ -300,7 +300,7 @@ static int table_open(struct table *t, const char *path, struct engi_dynbuf *b,
 	memset(t, 0, sizeof *t);
 	t->c.path = path;
 	t->c.p = b->buf;
-	t->c.end = b->buf + b->len;
+	t->c.end = b->len ? b->buf + b->len : b->buf; /* an empty file has no buffer */
 	t->c.line = 1;
 	for (int i = 0; i < C_N; i++)
 		t->col[i] = SIZE_MAX;

@@ -461,6 +461,24 @@ static void test_models(void)
 	CHECK(strncmp(err.msg, expected, strlen(expected)) == 0);
 	sweepdef_release(&d);
 
+	/* max_concurrent is a count that fits an int: 1e300 (undefined as an
+	 * int) and 0.5 (0, unlimited) are refused */
+	path = write_models("huge_cap.json",
+			    "{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"max_concurrent\": 1e300}]}\n");
+	sweepdef_init(&d);
+	engi_error_init(&err);
+	CHECK_INT(sweepdef_load_models(&d, path, &err), ENGI_EPARSE);
+	snprintf(expected, sizeof(expected),
+		 "%s: /models/0/max_concurrent: expected a whole number from 0 to 2147483647", path);
+	CHECK_STR(err.msg, expected);
+	sweepdef_release(&d);
+	path = write_models("half_cap.json",
+			    "{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"max_concurrent\": 0.5}]}\n");
+	sweepdef_init(&d);
+	engi_error_init(&err);
+	CHECK_INT(sweepdef_load_models(&d, path, &err), ENGI_EPARSE);
+	sweepdef_release(&d);
+
 	/* a model named twice */
 	path = write_models("twice.json",
 			    "{\"models\": [{\"name\": \"m\", \"provider\": \"openai\"},\n"
