@@ -38,6 +38,12 @@ grep -q "sanitizer build (ASan + UBSan): a" out.log && grep -q "release build, w
 	|| { cat out.log; fail "both failures not listed"; }
 
 rm -f calls
+expect_rc 1 run env FAIL_fuzz="fuzz_run_stl"
+grep -q "libFuzzer build, fuzz targets: fuzz_run_stl" out.log || { cat out.log; fail "fuzz failures not listed"; }
+grep -q "ctest build -" calls || fail "the plain pass did not run after the fuzz pass failed"
+grep -q "build build-fuzz -DENGI_SANITIZE=ON -DENGI_FUZZ=ON" calls || { cat calls; fail "fuzz build options lost"; }
+
+rm -f calls
 expect_rc 0 run env
 grep -q "== all passes passed" out.log || { cat out.log; fail "no success line"; }
 grep -q -- "-DENGI_SANITIZE=ON" calls || fail "sanitizer build options lost"
