@@ -456,13 +456,7 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 		    (rc = num_field(o, "est_tokens_out_per_turn", is_model ? DEFAULT_TOKENS_OUT_PER_TURN : 0,
 				    &m->est_tokens_out_per_turn, origin, err)) < 0)
 			break;
-		/* a count: a fraction would round to 0, which means unlimited */
-		if (mc != floor(mc) || mc > INT_MAX) {
-			rc = engi_raise(err, ENGI_EPARSE,
-					"%s: /models/%zu/max_concurrent: expected a whole number from 0 to %d",
-					path, i, INT_MAX);
-			break;
-		}
+		/* an integer from 0 to 1000000, checked by check_entry */
 		m->max_concurrent = (int)mc;
 	}
 out:

@@ -469,7 +469,8 @@ static void test_models(void)
 	engi_error_init(&err);
 	CHECK_INT(sweepdef_load_models(&d, path, &err), ENGI_EPARSE);
 	snprintf(expected, sizeof(expected),
-		 "%s: /models/0/max_concurrent: expected a whole number from 0 to 2147483647", path);
+		 "%s: /models/0/max_concurrent: expected an integer from 0 to 1000000, found a number (1e+300)",
+		 path);
 	CHECK_STR(err.msg, expected);
 	sweepdef_release(&d);
 	path = write_models("half_cap.json",
