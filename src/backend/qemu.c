@@ -711,7 +711,20 @@ static int connect_vm(struct qemu_env *q, enum restore how, double timeout_s,
 	int alive = !q->kvm;
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/qmp.sock", q->dir);
-	int rc = qmp_open(&q->qmp, p, deadline, err);
+	/* in short tries, so that a QEMU that died (an aborting KVM) is seen at
+	 * once rather than at the deadline */
+	int rc;
+	struct engi_error oe;
+	for (;;) {
+		engi_error_init(&oe);
+		rc = qmp_open(&q->qmp, p, fmin(deadline, now_mono() + 0.5), &oe);
+		if (rc == 0 || vm_gone(q) || now_mono() >= deadline)
+			break;
+		qchan_close(&q->qmp.ch);
+		sleep_seconds(0.02);
+	}
+	if (rc < 0)
+		engi_raise(err, rc, "%s", oe.msg);
 	if (rc == 0 && how == RESTORE_INCOMING)
 		rc = finish_incoming(q, deadline, err);
 	if (rc < 0) {
