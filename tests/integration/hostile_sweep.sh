@@ -18,7 +18,7 @@ poison = ("solid p\n facet normal 0 0 0\n  outer loop\n   vertex 1e308 0 0\n   v
 write = "printf '%s' > tetra.stl && cp tetra.stl mount.stl" % poison.replace("\n", "\\n")
 escape = ("cat ../../journal.jsonl; echo '{\"forged\": 1}' >> ../../journal.jsonl; "
           "cat /proc/$PPID/environ /proc/*/environ > env.txt 2>/dev/null; "
-          "(setsid sleep 300 &); (nohup sleep 301 >/dev/null 2>&1 &); echo tried")
+          "(setsid sleep 317 &); (nohup sleep 318 >/dev/null 2>&1 &); echo tried")
 m = {"poisoner": [{"calls": [{"name": "bash", "args": {"command": write}}]},
                   {"calls": [{"name": "done", "args": {"summary": "delivered"}}]}],
      "escaper": [{"calls": [{"name": "bash", "args": {"command": escape}}]},
@@ -38,7 +38,8 @@ JSON
 "$ENGISWEEP" run --jobs 2 --models models.json --trials 2 --quiet --out mixed suite > mixed.log 2>&1 \
 	|| { cat mixed.log; fail "the sweep with hostile agents did not complete"; }
 sleep 0.5
-pgrep -f "sleep 30[01]" >/dev/null && { pgrep -af "sleep 30[01]"; fail "an agent's process outlived its episode"; }
+# sleeps of 317 and 318 s are this test's own: other tests run beside it
+pgrep -f "sleep 31[78]" >/dev/null && { pgrep -af "sleep 31[78]"; fail "an agent's process outlived its episode"; }
 if grep -rqa "$ENGI_TEST_API_KEY" mixed mixed.log; then fail "the API key was written"; fi
 PYTHONPATH="$HERE" "$PY" - <<'PY'
 import json
