@@ -199,11 +199,7 @@ static int reverify(const char *in_path, const char *out_path, const char *suite
 			new.success = new.feasible = 0;
 			new.score = new.quality = 0;
 		} else {
-			engi_verdict_score(&v, &t->scoring);
-			if (old.outcome == OUTCOME_AGENT_ERROR) {
-				v.success = v.feasible = 0;
-				v.score = v.quality = 0;
-			}
+			judge_score(t, old.outcome, &v);
 			rc = record_take_verdict(&new, &v);
 		}
 		engi_verdict_release(&v);

@@ -794,11 +794,7 @@ static int rejudge(struct runctx *c, size_t ci, struct record *r, struct engi_er
 		snprintf(r->infra, sizeof(r->infra), "%s", infra);
 		rc = 0;
 	} else if (rc == 0) {
-		engi_verdict_score(&v, &task->scoring);
-		if (outcome == OUTCOME_AGENT_ERROR) {
-			v.success = v.feasible = 0;
-			v.score = v.quality = 0;
-		}
+		judge_score(task, outcome, &v);
 		r->outcome = outcome;
 		r->infra[0] = '\0';
 		snprintf(r->message, sizeof(r->message), "%s", msg);

@@ -955,11 +955,7 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 			snprintf(rec->message, sizeof(rec->message), "%s", why);
 			rc = 0;
 		} else {
-			engi_verdict_score(&v, &task->scoring);
-			if (a.outcome == OUTCOME_AGENT_ERROR) {
-				v.success = v.feasible = 0;
-				v.score = v.quality = 0;
-			}
+			judge_score(task, a.outcome, &v);
 		}
 		rec->verify_s = now_mono() - v0;
 	}

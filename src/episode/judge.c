@@ -210,6 +210,15 @@ int judge_deliverables(const struct task *task, const char *art_dir,
 	return rc;
 }
 
+void judge_score(const struct task *task, int outcome, struct engi_verdict *v)
+{
+	engi_verdict_score(v, &task->scoring);
+	if (outcome == OUTCOME_AGENT_ERROR) {
+		v->success = v->feasible = 0;
+		v->score = v->quality = 0;
+	}
+}
+
 int judge_exit_code(int rc)
 {
 	return rc == 0 ? 0 : rc == ENGI_ENOMEM ? JUDGE_EXIT_NOMEM : JUDGE_EXIT_FAILED;

@@ -54,6 +54,10 @@ int judge_deliverables(const struct task *task, const char *art_dir,
 int judge_child(const char *task_file, const char *art_dir, const char *out_path,
 		struct engi_error *err);
 
+/* Scores v by the task's scoring; an episode that ended in the agent's own
+ * error (outcome) is never a success, whatever its deliveries. */
+void judge_score(const struct task *task, int outcome, struct engi_verdict *v);
+
 /* The child's exit status for judge_child's return code. */
 int judge_exit_code(int rc);
 
