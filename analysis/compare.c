@@ -40,13 +40,12 @@ void engi_compare_data_release(struct engi_compare_data *d)
 }
 
 static const char *const scored_outcomes[] = {
-	"done", "fail_declared", "turn_limit", "time_limit", "agent_error",
+    "done", "fail_declared", "turn_limit", "time_limit", "agent_error",
 };
 
 static int is_scored(const char *outcome)
 {
-	for (size_t i = 0; i < sizeof scored_outcomes / sizeof *scored_outcomes;
-	     i++)
+	for (size_t i = 0; i < sizeof scored_outcomes / sizeof *scored_outcomes; i++)
 		if (!strcmp(outcome, scored_outcomes[i]))
 			return 1;
 	return 0;
@@ -67,8 +66,7 @@ static void names_release(struct names *s)
 }
 
 /* name must outlive the table */
-static int names_add(struct names *s, const char *name, size_t *id,
-		     struct engi_error *err)
+static int names_add(struct names *s, const char *name, size_t *id, struct engi_error *err)
 {
 	size_t at = strtab_get(&s->ix, name);
 	if (at != SIZE_MAX) {
@@ -155,46 +153,36 @@ static void ctx_release(struct cmp_ctx *c)
 	engi_free(c->dd);
 }
 
-static int tally(struct cmp_ctx *c, struct engi_compare_data *d,
-		 const struct engi_results *res, struct engi_error *err)
+static int tally(struct cmp_ctx *c, struct engi_compare_data *d, const struct engi_results *res,
+		 struct engi_error *err)
 {
 	for (size_t i = 0; i < res->nmodels; i++)
-		TRY(names_add(&c->models, engi_res_str(res, res->models[i].name),
-			      NULL, err));
+		TRY(names_add(&c->models, engi_res_str(res, res->models[i].name), NULL, err));
 	for (size_t i = 0; i < res->nconditions; i++)
-		TRY(names_add(&c->conds,
-			      engi_res_str(res, res->conditions[i].name), NULL,
-			      err));
+		TRY(names_add(&c->conds, engi_res_str(res, res->conditions[i].name), NULL, err));
 	for (size_t i = 0; i < res->nepisodes; i++) {
 		const struct engi_res_episode *e = &res->episodes[i];
-		TRY(names_add(&c->tasks, engi_res_str(res, e->task_id), NULL,
-			      err));
-		TRY(names_add(&c->models, engi_res_str(res, e->model), NULL,
-			      err));
-		TRY(names_add(&c->conds, engi_res_str(res, e->condition), NULL,
-			      err));
+		TRY(names_add(&c->tasks, engi_res_str(res, e->task_id), NULL, err));
+		TRY(names_add(&c->models, engi_res_str(res, e->model), NULL, err));
+		TRY(names_add(&c->conds, engi_res_str(res, e->condition), NULL, err));
 	}
 	/* tasks in the order of their ids, whatever the order of the rows */
 	TRY(names_sort(&c->tasks, err));
 	size_t nt = c->tasks.n, narms = c->models.n * c->conds.n;
 	if (narms && nt > SIZE_MAX / sizeof(double) / narms)
-		RAISE(err, ENGI_EINVALID, "%zu tasks x %zu arms is too large",
-		      nt, narms);
+		RAISE(err, ENGI_EINVALID, "%zu tasks x %zu arms is too large", nt, narms);
 	/* EngiScore: the quality on optimization tasks, else the success */
 	unsigned char *optq = engi_calloc(nt + 1, 1);
-	struct ep_val *val =
-		engi_reallocarray(NULL, res->nepisodes + 1, sizeof *val);
+	struct ep_val *val = engi_reallocarray(NULL, res->nepisodes + 1, sizeof *val);
 	if (!optq || !val) {
 		engi_free(optq);
 		engi_free(val);
 		RAISE(err, ENGI_ENOMEM, "out of memory indexing tasks");
 	}
 	for (size_t i = 0; i < res->ntasks; i++) {
-		size_t t = strtab_get(&c->tasks.ix,
-				      engi_res_str(res, res->tasks[i].id));
+		size_t t = strtab_get(&c->tasks.ix, engi_res_str(res, res->tasks[i].id));
 		if (t != SIZE_MAX)
-			optq[t] = !strcmp(engi_res_str(res, res->tasks[i].scoring),
-					  "optimization");
+			optq[t] = !strcmp(engi_res_str(res, res->tasks[i].scoring), "optimization");
 	}
 	c->sum = engi_calloc(narms * nt + 1, sizeof *c->sum);
 	c->cnt = engi_calloc(narms * nt + 1, sizeof *c->cnt);
@@ -204,8 +192,7 @@ static int tally(struct cmp_ctx *c, struct engi_compare_data *d,
 	if (!c->sum || !c->cnt || !c->xa || !c->xb || !c->xd) {
 		engi_free(optq);
 		engi_free(val);
-		RAISE(err, ENGI_ENOMEM, "out of memory tallying %zu episodes",
-		      res->nepisodes);
+		RAISE(err, ENGI_ENOMEM, "out of memory tallying %zu episodes", res->nepisodes);
 	}
 	int rc = 0;
 	size_t nval = 0;
@@ -229,11 +216,9 @@ static int tally(struct cmp_ctx *c, struct engi_compare_data *d,
 		}
 		size_t t = strtab_get(&c->tasks.ix, engi_res_str(res, e->task_id));
 		size_t m = strtab_get(&c->models.ix, engi_res_str(res, e->model));
-		size_t k = strtab_get(&c->conds.ix,
-				      engi_res_str(res, e->condition));
-		val[nval++] = (struct ep_val){
-			(m * c->conds.n + k) * nt + t, i, e->trial,
-			optq[t] ? e->score : (e->success != 0 ? 1.0 : 0.0)};
+		size_t k = strtab_get(&c->conds.ix, engi_res_str(res, e->condition));
+		val[nval++] = (struct ep_val){(m * c->conds.n + k) * nt + t, i, e->trial,
+					      optq[t] ? e->score : (e->success != 0 ? 1.0 : 0.0)};
 		d->scored++;
 	}
 	if (nval)
@@ -249,9 +234,7 @@ static int tally(struct cmp_ctx *c, struct engi_compare_data *d,
 	d->nmodels = c->models.n;
 	d->nconditions = c->conds.n;
 	d->planned = res->planned_cells;
-	d->missing = res->planned_cells > d->recorded
-			     ? res->planned_cells - d->recorded
-			     : 0;
+	d->missing = res->planned_cells > d->recorded ? res->planned_cells - d->recorded : 0;
 	return 0;
 }
 
@@ -262,10 +245,9 @@ static int tally(struct cmp_ctx *c, struct engi_compare_data *d,
  * every pair of the group. Otherwise the pair is resampled on its own over
  * the tasks both have.
  */
-static int compare_arms(struct cmp_ctx *c, const struct engi_compare_opts *o,
-			size_t arm_a, size_t arm_b, const double *da,
-			const double *db, struct engi_compare_row *r,
-			struct engi_error *err)
+static int compare_arms(struct cmp_ctx *c, const struct engi_compare_opts *o, size_t arm_a,
+			size_t arm_b, const double *da, const double *db,
+			struct engi_compare_row *r, struct engi_error *err)
 {
 	size_t nt = c->tasks.n, n = 0;
 	const size_t *ca = c->cnt + arm_a * nt, *cb = c->cnt + arm_b * nt;
@@ -292,11 +274,9 @@ static int compare_arms(struct cmp_ctx *c, const struct engi_compare_opts *o,
 			c->xd[i] = c->xa[i] - c->xb[i];
 		for (size_t k = 0; k < o->boot.draws; k++)
 			c->dd[k] = da[k] - db[k];
-		TRY(engi_ci_from_draws(c->xd, n, c->dd, o->boot.draws, &o->boot,
-				       &r->lift, err));
+		TRY(engi_ci_from_draws(c->xd, n, c->dd, o->boot.draws, &o->boot, &r->lift, err));
 	} else {
-		TRY(engi_paired_boot(c->xa, c->xb, n, &o->boot, &r->lift,
-				     err));
+		TRY(engi_paired_boot(c->xa, c->xb, n, &o->boot, &r->lift, err));
 	}
 	r->lift.mean *= 100.0;
 	r->lift.lo *= 100.0;
@@ -309,22 +289,19 @@ static int compare_arms(struct cmp_ctx *c, const struct engi_compare_opts *o,
 		r->test.mean_diff = NAN;
 		return 0;
 	}
-	TRY(engi_signflip_test(c->xa, c->xb, n, o->boot.seed, o->boot.draws,
-			       &r->test, err));
+	TRY(engi_signflip_test(c->xa, c->xb, n, o->boot.seed, o->boot.draws, &r->test, err));
 	r->tested = 1;
 	return 0;
 }
 
-static int push_row(struct engi_compare_data *d, size_t *alloc,
-		    struct engi_compare_row **out, struct engi_error *err)
+static int push_row(struct engi_compare_data *d, size_t *alloc, struct engi_compare_row **out,
+		    struct engi_error *err)
 {
 	if (d->nrows == *alloc) {
 		size_t na = *alloc ? 2 * *alloc : 16;
-		struct engi_compare_row *nr =
-			engi_reallocarray(d->rows, na, sizeof *nr);
+		struct engi_compare_row *nr = engi_reallocarray(d->rows, na, sizeof *nr);
 		if (!nr)
-			RAISE(err, ENGI_ENOMEM,
-			      "out of memory for comparison rows");
+			RAISE(err, ENGI_ENOMEM, "out of memory for comparison rows");
 		d->rows = nr;
 		*alloc = na;
 	}
@@ -360,36 +337,31 @@ static int add_row(const struct group *g, size_t i, size_t j, const char *grid_a
 	TRY(engi_strpool_add(pool, g->within, &r->within, NULL, err));
 	TRY(engi_strpool_add(pool, g->cmp->v[i], &r->a, NULL, err));
 	TRY(engi_strpool_add(pool, g->cmp->v[j], &r->b, NULL, err));
-	TRY(engi_strpool_add(pool, grid_axis ? grid_axis : "", &r->grid_axis,
-			     NULL, err));
-	return compare_arms(g->c, g->o, ai, aj, c->draws + i * draws, c->draws + j * draws, r,
-			    err);
+	TRY(engi_strpool_add(pool, grid_axis ? grid_axis : "", &r->grid_axis, NULL, err));
+	return compare_arms(g->c, g->o, ai, aj, c->draws + i * draws, c->draws + j * draws, r, err);
 }
 
-static int unknown_baseline(const struct names *s, const char *what,
-			    const char *name, struct engi_error *err)
+static int unknown_baseline(const struct names *s, const char *what, const char *name,
+			    struct engi_error *err)
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, 4096);
 	for (size_t i = 0; i < s->n; i++)
 		engi_dynbuf_printf(&b, "%s'%s'", i ? ", " : "", s->v[i]);
-	int rc = engi_raise(err, ENGI_ENOTFOUND,
-			    "baseline %s '%s' is not in the results; known: %s",
-			    what, name, b.len ? b.buf : "(none)");
+	int rc =
+	    engi_raise(err, ENGI_ENOTFOUND, "baseline %s '%s' is not in the results; known: %s",
+		       what, name, b.len ? b.buf : "(none)");
 	engi_dynbuf_release(&b);
 	return rc;
 }
 
-int engi_compare_compute(struct engi_compare_data *d,
-			 const struct engi_results *res,
-			 const struct engi_compare_opts *o,
-			 struct engi_error *err)
+int engi_compare_compute(struct engi_compare_data *d, const struct engi_results *res,
+			 const struct engi_compare_opts *o, struct engi_error *err)
 {
 	TRY(engi_boot_opts_check(&o->boot, err));
 	if (o->axis != ENGI_COMPARE_MODELS && o->axis != ENGI_COMPARE_CONDITIONS &&
 	    o->axis != ENGI_COMPARE_GRID)
-		RAISE(err, ENGI_EINVALID, "comparison axis %d is unknown",
-		      o->axis);
+		RAISE(err, ENGI_EINVALID, "comparison axis %d is unknown", o->axis);
 	if (o->axis == ENGI_COMPARE_GRID && (o->baseline || o->npairs == 0))
 		RAISE(err, ENGI_EINVALID,
 		      "a grid comparison takes its declared pairs and no baseline");
@@ -397,8 +369,7 @@ int engi_compare_compute(struct engi_compare_data *d,
 	d->opts.baseline = NULL;
 	d->opts.pairs = NULL;
 	if (o->baseline)
-		TRY(engi_strpool_add(&d->names, o->baseline, &d->baseline, NULL,
-				     err));
+		TRY(engi_strpool_add(&d->names, o->baseline, &d->baseline, NULL, err));
 
 	struct cmp_ctx c;
 	memset(&c, 0, sizeof c);
@@ -411,18 +382,15 @@ int engi_compare_compute(struct engi_compare_data *d,
 	if (rc == 0 && o->baseline) {
 		base = strtab_get(&cmp->ix, d->baseline);
 		if (base == SIZE_MAX)
-			rc = unknown_baseline(cmp,
-					      models_axis ? "model"
-							  : "condition",
-					      d->baseline, err);
+			rc = unknown_baseline(cmp, models_axis ? "model" : "condition", d->baseline,
+					      err);
 	}
 	size_t alloc = 0, nt = c.tasks.n, draws = o->boot.draws;
 	if (rc == 0) {
 		c.x = engi_reallocarray(NULL, cmp->n * nt + 1, sizeof *c.x);
 		c.present = engi_calloc(cmp->n * nt + 1, 1);
 		c.ci = engi_reallocarray(NULL, cmp->n + 1, sizeof *c.ci);
-		c.draws = engi_reallocarray(NULL, cmp->n * draws + 1,
-					    sizeof *c.draws);
+		c.draws = engi_reallocarray(NULL, cmp->n * draws + 1, sizeof *c.draws);
 		c.dd = engi_reallocarray(NULL, draws + 1, sizeof *c.dd);
 		if (!c.x || !c.present || !c.ci || !c.draws || !c.dd)
 			rc = engi_raise(err, ENGI_ENOMEM,
@@ -443,32 +411,26 @@ int engi_compare_compute(struct engi_compare_data *d,
 			if (pa[k] == SIZE_MAX || pb[k] == SIZE_MAX)
 				rc = engi_raise(err, ENGI_ENOTFOUND,
 						"the grid's condition '%s' is not in the results",
-						pa[k] == SIZE_MAX ? o->pairs[k].a
-								  : o->pairs[k].b);
+						pa[k] == SIZE_MAX ? o->pairs[k].a : o->pairs[k].b);
 		}
 	}
 	/* one arm alone has nothing to be compared with */
 	for (size_t f = 0; rc == 0 && cmp->n >= 2 && f < fix->n; f++) {
 		for (size_t i = 0; i < cmp->n; i++) {
-			size_t arm = models_axis ? i * c.conds.n + f
-						 : f * c.conds.n + i;
+			size_t arm = models_axis ? i * c.conds.n + f : f * c.conds.n + i;
 			for (size_t t = 0; t < nt; t++) {
 				size_t n = c.cnt[arm * nt + t];
 				c.present[i * nt + t] = n != 0;
-				c.x[i * nt + t] =
-					n ? c.sum[arm * nt + t] / (double)n
-					  : 0.0;
+				c.x[i * nt + t] = n ? c.sum[arm * nt + t] / (double)n : 0.0;
 			}
 		}
-		rc = engi_boot_shared(c.x, c.present, cmp->n, nt, &o->boot,
-				      c.ci, c.draws, err);
+		rc = engi_boot_shared(c.x, c.present, cmp->n, nt, &o->boot, c.ci, c.draws, err);
 		struct group g = {&c, o, d, &alloc, fix->v[f], cmp, f, models_axis};
 		for (size_t k = 0; rc == 0 && pa && k < o->npairs; k++)
 			rc = add_row(&g, pa[k], pb[k], o->pairs[k].axis, err);
 		for (size_t i = 0; rc == 0 && !pa && i < cmp->n; i++) {
 			for (size_t j = 0; rc == 0 && j < cmp->n; j++) {
-				if (base != SIZE_MAX ? (j != base || i == base)
-						     : j <= i)
+				if (base != SIZE_MAX ? (j != base || i == base) : j <= i)
 					continue;
 				rc = add_row(&g, i, j, NULL, err);
 			}
@@ -527,8 +489,7 @@ static void num(struct engi_dynbuf *b, double v, int json)
 static void md_name(struct engi_dynbuf *b, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' ||
-		    *s == '_')
+		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' || *s == '_')
 			textout(b, "\\%c", *s);
 		else if ((unsigned char)*s < 0x20)
 			textout(b, " ");
@@ -560,26 +521,27 @@ static void md_lift(struct engi_dynbuf *b, const struct engi_compare_row *r)
 		textout(b, " (%s)", engi_ci_flag_name(r->lift.flag));
 }
 
-static void render_markdown(struct engi_dynbuf *b,
-			    const struct engi_compare_data *d)
+static void render_markdown(struct engi_dynbuf *b, const struct engi_compare_data *d)
 {
 	int models_axis = d->opts.axis == ENGI_COMPARE_MODELS;
 	const char *cmp = models_axis ? "model" : "condition";
 	const char *fix = models_axis ? "condition" : "model";
 	textout(b, "## Paired comparisons of %s\n\n", axis_name(d->opts.axis));
-	textout(b, "Episodes: %zu recorded, %zu scored, %zu not scored "
-	       "(infrastructure failures and unknown outcomes)",
-	    d->recorded, d->scored, d->unscored);
+	textout(b,
+		"Episodes: %zu recorded, %zu scored, %zu not scored "
+		"(infrastructure failures and unknown outcomes)",
+		d->recorded, d->scored, d->unscored);
 	if (d->planned)
-		textout(b, "; %" PRIu64 " planned, %" PRIu64 " missing", d->planned,
-		    d->missing);
-	textout(b, ". %zu tasks, %zu models, %zu conditions.\n\n", d->ntasks,
-	    d->nmodels, d->nconditions);
+		textout(b, "; %" PRIu64 " planned, %" PRIu64 " missing", d->planned, d->missing);
+	textout(b, ". %zu tasks, %zu models, %zu conditions.\n\n", d->ntasks, d->nmodels,
+		d->nconditions);
 	int grid = d->opts.axis == ENGI_COMPARE_GRID;
 	if (grid) {
-		textout(b, "Family: the sweep's declared grid — each condition against the one "
-			   "with that axis at its first value and every other axis the same, "
-			   "within each %s", fix);
+		textout(b,
+			"Family: the sweep's declared grid — each condition against the one "
+			"with that axis at its first value and every other axis the same, "
+			"within each %s",
+			fix);
 	} else if (*d->baseline) {
 		textout(b, "Family: every %s against the baseline %s '", cmp, cmp);
 		md_name(b, d->baseline);
@@ -587,21 +549,22 @@ static void render_markdown(struct engi_dynbuf *b,
 	} else {
 		textout(b, "Family: every pair of %ss within each %s", cmp, fix);
 	}
-	textout(b, ", %zu comparisons, Holm-adjusted within each %s (%zu "
-		   "famil%s). Lift = a − b, EngiScore ×100, "
-	       "over the tasks both arms have (trials averaged within a task); "
-	       "%.0f %% paired task bootstrap interval and two-sided sign-flip "
-	       "test, %zu draws each, seed %" PRIu64 ".\n\n",
-	    d->family, fix, d->families, d->families == 1 ? "y" : "ies",
-	    100.0 * d->opts.boot.level, d->opts.boot.draws,
-	    d->opts.boot.seed);
+	textout(b,
+		", %zu comparisons, Holm-adjusted within each %s (%zu "
+		"famil%s). Lift = a − b, EngiScore ×100, "
+		"over the tasks both arms have (trials averaged within a task); "
+		"%.0f %% paired task bootstrap interval and two-sided sign-flip "
+		"test, %zu draws each, seed %" PRIu64 ".\n\n",
+		d->family, fix, d->families, d->families == 1 ? "y" : "ies",
+		100.0 * d->opts.boot.level, d->opts.boot.draws, d->opts.boot.seed);
 	if (d->nrows == 0) {
 		textout(b, "No comparison: fewer than two %ss.\n", cmp);
 		return;
 	}
-	textout(b, "| %s%s | a | b | tasks | a | b | lift [interval] | p | p (Holm) "
-	       "|\n",
-	    grid ? "axis | " : "", fix);
+	textout(b,
+		"| %s%s | a | b | tasks | a | b | lift [interval] | p | p (Holm) "
+		"|\n",
+		grid ? "axis | " : "", fix);
 	textout(b, "|%s---|---|---|---:|---:|---:|---|---:|---:|\n", grid ? "---|" : "");
 	for (size_t i = 0; i < d->nrows; i++) {
 		const struct engi_compare_row *r = &d->rows[i];
@@ -617,8 +580,7 @@ static void render_markdown(struct engi_dynbuf *b,
 		md_name(b, r->b);
 		textout(b, " | %zu", r->tasks);
 		if (r->a_only || r->b_only)
-			textout(b, " (+%zu a only, +%zu b only)", r->a_only,
-			    r->b_only);
+			textout(b, " (+%zu a only, +%zu b only)", r->a_only, r->b_only);
 		textout(b, " | ");
 		if (isfinite(r->mean_a))
 			textout(b, "%.1f | %.1f", r->mean_a, r->mean_b);
@@ -640,8 +602,7 @@ static void render_markdown(struct engi_dynbuf *b,
 	md_name(b, d->baseline);
 	textout(b, "' (×100, p Holm-adjusted)\n\n| %s |", fix);
 	size_t ncols = 0;
-	for (size_t i = 0; i < d->nrows && !strcmp(d->rows[i].within,
-						   d->rows[0].within);
+	for (size_t i = 0; i < d->nrows && !strcmp(d->rows[i].within, d->rows[0].within);
 	     i++, ncols++) {
 		textout(b, " ");
 		md_name(b, d->rows[i].a);
@@ -670,17 +631,14 @@ static void render_markdown(struct engi_dynbuf *b,
 	}
 }
 
-int engi_compare_write_markdown(const struct engi_compare_data *d, FILE *f,
-				struct engi_error *err)
+int engi_compare_write_markdown(const struct engi_compare_data *d, FILE *f, struct engi_error *err)
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
 	render_markdown(&b, d);
 	int rc = textout_check(&b, "Markdown", COMPARE_OUTPUT_CAP, err);
 	if (rc == 0 && b.len && fwrite(b.buf, 1, b.len, f) != b.len)
-		rc = engi_raise(err, ENGI_EIO,
-				"cannot write the comparison: %s",
-				strerror(errno));
+		rc = engi_raise(err, ENGI_EIO, "cannot write the comparison: %s", strerror(errno));
 	engi_dynbuf_release(&b);
 	return rc;
 }
@@ -701,19 +659,16 @@ static void json_str(struct engi_dynbuf *b, const char *s)
 }
 
 static const char *const row_keys[] = {
-	"axis",       "within",      "a",          "b",
-	"tasks",      "a_only",      "b_only",     "mean_a_x100",
-	"mean_b_x100", "lift_x100",  "ci_lo_x100", "ci_hi_x100",
-	"ci_flag",    "p",           "p_holm",     "draws",
-	"family",
+    "axis",    "within",      "a",	     "b",	  "tasks",	"a_only",
+    "b_only",  "mean_a_x100", "mean_b_x100", "lift_x100", "ci_lo_x100", "ci_hi_x100",
+    "ci_flag", "p",	      "p_holm",	     "draws",	  "family",
 };
 #define NKEYS (sizeof row_keys / sizeof *row_keys)
 
 static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 		       const struct engi_compare_row *r, int json)
 {
-	void (*str)(struct engi_dynbuf *, const char *) =
-		json ? json_str : textout_csv_str;
+	void (*str)(struct engi_dynbuf *, const char *) = json ? json_str : textout_csv_str;
 	const char *sep = json ? ", " : ",";
 	for (size_t k = 0; k < NKEYS; k++) {
 		if (k)
@@ -788,19 +743,17 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 	}
 }
 
-static int write_buf(const struct engi_dynbuf *b, const char *path,
-		     const char *what, struct engi_error *err)
+static int write_buf(const struct engi_dynbuf *b, const char *path, const char *what,
+		     struct engi_error *err)
 {
 	TRY(textout_check(b, what, COMPARE_OUTPUT_CAP, err));
 	FILE *f = fopen(path, "wb");
 	if (!f)
-		RAISE(err, ENGI_EIO, "cannot create '%s': %s", path,
-		      strerror(errno));
+		RAISE(err, ENGI_EIO, "cannot create '%s': %s", path, strerror(errno));
 	int ok = fwrite(b->buf, 1, b->len, f) == b->len;
 	ok = (fclose(f) == 0) && ok;
 	if (!ok)
-		RAISE(err, ENGI_EIO, "cannot write '%s': %s", path,
-		      strerror(errno));
+		RAISE(err, ENGI_EIO, "cannot write '%s': %s", path, strerror(errno));
 	return 0;
 }
 
@@ -821,18 +774,17 @@ int engi_compare_write_csv(const struct engi_compare_data *d, const char *path,
 	return rc;
 }
 
-int engi_compare_write_json(const struct engi_compare_data *d,
-			    const char *path, struct engi_error *err)
+int engi_compare_write_json(const struct engi_compare_data *d, const char *path,
+			    struct engi_error *err)
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
 	textout(&b, "{\"format\": \"engisweep-compare\", \"format_version\": 2,\n");
-	textout(&b, " \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
+	textout(&b,
+		" \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
 		"\"level\": %.6f, \"min_tasks\": %zu},\n",
-	    d->opts.boot.seed, d->opts.boot.draws, d->opts.boot.level,
-	    d->opts.boot.min_tasks);
-	textout(&b, " \"family\": {\"axis\": \"%s\", \"baseline\": ",
-	    axis_name(d->opts.axis));
+		d->opts.boot.seed, d->opts.boot.draws, d->opts.boot.level, d->opts.boot.min_tasks);
+	textout(&b, " \"family\": {\"axis\": \"%s\", \"baseline\": ", axis_name(d->opts.axis));
 	if (*d->baseline)
 		json_str(&b, d->baseline);
 	else
@@ -847,10 +799,10 @@ int engi_compare_write_json(const struct engi_compare_data *d,
 		textout(&b, ", \"size\": %zu}", r->family);
 	}
 	textout(&b, "]},\n");
-	textout(&b, " \"episodes\": {\"planned\": %" PRIu64 ", \"recorded\": %zu, "
-		"\"scored\": %zu, \"unscored\": %zu, \"missing\": %" PRIu64
-		"},\n",
-	    d->planned, d->recorded, d->scored, d->unscored, d->missing);
+	textout(&b,
+		" \"episodes\": {\"planned\": %" PRIu64 ", \"recorded\": %zu, "
+		"\"scored\": %zu, \"unscored\": %zu, \"missing\": %" PRIu64 "},\n",
+		d->planned, d->recorded, d->scored, d->unscored, d->missing);
 	textout(&b, " \"rows\": [");
 	for (size_t i = 0; i < d->nrows; i++) {
 		textout(&b, "%s\n  {", i ? "," : "");

@@ -27,14 +27,12 @@ static int slurp(const char *path, struct engi_dynbuf *b, struct engi_error *err
 		rc = engi_dynbuf_add(b, chunk, n);
 		if (rc < 0) {
 			engi_raise(err, rc, "cannot read '%s': %s", path,
-				   rc == ENGI_ETOOBIG ? "file over its size cap"
-						      : "out of memory");
+				   rc == ENGI_ETOOBIG ? "file over its size cap" : "out of memory");
 			break;
 		}
 	}
 	if (rc == 0 && ferror(f))
-		rc = engi_raise(err, ENGI_EIO, "cannot read '%s': %s", path,
-				strerror(errno));
+		rc = engi_raise(err, ENGI_EIO, "cannot read '%s': %s", path, strerror(errno));
 	fclose(f);
 	return rc;
 }
@@ -55,8 +53,7 @@ static int push_field(struct csv *c, char *f, struct engi_error *err)
 		size_t na = c->alloc ? 2 * c->alloc : 32;
 		char **nf = engi_reallocarray(c->field, na, sizeof *nf);
 		if (!nf)
-			RAISE(err, ENGI_ENOMEM, "out of memory reading '%s'",
-			      c->path);
+			RAISE(err, ENGI_ENOMEM, "out of memory reading '%s'", c->path);
 		c->field = nf;
 		c->alloc = na;
 	}
@@ -102,15 +99,13 @@ static int next_record(struct csv *c, struct engi_error *err)
 					c->line++;
 				*out++ = *c->p++;
 			}
-			if (c->p < c->end && *c->p != ',' && *c->p != '\n' &&
-			    *c->p != '\r')
+			if (c->p < c->end && *c->p != ',' && *c->p != '\n' && *c->p != '\r')
 				RAISE(err, ENGI_EPARSE,
 				      "%s: line %zu, field %zu: text after a "
 				      "closing quote",
 				      c->path, c->line, c->nfields + 1);
 		} else {
-			while (c->p < c->end && *c->p != ',' && *c->p != '\n' &&
-			       *c->p != '\r') {
+			while (c->p < c->end && *c->p != ',' && *c->p != '\n' && *c->p != '\r') {
 				if (*c->p == '"')
 					RAISE(err, ENGI_EPARSE,
 					      "%s: line %zu, field %zu: quote "
@@ -121,8 +116,7 @@ static int next_record(struct csv *c, struct engi_error *err)
 			out = c->p;
 		}
 		char sep = c->p < c->end ? *c->p : '\n';
-		if (c->p < c->end && *c->p == '\r' && c->p + 1 < c->end &&
-		    c->p[1] == '\n')
+		if (c->p < c->end && *c->p == '\r' && c->p + 1 < c->end && c->p[1] == '\n')
 			c->p++;
 		if (c->p < c->end)
 			c->p++;
@@ -168,12 +162,10 @@ enum col {
 };
 
 static const char *const col_names[C_N] = {
-	"task_id",  "model",      "trial",     "success",   "score",
-	"condition", "outcome",   "feasible",  "turns",     "tokens_in",
-	"tokens_out", "cost_usd", "wall_s",    "domain",    "type",
-	"interface", "software",  "title",     "scoring",   "assertion",
-	"stage",     "state",     "required",  "infra",     "version",
-	"verifier",
+    "task_id",	"model",     "trial",	  "success",	"score",    "condition", "outcome",
+    "feasible", "turns",     "tokens_in", "tokens_out", "cost_usd", "wall_s",	 "domain",
+    "type",	"interface", "software",  "title",	"scoring",  "assertion", "stage",
+    "state",	"required",  "infra",	  "version",	"verifier",
 };
 
 #define EXTRA_MAX 64
@@ -195,16 +187,16 @@ static const char *get(const struct table *t, int col)
 	return t->c.field[i];
 }
 
-static int bad(const struct table *t, int col, const char *what,
-	       const char *found, struct engi_error *err)
+static int bad(const struct table *t, int col, const char *what, const char *found,
+	       struct engi_error *err)
 {
-	RAISE(err, ENGI_EPARSE, "%s: line %zu, column '%s': %s, found '%.80s'",
-	      t->c.path, t->c.rec_line, col_names[col], what, found);
+	RAISE(err, ENGI_EPARSE, "%s: line %zu, column '%s': %s, found '%.80s'", t->c.path,
+	      t->c.rec_line, col_names[col], what, found);
 }
 
 /* The text of a column, any length (dflt when empty; NULL: required). */
-static int get_text(const struct table *t, int col, const char *dflt,
-		    const char **out, struct engi_error *err)
+static int get_text(const struct table *t, int col, const char *dflt, const char **out,
+		    struct engi_error *err)
 {
 	const char *s = get(t, col);
 	if (!s || !*s) {
@@ -220,17 +212,16 @@ static int get_text(const struct table *t, int col, const char *dflt,
 }
 
 /* A text column into a field of res's rows, kept whole however long. */
-static int get_str(const struct table *t, struct engi_results *res, int col,
-		   char *dst, size_t size, const char *dflt,
-		   struct engi_error *err)
+static int get_str(const struct table *t, struct engi_results *res, int col, char *dst, size_t size,
+		   const char *dflt, struct engi_error *err)
 {
 	const char *s = "";
 	TRY(get_text(t, col, dflt, &s, err));
 	return engi_res_set(res, dst, size, s, err);
 }
 
-static int get_num(const struct table *t, int col, double dflt, int required,
-		   double *out, struct engi_error *err)
+static int get_num(const struct table *t, int col, double dflt, int required, double *out,
+		   struct engi_error *err)
 {
 	const char *s = get(t, col);
 	if (!s || !*s) {
@@ -248,9 +239,8 @@ static int get_num(const struct table *t, int col, double dflt, int required,
 	return 0;
 }
 
-static int get_int(const struct table *t, int col, int64_t lo, int64_t hi,
-		   int64_t dflt, int required, int64_t *out,
-		   struct engi_error *err)
+static int get_int(const struct table *t, int col, int64_t lo, int64_t hi, int64_t dflt,
+		   int required, int64_t *out, struct engi_error *err)
 {
 	const char *s = get(t, col);
 	if (!s || !*s) {
@@ -264,22 +254,20 @@ static int get_int(const struct table *t, int col, int64_t lo, int64_t hi,
 	long long v = strtoll(s, &end, 10);
 	if (end == s || *end || errno == ERANGE || v < lo || v > hi) {
 		char what[96];
-		snprintf(what, sizeof what,
-			 "expected an integer in %" PRId64 "..%" PRId64, lo, hi);
+		snprintf(what, sizeof what, "expected an integer in %" PRId64 "..%" PRId64, lo, hi);
 		return bad(t, col, what, s, err);
 	}
 	*out = v;
 	return 0;
 }
 
-static int get_bool(const struct table *t, int col, int dflt, int required,
-		    int32_t *out, struct engi_error *err)
+static int get_bool(const struct table *t, int col, int dflt, int required, int32_t *out,
+		    struct engi_error *err)
 {
 	const char *s = get(t, col);
 	if (!s || !*s) {
 		if (required)
-			return bad(t, col, "expected 0, 1, true or false", "",
-				   err);
+			return bad(t, col, "expected 0, 1, true or false", "", err);
 		*out = dflt;
 		return 0;
 	}
@@ -293,9 +281,8 @@ static int get_bool(const struct table *t, int col, int dflt, int required,
 }
 
 /* Reads the header; required lists the columns that must be present. */
-static int table_open(struct table *t, const char *path, struct engi_dynbuf *b,
-		      const int *required, size_t nrequired,
-		      struct engi_error *err)
+static int table_open(struct table *t, const char *path, struct engi_dynbuf *b, const int *required,
+		      size_t nrequired, struct engi_error *err)
 {
 	memset(t, 0, sizeof *t);
 	t->c.path = path;
@@ -308,8 +295,7 @@ static int table_open(struct table *t, const char *path, struct engi_dynbuf *b,
 	if (got < 0)
 		return got;
 	if (got == 0)
-		RAISE(err, ENGI_EPARSE, "%s: empty file, expected a header line",
-		      path);
+		RAISE(err, ENGI_EPARSE, "%s: empty file, expected a header line", path);
 	t->hdr = engi_reallocarray(NULL, t->c.nfields + 1, sizeof *t->hdr);
 	if (!t->hdr)
 		RAISE(err, ENGI_ENOMEM, "out of memory reading '%s'", path);
@@ -324,8 +310,7 @@ static int table_open(struct table *t, const char *path, struct engi_dynbuf *b,
 			if (strcmp(name, col_names[i]))
 				continue;
 			if (t->col[i] != SIZE_MAX)
-				RAISE(err, ENGI_EPARSE,
-				      "%s: line %zu: column '%s' appears twice",
+				RAISE(err, ENGI_EPARSE, "%s: line %zu: column '%s' appears twice",
 				      path, t->c.rec_line, name);
 			t->col[i] = f;
 			known = 1;
@@ -340,27 +325,22 @@ static int table_open(struct table *t, const char *path, struct engi_dynbuf *b,
 	}
 	for (size_t i = 0; i < nrequired; i++)
 		if (t->col[required[i]] == SIZE_MAX)
-			RAISE(err, ENGI_EPARSE,
-			      "%s: line %zu: required column '%s' is missing",
+			RAISE(err, ENGI_EPARSE, "%s: line %zu: required column '%s' is missing",
 			      path, t->c.rec_line, col_names[required[i]]);
 	return 0;
 }
 
-static int check_width(const struct table *t, size_t header_fields,
-		       struct engi_error *err)
+static int check_width(const struct table *t, size_t header_fields, struct engi_error *err)
 {
 	if (t->c.nfields != header_fields)
-		RAISE(err, ENGI_EPARSE,
-		      "%s: line %zu: %zu fields, the header has %zu",
-		      t->c.path, t->c.rec_line, t->c.nfields, header_fields);
+		RAISE(err, ENGI_EPARSE, "%s: line %zu: %zu fields, the header has %zu", t->c.path,
+		      t->c.rec_line, t->c.nfields, header_fields);
 	return 0;
 }
 
 /* ---- episodes ---- */
 
-
-static int grow_one(void **p, size_t n, size_t *alloc, size_t size,
-		    struct engi_error *err)
+static int grow_one(void **p, size_t n, size_t *alloc, size_t size, struct engi_error *err)
 {
 	if (n < *alloc)
 		return 0;
@@ -373,7 +353,6 @@ static int grow_one(void **p, size_t n, size_t *alloc, size_t size,
 	return 0;
 }
 
-
 /* Where a row is: a file of the set being read and a line in it. */
 struct place {
 	size_t file, line;
@@ -382,7 +361,7 @@ struct place {
 struct reader {
 	struct engi_results *res;
 	const char *const *paths; /* the episodes files, in reading order */
-	size_t file;              /* the one being read */
+	size_t file;		  /* the one being read */
 	size_t tasks_alloc, models_alloc, conds_alloc, eps_alloc, as_alloc;
 	size_t meta_alloc;
 	struct place *task_at, *meta_at, *seen_at;
@@ -420,10 +399,8 @@ static void reader_release(struct reader *r)
 /* Keeps k (owned from here on, freed on failure). */
 static int keep_key(struct reader *r, char *k, struct engi_error *err)
 {
-	int rc = k ? grow_one((void **)&r->keys, r->nkeys, &r->keys_alloc,
-			      sizeof *r->keys, err)
-		   : engi_raise(err, ENGI_ENOMEM,
-				"out of memory reading episodes");
+	int rc = k ? grow_one((void **)&r->keys, r->nkeys, &r->keys_alloc, sizeof *r->keys, err)
+		   : engi_raise(err, ENGI_ENOMEM, "out of memory reading episodes");
 	if (rc) {
 		engi_free(k);
 		return rc;
@@ -433,8 +410,7 @@ static int keep_key(struct reader *r, char *k, struct engi_error *err)
 }
 
 /* "line 7" in this file, "line 7 of a.csv" in another one. */
-static void place_text(const struct reader *r, struct place p, char *buf,
-		       size_t size)
+static void place_text(const struct reader *r, struct place p, char *buf, size_t size)
 {
 	if (p.file == r->file)
 		snprintf(buf, size, "line %zu", p.line);
@@ -442,9 +418,8 @@ static void place_text(const struct reader *r, struct place p, char *buf,
 		snprintf(buf, size, "line %zu of %s", p.line, r->paths[p.file]);
 }
 
-static int meta_agree(const struct reader *r, const struct table *t, int col,
-		      const char *field, struct place at, const char *task,
-		      struct engi_error *err)
+static int meta_agree(const struct reader *r, const struct table *t, int col, const char *field,
+		      struct place at, const char *task, struct engi_error *err)
 {
 	const char *s = get(t, col);
 	const char *have = engi_res_str(r->res, field);
@@ -460,14 +435,12 @@ static int meta_agree(const struct reader *r, const struct table *t, int col,
 	      t->c.path, t->c.rec_line, col_names[col], task, s, have, where);
 }
 
-static char *cell_key(const char *task, const char *model, const char *cond,
-		      int64_t trial)
+static char *cell_key(const char *task, const char *model, const char *cond, int64_t trial)
 {
 	size_t n = strlen(task) + strlen(model) + strlen(cond) + 32;
 	char *k = engi_malloc(n);
 	if (k)
-		snprintf(k, n, "%s\x1f%s\x1f%s\x1f%" PRId64, task, model, cond,
-			 trial);
+		snprintf(k, n, "%s\x1f%s\x1f%s\x1f%" PRId64, task, model, cond, trial);
 	return k;
 }
 
@@ -479,9 +452,8 @@ static char *cell_key(const char *task, const char *model, const char *cond,
  * and counts the others as duplicates; it is one planned cell. Returns 1
  * for such a repeat, 0 for a new cell.
  */
-static int check_seen(struct reader *r, const struct table *t,
-		      const struct engi_res_episode *e, const char **key,
-		      struct engi_error *err)
+static int check_seen(struct reader *r, const struct table *t, const struct engi_res_episode *e,
+		      const char **key, struct engi_error *err)
 {
 	char *k = cell_key(e->task_id, e->model, e->condition, e->trial);
 	TRY(keep_key(r, k, err));
@@ -497,12 +469,10 @@ static int check_seen(struct reader *r, const struct table *t,
 		      "cell would be counted twice; give them distinct trial "
 		      "numbers or conditions, or drop one",
 		      t->c.path, t->c.rec_line, engi_res_str(r->res, e->task_id),
-		      engi_res_str(r->res, e->model),
-		      engi_res_str(r->res, e->condition), (int)e->trial, p.line,
-		      r->paths[p.file]);
+		      engi_res_str(r->res, e->model), engi_res_str(r->res, e->condition),
+		      (int)e->trial, p.line, r->paths[p.file]);
 	}
-	TRY(grow_one((void **)&r->seen_at, r->nseen, &r->seen_alloc,
-		     sizeof *r->seen_at, err));
+	TRY(grow_one((void **)&r->seen_at, r->nseen, &r->seen_alloc, sizeof *r->seen_at, err));
 	r->seen_at[r->nseen] = (struct place){r->file, t->c.rec_line};
 	TRY(strtab_put(&r->seen, k, r->nseen, err));
 	r->nseen++;
@@ -510,9 +480,8 @@ static int check_seen(struct reader *r, const struct table *t,
 }
 
 /* A new task_meta row for key mk (kept) from this row's value v. */
-static int meta_new(struct reader *r, const struct table *t, char *mk,
-		    const char *task, const char *key, const char *v,
-		    struct engi_error *err)
+static int meta_new(struct reader *r, const struct table *t, char *mk, const char *task,
+		    const char *key, const char *v, struct engi_error *err)
 {
 	struct engi_results *res = r->res;
 	TRY(keep_key(r, mk, err));
@@ -520,11 +489,9 @@ static int meta_new(struct reader *r, const struct table *t, char *mk,
 	TRY(grow_one((void **)&res->task_meta, res->ntask_meta, &r->meta_alloc,
 		     sizeof *res->task_meta, err));
 	if (r->meta_alloc != was) {
-		struct place *np =
-			engi_reallocarray(r->meta_at, r->meta_alloc, sizeof *np);
+		struct place *np = engi_reallocarray(r->meta_at, r->meta_alloc, sizeof *np);
 		if (!np)
-			RAISE(err, ENGI_ENOMEM,
-			      "out of memory reading task metadata");
+			RAISE(err, ENGI_ENOMEM, "out of memory reading task metadata");
 		r->meta_at = np;
 	}
 	size_t i = res->ntask_meta++;
@@ -539,8 +506,8 @@ static int meta_new(struct reader *r, const struct table *t, char *mk,
 
 /* An extra column's value on this row, as metadata of the task; a value
  * that differs from the task's first row marks the key a conflict there. */
-static int extra_meta(struct reader *r, const struct table *t, size_t field,
-		      const char *task, struct engi_error *err)
+static int extra_meta(struct reader *r, const struct table *t, size_t field, const char *task,
+		      struct engi_error *err)
 {
 	const char *key = t->hdr[field];
 	const char *v = field < t->c.nfields ? t->c.field[field] : "";
@@ -562,22 +529,19 @@ static int extra_meta(struct reader *r, const struct table *t, size_t field,
 	snprintf(m->conflict, sizeof m->conflict,
 		 "%.60s: line %zu: task '%.40s' has '%.30s' here and '%.30s' "
 		 "on %.80s",
-		 t->c.path, t->c.rec_line, engi_res_str(r->res, task), v, have,
-		 where);
+		 t->c.path, t->c.rec_line, engi_res_str(r->res, task), v, have, where);
 	return 0;
 }
 
 /* Outcomes an episodes CSV may name, then the markers of unrun cells. */
 static const char *const known_outcomes[] = {
-	"done",      "fail_declared", "turn_limit",  "time_limit", "agent_error",
-	"env_crash", "infra_error",   "missing",     "unrun",
+    "done",	 "fail_declared", "turn_limit", "time_limit", "agent_error",
+    "env_crash", "infra_error",	  "missing",	"unrun",
 };
 
-static int check_outcome(const struct table *t, const char *o,
-			 struct engi_error *err)
+static int check_outcome(const struct table *t, const char *o, struct engi_error *err)
 {
-	for (size_t i = 0; i < sizeof known_outcomes / sizeof *known_outcomes;
-	     i++)
+	for (size_t i = 0; i < sizeof known_outcomes / sizeof *known_outcomes; i++)
 		if (!strcmp(o, known_outcomes[i]))
 			return 0;
 	return bad(t, C_OUTCOME,
@@ -588,8 +552,7 @@ static int check_outcome(const struct table *t, const char *o,
 
 /* The (task, model, condition) of a row and the span of its trials, so that
  * a trial number the other cells have and this one lacks is missing. */
-static int note_trial(struct reader *r, const struct engi_res_episode *e,
-		      struct engi_error *err)
+static int note_trial(struct reader *r, const struct engi_res_episode *e, struct engi_error *err)
 {
 	if (r->ntrials == 0 || e->trial < r->trial_lo)
 		r->trial_lo = e->trial;
@@ -603,8 +566,7 @@ static int note_trial(struct reader *r, const struct engi_res_episode *e,
 	return 0;
 }
 
-static int episode_row(struct reader *r, const struct table *t,
-		       struct engi_error *err)
+static int episode_row(struct reader *r, const struct table *t, struct engi_error *err)
 {
 	struct engi_results *res = r->res;
 	struct engi_res_episode e;
@@ -614,8 +576,7 @@ static int episode_row(struct reader *r, const struct table *t,
 	const char *outcome = "";
 	TRY(get_str(t, res, C_TASK, e.task_id, sizeof e.task_id, NULL, err));
 	TRY(get_str(t, res, C_MODEL, e.model, sizeof e.model, NULL, err));
-	TRY(get_str(t, res, C_CONDITION, e.condition, sizeof e.condition,
-		    "base", err));
+	TRY(get_str(t, res, C_CONDITION, e.condition, sizeof e.condition, "base", err));
 	TRY(get_int(t, C_TRIAL, 0, INT32_MAX, 0, 1, &v, err));
 	e.trial = (int32_t)v;
 	TRY(get_text(t, C_OUTCOME, "done", &outcome, err));
@@ -629,8 +590,7 @@ static int episode_row(struct reader *r, const struct table *t,
 		return 0;
 	TRY(get_str(t, res, C_INFRA, e.infra, sizeof e.infra, "", err));
 	TRY(get_str(t, res, C_VERSION, e.version, sizeof e.version, "", err));
-	TRY(get_str(t, res, C_VERIFIER, e.verifier, sizeof e.verifier, "",
-		    err));
+	TRY(get_str(t, res, C_VERIFIER, e.verifier, sizeof e.verifier, "", err));
 	TRY(get_bool(t, C_SUCCESS, 0, 1, &e.success, err));
 	TRY(get_num(t, C_SCORE, 0.0, 1, &e.score, err));
 	e.quality = e.score;
@@ -650,35 +610,27 @@ static int episode_row(struct reader *r, const struct table *t,
 	size_t ti = strtab_get(&r->tasks, e.task_id);
 	if (ti == SIZE_MAX) {
 		size_t was = r->tasks_alloc;
-		TRY(grow_one((void **)&res->tasks, res->ntasks, &r->tasks_alloc,
-			     sizeof *res->tasks, err));
+		TRY(grow_one((void **)&res->tasks, res->ntasks, &r->tasks_alloc, sizeof *res->tasks,
+			     err));
 		/* the keys live in res->tasks: rebuild when it grew */
 		if (r->tasks_alloc != was) {
 			strtab_release(&r->tasks);
 			for (size_t i = 0; i < res->ntasks; i++)
-				TRY(strtab_put(&r->tasks, res->tasks[i].id, i,
-					       err));
+				TRY(strtab_put(&r->tasks, res->tasks[i].id, i, err));
 		}
-		struct place *nl = engi_reallocarray(r->task_at, r->tasks_alloc,
-						     sizeof *nl);
+		struct place *nl = engi_reallocarray(r->task_at, r->tasks_alloc, sizeof *nl);
 		if (!nl)
 			RAISE(err, ENGI_ENOMEM, "out of memory reading tasks");
 		r->task_at = nl;
 		struct engi_res_task *task = &res->tasks[res->ntasks];
 		memset(task, 0, sizeof *task);
 		memcpy(task->id, e.task_id, sizeof task->id);
-		TRY(get_str(t, res, C_DOMAIN, task->domain,
-			    sizeof task->domain, "", err));
-		TRY(get_str(t, res, C_TYPE, task->type, sizeof task->type, "",
-			    err));
-		TRY(get_str(t, res, C_INTERFACE, task->interface,
-			    sizeof task->interface, "", err));
-		TRY(get_str(t, res, C_SOFTWARE, task->software,
-			    sizeof task->software, "", err));
-		TRY(get_str(t, res, C_TITLE, task->title, sizeof task->title,
-			    "", err));
-		TRY(get_str(t, res, C_SCORING, task->scoring,
-			    sizeof task->scoring, "binary", err));
+		TRY(get_str(t, res, C_DOMAIN, task->domain, sizeof task->domain, "", err));
+		TRY(get_str(t, res, C_TYPE, task->type, sizeof task->type, "", err));
+		TRY(get_str(t, res, C_INTERFACE, task->interface, sizeof task->interface, "", err));
+		TRY(get_str(t, res, C_SOFTWARE, task->software, sizeof task->software, "", err));
+		TRY(get_str(t, res, C_TITLE, task->title, sizeof task->title, "", err));
+		TRY(get_str(t, res, C_SCORING, task->scoring, sizeof task->scoring, "binary", err));
 		r->task_at[res->ntasks] = (struct place){r->file, t->c.rec_line};
 		TRY(strtab_put(&r->tasks, task->id, res->ntasks, err));
 		res->ntasks++;
@@ -695,13 +647,12 @@ static int episode_row(struct reader *r, const struct table *t,
 		TRY(extra_meta(r, t, t->extra[j], e.task_id, err));
 	if (strtab_get(&r->models, e.model) == SIZE_MAX) {
 		size_t was = r->models_alloc;
-		TRY(grow_one((void **)&res->models, res->nmodels,
-			     &r->models_alloc, sizeof *res->models, err));
+		TRY(grow_one((void **)&res->models, res->nmodels, &r->models_alloc,
+			     sizeof *res->models, err));
 		if (r->models_alloc != was) {
 			strtab_release(&r->models);
 			for (size_t i = 0; i < res->nmodels; i++)
-				TRY(strtab_put(&r->models, res->models[i].name,
-					       i, err));
+				TRY(strtab_put(&r->models, res->models[i].name, i, err));
 		}
 		struct engi_res_model *m = &res->models[res->nmodels];
 		memset(m, 0, sizeof *m);
@@ -711,17 +662,14 @@ static int episode_row(struct reader *r, const struct table *t,
 	}
 	if (strtab_get(&r->conds, e.condition) == SIZE_MAX) {
 		size_t was = r->conds_alloc;
-		TRY(grow_one((void **)&res->conditions, res->nconditions,
-			     &r->conds_alloc, sizeof *res->conditions, err));
+		TRY(grow_one((void **)&res->conditions, res->nconditions, &r->conds_alloc,
+			     sizeof *res->conditions, err));
 		if (r->conds_alloc != was) {
 			strtab_release(&r->conds);
 			for (size_t i = 0; i < res->nconditions; i++)
-				TRY(strtab_put(&r->conds,
-					       res->conditions[i].name, i,
-					       err));
+				TRY(strtab_put(&r->conds, res->conditions[i].name, i, err));
 		}
-		struct engi_res_condition *k =
-			&res->conditions[res->nconditions];
+		struct engi_res_condition *k = &res->conditions[res->nconditions];
 		memset(k, 0, sizeof *k);
 		memcpy(k->name, e.condition, sizeof e.condition);
 		TRY(strtab_put(&r->conds, k->name, res->nconditions, err));
@@ -732,19 +680,16 @@ static int episode_row(struct reader *r, const struct table *t,
 	if (strtab_get(&r->cells, ck) == SIZE_MAX)
 		TRY(strtab_put(&r->cells, ck, res->nepisodes, err));
 
-	TRY(grow_one((void **)&res->episodes, res->nepisodes, &r->eps_alloc,
-		     sizeof *res->episodes, err));
+	TRY(grow_one((void **)&res->episodes, res->nepisodes, &r->eps_alloc, sizeof *res->episodes,
+		     err));
 	res->episodes[res->nepisodes++] = e;
 	return 0;
 }
 
-static const int episode_required[] = {C_TASK, C_MODEL, C_TRIAL, C_SUCCESS,
-				       C_SCORE};
-static const int assertion_required[] = {C_TASK,  C_MODEL, C_TRIAL,
-					 C_ASSERTION, C_STAGE, C_STATE};
+static const int episode_required[] = {C_TASK, C_MODEL, C_TRIAL, C_SUCCESS, C_SCORE};
+static const int assertion_required[] = {C_TASK, C_MODEL, C_TRIAL, C_ASSERTION, C_STAGE, C_STATE};
 
-static int read_episodes(struct reader *r, const char *path,
-			 struct engi_error *err)
+static int read_episodes(struct reader *r, const char *path, struct engi_error *err)
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, ENGI_CSV_FILE_CAP);
@@ -753,9 +698,7 @@ static int read_episodes(struct reader *r, const char *path,
 	int rc = slurp(path, &b, err);
 	if (rc == 0)
 		rc = table_open(&t, path, &b, episode_required,
-				sizeof episode_required /
-					sizeof *episode_required,
-				err);
+				sizeof episode_required / sizeof *episode_required, err);
 	size_t width = t.c.nfields;
 	while (rc == 0) {
 		int got = next_record(&t.c, err);
@@ -774,8 +717,7 @@ static int read_episodes(struct reader *r, const char *path,
 	return rc;
 }
 
-static int assertion_row(struct reader *r, const struct table *t,
-			 struct engi_error *err)
+static int assertion_row(struct reader *r, const struct table *t, struct engi_error *err)
 {
 	struct engi_results *res = r->res;
 	char task[64], model[64], cond[64];
@@ -792,10 +734,9 @@ static int assertion_row(struct reader *r, const struct table *t,
 	if (ei == SIZE_MAX)
 		RAISE(err, ENGI_EPARSE,
 		      "%s: line %zu: no episode task '%s', model '%s', "
-		      "condition '%s', trial %" PRId64
-		      " in the episodes file",
-		      t->c.path, t->c.rec_line, engi_res_str(res, task),
-		      engi_res_str(res, model), engi_res_str(res, cond), trial);
+		      "condition '%s', trial %" PRId64 " in the episodes file",
+		      t->c.path, t->c.rec_line, engi_res_str(res, task), engi_res_str(res, model),
+		      engi_res_str(res, cond), trial);
 	struct engi_res_assertion a;
 	memset(&a, 0, sizeof a);
 	memcpy(a.cell, res->episodes[ei].cell, sizeof a.cell);
@@ -803,11 +744,10 @@ static int assertion_row(struct reader *r, const struct table *t,
 	TRY(get_str(t, res, C_ASSERTION, a.name, sizeof a.name, NULL, err));
 	TRY(get_str(t, res, C_STAGE, a.stage, sizeof a.stage, NULL, err));
 	TRY(get_text(t, C_STATE, NULL, &state, err));
-	if (strcmp(state, "pass") && strcmp(state, "fail") &&
-	    strcmp(state, "inapplicable") && strcmp(state, "unavailable"))
-		return bad(t, C_STATE,
-			   "expected pass, fail, inapplicable or unavailable",
-			   state, err);
+	if (strcmp(state, "pass") && strcmp(state, "fail") && strcmp(state, "inapplicable") &&
+	    strcmp(state, "unavailable"))
+		return bad(t, C_STATE, "expected pass, fail, inapplicable or unavailable", state,
+			   err);
 	snprintf(a.state, sizeof a.state, "%s", state);
 	TRY(get_int(t, C_REQUIRED, 0, 1, 1, 0, &req, err));
 	a.required = (int32_t)req;
@@ -819,8 +759,7 @@ static int assertion_row(struct reader *r, const struct table *t,
 	return 0;
 }
 
-static int read_assertions(struct reader *r, const char *path,
-			   struct engi_error *err)
+static int read_assertions(struct reader *r, const char *path, struct engi_error *err)
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, ENGI_CSV_FILE_CAP);
@@ -829,9 +768,7 @@ static int read_assertions(struct reader *r, const char *path,
 	int rc = slurp(path, &b, err);
 	if (rc == 0)
 		rc = table_open(&t, path, &b, assertion_required,
-				sizeof assertion_required /
-					sizeof *assertion_required,
-				err);
+				sizeof assertion_required / sizeof *assertion_required, err);
 	size_t width = t.c.nfields;
 	while (rc == 0) {
 		int got = next_record(&t.c, err);
@@ -873,8 +810,8 @@ static int cmp_ep_key(const void *x, const void *y)
 }
 
 /* Sorts n rows of size bytes by the text of the field at offset. */
-static int sort_by_name(const struct engi_results *res, void *rows, size_t n,
-			size_t size, size_t offset, struct engi_error *err)
+static int sort_by_name(const struct engi_results *res, void *rows, size_t n, size_t size,
+			size_t offset, struct engi_error *err)
 {
 	if (n < 2)
 		return 0;
@@ -887,8 +824,7 @@ static int sort_by_name(const struct engi_results *res, void *rows, size_t n,
 	}
 	memcpy(copy, rows, n * size);
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct ep_key){engi_res_str(res, copy + i * size + offset),
-				       "", "", 0, i};
+		k[i] = (struct ep_key){engi_res_str(res, copy + i * size + offset), "", "", 0, i};
 	qsort(k, n, sizeof *k, cmp_ep_key);
 	for (size_t i = 0; i < n; i++)
 		memcpy((char *)rows + i * size, copy + k[i].pos * size, size);
@@ -909,8 +845,7 @@ static int canonical_order(struct engi_results *res, struct engi_error *err)
 			 offsetof(struct engi_res_task, id), err));
 	TRY(sort_by_name(res, res->models, res->nmodels, sizeof *res->models,
 			 offsetof(struct engi_res_model, name), err));
-	TRY(sort_by_name(res, res->conditions, res->nconditions,
-			 sizeof *res->conditions,
+	TRY(sort_by_name(res, res->conditions, res->nconditions, sizeof *res->conditions,
 			 offsetof(struct engi_res_condition, name), err));
 	size_t n = res->nepisodes;
 	if (n < 2)
@@ -926,8 +861,7 @@ static int canonical_order(struct engi_results *res, struct engi_error *err)
 	for (size_t i = 0; i < n; i++)
 		k[i] = (struct ep_key){engi_res_str(res, copy[i].task_id),
 				       engi_res_str(res, copy[i].model),
-				       engi_res_str(res, copy[i].condition),
-				       copy[i].trial, i};
+				       engi_res_str(res, copy[i].condition), copy[i].trial, i};
 	qsort(k, n, sizeof *k, cmp_ep_key);
 	for (size_t i = 0; i < n; i++)
 		res->episodes[i] = copy[k[i].pos];
@@ -939,12 +873,10 @@ static int canonical_order(struct engi_results *res, struct engi_error *err)
 int engi_results_read_csv(const char *episodes_csv, const char *assertions_csv,
 			  struct engi_results *res, struct engi_error *err)
 {
-	return engi_results_read_csvs(&episodes_csv, 1, assertions_csv, res,
-				      err);
+	return engi_results_read_csvs(&episodes_csv, 1, assertions_csv, res, err);
 }
 
-int engi_results_read_csvs(const char *const *episodes_csv, size_t n,
-			   const char *assertions_csv,
+int engi_results_read_csvs(const char *const *episodes_csv, size_t n, const char *assertions_csv,
 			   struct engi_results *res, struct engi_error *err)
 {
 	engi_results_init(res);
@@ -959,8 +891,7 @@ int engi_results_read_csvs(const char *const *episodes_csv, size_t n,
 	 * trial numbers: a trial that one lacks is a missing episode */
 	if (r.ntrials)
 		res->planned_cells =
-			(uint64_t)r.groups.n *
-			(uint64_t)((int64_t)r.trial_hi - r.trial_lo + 1);
+		    (uint64_t)r.groups.n * (uint64_t)((int64_t)r.trial_hi - r.trial_lo + 1);
 	r.file = SIZE_MAX;
 	if (rc == 0 && assertions_csv)
 		rc = read_assertions(&r, assertions_csv, err);
@@ -974,8 +905,8 @@ int engi_results_read_csvs(const char *const *episodes_csv, size_t n,
 
 /* ---- merging ---- */
 
-static int append(void **dst, size_t *ndst, const void *src, size_t nsrc,
-		  size_t size, struct engi_error *err)
+static int append(void **dst, size_t *ndst, const void *src, size_t nsrc, size_t size,
+		  struct engi_error *err)
 {
 	if (nsrc == 0)
 		return 0;
@@ -999,72 +930,72 @@ struct text_field {
 #define TF(st, m) { offsetof(st, m), sizeof(((st *)0)->m) }
 /* clang-format on */
 static const struct text_field task_text[] = {
-	TF(struct engi_res_task, id),        TF(struct engi_res_task, title),
-	TF(struct engi_res_task, domain),    TF(struct engi_res_task, type),
-	TF(struct engi_res_task, interface), TF(struct engi_res_task, software),
-	TF(struct engi_res_task, hash),      TF(struct engi_res_task, scoring),
+    TF(struct engi_res_task, id),	 TF(struct engi_res_task, title),
+    TF(struct engi_res_task, domain),	 TF(struct engi_res_task, type),
+    TF(struct engi_res_task, interface), TF(struct engi_res_task, software),
+    TF(struct engi_res_task, hash),	 TF(struct engi_res_task, scoring),
 };
 static const struct text_field model_text[] = {
-	TF(struct engi_res_model, name),
-	TF(struct engi_res_model, agent),
-	TF(struct engi_res_model, settings),
+    TF(struct engi_res_model, name),
+    TF(struct engi_res_model, agent),
+    TF(struct engi_res_model, settings),
 };
 static const struct text_field condition_text[] = {
-	TF(struct engi_res_condition, name),
-	TF(struct engi_res_condition, settings),
+    TF(struct engi_res_condition, name),
+    TF(struct engi_res_condition, settings),
 };
 static const struct text_field episode_text[] = {
-	TF(struct engi_res_episode, cell),     TF(struct engi_res_episode, task_id),
-	TF(struct engi_res_episode, model),    TF(struct engi_res_episode, condition),
-	TF(struct engi_res_episode, outcome),  TF(struct engi_res_episode, host),
-	TF(struct engi_res_episode, run_id),   TF(struct engi_res_episode, message),
-	TF(struct engi_res_episode, infra),    TF(struct engi_res_episode, version),
-	TF(struct engi_res_episode, verifier),
+    TF(struct engi_res_episode, cell),	   TF(struct engi_res_episode, task_id),
+    TF(struct engi_res_episode, model),	   TF(struct engi_res_episode, condition),
+    TF(struct engi_res_episode, outcome),  TF(struct engi_res_episode, host),
+    TF(struct engi_res_episode, run_id),   TF(struct engi_res_episode, message),
+    TF(struct engi_res_episode, infra),	   TF(struct engi_res_episode, version),
+    TF(struct engi_res_episode, verifier),
 };
 static const struct text_field assertion_text[] = {
-	TF(struct engi_res_assertion, cell),  TF(struct engi_res_assertion, name),
-	TF(struct engi_res_assertion, stage), TF(struct engi_res_assertion, state),
-	TF(struct engi_res_assertion, detail),
+    TF(struct engi_res_assertion, cell),   TF(struct engi_res_assertion, name),
+    TF(struct engi_res_assertion, stage),  TF(struct engi_res_assertion, state),
+    TF(struct engi_res_assertion, detail),
 };
 static const struct text_field metric_text[] = {
-	TF(struct engi_res_metric, cell),
-	TF(struct engi_res_metric, name),
+    TF(struct engi_res_metric, cell),
+    TF(struct engi_res_metric, name),
 };
 static const struct text_field artifact_text[] = {
-	TF(struct engi_res_artifact, cell),   TF(struct engi_res_artifact, path),
-	TF(struct engi_res_artifact, sha256), TF(struct engi_res_artifact, note),
+    TF(struct engi_res_artifact, cell),
+    TF(struct engi_res_artifact, path),
+    TF(struct engi_res_artifact, sha256),
+    TF(struct engi_res_artifact, note),
 };
 static const struct text_field meta_text[] = {
-	TF(struct engi_res_task_meta, task_id),
-	TF(struct engi_res_task_meta, key),
-	TF(struct engi_res_task_meta, value),
-	TF(struct engi_res_task_meta, conflict),
+    TF(struct engi_res_task_meta, task_id),
+    TF(struct engi_res_task_meta, key),
+    TF(struct engi_res_task_meta, value),
+    TF(struct engi_res_task_meta, conflict),
 };
 #undef TF
 #define NTF(a) (sizeof(a) / sizeof(*(a)))
 
 /* Rows [from, n) of dst came from src: their aliases name src's texts,
  * which become dst's. */
-static int rebase(struct engi_results *dst, const struct engi_results *src,
-		  void *rows, size_t from, size_t n, size_t size,
-		  const struct text_field *f, size_t nf, struct engi_error *err)
+static int rebase(struct engi_results *dst, const struct engi_results *src, void *rows, size_t from,
+		  size_t n, size_t size, const struct text_field *f, size_t nf,
+		  struct engi_error *err)
 {
 	for (size_t i = from; i < n; i++) {
 		for (size_t k = 0; k < nf; k++) {
 			char *field = (char *)rows + i * size + f[k].offset;
 			if (field[0] == ENGI_RES_LONG)
-				TRY(engi_res_set(dst, field, f[k].size,
-						 engi_res_str(src, field), err));
+				TRY(engi_res_set(dst, field, f[k].size, engi_res_str(src, field),
+						 err));
 		}
 	}
 	return 0;
 }
 
-static int append_rows(struct engi_results *dst,
-		       const struct engi_results *src, void **rows,
-		       size_t *nrows, const void *from, size_t nfrom,
-		       size_t size, const struct text_field *f, size_t nf,
-		       struct engi_error *err)
+static int append_rows(struct engi_results *dst, const struct engi_results *src, void **rows,
+		       size_t *nrows, const void *from, size_t nfrom, size_t size,
+		       const struct text_field *f, size_t nf, struct engi_error *err)
 {
 	size_t was = *nrows;
 	TRY(append(rows, nrows, from, nfrom, size, err));
@@ -1072,61 +1003,49 @@ static int append_rows(struct engi_results *dst,
 }
 
 /* Appends the rows of src whose name (at offset) dst lacks. */
-static int append_unique(struct engi_results *dst,
-			 const struct engi_results *src, void **rows,
-			 size_t *nrows, const void *from, size_t nfrom,
-			 size_t size, size_t offset,
-			 const struct text_field *f, size_t nf,
-			 struct engi_error *err)
+static int append_unique(struct engi_results *dst, const struct engi_results *src, void **rows,
+			 size_t *nrows, const void *from, size_t nfrom, size_t size, size_t offset,
+			 const struct text_field *f, size_t nf, struct engi_error *err)
 {
 	for (size_t i = 0; i < nfrom; i++) {
 		const char *row = (const char *)from + i * size;
 		const char *name = engi_res_str(src, row + offset);
 		int found = 0;
 		for (size_t j = 0; j < *nrows && !found; j++)
-			found = !strcmp(engi_res_str(dst, (const char *)*rows +
-								  j * size +
-								  offset),
+			found = !strcmp(engi_res_str(dst, (const char *)*rows + j * size + offset),
 					name);
 		if (!found)
-			TRY(append_rows(dst, src, rows, nrows, row, 1, size, f,
-					nf, err));
+			TRY(append_rows(dst, src, rows, nrows, row, 1, size, f, nf, err));
 	}
 	return 0;
 }
 
-int engi_results_merge(struct engi_results *dst,
-		       const struct engi_results *src, struct engi_error *err)
+int engi_results_merge(struct engi_results *dst, const struct engi_results *src,
+		       struct engi_error *err)
 {
-	TRY(append_unique(dst, src, (void **)&dst->tasks, &dst->ntasks,
-			  src->tasks, src->ntasks, sizeof *src->tasks,
-			  offsetof(struct engi_res_task, id), task_text,
+	TRY(append_unique(dst, src, (void **)&dst->tasks, &dst->ntasks, src->tasks, src->ntasks,
+			  sizeof *src->tasks, offsetof(struct engi_res_task, id), task_text,
 			  NTF(task_text), err));
-	TRY(append_unique(dst, src, (void **)&dst->models, &dst->nmodels,
-			  src->models, src->nmodels, sizeof *src->models,
-			  offsetof(struct engi_res_model, name), model_text,
+	TRY(append_unique(dst, src, (void **)&dst->models, &dst->nmodels, src->models, src->nmodels,
+			  sizeof *src->models, offsetof(struct engi_res_model, name), model_text,
 			  NTF(model_text), err));
-	TRY(append_unique(dst, src, (void **)&dst->conditions,
-			  &dst->nconditions, src->conditions, src->nconditions,
-			  sizeof *src->conditions,
-			  offsetof(struct engi_res_condition, name),
-			  condition_text, NTF(condition_text), err));
-	TRY(append_rows(dst, src, (void **)&dst->episodes, &dst->nepisodes,
-			src->episodes, src->nepisodes, sizeof *src->episodes,
-			episode_text, NTF(episode_text), err));
-	TRY(append_rows(dst, src, (void **)&dst->assertions, &dst->nassertions,
-			src->assertions, src->nassertions,
-			sizeof *src->assertions, assertion_text,
+	TRY(append_unique(dst, src, (void **)&dst->conditions, &dst->nconditions, src->conditions,
+			  src->nconditions, sizeof *src->conditions,
+			  offsetof(struct engi_res_condition, name), condition_text,
+			  NTF(condition_text), err));
+	TRY(append_rows(dst, src, (void **)&dst->episodes, &dst->nepisodes, src->episodes,
+			src->nepisodes, sizeof *src->episodes, episode_text, NTF(episode_text),
+			err));
+	TRY(append_rows(dst, src, (void **)&dst->assertions, &dst->nassertions, src->assertions,
+			src->nassertions, sizeof *src->assertions, assertion_text,
 			NTF(assertion_text), err));
-	TRY(append_rows(dst, src, (void **)&dst->metrics, &dst->nmetrics,
-			src->metrics, src->nmetrics, sizeof *src->metrics,
-			metric_text, NTF(metric_text), err));
-	TRY(append_rows(dst, src, (void **)&dst->artifacts, &dst->nartifacts,
-			src->artifacts, src->nartifacts, sizeof *src->artifacts,
-			artifact_text, NTF(artifact_text), err));
-	TRY(append_rows(dst, src, (void **)&dst->task_meta, &dst->ntask_meta,
-			src->task_meta, src->ntask_meta, sizeof *src->task_meta,
-			meta_text, NTF(meta_text), err));
+	TRY(append_rows(dst, src, (void **)&dst->metrics, &dst->nmetrics, src->metrics,
+			src->nmetrics, sizeof *src->metrics, metric_text, NTF(metric_text), err));
+	TRY(append_rows(dst, src, (void **)&dst->artifacts, &dst->nartifacts, src->artifacts,
+			src->nartifacts, sizeof *src->artifacts, artifact_text, NTF(artifact_text),
+			err));
+	TRY(append_rows(dst, src, (void **)&dst->task_meta, &dst->ntask_meta, src->task_meta,
+			src->ntask_meta, sizeof *src->task_meta, meta_text, NTF(meta_text), err));
 	dst->planned_cells += src->planned_cells;
 	return 0;
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define OUTPUT_CAP ((size_t)64 << 20)
-#define ARM_KEY 130
+#define ARM_KEY	   130
 
 enum { SEEN = 1, FAILED = 2 };
 
@@ -33,16 +33,14 @@ void engi_evidence_release(struct engi_evidence *ev)
 }
 
 static const char *const scored_outcomes[] = {
-	"done", "fail_declared", "turn_limit", "time_limit", "agent_error",
+    "done", "fail_declared", "turn_limit", "time_limit", "agent_error",
 };
 
 static int is_scored(const char *outcome, size_t width)
 {
 	size_t n = strnlen(outcome, width);
-	for (size_t i = 0; i < sizeof scored_outcomes / sizeof *scored_outcomes;
-	     i++)
-		if (strlen(scored_outcomes[i]) == n &&
-		    !memcmp(outcome, scored_outcomes[i], n))
+	for (size_t i = 0; i < sizeof scored_outcomes / sizeof *scored_outcomes; i++)
+		if (strlen(scored_outcomes[i]) == n && !memcmp(outcome, scored_outcomes[i], n))
 			return 1;
 	return 0;
 }
@@ -66,9 +64,9 @@ struct ev_ctx {
 	size_t ntasks, narms;
 	size_t *arm_first; /* an episode of each arm, for its names */
 	struct strtab cells, tasks, arms;
-	unsigned char *state;   /* episode x stage */
+	unsigned char *state;	/* episode x stage */
 	unsigned char *applies; /* task x stage */
-	double *sum;            /* arm x task */
+	double *sum;		/* arm x task */
 	size_t *cnt;
 	unsigned char *imperfect;
 };
@@ -92,8 +90,7 @@ static void ctx_release(struct ev_ctx *c)
 	engi_free(c->imperfect);
 }
 
-static int index_episodes(struct ev_ctx *c, const struct engi_results *res,
-			  struct engi_error *err)
+static int index_episodes(struct ev_ctx *c, const struct engi_results *res, struct engi_error *err)
 {
 	size_t ne = res->nepisodes;
 	c->ne = ne;
@@ -104,21 +101,18 @@ static int index_episodes(struct ev_ctx *c, const struct engi_results *res,
 	c->ep_arm = engi_reallocarray(NULL, ne + 1, sizeof *c->ep_arm);
 	c->scored = engi_calloc(ne + 1, 1);
 	c->arm_first = engi_reallocarray(NULL, ne + 1, sizeof *c->arm_first);
-	if (!c->cell || !c->task || !c->arm || !c->ep_task || !c->ep_arm ||
-	    !c->scored || !c->arm_first)
-		RAISE(err, ENGI_ENOMEM, "out of memory indexing %zu episodes",
-		      ne);
+	if (!c->cell || !c->task || !c->arm || !c->ep_task || !c->ep_arm || !c->scored ||
+	    !c->arm_first)
+		RAISE(err, ENGI_ENOMEM, "out of memory indexing %zu episodes", ne);
 	for (size_t i = 0; i < ne; i++) {
 		const struct engi_res_episode *e = &res->episodes[i];
 		field(c->cell[i], sizeof c->cell[i], e->cell, sizeof e->cell);
-		field(c->task[i], sizeof c->task[i], e->task_id,
-		      sizeof e->task_id);
+		field(c->task[i], sizeof c->task[i], e->task_id, sizeof e->task_id);
 		char m[65], k[65];
 		field(m, sizeof m, e->model, sizeof e->model);
 		field(k, sizeof k, e->condition, sizeof e->condition);
 		snprintf(c->arm[i], ARM_KEY, "%s\x1f%s", m, k);
-		c->scored[i] = (unsigned char)is_scored(e->outcome,
-							 sizeof e->outcome);
+		c->scored[i] = (unsigned char)is_scored(e->outcome, sizeof e->outcome);
 		/* the first record of a cell keeps its assertions */
 		if (strtab_get(&c->cells, c->cell[i]) == SIZE_MAX)
 			TRY(strtab_put(&c->cells, c->cell[i], i, err));
@@ -139,8 +133,7 @@ static int index_episodes(struct ev_ctx *c, const struct engi_results *res,
 	return 0;
 }
 
-static int stage_id(struct engi_evidence *ev, const char *s, size_t *id,
-		    struct engi_error *err)
+static int stage_id(struct engi_evidence *ev, const char *s, size_t *id, struct engi_error *err)
 {
 	for (size_t i = 0; i < ev->nstages; i++)
 		if (!strcmp(ev->stages[i], s)) {
@@ -148,17 +141,15 @@ static int stage_id(struct engi_evidence *ev, const char *s, size_t *id,
 			return 0;
 		}
 	if (ev->nstages == ENGI_EVIDENCE_STAGES_MAX)
-		RAISE(err, ENGI_EINVALID,
-		      "more than %d assertion stages (at '%.80s')",
+		RAISE(err, ENGI_EINVALID, "more than %d assertion stages (at '%.80s')",
 		      ENGI_EVIDENCE_STAGES_MAX, s);
-	TRY(engi_strpool_add(&ev->names, s, &ev->stages[ev->nstages], NULL,
-			     err));
+	TRY(engi_strpool_add(&ev->names, s, &ev->stages[ev->nstages], NULL, err));
 	*id = ev->nstages++;
 	return 0;
 }
 
-static int compute(struct engi_evidence *ev, struct ev_ctx *c,
-		   const struct engi_results *res, struct engi_error *err)
+static int compute(struct engi_evidence *ev, struct ev_ctx *c, const struct engi_results *res,
+		   struct engi_error *err)
 {
 	TRY(index_episodes(c, res, err));
 	size_t ne = c->ne, nt = c->ntasks, na = c->narms;
@@ -167,13 +158,11 @@ static int compute(struct engi_evidence *ev, struct ev_ctx *c,
 	c->state = engi_calloc(ne * S + 1, 1);
 	c->applies = engi_calloc(nt * S + 1, 1);
 	if (na && nt > SIZE_MAX / sizeof(double) / na)
-		RAISE(err, ENGI_EINVALID, "%zu tasks x %zu arms is too large",
-		      nt, na);
+		RAISE(err, ENGI_EINVALID, "%zu tasks x %zu arms is too large", nt, na);
 	c->sum = engi_calloc(na * nt + 1, sizeof *c->sum);
 	c->cnt = engi_calloc(na * nt + 1, sizeof *c->cnt);
 	c->imperfect = engi_calloc(na * nt + 1, 1);
-	if (!ev->stages || !c->state || !c->applies || !c->sum || !c->cnt ||
-	    !c->imperfect)
+	if (!ev->stages || !c->state || !c->applies || !c->sum || !c->cnt || !c->imperfect)
 		RAISE(err, ENGI_ENOMEM, "out of memory for the evidence ladder");
 
 	for (size_t i = 0; i < res->nassertions; i++) {
@@ -186,8 +175,7 @@ static int compute(struct engi_evidence *ev, struct ev_ctx *c,
 			ev->assertions_orphan++;
 			continue;
 		}
-		if (!as->required || !c->scored[e] ||
-		    !strcmp(state, "inapplicable")) {
+		if (!as->required || !c->scored[e] || !strcmp(state, "inapplicable")) {
 			ev->assertions_ignored++;
 			continue;
 		}
@@ -208,12 +196,11 @@ static int compute(struct engi_evidence *ev, struct ev_ctx *c,
 	ev->narms = na;
 	for (size_t a = 0; a < na; a++) {
 		struct engi_evidence_arm *arm = &ev->arms[a];
-		const struct engi_res_episode *e =
-			&res->episodes[c->arm_first[a]];
-		TRY(engi_strpool_add(&ev->names, engi_res_str(res, e->model),
-				     &arm->model, NULL, err));
-		TRY(engi_strpool_add(&ev->names, engi_res_str(res, e->condition),
-				     &arm->condition, NULL, err));
+		const struct engi_res_episode *e = &res->episodes[c->arm_first[a]];
+		TRY(engi_strpool_add(&ev->names, engi_res_str(res, e->model), &arm->model, NULL,
+				     err));
+		TRY(engi_strpool_add(&ev->names, engi_res_str(res, e->condition), &arm->condition,
+				     NULL, err));
 		size_t *base = ev->counts + a * (3 * ns + 1);
 		arm->denominator = base;
 		arm->passed = base + ns;
@@ -262,14 +249,12 @@ static int compute(struct engi_evidence *ev, struct ev_ctx *c,
 			if (!c->imperfect[at])
 				arm->perfect++;
 		}
-		arm->score_x100 =
-			arm->tasks ? 100.0 * total / (double)arm->tasks : NAN;
+		arm->score_x100 = arm->tasks ? 100.0 * total / (double)arm->tasks : NAN;
 	}
 	return 0;
 }
 
-int engi_evidence_compute(struct engi_evidence *ev,
-			  const struct engi_results *res,
+int engi_evidence_compute(struct engi_evidence *ev, const struct engi_results *res,
 			  struct engi_error *err)
 {
 	struct ev_ctx c;
@@ -284,8 +269,7 @@ int engi_evidence_compute(struct engi_evidence *ev,
 static void md_name(struct engi_dynbuf *b, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' ||
-		    *s == '_')
+		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' || *s == '_')
 			textout(b, "\\%c", *s);
 		else if ((unsigned char)*s < 0x20)
 			textout(b, " ");
@@ -316,21 +300,20 @@ static void md_money(struct engi_dynbuf *b, double v)
 		textout(b, " – |");
 }
 
-static void render_markdown(struct engi_dynbuf *b,
-			    const struct engi_evidence *ev)
+static void render_markdown(struct engi_dynbuf *b, const struct engi_evidence *ev)
 {
 	size_t ns = ev->nstages;
 	if (ns) {
-		textout(b, "## Evidence ladder\n\nDenominator: per model and "
-		       "stage, the scored episodes of the tasks where the "
-		       "stage applies (a required, applicable assertion of "
-		       "that stage on some episode of the task); an episode "
-		       "without a verdict there, or with fail or unavailable, "
-		       "counts as a failure. %zu assertions used, %zu ignored "
-		       "(optional, inapplicable or of unscored episodes), %zu "
-		       "naming no recorded episode.\n\n| model | condition |",
-		    ev->assertions_used, ev->assertions_ignored,
-		    ev->assertions_orphan);
+		textout(b,
+			"## Evidence ladder\n\nDenominator: per model and "
+			"stage, the scored episodes of the tasks where the "
+			"stage applies (a required, applicable assertion of "
+			"that stage on some episode of the task); an episode "
+			"without a verdict there, or with fail or unavailable, "
+			"counts as a failure. %zu assertions used, %zu ignored "
+			"(optional, inapplicable or of unscored episodes), %zu "
+			"naming no recorded episode.\n\n| model | condition |",
+			ev->assertions_used, ev->assertions_ignored, ev->assertions_orphan);
 		for (size_t s = 0; s < ns; s++) {
 			textout(b, " ");
 			md_name(b, ev->stages[s]);
@@ -349,16 +332,16 @@ static void render_markdown(struct engi_dynbuf *b,
 					continue;
 				}
 				textout(b, " %.1f %% (%zu/%zu) |",
-				    100.0 * (double)arm->passed[s] /
+					100.0 * (double)arm->passed[s] /
 					    (double)arm->denominator[s],
-				    arm->passed[s], arm->denominator[s]);
+					arm->passed[s], arm->denominator[s]);
 			}
 			textout(b, "\n");
 		}
 		textout(b, "\n## First failed stage\n\nDenominator: per model, "
-		       "the scored episodes; each counted once, at the first "
-		       "applicable stage it does not pass.\n\n| model | "
-		       "condition | episodes |");
+			   "the scored episodes; each counted once, at the first "
+			   "applicable stage it does not pass.\n\n| model | "
+			   "condition | episodes |");
 		for (size_t s = 0; s < ns; s++) {
 			textout(b, " ");
 			md_name(b, ev->stages[s]);
@@ -379,18 +362,17 @@ static void render_markdown(struct engi_dynbuf *b,
 		textout(b, "\n");
 	}
 	textout(b, "## Perfect tasks and cost\n\nDenominator: per model, the tasks "
-	       "with a scored episode. A perfect task: every scored trial "
-	       "scores 1. Cost: summed over every recorded episode; per score "
-	       "point: cost / score x100.\n\n| model | condition | tasks | "
-	       "perfect tasks | perfect-task rate | cost (USD) | per task | "
-	       "per score point |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+		   "with a scored episode. A perfect task: every scored trial "
+		   "scores 1. Cost: summed over every recorded episode; per score "
+		   "point: cost / score x100.\n\n| model | condition | tasks | "
+		   "perfect tasks | perfect-task rate | cost (USD) | per task | "
+		   "per score point |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t a = 0; a < ev->narms; a++) {
 		const struct engi_evidence_arm *arm = &ev->arms[a];
 		md_arm(b, arm);
 		textout(b, " %zu | %zu |", arm->tasks, arm->perfect);
 		if (arm->tasks)
-			textout(b, " %.1f %% |",
-			    100.0 * (double)arm->perfect / (double)arm->tasks);
+			textout(b, " %.1f %% |", 100.0 * (double)arm->perfect / (double)arm->tasks);
 		else
 			textout(b, " – |");
 		md_money(b, arm->cost_usd);
@@ -401,16 +383,14 @@ static void render_markdown(struct engi_dynbuf *b,
 	textout(b, "\n");
 }
 
-int engi_evidence_write_markdown(const struct engi_evidence *ev, FILE *f,
-				 struct engi_error *err)
+int engi_evidence_write_markdown(const struct engi_evidence *ev, FILE *f, struct engi_error *err)
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, OUTPUT_CAP);
 	render_markdown(&b, ev);
 	int rc = textout_check(&b, "evidence", OUTPUT_CAP, err);
 	if (rc == 0 && b.len && fwrite(b.buf, 1, b.len, f) != b.len)
-		rc = engi_raise(err, ENGI_EIO,
-				"cannot write the evidence tables: %s",
+		rc = engi_raise(err, ENGI_EIO, "cannot write the evidence tables: %s",
 				strerror(errno));
 	engi_dynbuf_release(&b);
 	return rc;
@@ -444,16 +424,15 @@ int engi_evidence_write_csv(const struct engi_evidence *ev, const char *path,
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, OUTPUT_CAP);
 	textout(&b, "model,condition,episodes,tasks,perfect_tasks,perfect_rate,"
-		"score_x100,cost_usd,cost_per_task,cost_per_point,stage,"
-		"denominator,passed,pass_rate,first_failed\r\n");
+		    "score_x100,cost_usd,cost_per_task,cost_per_point,stage,"
+		    "denominator,passed,pass_rate,first_failed\r\n");
 	for (size_t a = 0; a < ev->narms; a++) {
 		const struct engi_evidence_arm *arm = &ev->arms[a];
 		for (size_t s = 0; s < ev->nstages; s++) {
 			csv_arm(&b, arm);
 			textout_csv_str(&b, ev->stages[s]);
 			textout(&b, ",%zu,%zu", arm->denominator[s], arm->passed[s]);
-			csv_num(&b, ratio((double)arm->passed[s],
-					  (double)arm->denominator[s]));
+			csv_num(&b, ratio((double)arm->passed[s], (double)arm->denominator[s]));
 			textout(&b, ",%zu\r\n", arm->first_failed[s]);
 		}
 		csv_arm(&b, arm);
@@ -462,14 +441,13 @@ int engi_evidence_write_csv(const struct engi_evidence *ev, const char *path,
 	int rc = textout_check(&b, "evidence", OUTPUT_CAP, err);
 	FILE *f = rc == 0 ? fopen(path, "wb") : NULL;
 	if (rc == 0 && !f)
-		rc = engi_raise(err, ENGI_EIO, "cannot create '%s': %s", path,
-				strerror(errno));
+		rc = engi_raise(err, ENGI_EIO, "cannot create '%s': %s", path, strerror(errno));
 	if (f) {
 		int ok = fwrite(b.buf, 1, b.len, f) == b.len;
 		ok = (fclose(f) == 0) && ok;
 		if (!ok)
-			rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s",
-					path, strerror(errno));
+			rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", path,
+					strerror(errno));
 	}
 	engi_dynbuf_release(&b);
 	return rc;

@@ -15,12 +15,12 @@
 #define NOUT ENGI_REPORT_NOUTCOMES
 
 static const char *const outcome_names[NOUT] = {
-	"done",        "fail_declared", "turn_limit", "time_limit",
-	"env_crash",   "infra_error",   "agent_error", "other",
+    "done",	 "fail_declared", "turn_limit",	 "time_limit",
+    "env_crash", "infra_error",	  "agent_error", "other",
 };
 
 static const char *const table_names[ENGI_REPORT_BUILTIN_TABLES] = {
-	"overall", "type", "domain", "interface", "software",
+    "overall", "type", "domain", "interface", "software",
 };
 
 const char *engi_report_outcome_name(int outcome)
@@ -79,8 +79,7 @@ static int outcome_of(const char *s, size_t width)
 {
 	size_t n = field_len(s, width);
 	for (int i = 0; i < ENGI_REPORT_OTHER; i++)
-		if (strlen(outcome_names[i]) == n &&
-		    memcmp(outcome_names[i], s, n) == 0)
+		if (strlen(outcome_names[i]) == n && memcmp(outcome_names[i], s, n) == 0)
 			return i;
 	return ENGI_REPORT_OTHER;
 }
@@ -105,7 +104,7 @@ static int64_t add_sat(int64_t a, int64_t b)
 
 struct name_entry {
 	const char *name; /* the whole text */
-	size_t order;     /* position among the candidates */
+	size_t order;	  /* position among the candidates */
 	size_t id;
 };
 
@@ -141,8 +140,8 @@ static void name_ix_release(struct name_ix *ix)
 
 /* Takes e (n candidates with name and order set); ids follow the names'
  * first appearance, or with sorted, the names' own order. */
-static int name_ix_build(struct name_ix *ix, struct name_entry *e, size_t n,
-			 int sorted, struct engi_error *err)
+static int name_ix_build(struct name_ix *ix, struct name_entry *e, size_t n, int sorted,
+			 struct engi_error *err)
 {
 	memset(ix, 0, sizeof(*ix));
 	ix->e = e;
@@ -153,11 +152,9 @@ static int name_ix_build(struct name_ix *ix, struct name_entry *e, size_t n,
 		if (u == 0 || strcmp(e[u - 1].name, e[i].name) != 0)
 			e[u++] = e[i];
 	ix->n = u;
-	struct name_entry **byo =
-		engi_reallocarray(NULL, u ? u : 1, sizeof(*byo));
+	struct name_entry **byo = engi_reallocarray(NULL, u ? u : 1, sizeof(*byo));
 	ix->by_id = engi_reallocarray(NULL, u ? u : 1, sizeof(*ix->by_id));
-	ix->order_by_id =
-		engi_reallocarray(NULL, u ? u : 1, sizeof(*ix->order_by_id));
+	ix->order_by_id = engi_reallocarray(NULL, u ? u : 1, sizeof(*ix->order_by_id));
 	if (!byo || !ix->by_id || !ix->order_by_id) {
 		engi_free(byo);
 		RAISE(err, ENGI_ENOMEM, "out of memory indexing %zu names", u);
@@ -184,9 +181,7 @@ static int cmp_name_key(const void *key, const void *elem)
 static size_t name_ix_find(const struct name_ix *ix, const char *name)
 {
 	const struct name_entry *hit =
-		ix->n ? bsearch(name, ix->e, ix->n, sizeof(*ix->e),
-				cmp_name_key)
-		      : NULL;
+	    ix->n ? bsearch(name, ix->e, ix->n, sizeof(*ix->e), cmp_name_key) : NULL;
 	return hit ? hit->id : SIZE_MAX;
 }
 
@@ -248,9 +243,9 @@ struct ctx {
 	struct engi_report_data *d;
 	struct name_ix tasks, models, conds;
 	size_t ntasks, narms, nconds;
-	struct acc *acc;       /* narms x ntasks */
-	unsigned char *used;   /* task has a recorded episode */
-	unsigned char *optq;   /* task is scored by optimization quality */
+	struct acc *acc;     /* narms x ntasks */
+	unsigned char *used; /* task has a recorded episode */
+	unsigned char *optq; /* task is scored by optimization quality */
 	/* the (task, value) pairs of the table being built */
 	struct pair *pairs;
 	size_t npairs, pairs_alloc;
@@ -298,9 +293,8 @@ static int build_indexes(struct ctx *c, struct engi_error *err)
 	for (size_t i = 0; i < r->ntasks; i++)
 		e[i] = (struct name_entry){engi_res_str(r, r->tasks[i].id), i, 0};
 	for (size_t i = 0; i < ne; i++)
-		e[r->ntasks + i] = (struct name_entry){
-			engi_res_str(r, r->episodes[i].task_id), r->ntasks + i,
-			0};
+		e[r->ntasks + i] =
+		    (struct name_entry){engi_res_str(r, r->episodes[i].task_id), r->ntasks + i, 0};
 	/* tasks in the order of their ids: the bootstrap resamples them in
 	 * this order, so no row order of the input can move an interval */
 	TRY(name_ix_build(&c->tasks, e, r->ntasks + ne, 1, err));
@@ -309,11 +303,10 @@ static int build_indexes(struct ctx *c, struct engi_error *err)
 	if (!e)
 		RAISE(err, ENGI_ENOMEM, "out of memory indexing models");
 	for (size_t i = 0; i < r->nmodels; i++)
-		e[i] = (struct name_entry){engi_res_str(r, r->models[i].name), i,
-					   0};
+		e[i] = (struct name_entry){engi_res_str(r, r->models[i].name), i, 0};
 	for (size_t i = 0; i < ne; i++)
-		e[r->nmodels + i] = (struct name_entry){
-			engi_res_str(r, r->episodes[i].model), r->nmodels + i, 0};
+		e[r->nmodels + i] =
+		    (struct name_entry){engi_res_str(r, r->episodes[i].model), r->nmodels + i, 0};
 	TRY(name_ix_build(&c->models, e, r->nmodels + ne, 0, err));
 
 	/* without any condition there is still the one implicit condition "" */
@@ -323,11 +316,9 @@ static int build_indexes(struct ctx *c, struct engi_error *err)
 		RAISE(err, ENGI_ENOMEM, "out of memory indexing conditions");
 	size_t n = 0;
 	for (size_t i = 0; i < r->nconditions; i++, n++)
-		e[n] = (struct name_entry){engi_res_str(r, r->conditions[i].name),
-					   n, 0};
+		e[n] = (struct name_entry){engi_res_str(r, r->conditions[i].name), n, 0};
 	for (size_t i = 0; i < ne; i++, n++)
-		e[n] = (struct name_entry){
-			engi_res_str(r, r->episodes[i].condition), n, 0};
+		e[n] = (struct name_entry){engi_res_str(r, r->episodes[i].condition), n, 0};
 	if (n == 0)
 		e[n++] = (struct name_entry){no_condition, 0, 0};
 	TRY(name_ix_build(&c->conds, e, n, 0, err));
@@ -342,14 +333,13 @@ static int build_indexes(struct ctx *c, struct engi_error *err)
 }
 
 /* Why an episode was not run. */
-static const char *not_run_reason(const struct engi_results *r,
-				  const struct engi_res_episode *ep, int oc)
+static const char *not_run_reason(const struct engi_results *r, const struct engi_res_episode *ep,
+				  int oc)
 {
 	const char *why = engi_res_str(r, ep->infra);
 	if (*why)
 		return why;
-	return oc == ENGI_REPORT_ENV_CRASH ? ENGI_REPORT_ENV_LOST
-					   : ENGI_REPORT_NO_REASON;
+	return oc == ENGI_REPORT_ENV_CRASH ? ENGI_REPORT_ENV_LOST : ENGI_REPORT_NO_REASON;
 }
 
 /* ---- provenance: the distinct values of a field, with counts ---- */
@@ -360,8 +350,7 @@ struct tally {
 	size_t n, alloc;
 };
 
-static int tally_add(struct tally *t, const char *value,
-		     struct engi_error *err)
+static int tally_add(struct tally *t, const char *value, struct engi_error *err)
 {
 	size_t i = strtab_get(&t->ix, value);
 	if (i != SIZE_MAX) {
@@ -370,8 +359,7 @@ static int tally_add(struct tally *t, const char *value,
 	}
 	if (t->n == t->alloc) {
 		size_t na = t->alloc ? 2 * t->alloc : 8;
-		struct engi_report_value *nv =
-			engi_reallocarray(t->v, na, sizeof(*nv));
+		struct engi_report_value *nv = engi_reallocarray(t->v, na, sizeof(*nv));
 		if (!nv)
 			RAISE(err, ENGI_ENOMEM, "out of memory counting versions");
 		t->v = nv;
@@ -390,16 +378,14 @@ static int cmp_value(const void *x, const void *y)
 }
 
 /* Moves the tally's values into the data's pool, sorted. */
-static int tally_take(struct ctx *c, struct tally *t,
-		      struct engi_report_value **out, size_t *n,
+static int tally_take(struct ctx *c, struct tally *t, struct engi_report_value **out, size_t *n,
 		      struct engi_error *err)
 {
 	strtab_release(&t->ix);
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), cmp_value);
 	for (size_t i = 0; i < t->n; i++)
-		TRY(engi_strpool_add(&c->d->names, t->v[i].value, &t->v[i].value,
-				     NULL, err));
+		TRY(engi_strpool_add(&c->d->names, t->v[i].value, &t->v[i].value, NULL, err));
 	*out = t->v;
 	*n = t->n;
 	t->v = NULL;
@@ -435,8 +421,7 @@ static int cmp_str_ptr(const void *x, const void *y)
  * The not-run list: reasons get ids in the order of their text, entries
  * with the same arm, task and reason merge, and each acc learns its range.
  */
-static int index_not_run(struct ctx *c, struct strtab *rix,
-			 struct engi_error *err)
+static int index_not_run(struct ctx *c, struct strtab *rix, struct engi_error *err)
 {
 	size_t nr = c->nreasons;
 	const char **sorted = engi_reallocarray(NULL, nr + 1, sizeof(*sorted));
@@ -490,18 +475,18 @@ static int arm_not_run(struct ctx *c, struct engi_error *err)
 			const struct acc *q = &c->acc[a * c->ntasks + t];
 			for (size_t k = 0; k < q->nr_n; k++)
 				c->rcount[c->nr[q->nr_first + k].reason] +=
-					c->nr[q->nr_first + k].episodes;
+				    c->nr[q->nr_first + k].episodes;
 		}
 		for (size_t k = 0; k < c->nreasons; k++) {
 			if (!c->rcount[k])
 				continue;
-			d->not_run[d->nnot_run++] = (struct engi_report_not_run){
-				a, c->reason[k], c->rcount[k]};
+			d->not_run[d->nnot_run++] =
+			    (struct engi_report_not_run){a, c->reason[k], c->rcount[k]};
 			c->rcount[k] = 0;
 		}
 		for (size_t i = first; i < d->nnot_run; i++)
-			TRY(engi_strpool_add(&d->names, d->not_run[i].reason,
-					     &d->not_run[i].reason, NULL, err));
+			TRY(engi_strpool_add(&d->names, d->not_run[i].reason, &d->not_run[i].reason,
+					     NULL, err));
 	}
 	return 0;
 }
@@ -513,29 +498,26 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 	size_t ne = r->nepisodes;
 
 	if (c->narms && c->ntasks > SIZE_MAX / sizeof(struct acc) / c->narms)
-		RAISE(err, ENGI_EINVALID, "%zu tasks x %zu arms is too large",
-		      c->ntasks, c->narms);
+		RAISE(err, ENGI_EINVALID, "%zu tasks x %zu arms is too large", c->ntasks, c->narms);
 	c->acc = engi_calloc(c->narms * c->ntasks + 1, sizeof(*c->acc));
 	c->used = engi_calloc(c->ntasks + 1, 1);
 	c->optq = engi_calloc(c->ntasks + 1, 1);
 	for (size_t t = 0; c->optq && t < c->ntasks; t++) {
 		size_t at = c->tasks.order_by_id[t];
 		if (at < r->ntasks)
-			c->optq[t] = !strcmp(engi_res_str(r, r->tasks[at].scoring),
-					     "optimization");
+			c->optq[t] = !strcmp(engi_res_str(r, r->tasks[at].scoring), "optimization");
 	}
 	struct ep_ref *refs = engi_reallocarray(NULL, ne + 1, sizeof(*refs));
 	c->nr = engi_reallocarray(NULL, ne + 1, sizeof(*c->nr));
 	c->reason = engi_reallocarray(NULL, ne + 1, sizeof(*c->reason));
 	const char **task_verifier = engi_calloc(c->ntasks + 1, sizeof(char *));
 	unsigned char *task_mixed = engi_calloc(c->ntasks + 1, 1);
-	if (!c->acc || !c->used || !c->optq || !refs || !c->nr || !c->reason ||
-	    !task_verifier || !task_mixed) {
+	if (!c->acc || !c->used || !c->optq || !refs || !c->nr || !c->reason || !task_verifier ||
+	    !task_mixed) {
 		engi_free(refs);
 		engi_free(task_verifier);
 		engi_free(task_mixed);
-		RAISE(err, ENGI_ENOMEM, "out of memory tallying %zu episodes",
-		      ne);
+		RAISE(err, ENGI_ENOMEM, "out of memory tallying %zu episodes", ne);
 	}
 
 	for (size_t i = 0; i < ne; i++) {
@@ -546,12 +528,12 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 		BUG_ON(m == SIZE_MAX || k == SIZE_MAX || t == SIZE_MAX);
 		int oc = outcome_of(ep->outcome, sizeof(ep->outcome));
 		refs[i] = (struct ep_ref){
-			.arm = m * c->nconds + k,
-			.task = t,
-			.pos = i,
-			.trial = ep->trial,
-			.unscored = !outcome_is_scored(oc),
-			.outcome = oc,
+		    .arm = m * c->nconds + k,
+		    .task = t,
+		    .pos = i,
+		    .trial = ep->trial,
+		    .unscored = !outcome_is_scored(oc),
+		    .outcome = oc,
 		};
 	}
 	if (ne)
@@ -565,8 +547,7 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 	int rc = 0;
 	for (size_t i = 0; i < ne && !rc; i++) {
 		const struct ep_ref *f = &refs[i];
-		if (i > 0 && refs[i - 1].arm == f->arm &&
-		    refs[i - 1].task == f->task &&
+		if (i > 0 && refs[i - 1].arm == f->arm && refs[i - 1].task == f->task &&
 		    refs[i - 1].trial == f->trial) {
 			d->duplicates++;
 			continue;
@@ -591,8 +572,7 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 				task_mixed[f->task] = 1;
 			*tv = vf;
 		}
-		if (f->outcome == ENGI_REPORT_ENV_CRASH ||
-		    f->outcome == ENGI_REPORT_INFRA_ERROR) {
+		if (f->outcome == ENGI_REPORT_ENV_CRASH || f->outcome == ENGI_REPORT_INFRA_ERROR) {
 			if (f->outcome == ENGI_REPORT_ENV_CRASH)
 				d->env_crash++;
 			else
@@ -611,19 +591,16 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 		if (rc || f->unscored)
 			continue;
 		if (!isfinite(ep->score)) {
-			rc = engi_raise(
-				err, ENGI_EINVALID,
-				"episode '%.*s': score is not a finite number",
-				(int)field_len(ep->cell, sizeof(ep->cell)),
-				ep->cell);
+			rc = engi_raise(err, ENGI_EINVALID,
+					"episode '%.*s': score is not a finite number",
+					(int)field_len(ep->cell, sizeof(ep->cell)), ep->cell);
 			break;
 		}
 		d->scored++;
 		a->scored++;
 		a->successes += ep->success != 0;
 		a->score_sum += ep->score;
-		a->engi_sum += c->optq[f->task] ? ep->score
-						: (ep->success != 0 ? 1.0 : 0.0);
+		a->engi_sum += c->optq[f->task] ? ep->score : (ep->success != 0 ? 1.0 : 0.0);
 		a->turns_sum += ep->turns;
 		a->wall_sum += ep->wall_s;
 	}
@@ -634,11 +611,9 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 	if (!rc)
 		rc = tally_take(c, &versions, &d->versions, &d->nversions, err);
 	if (!rc)
-		rc = tally_take(c, &verifiers, &d->verifiers, &d->nverifiers,
-				err);
+		rc = tally_take(c, &verifiers, &d->verifiers, &d->nverifiers, err);
 	d->mixed_versions = d->nversions > 1;
-	d->mixed_verifiers = verifiers_mixed(d->verifiers, d->nverifiers,
-					     task_mixed, c->ntasks);
+	d->mixed_verifiers = verifiers_mixed(d->verifiers, d->nverifiers, task_mixed, c->ntasks);
 	strtab_release(&versions.ix);
 	strtab_release(&verifiers.ix);
 	engi_free(versions.v);
@@ -664,8 +639,7 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 }
 
 /* v must outlive the computation (the results' text or the data's pool). */
-static int add_pair(struct ctx *c, size_t t, const char *v,
-		    struct engi_error *err)
+static int add_pair(struct ctx *c, size_t t, const char *v, struct engi_error *err)
 {
 	if (c->npairs == c->pairs_alloc) {
 		size_t na = c->pairs_alloc ? 2 * c->pairs_alloc : 256;
@@ -682,8 +656,7 @@ static int add_pair(struct ctx *c, size_t t, const char *v,
 }
 
 /* One pair per program of a comma-separated list, spaces trimmed. */
-static int add_list(struct ctx *c, size_t t, const char *list,
-		    struct engi_error *err)
+static int add_list(struct ctx *c, size_t t, const char *list, struct engi_error *err)
 {
 	size_t n = strlen(list), added = 0;
 	char *item = engi_malloc(n + 1);
@@ -703,8 +676,7 @@ static int add_list(struct ctx *c, size_t t, const char *list,
 			const char *kept;
 			memcpy(item, list + a, b - a);
 			item[b - a] = '\0';
-			rc = engi_strpool_add(&c->d->names, item, &kept, NULL,
-					      err);
+			rc = engi_strpool_add(&c->d->names, item, &kept, NULL, err);
 			if (!rc)
 				rc = add_pair(c, t, kept, err);
 			added++;
@@ -716,9 +688,8 @@ static int add_list(struct ctx *c, size_t t, const char *list,
 	return added ? 0 : add_pair(c, t, "", err);
 }
 
-static const char *const task_fields[] = {"type",	"domain", "interface",
-					  "software", "title",  "scoring",
-					  "turns"};
+static const char *const task_fields[] = {"type",  "domain",  "interface", "software",
+					  "title", "scoring", "turns"};
 
 /* The pairs of a /tasks field; 1 when key is one, 0 when not. */
 static int field_pairs(struct ctx *c, const char *key, struct engi_error *err)
@@ -748,8 +719,7 @@ static int field_pairs(struct ctx *c, const char *key, struct engi_error *err)
 			TRY(add_pair(c, t, engi_res_str(r, task->domain), err));
 			break;
 		case 2:
-			TRY(add_pair(c, t, engi_res_str(r, task->interface),
-				     err));
+			TRY(add_pair(c, t, engi_res_str(r, task->interface), err));
 			break;
 		case 3:
 			TRY(add_list(c, t, engi_res_str(r, task->software), err));
@@ -762,9 +732,8 @@ static int field_pairs(struct ctx *c, const char *key, struct engi_error *err)
 			break;
 		default:
 			snprintf(num, sizeof(num), "%d", (int)task->turns);
-			TRY(engi_strpool_add(&c->d->names,
-					     task->turns > 0 ? num : "", &kept,
-					     NULL, err));
+			TRY(engi_strpool_add(&c->d->names, task->turns > 0 ? num : "", &kept, NULL,
+					     err));
 			TRY(add_pair(c, t, kept, err));
 			break;
 		}
@@ -777,8 +746,7 @@ static int field_pairs(struct ctx *c, const char *key, struct engi_error *err)
 static int meta_pairs(struct ctx *c, const char *key, struct engi_error *err)
 {
 	const struct engi_results *r = c->res;
-	const struct engi_res_task_meta **of =
-		engi_calloc(c->ntasks + 1, sizeof(*of));
+	const struct engi_res_task_meta **of = engi_calloc(c->ntasks + 1, sizeof(*of));
 	if (!of)
 		RAISE(err, ENGI_ENOMEM, "out of memory grouping by '%s'", key);
 	size_t known = 0;
@@ -804,12 +772,10 @@ static int meta_pairs(struct ctx *c, const char *key, struct engi_error *err)
 			continue;
 		const struct engi_res_task_meta *m = of[t];
 		if (m && m->conflict[0])
-			rc = engi_raise(err, ENGI_EINVALID,
-					"--by '%s': not task metadata: %s", key,
+			rc = engi_raise(err, ENGI_EINVALID, "--by '%s': not task metadata: %s", key,
 					m->conflict);
 		else
-			rc = add_pair(c, t, m ? engi_res_str(r, m->value) : "",
-				      err);
+			rc = add_pair(c, t, m ? engi_res_str(r, m->value) : "", err);
 	}
 	engi_free(of);
 	return rc;
@@ -830,8 +796,7 @@ static int cmp_pair(const void *x, const void *y)
 
 /* "reason: n; reason: n" of the counts in c->rcount (then zeroed), kept
  * in the data's pool. */
-static int reasons_text(struct ctx *c, const char **out,
-			struct engi_error *err)
+static int reasons_text(struct ctx *c, const char **out, struct engi_error *err)
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, ENGI_REPORT_OUTPUT_CAP);
@@ -839,15 +804,14 @@ static int reasons_text(struct ctx *c, const char **out,
 	for (size_t k = 0; k < c->nreasons && !rc; k++) {
 		if (!c->rcount[k])
 			continue;
-		rc = engi_dynbuf_printf(&b, "%s%s: %zu", b.len ? "; " : "",
-					c->reason[k], c->rcount[k]);
+		rc = engi_dynbuf_printf(&b, "%s%s: %zu", b.len ? "; " : "", c->reason[k],
+					c->rcount[k]);
 		c->rcount[k] = 0;
 	}
 	if (rc)
 		rc = engi_raise(err, ENGI_ENOMEM, "out of memory listing reasons");
 	else
-		rc = engi_strpool_add(&c->d->names, b.len ? b.buf : "", out,
-				      NULL, err);
+		rc = engi_strpool_add(&c->d->names, b.len ? b.buf : "", out, NULL, err);
 	engi_dynbuf_release(&b);
 	return rc;
 }
@@ -867,22 +831,16 @@ static int group_rows(struct ctx *c, int table, const char *group, size_t n,
 		for (size_t s = 0; s < n; s++) {
 			const struct acc *q = &c->acc[a * c->ntasks + c->tl[s]];
 			c->present[a * n + s] = q->scored > 0;
-			c->x[a * n + s] =
-				q->scored ? q->engi_sum / (double)q->scored
-					  : 0.0;
-			c->xr[a * n + s] =
-				q->scored ? q->score_sum / (double)q->scored
-					  : 0.0;
+			c->x[a * n + s] = q->scored ? q->engi_sum / (double)q->scored : 0.0;
+			c->xr[a * n + s] = q->scored ? q->score_sum / (double)q->scored : 0.0;
 		}
 	}
 	struct engi_ci *rci = c->ci + c->narms;
-	TRY(engi_boot_shared(c->x, c->present, c->narms, n, &c->d->boot, c->ci,
-			     NULL, err));
+	TRY(engi_boot_shared(c->x, c->present, c->narms, n, &c->d->boot, c->ci, NULL, err));
 	/* the same seed gives the same resample of tasks; with the same
 	 * values it gives the same intervals, so they are copied */
 	if (c->narms && memcmp(c->x, c->xr, c->narms * n * sizeof(*c->x)))
-		TRY(engi_boot_shared(c->xr, c->present, c->narms, n,
-				     &c->d->boot, rci, NULL, err));
+		TRY(engi_boot_shared(c->xr, c->present, c->narms, n, &c->d->boot, rci, NULL, err));
 	else
 		memcpy(rci, c->ci, c->narms * sizeof(*rci));
 
@@ -890,12 +848,9 @@ static int group_rows(struct ctx *c, int table, const char *group, size_t n,
 		struct engi_report_row *row = &rows[a];
 		size_t m = a / c->nconds, k = a % c->nconds;
 		row->table = table;
-		TRY(engi_strpool_add(&c->d->names, group, &row->group, NULL,
-				     err));
-		TRY(engi_strpool_add(&c->d->names, c->models.by_id[m],
-				     &row->model, NULL, err));
-		TRY(engi_strpool_add(&c->d->names, c->conds.by_id[k],
-				     &row->condition, NULL, err));
+		TRY(engi_strpool_add(&c->d->names, group, &row->group, NULL, err));
+		TRY(engi_strpool_add(&c->d->names, c->models.by_id[m], &row->model, NULL, err));
+		TRY(engi_strpool_add(&c->d->names, c->conds.by_id[k], &row->condition, NULL, err));
 		double success_sum = 0.0, turns_sum = 0.0, wall_sum = 0.0;
 		for (size_t s = 0; s < n; s++) {
 			const struct acc *q = &c->acc[a * c->ntasks + c->tl[s]];
@@ -909,8 +864,7 @@ static int group_rows(struct ctx *c, int table, const char *group, size_t n,
 			for (int o = 0; o < NOUT; o++)
 				row->outcomes[o] += q->outcomes[o];
 			row->tokens_in = add_sat(row->tokens_in, q->tokens_in);
-			row->tokens_out =
-				add_sat(row->tokens_out, q->tokens_out);
+			row->tokens_out = add_sat(row->tokens_out, q->tokens_out);
 			row->cost_usd += q->cost_usd;
 			turns_sum += q->turns_sum;
 			wall_sum += q->wall_sum;
@@ -931,12 +885,9 @@ static int group_rows(struct ctx *c, int table, const char *group, size_t n,
 		scale_ci(&row->score, 100.0);
 		row->reward = rci[a];
 		scale_ci(&row->reward, 100.0);
-		row->success_rate =
-			row->tasks ? success_sum / (double)row->tasks : NAN;
-		row->mean_turns =
-			row->scored ? turns_sum / (double)row->scored : NAN;
-		row->mean_wall_s =
-			row->scored ? wall_sum / (double)row->scored : NAN;
+		row->success_rate = row->tasks ? success_sum / (double)row->tasks : NAN;
+		row->mean_turns = row->scored ? turns_sum / (double)row->scored : NAN;
+		row->mean_wall_s = row->scored ? wall_sum / (double)row->scored : NAN;
 		TRY(reasons_text(c, &row->not_run_reasons, err));
 	}
 	return 0;
@@ -952,26 +903,22 @@ static int table_keys(struct ctx *c, struct engi_error *err)
 	for (size_t i = 0; i < c->o->nby; i++) {
 		const char *key = c->o->by[i];
 		if (!*key || !strcmp(key, "overall"))
-			RAISE(err, ENGI_EINVALID,
-			      "--by '%.80s': not a metadata key", key);
+			RAISE(err, ENGI_EINVALID, "--by '%.80s': not a metadata key", key);
 		int dup = 0;
 		for (size_t t = 1; t < d->ntables && !dup; t++)
 			dup = !strcmp(d->table_name[t], key);
 		if (dup)
 			continue;
 		if (d->ntables == ENGI_REPORT_TABLES_MAX)
-			RAISE(err, ENGI_EINVALID,
-			      "more than %d grouping keys",
+			RAISE(err, ENGI_EINVALID, "more than %d grouping keys",
 			      ENGI_REPORT_TABLES_MAX - ENGI_REPORT_BUILTIN_TABLES);
-		TRY(engi_strpool_add(&d->names, key, &d->table_name[d->ntables++],
-				     NULL, err));
+		TRY(engi_strpool_add(&d->names, key, &d->table_name[d->ntables++], NULL, err));
 	}
 	return 0;
 }
 
 /* The rows of one table into d->rows (grown); "overall" has one group. */
-static int table_rows(struct ctx *c, size_t table, size_t *at,
-		      struct engi_error *err)
+static int table_rows(struct ctx *c, size_t table, size_t *at, struct engi_error *err)
 {
 	struct engi_report_data *d = c->d;
 	c->npairs = 0;
@@ -994,11 +941,9 @@ static int table_rows(struct ctx *c, size_t table, size_t *at,
 	if (table == ENGI_REPORT_OVERALL)
 		ng = 1;
 	size_t need = *at + ng * c->narms;
-	struct engi_report_row *nr =
-		engi_reallocarray(d->rows, need + 1, sizeof(*nr));
+	struct engi_report_row *nr = engi_reallocarray(d->rows, need + 1, sizeof(*nr));
 	if (!nr)
-		RAISE(err, ENGI_ENOMEM, "out of memory for %zu report rows",
-		      need);
+		RAISE(err, ENGI_ENOMEM, "out of memory for %zu report rows", need);
 	d->rows = nr;
 	memset(&d->rows[*at], 0, ng * c->narms * sizeof(*nr));
 	d->table_first[table] = *at;
@@ -1036,10 +981,8 @@ static int make_rows(struct ctx *c, struct engi_error *err)
 	return 0;
 }
 
-int engi_report_compute(struct engi_report_data *d,
-			const struct engi_results *res,
-			const struct engi_report_opts *o,
-			struct engi_error *err)
+int engi_report_compute(struct engi_report_data *d, const struct engi_results *res,
+			const struct engi_report_opts *o, struct engi_error *err)
 {
 	d->boot.seed = o->seed;
 	d->boot.draws = o->draws;
@@ -1091,8 +1034,7 @@ static void out_str(struct out *o, const char *s)
 	out_bytes(o, s, strlen(s));
 }
 
-static void out_fmt(struct out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void out_fmt(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void out_fmt(struct out *o, const char *fmt, ...)
 {
@@ -1112,8 +1054,7 @@ static int out_check(struct out *o, const char *what, struct engi_error *err)
 		RAISE(err, ENGI_ETOOBIG, "%s is over its %zu-byte cap", what,
 		      ENGI_REPORT_OUTPUT_CAP);
 	if (o->rc)
-		RAISE(err, o->rc, "cannot render %s: %s", what,
-		      engi_strerror(o->rc));
+		RAISE(err, o->rc, "cannot render %s: %s", what, engi_strerror(o->rc));
 	return 0;
 }
 
@@ -1232,8 +1173,8 @@ struct field {
 
 #define ROW_FIELDS 36
 
-static void row_fields(const struct engi_report_data *d,
-		       const struct engi_report_row *r, struct field *f)
+static void row_fields(const struct engi_report_data *d, const struct engi_report_row *r,
+		       struct field *f)
 {
 	size_t n = 0;
 /* clang-format off */
@@ -1363,40 +1304,32 @@ static void json_evidence(struct out *o, const struct engi_evidence *ev)
 			", \"episodes\": %zu, \"tasks\": %zu, "
 			"\"perfect_tasks\": %zu",
 			arm->episodes, arm->tasks, arm->perfect);
-		json_num(o, "perfect_rate",
-			 ratio((double)arm->perfect, (double)arm->tasks));
+		json_num(o, "perfect_rate", ratio((double)arm->perfect, (double)arm->tasks));
 		json_num(o, "score_x100", arm->score_x100);
 		json_num(o, "cost_usd", arm->cost_usd);
-		json_num(o, "cost_per_task",
-			 ratio(arm->cost_usd, (double)arm->tasks));
-		json_num(o, "cost_per_point",
-			 ratio(arm->cost_usd, arm->score_x100));
+		json_num(o, "cost_per_task", ratio(arm->cost_usd, (double)arm->tasks));
+		json_num(o, "cost_per_point", ratio(arm->cost_usd, arm->score_x100));
 		out_str(o, ", \"ladder\": [");
 		for (size_t s = 0; s < ev->nstages; s++) {
 			out_str(o, s ? ", {\"stage\": " : "{\"stage\": ");
 			json_string(o, ev->stages[s]);
-			out_fmt(o, ", \"denominator\": %zu, \"passed\": %zu",
-				arm->denominator[s], arm->passed[s]);
+			out_fmt(o, ", \"denominator\": %zu, \"passed\": %zu", arm->denominator[s],
+				arm->passed[s]);
 			json_num(o, "pass_rate",
-				 ratio((double)arm->passed[s],
-				       (double)arm->denominator[s]));
-			out_fmt(o, ", \"first_failed\": %zu}",
-				arm->first_failed[s]);
+				 ratio((double)arm->passed[s], (double)arm->denominator[s]));
+			out_fmt(o, ", \"first_failed\": %zu}", arm->first_failed[s]);
 		}
-		out_fmt(o, "], \"passed_every_stage\": %zu}",
-			arm->first_failed[ev->nstages]);
+		out_fmt(o, "], \"passed_every_stage\": %zu}", arm->first_failed[ev->nstages]);
 	}
 	out_str(o, ev->narms ? "\n    ]}" : "]}");
 }
 
-static const struct engi_report_row *overall(const struct engi_report_data *d,
-					     size_t arm)
+static const struct engi_report_row *overall(const struct engi_report_data *d, size_t arm)
 {
 	return &d->rows[d->table_first[ENGI_REPORT_OVERALL] + arm];
 }
 
-static void json_values(struct out *o, const struct engi_report_value *v,
-			size_t n)
+static void json_values(struct out *o, const struct engi_report_value *v, size_t n)
 {
 	out_str(o, "[");
 	for (size_t i = 0; i < n; i++) {
@@ -1418,8 +1351,7 @@ static void render_json(struct out *o, const struct engi_report_data *d)
 		engi_interval_name(d->boot.interval));
 	out_str(o, "  \"episodes\": {\"planned\": ");
 	if (d->planned)
-		out_fmt(o, "%" PRIu64 ", \"missing\": %" PRIu64, d->planned,
-			d->missing);
+		out_fmt(o, "%" PRIu64 ", \"missing\": %" PRIu64, d->planned, d->missing);
 	else
 		out_str(o, "null, \"missing\": null");
 	out_fmt(o,
@@ -1428,9 +1360,8 @@ static void render_json(struct out *o, const struct engi_report_data *d)
 		"\"other_outcome\": %zu, "
 		"\"unknown_task\": %zu, \"tasks_listed\": %zu, "
 		"\"tasks_unrun\": %zu},\n",
-		d->recorded, d->extra, d->duplicates, d->scored, d->env_crash,
-		d->infra_error, d->other_outcome, d->unknown_task,
-		d->tasks_listed, d->tasks_unrun);
+		d->recorded, d->extra, d->duplicates, d->scored, d->env_crash, d->infra_error,
+		d->other_outcome, d->unknown_task, d->tasks_listed, d->tasks_unrun);
 	out_str(o, "  \"not_run\": [");
 	for (size_t i = 0; i < d->nnot_run; i++) {
 		const struct engi_report_not_run *n = &d->not_run[i];
@@ -1449,8 +1380,7 @@ static void render_json(struct out *o, const struct engi_report_data *d)
 	out_str(o, ", \"verifiers\": ");
 	json_values(o, d->verifiers, d->nverifiers);
 	out_fmt(o, ", \"mixed_versions\": %s, \"mixed_verifiers\": %s},\n",
-		d->mixed_versions ? "true" : "false",
-		d->mixed_verifiers ? "true" : "false");
+		d->mixed_versions ? "true" : "false", d->mixed_verifiers ? "true" : "false");
 	out_str(o, "  \"tables\": [");
 	for (size_t t = 0; t < d->ntables; t++) {
 		out_str(o, t ? ", " : "");
@@ -1477,8 +1407,7 @@ static void render_json(struct out *o, const struct engi_report_data *d)
 /* ---- Markdown ---- */
 
 /* "95" for level 0.95, "97.5" for 0.975 */
-static void level_percent(const struct engi_report_data *d, char *buf,
-			  size_t size)
+static void level_percent(const struct engi_report_data *d, char *buf, size_t size)
 {
 	snprintf(buf, size, "%g", d->boot.level * 100.0);
 }
@@ -1532,8 +1461,7 @@ static const char *short_flag(int flag)
 	}
 }
 
-static void md_interval(struct out *o, const struct engi_ci *ci,
-			size_t min_tasks)
+static void md_interval(struct out *o, const struct engi_ci *ci, size_t min_tasks)
 {
 	if (ci->flag == ENGI_CI_OK && isfinite(ci->lo) && isfinite(ci->hi))
 		out_fmt(o, "[%.1f, %.1f]", ci->lo, ci->hi);
@@ -1541,8 +1469,7 @@ static void md_interval(struct out *o, const struct engi_ci *ci,
 		md_flag(o, ci, min_tasks);
 }
 
-static void md_arm(struct out *o, const struct engi_report_data *d,
-		   const struct engi_report_row *r)
+static void md_arm(struct out *o, const struct engi_report_data *d, const struct engi_report_row *r)
 {
 	out_str(o, "| ");
 	md_cell(o, r->model);
@@ -1552,11 +1479,10 @@ static void md_arm(struct out *o, const struct engi_report_data *d,
 	}
 }
 
-static void md_head(struct out *o, const struct engi_report_data *d,
-		    const char *cols, const char *align)
+static void md_head(struct out *o, const struct engi_report_data *d, const char *cols,
+		    const char *align)
 {
-	out_str(o,
-		d->nconditions > 1 ? "| model | condition | " : "| model | ");
+	out_str(o, d->nconditions > 1 ? "| model | condition | " : "| model | ");
 	out_fmt(o, "%s |\n", cols);
 	out_str(o, d->nconditions > 1 ? "|---|---|" : "|---|");
 	out_fmt(o, "%s\n", align);
@@ -1579,24 +1505,23 @@ static void md_episodes(struct out *o, const struct engi_report_data *d)
 	if (d->planned) {
 		out_fmt(o, "| planned cells | %" PRIu64 " |\n", d->planned);
 		out_fmt(o, "| recorded | %zu |\n", d->recorded);
-		out_fmt(o, "| missing (planned - recorded) | %" PRIu64 " |\n",
-			d->missing);
+		out_fmt(o, "| missing (planned - recorded) | %" PRIu64 " |\n", d->missing);
 		if (d->extra)
-			out_fmt(o, "| recorded beyond the plan | %zu |\n",
-				d->extra);
+			out_fmt(o, "| recorded beyond the plan | %zu |\n", d->extra);
 	} else {
 		out_fmt(o, "| recorded | %zu |\n", d->recorded);
 		out_str(o, "| missing | unknown |\n");
 	}
 	out_fmt(o, "| scored | %zu |\n", d->scored);
-	out_fmt(o, "| env_crash (infrastructure failure, not run, not scored) "
-		   "| %zu |\n",
+	out_fmt(o,
+		"| env_crash (infrastructure failure, not run, not scored) "
+		"| %zu |\n",
 		d->env_crash);
-	out_fmt(o, "| infra_error (infrastructure failure, not run, not "
-		   "scored) | %zu |\n",
+	out_fmt(o,
+		"| infra_error (infrastructure failure, not run, not "
+		"scored) | %zu |\n",
 		d->infra_error);
-	out_fmt(o, "| unknown outcome (not scored) | %zu |\n",
-		d->other_outcome);
+	out_fmt(o, "| unknown outcome (not scored) | %zu |\n", d->other_outcome);
 	out_fmt(o, "| duplicate records ignored | %zu |\n", d->duplicates);
 	out_fmt(o, "| on tasks missing from /tasks | %zu |\n", d->unknown_task);
 	out_fmt(o,
@@ -1663,9 +1588,8 @@ static void md_stability(struct out *o, const struct engi_report_data *d)
 		const struct engi_report_row *r = overall(d, a);
 		md_arm(o, d, r);
 		out_fmt(o, " | %zu | %zu | %zu | %zu | %zu |\n",
-			r->stable_success + r->mixed + r->stable_failure,
-			r->stable_success, r->mixed, r->stable_failure,
-			r->single_trial);
+			r->stable_success + r->mixed + r->stable_failure, r->stable_success,
+			r->mixed, r->stable_failure, r->single_trial);
 	}
 	out_str(o, "\n");
 }
@@ -1709,8 +1633,7 @@ static void md_not_run(struct out *o, const struct engi_report_data *d)
 			md_cell(o, r->condition);
 			out_str(o, ")");
 		}
-		out_fmt(o, ": %zu episode%s not run: ", r->not_run,
-			r->not_run == 1 ? "" : "s");
+		out_fmt(o, ": %zu episode%s not run: ", r->not_run, r->not_run == 1 ? "" : "s");
 		size_t k = 0;
 		for (size_t i = 0; i < d->nnot_run; i++) {
 			const struct engi_report_not_run *n = &d->not_run[i];
@@ -1731,10 +1654,11 @@ static void md_not_run(struct out *o, const struct engi_report_data *d)
 		if (!strncmp(d->not_run[i].reason, "verifier ", 9))
 			attention += d->not_run[i].episodes;
 	if (attention)
-		out_fmt(o, "**Needs attention:** the verifier failed on the deliverables of %zu "
-			   "episode%s (crashed or reached a limit). Their runs stand; `run --resume` "
-			   "judges them again, and `engisweep judge TASK.json "
-			   "RESULTS/artifacts/CELL` reproduces one by hand.\n\n",
+		out_fmt(o,
+			"**Needs attention:** the verifier failed on the deliverables of %zu "
+			"episode%s (crashed or reached a limit). Their runs stand; `run --resume` "
+			"judges them again, and `engisweep judge TASK.json "
+			"RESULTS/artifacts/CELL` reproduces one by hand.\n\n",
 			attention, attention == 1 ? "" : "s");
 }
 
@@ -1778,16 +1702,14 @@ static void md_effort(struct out *o, const struct engi_report_data *d)
 		md_num(o, r->mean_turns, "%.1f");
 		out_str(o, " | ");
 		md_num(o, r->mean_wall_s, "%.1f");
-		out_fmt(o, " | %" PRId64 " | %" PRId64 " | ", r->tokens_in,
-			r->tokens_out);
+		out_fmt(o, " | %" PRId64 " | %" PRId64 " | ", r->tokens_in, r->tokens_out);
 		md_num(o, r->cost_usd, "%.2f");
 		out_str(o, " |\n");
 	}
 	out_str(o, "\n");
 }
 
-static void md_groups(struct out *o, const struct engi_report_data *d,
-		      int table)
+static void md_groups(struct out *o, const struct engi_report_data *d, int table)
 {
 	char pct[32];
 	level_percent(d, pct, sizeof(pct));
@@ -1802,9 +1724,9 @@ static void md_groups(struct out *o, const struct engi_report_data *d,
 		"every task at the same score).%s\n\n",
 		name, pct, d->boot.min_tasks,
 		table == ENGI_REPORT_BY_SOFTWARE
-			? " A task that uses several programs counts in the "
-			  "group of each."
-			: "");
+		    ? " A task that uses several programs counts in the "
+		      "group of each."
+		    : "");
 	if (ng == 0) {
 		out_str(o, "No task has a recorded episode.\n\n");
 		return;
@@ -1822,8 +1744,7 @@ static void md_groups(struct out *o, const struct engi_report_data *d,
 	for (size_t a = 0; a < d->narms; a++) {
 		md_arm(o, d, &d->rows[first + a]);
 		for (size_t g = 0; g < ng; g++) {
-			const struct engi_report_row *r =
-				&d->rows[first + g * d->narms + a];
+			const struct engi_report_row *r = &d->rows[first + g * d->narms + a];
 			out_str(o, " | ");
 			if (r->tasks == 0) {
 				out_str(o, "n/a (n=0)");
@@ -1834,11 +1755,9 @@ static void md_groups(struct out *o, const struct engi_report_data *d,
 				md_interval(o, &r->score, d->boot.min_tasks);
 				out_fmt(o, " (n=%zu)", r->tasks);
 			} else {
-				out_fmt(o, "(n=%zu, %s)", r->tasks,
-					short_flag(r->score.flag));
+				out_fmt(o, "(n=%zu, %s)", r->tasks, short_flag(r->score.flag));
 			}
-			if (memcmp(&r->reward.mean, &r->score.mean,
-				   sizeof(double)))
+			if (memcmp(&r->reward.mean, &r->score.mean, sizeof(double)))
 				out_fmt(o, "; reward %.1f", r->reward.mean);
 		}
 		out_str(o, " |\n");
@@ -1860,9 +1779,8 @@ static void render_markdown(struct out *o, const struct engi_report_data *d)
 		"%zu tasks whose scores are not all equal. env_crash and "
 		"infra_error episodes are infrastructure failures, not run: "
 		"counted, never scored.\n\n",
-		pct,
-		d->boot.interval == ENGI_INTERVAL_BCA ? "BCa" : "percentile",
-		d->boot.draws, d->boot.seed, d->boot.min_tasks);
+		pct, d->boot.interval == ENGI_INTERVAL_BCA ? "BCa" : "percentile", d->boot.draws,
+		d->boot.seed, d->boot.min_tasks);
 	md_provenance(o, d);
 	md_episodes(o, d);
 	md_not_run(o, d);
@@ -1880,13 +1798,11 @@ static void render_markdown(struct out *o, const struct engi_report_data *d)
 
 /* ---- writers ---- */
 
-static int write_file(const char *path, const struct engi_dynbuf *b,
-		      struct engi_error *err)
+static int write_file(const char *path, const struct engi_dynbuf *b, struct engi_error *err)
 {
 	FILE *f = fopen(path, "wb");
 	if (!f)
-		RAISE(err, ENGI_EIO, "cannot open report file '%s': %s", path,
-		      strerror(errno));
+		RAISE(err, ENGI_EIO, "cannot open report file '%s': %s", path, strerror(errno));
 	size_t n = b->len ? fwrite(b->buf, 1, b->len, f) : 0;
 	int werr = n != b->len ? errno : 0;
 	if (fclose(f) != 0 && !werr)
@@ -1897,8 +1813,8 @@ static int write_file(const char *path, const struct engi_dynbuf *b,
 	return 0;
 }
 
-static int render_to_file(const struct engi_report_data *d, const char *path,
-			  int json, struct engi_error *err)
+static int render_to_file(const struct engi_report_data *d, const char *path, int json,
+			  struct engi_error *err)
 {
 	struct out o;
 	out_init(&o);
@@ -1906,8 +1822,7 @@ static int render_to_file(const struct engi_report_data *d, const char *path,
 		render_json(&o, d);
 	else
 		render_csv(&o, d);
-	int rc =
-		out_check(&o, json ? "the JSON report" : "the CSV report", err);
+	int rc = out_check(&o, json ? "the JSON report" : "the CSV report", err);
 	if (!rc)
 		rc = write_file(path, &o.b, err);
 	engi_dynbuf_release(&o.b);
@@ -1926,43 +1841,36 @@ int engi_report_write_json(const struct engi_report_data *d, const char *path,
 	return render_to_file(d, path, 1, err);
 }
 
-int engi_report_write_markdown(const struct engi_report_data *d, FILE *out,
-			       struct engi_error *err)
+int engi_report_write_markdown(const struct engi_report_data *d, FILE *out, struct engi_error *err)
 {
 	struct out o;
 	out_init(&o);
 	render_markdown(&o, d);
 	int rc = out_check(&o, "the Markdown report", err);
 	if (!rc && o.b.len && fwrite(o.b.buf, 1, o.b.len, out) != o.b.len)
-		rc = engi_raise(err, ENGI_EIO,
-				"cannot write the Markdown report: %s",
+		rc = engi_raise(err, ENGI_EIO, "cannot write the Markdown report: %s",
 				strerror(errno));
 	if (!rc && (fflush(out) != 0 || ferror(out)))
-		rc = engi_raise(err, ENGI_EIO,
-				"cannot write the Markdown report: %s",
+		rc = engi_raise(err, ENGI_EIO, "cannot write the Markdown report: %s",
 				strerror(errno));
 	engi_dynbuf_release(&o.b);
 	return rc;
 }
 
-static int write_with_suffix(const struct engi_report_data *d,
-			     const char *prefix, const char *suffix, int json,
-			     struct engi_error *err)
+static int write_with_suffix(const struct engi_report_data *d, const char *prefix,
+			     const char *suffix, int json, struct engi_error *err)
 {
 	size_t n = strlen(prefix) + strlen(suffix) + 1;
 	char *path = engi_malloc(n);
 	if (!path)
-		RAISE(err, ENGI_ENOMEM,
-		      "out of memory naming report file '%s%s'", prefix,
-		      suffix);
+		RAISE(err, ENGI_ENOMEM, "out of memory naming report file '%s%s'", prefix, suffix);
 	snprintf(path, n, "%s%s", prefix, suffix);
 	int rc = render_to_file(d, path, json, err);
 	engi_free(path);
 	return rc;
 }
 
-int engi_report(const struct engi_results *res,
-		const struct engi_report_opts *o, FILE *md,
+int engi_report(const struct engi_results *res, const struct engi_report_opts *o, FILE *md,
 		struct engi_error *err)
 {
 	struct engi_report_data d;
@@ -1986,8 +1894,7 @@ int engi_report(const struct engi_results *res,
 		size_t n = strlen(o->prefix) + sizeof(".evidence.csv");
 		char *path = engi_malloc(n);
 		if (!path)
-			rc = engi_raise(err, ENGI_ENOMEM,
-					"out of memory naming '%s.evidence.csv'",
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory naming '%s.evidence.csv'",
 					o->prefix);
 		else {
 			snprintf(path, n, "%s.evidence.csv", o->prefix);

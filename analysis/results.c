@@ -42,8 +42,8 @@ const char *engi_res_str(const struct engi_results *r, const char *field)
 	return s ? s : field;
 }
 
-int engi_res_set(struct engi_results *r, char *field, size_t size,
-		 const char *text, struct engi_error *err)
+int engi_res_set(struct engi_results *r, char *field, size_t size, const char *text,
+		 struct engi_error *err)
 {
 	size_t n = strlen(text);
 	if (n < size && text[0] != ENGI_RES_LONG) {
@@ -55,15 +55,13 @@ int engi_res_set(struct engi_results *r, char *field, size_t size,
 	char alias[32];
 	int k = snprintf(alias, sizeof alias, "%c%zu", ENGI_RES_LONG, i);
 	if (k < 0 || (size_t)k >= size)
-		RAISE(err, ENGI_EINVALID,
-		      "a field of %zu bytes cannot hold the alias of text %zu",
+		RAISE(err, ENGI_EINVALID, "a field of %zu bytes cannot hold the alias of text %zu",
 		      size, i);
 	memcpy(field, alias, (size_t)k + 1);
 	return 0;
 }
 
-int engi_res_copy(char *dst, size_t size, const char *src, const char *what,
-		  struct engi_error *err)
+int engi_res_copy(char *dst, size_t size, const char *src, const char *what, struct engi_error *err)
 {
 	size_t n = strlen(src);
 	if (n >= size)

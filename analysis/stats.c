@@ -123,21 +123,16 @@ double engi_normal_quantile(double p)
 	double x, q, r;
 	if (p < 0.02425) {
 		q = sqrt(-2 * log(p));
-		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q +
-		     c[5]) /
+		x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
 		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
 	} else if (p <= 1 - 0.02425) {
 		q = p - 0.5;
 		r = q * q;
-		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r +
-		     a[5]) *
-		    q /
-		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r +
-		     1);
+		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 	} else {
 		q = sqrt(-2 * log(1 - p));
-		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q +
-		      c[5]) /
+		x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
 		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
 	}
 	double e = engi_normal_cdf(x) - p;
@@ -148,8 +143,7 @@ double engi_normal_quantile(double p)
 static int check_draws(size_t draws, struct engi_error *err)
 {
 	if (draws < 1 || draws > ENGI_STATS_DRAWS_MAX)
-		RAISE(err, ENGI_EINVALID,
-		      "number of draws %zu is outside 1..%u", draws,
+		RAISE(err, ENGI_EINVALID, "number of draws %zu is outside 1..%u", draws,
 		      ENGI_STATS_DRAWS_MAX);
 	return 0;
 }
@@ -158,28 +152,22 @@ int engi_boot_opts_check(const struct engi_boot_opts *o, struct engi_error *err)
 {
 	TRY(check_draws(o->draws, err));
 	if (!(o->level > 0.0 && o->level < 1.0))
-		RAISE(err, ENGI_EINVALID,
-		      "confidence level %g is outside (0, 1)", o->level);
+		RAISE(err, ENGI_EINVALID, "confidence level %g is outside (0, 1)", o->level);
 	if (o->min_tasks < 1)
-		RAISE(err, ENGI_EINVALID,
-		      "minimum number of tasks must be >= 1");
-	if (o->interval != ENGI_INTERVAL_PERCENTILE &&
-	    o->interval != ENGI_INTERVAL_BCA)
-		RAISE(err, ENGI_EINVALID, "interval method %d is unknown",
-		      o->interval);
+		RAISE(err, ENGI_EINVALID, "minimum number of tasks must be >= 1");
+	if (o->interval != ENGI_INTERVAL_PERCENTILE && o->interval != ENGI_INTERVAL_BCA)
+		RAISE(err, ENGI_EINVALID, "interval method %d is unknown", o->interval);
 	return 0;
 }
 
-int engi_task_means(const size_t *task, const double *value, size_t n,
-		    size_t ntasks, double *mean, size_t *count,
-		    struct engi_error *err)
+int engi_task_means(const size_t *task, const double *value, size_t n, size_t ntasks, double *mean,
+		    size_t *count, struct engi_error *err)
 {
 	size_t *cnt = count;
 	if (!cnt) {
 		cnt = engi_reallocarray(NULL, ntasks ? ntasks : 1, sizeof *cnt);
 		if (!cnt)
-			RAISE(err, ENGI_ENOMEM,
-			      "out of memory averaging %zu tasks", ntasks);
+			RAISE(err, ENGI_ENOMEM, "out of memory averaging %zu tasks", ntasks);
 	}
 	for (size_t t = 0; t < ntasks; t++) {
 		mean[t] = 0.0;
@@ -188,14 +176,12 @@ int engi_task_means(const size_t *task, const double *value, size_t n,
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (task[i] >= ntasks) {
-			rc = engi_raise(err, ENGI_EINVALID,
-					"value %zu names task %zu of only %zu",
+			rc = engi_raise(err, ENGI_EINVALID, "value %zu names task %zu of only %zu",
 					i, task[i], ntasks);
 			goto out;
 		}
 		if (!isfinite(value[i])) {
-			rc = engi_raise(err, ENGI_EINVALID,
-					"value %zu (task %zu) is not finite", i,
+			rc = engi_raise(err, ENGI_EINVALID, "value %zu (task %zu) is not finite", i,
 					task[i]);
 			goto out;
 		}
@@ -233,8 +219,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Mean, count and flag of one arm's present values. */
-static void classify(const double *x, const unsigned char *present,
-		     size_t ntasks, size_t min_tasks, struct engi_ci *ci)
+static void classify(const double *x, const unsigned char *present, size_t ntasks, size_t min_tasks,
+		     struct engi_ci *ci)
 {
 	size_t n = 0;
 	double sum = 0.0, first = 0.0;
@@ -322,19 +308,16 @@ static void read_interval(const double *sorted, size_t m, const double *x,
 	ci->hi = engi_quantile_sorted(sorted, m, qhi);
 }
 
-int engi_boot_shared(const double *x, const unsigned char *present,
-		     size_t narms, size_t ntasks,
-		     const struct engi_boot_opts *o, struct engi_ci *out,
-		     double *draws_out, struct engi_error *err)
+int engi_boot_shared(const double *x, const unsigned char *present, size_t narms, size_t ntasks,
+		     const struct engi_boot_opts *o, struct engi_ci *out, double *draws_out,
+		     struct engi_error *err)
 {
 	TRY(engi_boot_opts_check(o, err));
 	if (narms && ntasks > SIZE_MAX / narms)
-		RAISE(err, ENGI_EINVALID,
-		      "bootstrap of %zu arms x %zu tasks is too large", narms,
+		RAISE(err, ENGI_EINVALID, "bootstrap of %zu arms x %zu tasks is too large", narms,
 		      ntasks);
 	if (narms && o->draws > SIZE_MAX / sizeof(double) / narms)
-		RAISE(err, ENGI_EINVALID,
-		      "bootstrap of %zu arms x %zu draws is too large", narms,
+		RAISE(err, ENGI_EINVALID, "bootstrap of %zu arms x %zu draws is too large", narms,
 		      o->draws);
 	for (size_t a = 0; a < narms; a++) {
 		for (size_t t = 0; t < ntasks; t++) {
@@ -349,8 +332,8 @@ int engi_boot_shared(const double *x, const unsigned char *present,
 
 	int resample = draws_out != NULL;
 	for (size_t a = 0; a < narms; a++) {
-		classify(x + a * ntasks, present ? present + a * ntasks : NULL,
-			 ntasks, o->min_tasks, &out[a]);
+		classify(x + a * ntasks, present ? present + a * ntasks : NULL, ntasks,
+			 o->min_tasks, &out[a]);
 		if (out[a].flag == ENGI_CI_OK)
 			resample = 1;
 	}
@@ -370,8 +353,7 @@ int engi_boot_shared(const double *x, const unsigned char *present,
 		engi_free(idx);
 		engi_free(stat);
 		engi_free(sorted);
-		RAISE(err, ENGI_ENOMEM,
-		      "out of memory for a bootstrap of %zu arms x %zu draws",
+		RAISE(err, ENGI_ENOMEM, "out of memory for a bootstrap of %zu arms x %zu draws",
 		      narms, o->draws);
 	}
 
@@ -382,8 +364,7 @@ int engi_boot_shared(const double *x, const unsigned char *present,
 			idx[i] = (size_t)engi_rng_below(&rng, ntasks);
 		for (size_t a = 0; a < narms; a++) {
 			const double *row = x + a * ntasks;
-			const unsigned char *has =
-				present ? present + a * ntasks : NULL;
+			const unsigned char *has = present ? present + a * ntasks : NULL;
 			double sum = 0.0;
 			size_t cnt = 0;
 			for (size_t i = 0; i < ntasks; i++) {
@@ -399,8 +380,7 @@ int engi_boot_shared(const double *x, const unsigned char *present,
 	for (size_t a = 0; a < narms; a++) {
 		const double *s = stat + a * o->draws;
 		if (draws_out)
-			memcpy(draws_out + a * o->draws, s,
-			       o->draws * sizeof *s);
+			memcpy(draws_out + a * o->draws, s, o->draws * sizeof *s);
 		if (out[a].flag != ENGI_CI_OK)
 			continue;
 		size_t m = 0;
@@ -411,9 +391,8 @@ int engi_boot_shared(const double *x, const unsigned char *present,
 		if (m == 0)
 			continue;
 		qsort(sorted, m, sizeof *sorted, cmp_double);
-		read_interval(sorted, m, x + a * ntasks,
-			      present ? present + a * ntasks : NULL, ntasks, o,
-			      &out[a]);
+		read_interval(sorted, m, x + a * ntasks, present ? present + a * ntasks : NULL,
+			      ntasks, o, &out[a]);
 	}
 	engi_free(idx);
 	engi_free(stat);
@@ -421,20 +400,17 @@ int engi_boot_shared(const double *x, const unsigned char *present,
 	return 0;
 }
 
-int engi_ci_from_draws(const double *x, size_t n, const double *draws,
-		       size_t ndraws, const struct engi_boot_opts *o,
-		       struct engi_ci *out, struct engi_error *err)
+int engi_ci_from_draws(const double *x, size_t n, const double *draws, size_t ndraws,
+		       const struct engi_boot_opts *o, struct engi_ci *out, struct engi_error *err)
 {
 	TRY(engi_boot_opts_check(o, err));
 	for (size_t t = 0; t < n; t++)
 		if (!isfinite(x[t]))
-			RAISE(err, ENGI_EINVALID, "value of task %zu is not finite",
-			      t);
+			RAISE(err, ENGI_EINVALID, "value of task %zu is not finite", t);
 	classify(x, NULL, n, o->min_tasks, out);
 	if (out->flag != ENGI_CI_OK)
 		return 0;
-	double *sorted = engi_reallocarray(NULL, ndraws ? ndraws : 1,
-					   sizeof *sorted);
+	double *sorted = engi_reallocarray(NULL, ndraws ? ndraws : 1, sizeof *sorted);
 	if (!sorted)
 		RAISE(err, ENGI_ENOMEM, "out of memory for %zu draws", ndraws);
 	size_t m = 0;
@@ -450,8 +426,8 @@ int engi_ci_from_draws(const double *x, size_t n, const double *draws,
 	return 0;
 }
 
-int engi_boot_mean(const double *x, size_t n, const struct engi_boot_opts *o,
-		   struct engi_ci *out, struct engi_error *err)
+int engi_boot_mean(const double *x, size_t n, const struct engi_boot_opts *o, struct engi_ci *out,
+		   struct engi_error *err)
 {
 	return engi_boot_shared(x, NULL, 1, n, o, out, NULL, err);
 }
@@ -461,23 +437,20 @@ static int differences(const double *a, const double *b, size_t n, double **out,
 {
 	double *d = engi_reallocarray(NULL, n ? n : 1, sizeof *d);
 	if (!d)
-		RAISE(err, ENGI_ENOMEM, "out of memory for %zu paired values",
-		      n);
+		RAISE(err, ENGI_ENOMEM, "out of memory for %zu paired values", n);
 	for (size_t i = 0; i < n; i++) {
 		d[i] = b ? a[i] - b[i] : a[i];
 		if (!isfinite(d[i])) {
 			engi_free(d);
-			RAISE(err, ENGI_EINVALID,
-			      "paired difference of task %zu is not finite", i);
+			RAISE(err, ENGI_EINVALID, "paired difference of task %zu is not finite", i);
 		}
 	}
 	*out = d;
 	return 0;
 }
 
-int engi_paired_boot(const double *a, const double *b, size_t n,
-		     const struct engi_boot_opts *o, struct engi_ci *out,
-		     struct engi_error *err)
+int engi_paired_boot(const double *a, const double *b, size_t n, const struct engi_boot_opts *o,
+		     struct engi_ci *out, struct engi_error *err)
 {
 	double *d;
 	TRY(differences(a, b, n, &d, err));
@@ -486,14 +459,12 @@ int engi_paired_boot(const double *a, const double *b, size_t n,
 	return rc;
 }
 
-int engi_signflip_test(const double *a, const double *b, size_t n,
-		       uint64_t seed, size_t draws, struct engi_signflip *out,
-		       struct engi_error *err)
+int engi_signflip_test(const double *a, const double *b, size_t n, uint64_t seed, size_t draws,
+		       struct engi_signflip *out, struct engi_error *err)
 {
 	TRY(check_draws(draws, err));
 	if (n == 0)
-		RAISE(err, ENGI_EINVALID,
-		      "sign-flip test needs at least one pair");
+		RAISE(err, ENGI_EINVALID, "sign-flip test needs at least one pair");
 	double *d;
 	TRY(differences(a, b, n, &d, err));
 
@@ -548,19 +519,16 @@ static int cmp_p_rank(const void *a, const void *b)
 	return (x->at > y->at) - (x->at < y->at);
 }
 
-int engi_holm(const double *p, size_t n, double *adjusted,
-	      struct engi_error *err)
+int engi_holm(const double *p, size_t n, double *adjusted, struct engi_error *err)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!(p[i] >= 0.0 && p[i] <= 1.0))
-			RAISE(err, ENGI_EINVALID,
-			      "p-value %zu (%g) is outside [0, 1]", i, p[i]);
+			RAISE(err, ENGI_EINVALID, "p-value %zu (%g) is outside [0, 1]", i, p[i]);
 	if (n == 0)
 		return 0;
 	struct p_rank *r = engi_reallocarray(NULL, n, sizeof *r);
 	if (!r)
-		RAISE(err, ENGI_ENOMEM, "out of memory adjusting %zu p-values",
-		      n);
+		RAISE(err, ENGI_ENOMEM, "out of memory adjusting %zu p-values", n);
 	for (size_t i = 0; i < n; i++) {
 		r[i].p = p[i];
 		r[i].at = i;

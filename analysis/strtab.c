@@ -62,8 +62,7 @@ size_t strtab_get(const struct strtab *t, const char *k)
 }
 
 /* k must outlive the table */
-int strtab_put(struct strtab *t, const char *k, size_t v,
-		      struct engi_error *err)
+int strtab_put(struct strtab *t, const char *k, size_t v, struct engi_error *err)
 {
 	if (2 * (t->n + 1) > t->cap)
 		TRY(strtab_grow(t, err));
@@ -81,8 +80,8 @@ int strtab_put(struct strtab *t, const char *k, size_t v,
 	return 0;
 }
 
-int engi_strpool_add(struct engi_strpool **pp, const char *s, const char **out,
-		     size_t *index, struct engi_error *err)
+int engi_strpool_add(struct engi_strpool **pp, const char *s, const char **out, size_t *index,
+		     struct engi_error *err)
 {
 	if (!*pp && !(*pp = engi_calloc(1, sizeof **pp)))
 		RAISE(err, ENGI_ENOMEM, "out of memory keeping names");
@@ -93,8 +92,7 @@ int engi_strpool_add(struct engi_strpool **pp, const char *s, const char **out,
 			size_t na = p->alloc ? 2 * p->alloc : 64;
 			char **ns = engi_reallocarray(p->s, na, sizeof *ns);
 			if (!ns)
-				RAISE(err, ENGI_ENOMEM,
-				      "out of memory keeping names");
+				RAISE(err, ENGI_ENOMEM, "out of memory keeping names");
 			p->s = ns;
 			p->alloc = na;
 		}

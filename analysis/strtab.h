@@ -21,8 +21,7 @@ void strtab_release(struct strtab *t);
 /* The index stored under k, SIZE_MAX when absent. */
 size_t strtab_get(const struct strtab *t, const char *k);
 /* Stores v under k (replacing an earlier value). */
-int strtab_put(struct strtab *t, const char *k, size_t v,
-	       struct engi_error *err);
+int strtab_put(struct strtab *t, const char *k, size_t v, struct engi_error *err);
 
 /*
  * Interned strings of any length: one owned copy of each distinct text, its
@@ -37,8 +36,8 @@ struct engi_strpool {
 };
 
 /* The interned copy of s (*out) and its index (index may be NULL). */
-int engi_strpool_add(struct engi_strpool **p, const char *s, const char **out,
-		     size_t *index, struct engi_error *err);
+int engi_strpool_add(struct engi_strpool **p, const char *s, const char **out, size_t *index,
+		     struct engi_error *err);
 /* Text i, NULL when there is none. */
 const char *engi_strpool_get(const struct engi_strpool *p, size_t i);
 void engi_strpool_free(struct engi_strpool **p);

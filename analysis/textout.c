@@ -13,8 +13,7 @@ void textout(struct engi_dynbuf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-int textout_check(const struct engi_dynbuf *b, const char *what, size_t cap,
-		  struct engi_error *err)
+int textout_check(const struct engi_dynbuf *b, const char *what, size_t cap, struct engi_error *err)
 {
 	if (b->cap == 0)
 		RAISE(err, ENGI_ETOOBIG, "the %s output is over its %zu-byte cap or out of memory",

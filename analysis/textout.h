@@ -12,8 +12,7 @@
 #include "engi/dynbuf.h"
 #include "engi/error.h"
 
-void textout(struct engi_dynbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void textout(struct engi_dynbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* ENGI_ETOOBIG "the WHAT output is over its CAP-byte cap or out of memory"
  * after a failed add, else 0. */
 int textout_check(const struct engi_dynbuf *b, const char *what, size_t cap,

@@ -23,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NMODELS 7
-#define NTASKS 1301
-#define NTRIALS 3
+#define NMODELS	    7
+#define NTASKS	    1301
+#define NTRIALS	    3
 #define NASSERTIONS 1000000
 
 static double now_s(void)
@@ -39,10 +39,8 @@ static void write_csvs(const char *ep_path, const char *as_path)
 {
 	static const char *const types[] = {"single", "optimization", "multi"};
 	static const char *const domains[] = {"CAD", "CAE", "CFD"};
-	static const char *const stages[] = {"delivered", "valid", "geometry",
-					     "physics"};
-	static const char *const states[] = {"pass", "pass", "fail",
-					     "unavailable"};
+	static const char *const stages[] = {"delivered", "valid", "geometry", "physics"};
+	static const char *const states[] = {"pass", "pass", "fail", "unavailable"};
 	FILE *ep = fopen(ep_path, "w"), *as = fopen(as_path, "w");
 	if (!ep || !as) {
 		perror("bench_analysis: cannot write the CSV files");
@@ -60,16 +58,14 @@ static void write_csvs(const char *ep_path, const char *as_path)
 		for (int m = 0; m < NMODELS; m++) {
 			for (int trial = 1; trial <= NTRIALS; trial++, k++) {
 				int s = engi_rng_unit(&rng) < easy + 0.03 * m - 0.1;
-				const char *oc = engi_rng_below(&rng, 50) == 0
-							 ? "env_crash"
-							 : "done";
+				const char *oc =
+				    engi_rng_below(&rng, 50) == 0 ? "env_crash" : "done";
 				fprintf(ep,
 					"task%04d,model%d,%d,base,%d,%d,%d,%d,"
 					"%d,%d,%.4f,%.1f,%s,%s,%s,cli,"
 					"openscad\n",
-					t, m, trial, s, s, s, 5 + t % 40,
-					1000 * (1 + t % 9), 100 * (1 + t % 5),
-					0.001 * (double)(t % 17), 30.0 + t % 60,
+					t, m, trial, s, s, s, 5 + t % 40, 1000 * (1 + t % 9),
+					100 * (1 + t % 5), 0.001 * (double)(t % 17), 30.0 + t % 60,
 					oc, domains[t % 3], types[t % 3]);
 				/* spread 1,000,000 rows evenly over the episodes */
 				size_t upto = (k + 1) * NASSERTIONS / nep;
@@ -120,9 +116,8 @@ int main(int argc, char **argv)
 		if (t1 - t0 < best_csv)
 			best_csv = t1 - t0;
 		if (r == 0)
-			printf("episodes %zu assertions %zu tasks %zu models %zu\n",
-			       res.nepisodes, res.nassertions, res.ntasks,
-			       res.nmodels);
+			printf("episodes %zu assertions %zu tasks %zu models %zu\n", res.nepisodes,
+			       res.nassertions, res.ntasks, res.nmodels);
 
 		struct engi_report_opts ro;
 		engi_report_opts_init(&ro);
@@ -163,7 +158,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_analysis: %s\n", err.msg);
 		return 1;
 	}
-	printf("csv %.3f\nreport %.3f\ncompare %.3f\n", best_csv, best_report,
-	       best_compare);
+	printf("csv %.3f\nreport %.3f\ncompare %.3f\n", best_csv, best_report, best_compare);
 	return 0;
 }

@@ -118,8 +118,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		snprintf(path, sizeof(path), "%s/bench-results.h5", dir);
-		struct store_meta meta = {.sweep_id = "bench", .config_json = "{}",
-					  .versions_json = "{}", .command_line = "bench"};
+		struct store_meta meta = {.sweep_id = "bench",
+					  .config_json = "{}",
+					  .versions_json = "{}",
+					  .command_line = "bench"};
 		if (store_create(&c.store, path, &meta, &err) < 0) {
 			fprintf(stderr, "%s\n", err.msg);
 			return 1;

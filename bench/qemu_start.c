@@ -93,7 +93,8 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		image = argv[1];
 	int runs = argc > 2 ? atoi(argv[2]) : 10;
-	snprintf(work, sizeof(work), "%s/bench-qemu-%d", argc > 3 ? argv[3] : "/tmp", (int)getpid());
+	snprintf(work, sizeof(work), "%s/bench-qemu-%d", argc > 3 ? argv[3] : "/tmp",
+		 (int)getpid());
 	if (runs < 1)
 		runs = 1;
 	struct engi_error e;

@@ -367,8 +367,8 @@ int engi_json_number(json_t *obj, const char *key, const char *file, const char 
 }
 
 int engi_criterion_name_unique(const struct engi_criterion *first, size_t stride, size_t i,
-			       size_t skip, const char *file, const char *base,
-			       const char *pointer, struct engi_error *err)
+			       size_t skip, const char *file, const char *base, const char *pointer,
+			       struct engi_error *err)
 {
 	const char *at = (const char *)first;
 	const char *name = ((const struct engi_criterion *)(at + i * stride))->name;
@@ -678,8 +678,8 @@ int engi_verify_load_mesh(const struct engi_verify_ctx *ctx, const char *target,
 	char path[PATH_MAX];
 	int n = snprintf(path, sizeof(path), "%s/%s", ctx->artifact_dir, target);
 	if (n < 0 || (size_t)n >= sizeof(path))
-		RAISE(e, ENGI_EINVALID, "cannot read %s '%s': path too long", stl_only ? "STL" : "mesh",
-		      target);
+		RAISE(e, ENGI_EINVALID, "cannot read %s '%s': path too long",
+		      stl_only ? "STL" : "mesh", target);
 	TRY(stl_only ? engi_stl_read(path, m, max_tris, e)
 		     : engi_mesh_read(path, m, max_tris, max_tris, e));
 	TRY(engi_mesh_weld(m, weld_tol, e));

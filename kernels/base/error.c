@@ -18,8 +18,8 @@ const char *engi_strerror(int code)
 	switch (code) {
 	case ENGI_OK:
 		return "success";
-#define ENGI_X_MSG(name, msg)                                                  \
-	case ENGI_E##name:                                                     \
+#define ENGI_X_MSG(name, msg)                                                                      \
+	case ENGI_E##name:                                                                         \
 		return msg;
 		ENGI_ERRNO_MAP(ENGI_X_MSG)
 #undef ENGI_X_MSG
@@ -33,8 +33,8 @@ const char *engi_errname(int code)
 	switch (code) {
 	case ENGI_OK:
 		return "ENGI_OK";
-#define ENGI_X_NAME(name, msg)                                                 \
-	case ENGI_E##name:                                                     \
+#define ENGI_X_NAME(name, msg)                                                                     \
+	case ENGI_E##name:                                                                         \
 		return "ENGI_E" #name;
 		ENGI_ERRNO_MAP(ENGI_X_NAME)
 #undef ENGI_X_NAME

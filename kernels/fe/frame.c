@@ -26,10 +26,10 @@
  * not plane or slender models (a plane frame of 70k dof: 3e10 flops, a band
  * of 650, solved directly in half a second). */
 #define FRAME_CG_BAND_FLOPS 1e10
-#define FRAME_CG_BAND 1000.0
+#define FRAME_CG_BAND	    1000.0
 /* Conjugate gradients: relative residual and iteration cap, beyond which
  * the direct solver takes over. */
-#define FRAME_CG_TOL 1e-12
+#define FRAME_CG_TOL   1e-12
 #define FRAME_CG_MAXIT 200
 
 static double now_s(void)

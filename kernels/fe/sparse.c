@@ -423,7 +423,8 @@ int engi_fe_csc_solve(struct engi_fe_csc *a, double *b, size_t nrhs,
 		 * triangle is the only copy of the matrix at the peak. */
 		cholmod_sparse *S = cholmod_ptranspose(&A, 2, L->Perm, NULL, 0, &cm);
 		if (!S) {
-			rc = engi_raise(err, ENGI_ENOMEM, "sparse factorisation failed: out of memory");
+			rc = engi_raise(err, ENGI_ENOMEM,
+					"sparse factorisation failed: out of memory");
 			goto out;
 		}
 		engi_free(a->rowind);

@@ -342,10 +342,9 @@ static int read_body(struct ply *y, struct io_mesh *b)
 				while (bad < 3 && engi_coord_ok(p[bad]))
 					bad++;
 				if (bad < 3)
-					return ply_fail(y, ENGI_EPARSE,
-							"vertex %llu: coordinate %c = %g %s", i,
-							"xyz"[bad], p[bad],
-							engi_coord_problem(p[bad]));
+					return ply_fail(
+					    y, ENGI_EPARSE, "vertex %llu: coordinate %c = %g %s", i,
+					    "xyz"[bad], p[bad], engi_coord_problem(p[bad]));
 				int rc = io_add_vertex(b, p);
 				if (rc < 0)
 					return ply_fail(y, rc, "out of memory");

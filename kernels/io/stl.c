@@ -101,10 +101,11 @@ static int read_binary(FILE *fp, const char *path, uint64_t n, struct engi_mesh 
 			for (int c = 0; c < 9; c++) {
 				v[c] = le_float(p + 4 * c);
 				if (!engi_coord_ok(v[c])) {
-					rc = stl_fail(err, ENGI_EPARSE, path,
-						      "facet %llu, vertex %d: coordinate %c = %g %s",
-						      (unsigned long long)(done + i), c / 3 + 1,
-						      "xyz"[c % 3], v[c], engi_coord_problem(v[c]));
+					rc =
+					    stl_fail(err, ENGI_EPARSE, path,
+						     "facet %llu, vertex %d: coordinate %c = %g %s",
+						     (unsigned long long)(done + i), c / 3 + 1,
+						     "xyz"[c % 3], v[c], engi_coord_problem(v[c]));
 					break;
 				}
 			}
@@ -228,10 +229,11 @@ static int read_facet(struct lexer *lx, double v[9], size_t facet, struct engi_e
 		for (int c = 0; c < 3; c++) {
 			TRY(number(lx, &v[3 * k + c], err));
 			if (!engi_coord_ok(v[3 * k + c]))
-				return stl_fail(err, ENGI_EPARSE, lx->path,
-						"line %zu: facet %zu, vertex %d: coordinate %c = %g %s",
-						lx->line, facet, k + 1, "xyz"[c], v[3 * k + c],
-						engi_coord_problem(v[3 * k + c]));
+				return stl_fail(
+				    err, ENGI_EPARSE, lx->path,
+				    "line %zu: facet %zu, vertex %d: coordinate %c = %g %s",
+				    lx->line, facet, k + 1, "xyz"[c], v[3 * k + c],
+				    engi_coord_problem(v[3 * k + c]));
 		}
 	}
 	TRY(expect(lx, "endloop", err));

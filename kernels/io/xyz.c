@@ -40,11 +40,12 @@ int engi_xyz_parse(const char *buf, size_t len, const char *name, struct engi_me
 		while (bad < 3 && engi_coord_ok(p[bad]))
 			bad++;
 		if (bad < 3) {
-			rc = engi_raise(err, ENGI_EPARSE,
-					"cannot read XYZ '%s': line %zu: point %zu: coordinate %c = "
-					"%g %s",
-					name, l.lineno, m->nverts + 1, "xyz"[bad], p[bad],
-					engi_coord_problem(p[bad]));
+			rc =
+			    engi_raise(err, ENGI_EPARSE,
+				       "cannot read XYZ '%s': line %zu: point %zu: coordinate %c = "
+				       "%g %s",
+				       name, l.lineno, m->nverts + 1, "xyz"[bad], p[bad],
+				       engi_coord_problem(p[bad]));
 			break;
 		}
 		rc = io_add_vertex(&b, p);

@@ -522,8 +522,8 @@ static int hull_build(struct hull *h, const double *p, size_t n, const uint32_t 
 /* ---- boxes ---- */
 
 /* The centre and half extents of the box lo..hi along the rows of ax. */
-static void box_finish(const double lo[3], const double hi[3], const double ax[9],
-		       double center[3], double half[3])
+static void box_finish(const double lo[3], const double hi[3], const double ax[9], double center[3],
+		       double half[3])
 {
 	double mid[3];
 	for (int k = 0; k < 3; k++) {
@@ -1006,8 +1006,9 @@ static void scaled_copy(const struct engi_mesh *m, const unsigned char *used, do
 	for (size_t v = 0; v < m->nverts; v++)
 		if (used[v]) {
 			for (int d = 0; d < 3; d++)
-				p[3 * n + d] = ldexp(
-				    rint(ldexp(m->xyz[3 * v + d] - c[d], SNAP_BITS - e)), -SNAP_BITS);
+				p[3 * n + d] =
+				    ldexp(rint(ldexp(m->xyz[3 * v + d] - c[d], SNAP_BITS - e)),
+					  -SNAP_BITS);
 			n++;
 		}
 }

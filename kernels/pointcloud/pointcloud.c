@@ -289,7 +289,8 @@ static inline void nearest_leaf(const struct engi_kdtree *t, const struct engi_k
 		double d2 = pt_dist2(t->pts + 3 * (size_t)i, q);
 		/* the first point seen is taken whatever d2 is, so that a query
 		 * whose distances are NaN still gets a point of the tree */
-		if (*best == UINT32_MAX || d2 < *bd2 || (d2 == *bd2 && t->perm[i] < t->perm[*best])) {
+		if (*best == UINT32_MAX || d2 < *bd2 ||
+		    (d2 == *bd2 && t->perm[i] < t->perm[*best])) {
 			*bd2 = d2;
 			*best = i;
 		}

@@ -10,8 +10,8 @@ extern const struct agent_desc agent_noop;
 extern const struct agent_desc agent_model;
 extern const struct agent_desc agent_replay;
 
-static const struct agent_desc *const registry[] = {
-	&agent_reference, &agent_flawed, &agent_noop, &agent_model, &agent_replay, NULL};
+static const struct agent_desc *const registry[] = {&agent_reference, &agent_flawed, &agent_noop,
+						    &agent_model,     &agent_replay, NULL};
 
 const struct agent_desc *const *agent_all(void)
 {
@@ -33,12 +33,14 @@ const struct agent_desc *agent_lookup(const char *spec, struct engi_error *err)
 				return NULL;
 			}
 			if ((*d)->takes_variant && (!colon || !colon[1])) {
-				engi_raise(err, ENGI_EINVALID, "agent '%s' needs a variant: '%s:NAME'",
-					   (*d)->name, (*d)->name);
+				engi_raise(err, ENGI_EINVALID,
+					   "agent '%s' needs a variant: '%s:NAME'", (*d)->name,
+					   (*d)->name);
 				return NULL;
 			}
 			if (!(*d)->takes_variant && colon) {
-				engi_raise(err, ENGI_EINVALID, "agent '%s' takes no ':' variant", (*d)->name);
+				engi_raise(err, ENGI_EINVALID, "agent '%s' takes no ':' variant",
+					   (*d)->name);
 				return NULL;
 			}
 			return *d;
@@ -51,8 +53,8 @@ const struct agent_desc *agent_lookup(const char *spec, struct engi_error *err)
 	return NULL;
 }
 
-int agent_start(const struct agent_desc *d, const struct agent_ctx *ctx,
-		struct agent **out, struct engi_error *err)
+int agent_start(const struct agent_desc *d, const struct agent_ctx *ctx, struct agent **out,
+		struct engi_error *err)
 {
 	*out = NULL;
 	struct agent *a = engi_calloc(1, sizeof(*a));
@@ -75,8 +77,8 @@ int agent_start(const struct agent_desc *d, const struct agent_ctx *ctx,
 	return 0;
 }
 
-int agent_next(struct agent *a, const struct observation *obs,
-	       struct agent_turn *turn, struct engi_error *err)
+int agent_next(struct agent *a, const struct observation *obs, struct agent_turn *turn,
+	       struct engi_error *err)
 {
 	memset(turn, 0, sizeof(*turn));
 	return a->desc->ops->next(a, obs, turn, err);

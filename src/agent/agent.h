@@ -72,7 +72,7 @@ struct observation {
 
 struct agent_ctx {
 	const struct task *task;
-	const char *variant; /* flawed variant name, or NULL */
+	const char *variant;	   /* flawed variant name, or NULL */
 	const char *settings_json; /* the model's settings */
 	const char *condition_json;
 	/* the model's whole models.json entry (names the key variable, never
@@ -84,8 +84,8 @@ struct agent_ctx {
 	int trial;
 	/* replay:SOURCE: the decompressed trace to play back for this task and
 	 * trial (the caller's, engi_free); NULL where no results file is read */
-	int (*replay_load)(const char *source, const char *task_id, int trial,
-			   char **jsonl, size_t *len, struct engi_error *err);
+	int (*replay_load)(const char *source, const char *task_id, int trial, char **jsonl,
+			   size_t *len, struct engi_error *err);
 	/* the sweep's request governor: "ask EST_TOKENS" answers the seconds to
 	 * wait before a request, "tell STATUS TOKENS EST_TOKENS" reports one;
 	 * NULL: the agent paces itself within this process */
@@ -100,10 +100,9 @@ struct agent_ctx {
 struct agent;
 
 struct agent_ops {
-	int (*start)(struct agent *a, const struct agent_ctx *ctx,
-		     struct engi_error *err);
-	int (*next)(struct agent *a, const struct observation *obs,
-		    struct agent_turn *turn, struct engi_error *err);
+	int (*start)(struct agent *a, const struct agent_ctx *ctx, struct engi_error *err);
+	int (*next)(struct agent *a, const struct observation *obs, struct agent_turn *turn,
+		    struct engi_error *err);
 	void (*stop)(struct agent *a);
 };
 
@@ -128,10 +127,10 @@ struct agent {
 const struct agent_desc *agent_lookup(const char *spec, struct engi_error *err);
 const struct agent_desc *const *agent_all(void);
 
-int agent_start(const struct agent_desc *d, const struct agent_ctx *ctx,
-		struct agent **out, struct engi_error *err);
-int agent_next(struct agent *a, const struct observation *obs,
-	       struct agent_turn *turn, struct engi_error *err);
+int agent_start(const struct agent_desc *d, const struct agent_ctx *ctx, struct agent **out,
+		struct engi_error *err);
+int agent_next(struct agent *a, const struct observation *obs, struct agent_turn *turn,
+	       struct engi_error *err);
 void agent_stop(struct agent **a);
 
 #endif

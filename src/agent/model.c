@@ -170,10 +170,11 @@ static int set_system(struct model_agent *m)
 	if (rc == 0 && m->cfg.ask_tool && text)
 		rc = engi_dynbuf_addstr(&b, ask_text);
 	if (rc == 0 && m->cfg.image_tool)
-		rc = engi_dynbuf_addstr(&b, text ? "\nTo look at a PNG or JPEG image file:\n"
-						   "```read_image\n<its path>\n```\n"
-						 : " `read_image` shows you a PNG or JPEG image file "
-						   "of the environment.");
+		rc = engi_dynbuf_addstr(&b,
+					text ? "\nTo look at a PNG or JPEG image file:\n"
+					       "```read_image\n<its path>\n```\n"
+					     : " `read_image` shows you a PNG or JPEG image file "
+					       "of the environment.");
 	if (rc == 0)
 		rc = pconv_set_system(&m->conv, b.buf);
 	engi_dynbuf_release(&b);
@@ -194,7 +195,8 @@ static char *entry_with_condition(const struct agent_ctx *ctx)
 {
 	json_t *entry = NULL;
 	for (const struct cond_setting *k = cond_settings; k->key; k++) {
-		json_t *v = k->overrides_model ? cond_setting_get(ctx->condition_json, k->key) : NULL;
+		json_t *v =
+		    k->overrides_model ? cond_setting_get(ctx->condition_json, k->key) : NULL;
 		if (!v)
 			continue;
 		if (!entry && !(entry = json_loads(ctx->model_json, 0, NULL))) {
@@ -326,8 +328,8 @@ static const struct action_result *result_of(const struct observation *obs, size
 		return k < obs->nresults ? &obs->results[k] : NULL;
 	if (k + 1 != nactions)
 		return NULL;
-	*tmp = (struct action_result){obs->output, obs->output_len, obs->exit_code,
-				      obs->timed_out, obs->truncated, NULL};
+	*tmp = (struct action_result){obs->output,    obs->output_len, obs->exit_code,
+				      obs->timed_out, obs->truncated,  NULL};
 	return tmp;
 }
 

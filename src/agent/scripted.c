@@ -20,19 +20,18 @@ struct scripted {
 	char *file; /* content of the last written held-back file */
 };
 
-static int reference_start(struct agent *a, const struct agent_ctx *ctx,
-			   struct engi_error *err)
+static int reference_start(struct agent *a, const struct agent_ctx *ctx, struct engi_error *err)
 {
 	struct scripted *s = a->priv;
 	s->steps = &ctx->task->reference;
 	return 0;
 }
 
-static int flawed_start(struct agent *a, const struct agent_ctx *ctx,
-			struct engi_error *err)
+static int flawed_start(struct agent *a, const struct agent_ctx *ctx, struct engi_error *err)
 {
 	struct scripted *s = a->priv;
-	const struct task_flawed *f = ctx->variant ? task_find_flawed(ctx->task, ctx->variant) : NULL;
+	const struct task_flawed *f =
+	    ctx->variant ? task_find_flawed(ctx->task, ctx->variant) : NULL;
 	if (!f)
 		RAISE(err, ENGI_ENOTFOUND, "task '%s' has no flawed variant '%s'", ctx->task->id,
 		      ctx->variant ? ctx->variant : "");
@@ -40,8 +39,8 @@ static int flawed_start(struct agent *a, const struct agent_ctx *ctx,
 	return 0;
 }
 
-static int scripted_next(struct agent *a, const struct observation *obs,
-			 struct agent_turn *turn, struct engi_error *err)
+static int scripted_next(struct agent *a, const struct observation *obs, struct agent_turn *turn,
+			 struct engi_error *err)
 {
 	struct scripted *s = a->priv;
 	engi_free(s->file);
@@ -99,8 +98,8 @@ static void scripted_stop(struct agent *a)
 	}
 }
 
-static int noop_next(struct agent *a, const struct observation *obs,
-		     struct agent_turn *turn, struct engi_error *err)
+static int noop_next(struct agent *a, const struct observation *obs, struct agent_turn *turn,
+		     struct engi_error *err)
 {
 	turn->n = 1;
 	turn->actions[0].kind = ACT_DONE;
@@ -109,28 +108,28 @@ static int noop_next(struct agent *a, const struct observation *obs,
 }
 
 static const struct agent_ops reference_ops = {
-	.start = reference_start, .next = scripted_next, .stop = scripted_stop};
+    .start = reference_start, .next = scripted_next, .stop = scripted_stop};
 static const struct agent_ops flawed_ops = {
-	.start = flawed_start, .next = scripted_next, .stop = scripted_stop};
+    .start = flawed_start, .next = scripted_next, .stop = scripted_stop};
 static const struct agent_ops noop_ops = {.next = noop_next};
 
 const struct agent_desc agent_reference = {
-	.name = "reference",
-	.summary = "plays the task's reference solution, one step per turn",
-	.priv_size = sizeof(struct scripted),
-	.ops = &reference_ops,
+    .name = "reference",
+    .summary = "plays the task's reference solution, one step per turn",
+    .priv_size = sizeof(struct scripted),
+    .ops = &reference_ops,
 };
 
 const struct agent_desc agent_flawed = {
-	.name = "flawed",
-	.summary = "flawed:NAME plays the task's named wrong solution",
-	.priv_size = sizeof(struct scripted),
-	.ops = &flawed_ops,
-	.takes_variant = 1,
+    .name = "flawed",
+    .summary = "flawed:NAME plays the task's named wrong solution",
+    .priv_size = sizeof(struct scripted),
+    .ops = &flawed_ops,
+    .takes_variant = 1,
 };
 
 const struct agent_desc agent_noop = {
-	.name = "noop",
-	.summary = "declares done at once (an empty delivery)",
-	.ops = &noop_ops,
+    .name = "noop",
+    .summary = "declares done at once (an empty delivery)",
+    .ops = &noop_ops,
 };

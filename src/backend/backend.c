@@ -22,16 +22,15 @@ const struct backend_desc *const *backend_all(void)
 	return registry;
 }
 
-const struct backend_desc *backend_lookup(const char *name,
-					  struct engi_error *err)
+const struct backend_desc *backend_lookup(const char *name, struct engi_error *err)
 {
 	char names[256] = "";
 	for (const struct backend_desc *const *d = registry; *d; d++) {
 		if (!strcmp((*d)->name, name)) {
 			if (!(*d)->ops) {
 				engi_raise(err, ENGI_ENOTSUP,
-					   "backend '%s' is not built into this binary%s%s",
-					   name, (*d)->not_built_hint ? ": " : "",
+					   "backend '%s' is not built into this binary%s%s", name,
+					   (*d)->not_built_hint ? ": " : "",
 					   (*d)->not_built_hint ? (*d)->not_built_hint : "");
 				return NULL;
 			}
@@ -76,13 +75,11 @@ int backend_start(const struct backend_desc *d, const struct env_spec *spec,
 	return 0;
 }
 
-#define NOT_SUPPORTED(env, what)                                               \
-	engi_raise(err, ENGI_ENOTSUP, "backend '%s' does not support %s",      \
-		   (env)->desc->name, what)
+#define NOT_SUPPORTED(env, what)                                                                   \
+	engi_raise(err, ENGI_ENOTSUP, "backend '%s' does not support %s", (env)->desc->name, what)
 
-int backend_exec(struct backend_env *env, const char *command,
-		 const struct exec_opts *o, struct exec_result *r,
-		 struct engi_error *err)
+int backend_exec(struct backend_env *env, const char *command, const struct exec_opts *o,
+		 struct exec_result *r, struct engi_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	if (!env->desc->ops->exec)
@@ -90,17 +87,16 @@ int backend_exec(struct backend_env *env, const char *command,
 	return env->desc->ops->exec(env, command, o, r, err);
 }
 
-int backend_put(struct backend_env *env, const void *data, size_t len,
-		const char *env_path, struct engi_error *err)
+int backend_put(struct backend_env *env, const void *data, size_t len, const char *env_path,
+		struct engi_error *err)
 {
 	if (!env->desc->ops->put)
 		return NOT_SUPPORTED(env, "copying files in");
 	return env->desc->ops->put(env, data, len, env_path, err);
 }
 
-int backend_get(struct backend_env *env, const char *env_path,
-		const char *host_path, uint64_t max_bytes, uint64_t *bytes,
-		struct engi_error *err)
+int backend_get(struct backend_env *env, const char *env_path, const char *host_path,
+		uint64_t max_bytes, uint64_t *bytes, struct engi_error *err)
 {
 	if (!env->desc->ops->get)
 		return NOT_SUPPORTED(env, "copying files out");
@@ -153,16 +149,15 @@ int backend_read_image(struct backend_env *env, const char *env_path, const char
 	return 0;
 }
 
-int backend_screenshot(struct backend_env *env, double scale,
-		       unsigned char **png, size_t *len, struct engi_error *err)
+int backend_screenshot(struct backend_env *env, double scale, unsigned char **png, size_t *len,
+		       struct engi_error *err)
 {
 	if (!env->desc->ops->screenshot)
 		return NOT_SUPPORTED(env, "screenshots");
 	return env->desc->ops->screenshot(env, scale, png, len, err);
 }
 
-int backend_input(struct backend_env *env, const char *event_json,
-		  struct engi_error *err)
+int backend_input(struct backend_env *env, const char *event_json, struct engi_error *err)
 {
 	if (!env->desc->ops->input)
 		return NOT_SUPPORTED(env, "input events");

@@ -42,17 +42,17 @@ struct env_spec {
 
 struct exec_opts {
 	double timeout_s;
-	size_t out_cap; /* bytes of output kept; the rest is counted, dropped */
+	size_t out_cap;		  /* bytes of output kept; the rest is counted, dropped */
 	int (*cancel)(void *ctx); /* polled; non-zero kills the command */
 	void *cancel_ctx;
 };
 
 struct exec_result {
-	int exit_code;   /* -1 when killed */
+	int exit_code; /* -1 when killed */
 	int timed_out;
 	int cancelled;
 	int term_signal; /* 0 unless killed by a signal */
-	char *out;       /* stdout and stderr interleaved, NUL-terminated */
+	char *out;	 /* stdout and stderr interleaved, NUL-terminated */
 	size_t out_len;
 	uint64_t out_total; /* bytes the command wrote, kept or not */
 	double wall_s;
@@ -63,21 +63,16 @@ void exec_result_release(struct exec_result *r);
 struct backend_env;
 
 struct backend_ops {
-	int (*start)(struct backend_env *env, const struct env_spec *spec,
-		     struct engi_error *err);
-	int (*exec)(struct backend_env *env, const char *command,
-		    const struct exec_opts *o, struct exec_result *r,
-		    struct engi_error *err);
-	int (*put)(struct backend_env *env, const void *data, size_t len,
-		   const char *env_path, struct engi_error *err);
-	int (*get)(struct backend_env *env, const char *env_path,
-		   const char *host_path, uint64_t max_bytes, uint64_t *bytes,
+	int (*start)(struct backend_env *env, const struct env_spec *spec, struct engi_error *err);
+	int (*exec)(struct backend_env *env, const char *command, const struct exec_opts *o,
+		    struct exec_result *r, struct engi_error *err);
+	int (*put)(struct backend_env *env, const void *data, size_t len, const char *env_path,
 		   struct engi_error *err);
-	int (*screenshot)(struct backend_env *env, double scale,
-			  unsigned char **png, size_t *len,
+	int (*get)(struct backend_env *env, const char *env_path, const char *host_path,
+		   uint64_t max_bytes, uint64_t *bytes, struct engi_error *err);
+	int (*screenshot)(struct backend_env *env, double scale, unsigned char **png, size_t *len,
 			  struct engi_error *err);
-	int (*input)(struct backend_env *env, const char *event_json,
-		     struct engi_error *err);
+	int (*input)(struct backend_env *env, const char *event_json, struct engi_error *err);
 	/* Freezes (pause 1) or thaws the environment while the agent waits for
 	 * its model, so environment time excludes model time. Optional. */
 	int (*pause)(struct backend_env *env, int pause, struct engi_error *err);
@@ -105,20 +100,17 @@ struct backend_env {
 };
 
 /* NULL with a message listing valid names, or saying it is not built. */
-const struct backend_desc *backend_lookup(const char *name,
-					  struct engi_error *err);
+const struct backend_desc *backend_lookup(const char *name, struct engi_error *err);
 const struct backend_desc *const *backend_all(void);
 
 int backend_start(const struct backend_desc *d, const struct env_spec *spec,
 		  struct backend_env **out, struct engi_error *err);
-int backend_exec(struct backend_env *env, const char *command,
-		 const struct exec_opts *o, struct exec_result *r,
-		 struct engi_error *err);
-int backend_put(struct backend_env *env, const void *data, size_t len,
-		const char *env_path, struct engi_error *err);
-int backend_get(struct backend_env *env, const char *env_path,
-		const char *host_path, uint64_t max_bytes, uint64_t *bytes,
+int backend_exec(struct backend_env *env, const char *command, const struct exec_opts *o,
+		 struct exec_result *r, struct engi_error *err);
+int backend_put(struct backend_env *env, const void *data, size_t len, const char *env_path,
 		struct engi_error *err);
+int backend_get(struct backend_env *env, const char *env_path, const char *host_path,
+		uint64_t max_bytes, uint64_t *bytes, struct engi_error *err);
 /*
  * An image file of the environment for a model (the read_image tool):
  * fetched like a deliverable (backend_get: at most BACKEND_IMAGE_FILE_CAP
@@ -134,10 +126,9 @@ int backend_get(struct backend_env *env, const char *env_path,
 #define BACKEND_IMAGE_BYTES_MAX ((size_t)3 << 20)
 int backend_read_image(struct backend_env *env, const char *env_path, const char *scratch_dir,
 		       char **b64, char *note, size_t note_len, struct engi_error *err);
-int backend_screenshot(struct backend_env *env, double scale,
-		       unsigned char **png, size_t *len, struct engi_error *err);
-int backend_input(struct backend_env *env, const char *event_json,
-		  struct engi_error *err);
+int backend_screenshot(struct backend_env *env, double scale, unsigned char **png, size_t *len,
+		       struct engi_error *err);
+int backend_input(struct backend_env *env, const char *event_json, struct engi_error *err);
 /* No-ops (0, NULL) for backends without them. */
 int backend_pause(struct backend_env *env, int pause, struct engi_error *err);
 char *backend_events(struct backend_env *env);

@@ -75,11 +75,11 @@ static void recipe_hash(const char *name, char hex[65])
 	engi_sha256_hex(d, hex);
 }
 
-int image_dir(const char *name, char *buf, size_t n, char *hash,
-	      struct engi_error *err)
+int image_dir(const char *name, char *buf, size_t n, char *hash, struct engi_error *err)
 {
 	if (!known(name))
-		RAISE(err, ENGI_ENOTFOUND, "unknown image '%s' (known: tiny, tools, desktop)", name);
+		RAISE(err, ENGI_ENOTFOUND, "unknown image '%s' (known: tiny, tools, desktop)",
+		      name);
 	char cache[PATH_MAX], hex[65];
 	TRY(image_cache_dir(cache, sizeof(cache), err));
 	recipe_hash(name, hex);
@@ -93,7 +93,8 @@ int image_dir(const char *name, char *buf, size_t n, char *hash,
 
 static int complete(const char *dir)
 {
-	static const char *const need[] = {"vmlinuz", "initrd.img", "disk.qcow2", "image.json", NULL};
+	static const char *const need[] = {"vmlinuz", "initrd.img", "disk.qcow2", "image.json",
+					   NULL};
 	char p[PATH_MAX];
 	for (const char *const *f = need; *f; f++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, *f);
@@ -129,8 +130,8 @@ static int write_recipes(const char *dir, struct engi_error *err)
 }
 
 /* Runs /bin/sh recipe outdir with its output on log; answers its status. */
-static int run_recipe(const char *recipe, const char *outdir, const char *downloads,
-		      FILE *log, struct engi_error *err)
+static int run_recipe(const char *recipe, const char *outdir, const char *downloads, FILE *log,
+		      struct engi_error *err)
 {
 	fflush(log);
 	int logfd = fileno(log);
@@ -138,8 +139,12 @@ static int run_recipe(const char *recipe, const char *outdir, const char *downlo
 	snprintf(envdl, sizeof(envdl), "ENGI_IMAGE_DOWNLOADS=%s", downloads);
 	char *const argv[] = {"sh", (char *)recipe, (char *)outdir, NULL};
 	char *const add_env[] = {envdl, "LC_ALL=C", "DEBIAN_FRONTEND=noninteractive", NULL};
-	struct spawn_opts so = {.path = "/bin/sh", .argv = argv, .add_env = add_env,
-				.out_fd = logfd, .cwd_fd = -1, .group = SPAWN_GROUP};
+	struct spawn_opts so = {.path = "/bin/sh",
+				.argv = argv,
+				.add_env = add_env,
+				.out_fd = logfd,
+				.cwd_fd = -1,
+				.group = SPAWN_GROUP};
 	pid_t pid = spawn_child(&so, err);
 	if (pid < 0)
 		return (int)pid;
@@ -156,8 +161,10 @@ static int run_recipe(const char *recipe, const char *outdir, const char *downlo
 static int check_output(const char *dir, struct engi_error *err)
 {
 	if (!complete(dir))
-		RAISE(err, ENGI_EIO, "image recipe left '%s' without vmlinuz, initrd.img, disk.qcow2 "
-		      "and image.json", dir);
+		RAISE(err, ENGI_EIO,
+		      "image recipe left '%s' without vmlinuz, initrd.img, disk.qcow2 "
+		      "and image.json",
+		      dir);
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/image.json", dir);
 	json_error_t je;
@@ -166,8 +173,10 @@ static int check_output(const char *dir, struct engi_error *err)
 		 json_is_integer(json_object_get(j, "memory_mb"));
 	json_decref(j);
 	if (!ok)
-		RAISE(err, ENGI_EPARSE, "'%s': expected an object with \"append\" (string) and "
-		      "\"memory_mb\" (integer)", p);
+		RAISE(err, ENGI_EPARSE,
+		      "'%s': expected an object with \"append\" (string) and "
+		      "\"memory_mb\" (integer)",
+		      p);
 	return 0;
 }
 
@@ -200,7 +209,8 @@ int image_build(const char *name, int force, FILE *log, struct engi_error *err)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", dir);
 	snprintf(downloads, sizeof(downloads), "%s/downloads", cache);
 	if (!mkdtemp(recipes)) {
-		rc = engi_raise(err, ENGI_EIO, "cannot create a folder in '%s': %s", cache, strerror(errno));
+		rc = engi_raise(err, ENGI_EIO, "cannot create a folder in '%s': %s", cache,
+				strerror(errno));
 		goto out;
 	}
 	snprintf(recipe, sizeof(recipe), "%s/%s.sh", recipes, name);

@@ -23,8 +23,7 @@
 const char *const *image_names(void);
 int image_cache_dir(char *buf, size_t n, struct engi_error *err);
 /* Where image name lives once built (built or not); hash: 65 bytes or NULL. */
-int image_dir(const char *name, char *buf, size_t n, char *hash,
-	      struct engi_error *err);
+int image_dir(const char *name, char *buf, size_t n, char *hash, struct engi_error *err);
 /* Folder of the built image, or ENGI_ENOTFOUND saying how to build it. */
 int image_find(const char *name, char *buf, size_t n, struct engi_error *err);
 /* Builds the image unless it is there (or force); progress lines go to log.

@@ -82,8 +82,8 @@
 #include "child.h"
 #include "fsutil.h"
 
-#define SANDBOX_WORKDIR "/work"
-#define SANDBOX_PROBE_S 30.0
+#define SANDBOX_WORKDIR	 "/work"
+#define SANDBOX_PROBE_S	 30.0
 #define SANDBOX_MASK_MAX 64
 
 struct local_env {
@@ -96,11 +96,11 @@ struct local_env {
 };
 
 /* Shown read-only in the sandbox, when they exist. */
-static const char *const system_dirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32",
-					  "/lib64", "/libx32", "/etc", "/opt", NULL};
+static const char *const system_dirs[] = {"/usr",   "/bin",    "/sbin", "/lib", "/lib32",
+					  "/lib64", "/libx32", "/etc",	"/opt", NULL};
 /* Covered even though they lie in a system folder. */
-static const char *const host_secrets[] = {"/etc/shadow", "/etc/shadow-", "/etc/gshadow",
-					   "/etc/gshadow-", "/etc/ssh", "/etc/munge", NULL};
+static const char *const host_secrets[] = {
+    "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh", "/etc/munge", NULL};
 
 #define NSYSTEM (sizeof(system_dirs) / sizeof(system_dirs[0]) - 1)
 
@@ -110,7 +110,7 @@ static struct {
 	int ok;
 	int allow_unsandboxed;
 	char procdir[PATH_MAX]; /* this process's folder of episode folders */
-	char procerr[512];      /* why there is none */
+	char procerr[512];	/* why there is none */
 	char bwrap[PATH_MAX];
 	char why[512];
 	/* each system folder: bound (its real path in real) or a link */
@@ -174,7 +174,8 @@ static void make_procdir(void)
 	const char *base = tmp_base();
 	remove_stale(base);
 	char dir[PATH_MAX], tmp[PATH_MAX + 16], lock[PATH_MAX + 8];
-	if (snprintf(dir, sizeof(dir), "%s/engisweep-local-XXXXXX", base) >= (int)sizeof(dir) - 64) {
+	if (snprintf(dir, sizeof(dir), "%s/engisweep-local-XXXXXX", base) >=
+	    (int)sizeof(dir) - 64) {
 		snprintf(sb.procerr, sizeof(sb.procerr), "TMPDIR '%s' is too long for work folders",
 			 base);
 		return;
@@ -262,7 +263,8 @@ static int add_mask(const char *path, struct engi_error *err)
 	if (sb.nmask == SANDBOX_MASK_MAX)
 		RAISE(err, ENGI_EINVALID,
 		      "more than %d places to hide inside the system folders the local sandbox "
-		      "shows (the last: '%s')", SANDBOX_MASK_MAX, real);
+		      "shows (the last: '%s')",
+		      SANDBOX_MASK_MAX, real);
 	snprintf(sb.mask[sb.nmask].host, PATH_MAX, "%s", real);
 	snprintf(sb.mask[sb.nmask].dest, PATH_MAX, "%s", dest);
 	sb.nmask++;
@@ -279,7 +281,8 @@ static int find_bwrap(char *out, size_t n)
 		snprintf(out, n, "%s", name);
 		if (access(out, X_OK) == 0)
 			return 0;
-		snprintf(sb.why, sizeof(sb.why), "ENGI_BWRAP names '%s', which is not a program", name);
+		snprintf(sb.why, sizeof(sb.why), "ENGI_BWRAP names '%s', which is not a program",
+			 name);
 		return -1;
 	}
 	const char *path = getenv("PATH");
@@ -294,7 +297,8 @@ static int find_bwrap(char *out, size_t n)
 	}
 	snprintf(sb.why, sizeof(sb.why),
 		 "bubblewrap is not installed (no '%s' in PATH; scripts/deps installs it, "
-		 "ENGI_BWRAP names another)", name);
+		 "ENGI_BWRAP names another)",
+		 name);
 	return -1;
 }
 
@@ -419,14 +423,16 @@ static int open_beneath(int dirfd, const char *rel, int flags, struct engi_error
 		if ((flags & O_CREAT) && mkdirat(fd, comp, 0755) < 0 && errno != EEXIST) {
 			int e = errno;
 			close(fd);
-			RAISE(err, ENGI_EIO, "cannot create folder '%s' for '%s': %s", comp, rel, strerror(e));
+			RAISE(err, ENGI_EIO, "cannot create folder '%s' for '%s': %s", comp, rel,
+			      strerror(e));
 		}
 		int next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int e = errno;
 		close(fd);
 		if (next < 0)
 			RAISE(err, ENGI_EIO, "cannot open folder '%s' of '%s': %s", comp, rel,
-			      e == ELOOP || e == ENOTDIR ? "not a plain folder (a link?)" : strerror(e));
+			      e == ELOOP || e == ENOTDIR ? "not a plain folder (a link?)"
+							 : strerror(e));
 		fd = next;
 		comp = slash + 1;
 	}
@@ -439,8 +445,8 @@ static int open_beneath(int dirfd, const char *rel, int flags, struct engi_error
 	return f;
 }
 
-static int local_put(struct backend_env *env, const void *data, size_t len,
-		     const char *env_path, struct engi_error *err)
+static int local_put(struct backend_env *env, const void *data, size_t len, const char *env_path,
+		     struct engi_error *err)
 {
 	struct local_env *le = env->priv;
 	int fd = open_beneath(le->dirfd, env_path, O_WRONLY | O_CREAT | O_TRUNC, err);
@@ -453,9 +459,8 @@ static int local_put(struct backend_env *env, const void *data, size_t len,
 	return rc;
 }
 
-static int local_get(struct backend_env *env, const char *env_path,
-		     const char *host_path, uint64_t max_bytes, uint64_t *bytes,
-		     struct engi_error *err)
+static int local_get(struct backend_env *env, const char *env_path, const char *host_path,
+		     uint64_t max_bytes, uint64_t *bytes, struct engi_error *err)
 {
 	struct local_env *le = env->priv;
 	int in = open_beneath(le->dirfd, env_path, O_RDONLY, err);
@@ -475,8 +480,8 @@ static void kill_group(pid_t pgid)
 /* Runs so (its output on a pipe, kept up to o->out_cap) until it ends, its
  * time limit passes or o->cancel says so; its process group is killed
  * then, and when it ends. */
-static int run_captured(struct spawn_opts *so, const struct exec_opts *o,
-			struct exec_result *r, struct engi_error *err)
+static int run_captured(struct spawn_opts *so, const struct exec_opts *o, struct exec_result *r,
+			struct engi_error *err)
 {
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -555,9 +560,8 @@ static int run_captured(struct spawn_opts *so, const struct exec_opts *o,
 	return 0;
 }
 
-static int local_exec(struct backend_env *env, const char *command,
-		      const struct exec_opts *o, struct exec_result *r,
-		      struct engi_error *err)
+static int local_exec(struct backend_env *env, const char *command, const struct exec_opts *o,
+		      struct exec_result *r, struct engi_error *err)
 {
 	struct local_env *le = env->priv;
 	/* Everything the child needs is built before fork: between fork and
@@ -565,12 +569,17 @@ static int local_exec(struct backend_env *env, const char *command,
 	char home[PATH_MAX + 8], tmpdir[PATH_MAX + 16];
 	snprintf(home, sizeof(home), "HOME=%s", le->sandboxed ? SANDBOX_WORKDIR : le->dir);
 	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", le->sandboxed ? "/tmp" : le->tmp);
-	char *const envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", home, tmpdir,
-			      "LANG=C", "LC_ALL=C", "TERM=dumb", NULL};
+	char *const envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin",
+			      home,
+			      tmpdir,
+			      "LANG=C",
+			      "LC_ALL=C",
+			      "TERM=dumb",
+			      NULL};
 	if (!le->sandboxed) {
 		char *const argv[] = {"sh", "-c", (char *)command, NULL};
-		struct spawn_opts so = {.path = "/bin/sh", .argv = argv, .envp = envp,
-					.cwd_fd = le->dirfd};
+		struct spawn_opts so = {
+		    .path = "/bin/sh", .argv = argv, .envp = envp, .cwd_fd = le->dirfd};
 		return run_captured(&so, o, r, err);
 	}
 	char **argv = sandbox_argv(le, command);
@@ -659,8 +668,7 @@ int backend_local_hide(const char *path, struct engi_error *err)
 	return rc;
 }
 
-static int local_start(struct backend_env *env, const struct env_spec *spec,
-		       struct engi_error *err)
+static int local_start(struct backend_env *env, const struct env_spec *spec, struct engi_error *err)
 {
 	struct local_env *le = env->priv;
 	le->dirfd = -1;
@@ -670,7 +678,8 @@ static int local_start(struct backend_env *env, const struct env_spec *spec,
 	if (!sb.ok && !sb.allow_unsandboxed)
 		RAISE(err, ENGI_ENOTSUP,
 		      "the local backend's sandbox is unavailable (%s), and running unsandboxed "
-		      "was not allowed (--unsafe-local)", sb.why);
+		      "was not allowed (--unsafe-local)",
+		      sb.why);
 	/* the episode's host-side scratch (protected-input checks, images)
 	 * lives in work_root; the agent's folder never does */
 	TRY(mkdir_p(spec->work_root, 0700, err));
@@ -688,17 +697,17 @@ static void local_stop(struct backend_env *env)
 }
 
 static const struct backend_ops local_ops = {
-	.start = local_start,
-	.exec = local_exec,
-	.put = local_put,
-	.get = local_get,
-	.stop = local_stop,
+    .start = local_start,
+    .exec = local_exec,
+    .put = local_put,
+    .get = local_get,
+    .stop = local_stop,
 };
 
 const struct backend_desc backend_local = {
-	.name = "local",
-	.summary = "a private work folder per episode; commands in a bubblewrap sandbox",
-	.caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES,
-	.priv_size = sizeof(struct local_env),
-	.ops = &local_ops,
+    .name = "local",
+    .summary = "a private work folder per episode; commands in a bubblewrap sandbox",
+    .caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES,
+    .priv_size = sizeof(struct local_env),
+    .ops = &local_ops,
 };

@@ -31,8 +31,7 @@ static int remaining_ms(double deadline)
 	return r > 1e6 ? 1000000000 : (int)(r * 1000) + 1;
 }
 
-int qchan_connect(struct qchan *c, const char *path, double deadline,
-		  struct engi_error *err)
+int qchan_connect(struct qchan *c, const char *path, double deadline, struct engi_error *err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -53,8 +52,9 @@ int qchan_connect(struct qchan *c, const char *path, double deadline,
 			RAISE(err, ENGI_EENV, "cannot connect to the %s at '%s': %s", c->what, path,
 			      strerror(e));
 		if (now_mono() >= deadline)
-			RAISE(err, ENGI_ETIMEOUT, "the %s socket '%s' did not accept a connection in time",
-			      c->what, path);
+			RAISE(err, ENGI_ETIMEOUT,
+			      "the %s socket '%s' did not accept a connection in time", c->what,
+			      path);
 		sleep_seconds(0.01);
 	}
 }
@@ -100,8 +100,7 @@ static void skip_to_object(struct qchan *c)
 	c->len -= i;
 }
 
-int qchan_recv(struct qchan *c, double deadline, json_t **msg,
-	       struct engi_error *err)
+int qchan_recv(struct qchan *c, double deadline, json_t **msg, struct engi_error *err)
 {
 	*msg = NULL;
 	size_t scanned = 0;
@@ -109,7 +108,8 @@ int qchan_recv(struct qchan *c, double deadline, json_t **msg,
 		skip_to_object(c);
 		if (scanned > c->len)
 			scanned = 0;
-		char *nl = c->len > scanned ? memchr(c->buf + scanned, '\n', c->len - scanned) : NULL;
+		char *nl =
+		    c->len > scanned ? memchr(c->buf + scanned, '\n', c->len - scanned) : NULL;
 		if (nl) {
 			size_t n = (size_t)(nl - c->buf);
 			json_error_t je;
@@ -166,8 +166,7 @@ void qchan_close(struct qchan *c)
 	c->len = c->cap = 0;
 }
 
-static int send_json(struct qchan *c, json_t *m, double deadline,
-		     struct engi_error *err)
+static int send_json(struct qchan *c, json_t *m, double deadline, struct engi_error *err)
 {
 	char *s = json_dumps(m, JSON_COMPACT);
 	if (!s)
@@ -182,8 +181,8 @@ static int send_json(struct qchan *c, json_t *m, double deadline,
 
 /* Sends {"execute": execute, "arguments": args, "id": id} and waits for the
  * reply carrying id; other messages go to keep (events) or are dropped. */
-static int call(struct qchan *c, json_t *keep, unsigned id, const char *execute,
-		json_t *args, double timeout_s, json_t **ret, struct engi_error *err)
+static int call(struct qchan *c, json_t *keep, unsigned id, const char *execute, json_t *args,
+		double timeout_s, json_t **ret, struct engi_error *err)
 {
 	if (ret)
 		*ret = NULL;
@@ -243,8 +242,7 @@ void qmp_init(struct qmp *q)
 	q->next_id = 1;
 }
 
-int qmp_open(struct qmp *q, const char *path, double deadline,
-	     struct engi_error *err)
+int qmp_open(struct qmp *q, const char *path, double deadline, struct engi_error *err)
 {
 	TRY(qchan_connect(&q->ch, path, deadline, err));
 	json_t *greet;
@@ -254,12 +252,12 @@ int qmp_open(struct qmp *q, const char *path, double deadline,
 	if (!ok)
 		RAISE(err, ENGI_EENV, "QMP monitor at '%s' did not greet", path);
 	double left = deadline - now_mono();
-	return call(&q->ch, q->events, q->next_id++, "qmp_capabilities", NULL,
-		    left > 1 ? left : 1, NULL, err);
+	return call(&q->ch, q->events, q->next_id++, "qmp_capabilities", NULL, left > 1 ? left : 1,
+		    NULL, err);
 }
 
-int qmp_call(struct qmp *q, const char *execute, json_t *args, double timeout_s,
-	     json_t **ret, struct engi_error *err)
+int qmp_call(struct qmp *q, const char *execute, json_t *args, double timeout_s, json_t **ret,
+	     struct engi_error *err)
 {
 	if (q->ch.fd < 0) {
 		json_decref(args);
@@ -282,8 +280,8 @@ void qga_init(struct qga *g)
 	g->next_id = 1;
 }
 
-int qga_call(struct qga *g, const char *execute, json_t *args, double timeout_s,
-	     json_t **ret, struct engi_error *err)
+int qga_call(struct qga *g, const char *execute, json_t *args, double timeout_s, json_t **ret,
+	     struct engi_error *err)
 {
 	if (g->ch.fd < 0) {
 		json_decref(args);
@@ -296,23 +294,25 @@ int qga_call(struct qga *g, const char *execute, json_t *args, double timeout_s,
 	return rc == ENGI_ETIMEOUT ? ENGI_EENV : rc;
 }
 
-int qga_open(struct qga *g, const char *path, double deadline,
-	     struct engi_error *err)
+int qga_open(struct qga *g, const char *path, double deadline, struct engi_error *err)
 {
 	TRY(qchan_connect(&g->ch, path, deadline, err));
 	/* The socket takes connections before the agent runs, and the agent
 	 * answers a 0xFF with an error: send the delimiter and a sync, retry
 	 * until the matching reply arrives, then confirm with a plain sync. */
-	unsigned long token = (unsigned long)getpid() * 1000003ul + (unsigned long)(now_mono() * 1e6);
+	unsigned long token =
+	    (unsigned long)getpid() * 1000003ul + (unsigned long)(now_mono() * 1e6);
 	for (unsigned attempt = 0;; attempt++) {
-		token = (token * 6364136223846793005ull + 1442695040888963407ull) & 0x7fffffffffffull;
+		token =
+		    (token * 6364136223846793005ull + 1442695040888963407ull) & 0x7fffffffffffull;
 		double round_end = now_mono() + (attempt < 5 ? 0.3 : 1.0);
 		if (round_end > deadline)
 			round_end = deadline;
 		char req[128];
-		int n = snprintf(req, sizeof(req),
-				 "\xff{\"execute\":\"guest-sync-delimited\",\"arguments\":{\"id\":%lu}}\n",
-				 token);
+		int n = snprintf(
+		    req, sizeof(req),
+		    "\xff{\"execute\":\"guest-sync-delimited\",\"arguments\":{\"id\":%lu}}\n",
+		    token);
 		struct engi_error e;
 		engi_error_init(&e);
 		int rc = qchan_send(&g->ch, req, (size_t)n, round_end, &e);
@@ -322,19 +322,21 @@ int qga_open(struct qga *g, const char *path, double deadline,
 			if (rc < 0)
 				break;
 			json_t *ret = json_object_get(r, "return");
-			int match = json_is_integer(ret) &&
-				    (unsigned long)json_integer_value(ret) == token;
+			int match =
+			    json_is_integer(ret) && (unsigned long)json_integer_value(ret) == token;
 			json_decref(r);
 			if (match) {
 				qchan_discard(&g->ch);
 				json_t *args = json_pack("{s:I}", "id", (json_int_t)(token + 1));
 				json_t *ret2;
 				TRY(call(&g->ch, NULL, g->next_id++, "guest-sync", args,
-					 deadline - now_mono() > 2 ? deadline - now_mono() : 2, &ret2, err));
+					 deadline - now_mono() > 2 ? deadline - now_mono() : 2,
+					 &ret2, err));
 				int ok = json_integer_value(ret2) == (json_int_t)(token + 1);
 				json_decref(ret2);
 				if (!ok)
-					RAISE(err, ENGI_EENV, "guest agent answered guest-sync with another id");
+					RAISE(err, ENGI_EENV,
+					      "guest agent answered guest-sync with another id");
 				return 0;
 			}
 		}
@@ -343,7 +345,8 @@ int qga_open(struct qga *g, const char *path, double deadline,
 			return engi_raise(err, rc, "%s", e.msg);
 		}
 		if (now_mono() >= deadline)
-			RAISE(err, ENGI_ETIMEOUT, "the guest agent did not answer before the deadline");
+			RAISE(err, ENGI_ETIMEOUT,
+			      "the guest agent did not answer before the deadline");
 	}
 }
 

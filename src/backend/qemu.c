@@ -60,10 +60,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define GUEST_WORKDIR "/work"
+#define GUEST_WORKDIR	    "/work"
 #define COLD_BOOT_TIMEOUT_S 600.0
-#define RESTORE_TIMEOUT_S 120.0
-#define SCREEN_CAP ((size_t)64 << 20)
+#define RESTORE_TIMEOUT_S   120.0
+#define SCREEN_CAP	    ((size_t)64 << 20)
 
 struct vmconf {
 	char imgdir[PATH_MAX];
@@ -84,8 +84,8 @@ struct qemu_env {
 	double scale;
 	int paused;
 	double boot_s;
-	int kvm;     /* started under KVM: its sign of life is watched */
-	int no_life; /* ... and it showed none */
+	int kvm;       /* started under KVM: its sign of life is watched */
+	int no_life;   /* ... and it showed none */
 	int fake_hang; /* ENGI_QEMU_FAKE_KVM=hang: never continue the guest */
 };
 
@@ -129,8 +129,12 @@ static void arg(struct argv *a, const char *fmt, ...)
 /* Runs argv to completion with output to log_path (or /dev/null). */
 static int run_tool(char *const argv[], const char *log_path, struct engi_error *err)
 {
-	struct spawn_opts so = {.path = argv[0], .search = 1, .argv = argv, .out_fd = -1,
-				.out_path = log_path, .cwd_fd = -1};
+	struct spawn_opts so = {.path = argv[0],
+				.search = 1,
+				.argv = argv,
+				.out_fd = -1,
+				.out_path = log_path,
+				.cwd_fd = -1};
 	pid_t pid = spawn_child(&so, err);
 	if (pid < 0)
 		return (int)pid;
@@ -139,9 +143,12 @@ static int run_tool(char *const argv[], const char *log_path, struct engi_error 
 		RAISE(err, ENGI_EENV, "waiting for %s: %s", argv[0], strerror(errno));
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		RAISE(err, ENGI_EENV, "%s failed (%s %d)%s", argv[0],
-		      WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
-		      WIFEXITED(st) && WEXITSTATUS(st) == 127 ? ": is it installed (apt-get install "
-								 "qemu-utils qemu-system-x86)?" : "");
+		      WIFEXITED(st) ? "exit" : "signal",
+		      WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+		      WIFEXITED(st) && WEXITSTATUS(st) == 127
+			  ? ": is it installed (apt-get install "
+			    "qemu-utils qemu-system-x86)?"
+			  : "");
 	return 0;
 }
 
@@ -169,10 +176,10 @@ static int run_tool(char *const argv[], const char *log_path, struct engi_error 
  * ENGI_QEMU_ACCEL=kvm|tcg forces the choice. */
 
 #define PROBE_EXIT_STATUS 33 /* isa-debug-exit: (0x10 << 1) | 1 */
-#define PROBE_MARK "engisweep-probe-ok"
+#define PROBE_MARK	  "engisweep-probe-ok"
 
 static pthread_mutex_t accel_lock = PTHREAD_MUTEX_INITIALIZER;
-static const char *accel_chosen;   /* "kvm" or "tcg" once decided */
+static const char *accel_chosen; /* "kvm" or "tcg" once decided */
 static char accel_why[256];
 
 static double env_seconds(const char *name, double dflt)
@@ -194,17 +201,17 @@ static int write_probe_rom(const char *path, struct engi_error *err)
 {
 	static unsigned char rom[65536];
 	static const unsigned char code[] = {
-		0xBA, 0xF8, 0x03, /* mov dx, 0x3f8 */
-		0xBE, 0x00, 0xFF, /* mov si, 0xff00 (the marker) */
-		0x2E, 0xAC,	  /* lodsb cs: */
-		0x84, 0xC0,	  /* test al, al */
-		0x74, 0x03,	  /* jz +3 */
-		0xEE,		  /* out dx, al */
-		0xEB, 0xF7,	  /* jmp back to lodsb */
-		0xB0, 0x10,	  /* mov al, 0x10 */
-		0xE6, 0xF4,	  /* out 0xf4, al: isa-debug-exit */
-		0xF4,		  /* hlt */
-		0xEB, 0xFD,	  /* jmp hlt */
+	    0xBA, 0xF8, 0x03, /* mov dx, 0x3f8 */
+	    0xBE, 0x00, 0xFF, /* mov si, 0xff00 (the marker) */
+	    0x2E, 0xAC,	      /* lodsb cs: */
+	    0x84, 0xC0,	      /* test al, al */
+	    0x74, 0x03,	      /* jz +3 */
+	    0xEE,	      /* out dx, al */
+	    0xEB, 0xF7,	      /* jmp back to lodsb */
+	    0xB0, 0x10,	      /* mov al, 0x10 */
+	    0xE6, 0xF4,	      /* out 0xf4, al: isa-debug-exit */
+	    0xF4,	      /* hlt */
+	    0xEB, 0xFD,	      /* jmp hlt */
 	};
 	memset(rom, 0xF4, sizeof(rom));
 	/* the reset vector jumps to the code at 0xF000:0xFE00 */
@@ -243,7 +250,8 @@ static int kvm_probe(char *why, size_t n)
 	if (!mkdtemp(dir)) {
 		snprintf(dir, sizeof(dir), "/tmp/engiprobe.XXXXXX");
 		if (!mkdtemp(dir)) {
-			snprintf(why, n, "cannot create a folder for the probe: %s", strerror(errno));
+			snprintf(why, n, "cannot create a folder for the probe: %s",
+				 strerror(errno));
 			return 0;
 		}
 	}
@@ -279,8 +287,13 @@ static int kvm_probe(char *why, size_t n)
 	double t0 = now_mono();
 	pid_t pid = -1;
 	if (rc == 0) {
-		struct spawn_opts so = {.path = a.v[0], .search = 1, .argv = a.v, .out_fd = -1,
-					.out_path = logp, .cwd_fd = -1, .group = SPAWN_SESSION};
+		struct spawn_opts so = {.path = a.v[0],
+					.search = 1,
+					.argv = a.v,
+					.out_fd = -1,
+					.out_path = logp,
+					.cwd_fd = -1,
+					.group = SPAWN_SESSION};
 		pid = spawn_child(&so, &e);
 	}
 	int st = 0, exited = 0;
@@ -306,7 +319,8 @@ static int kvm_probe(char *why, size_t n)
 		char line[200];
 		while (f && fgets(line, sizeof(line), f))
 			if (line[0] != '\n' && !strstr(line, "warning:"))
-				snprintf(tail, sizeof(tail), ": %.*s", (int)strcspn(line, "\n"), line);
+				snprintf(tail, sizeof(tail), ": %.*s", (int)strcspn(line, "\n"),
+					 line);
 		if (f)
 			fclose(f);
 	}
@@ -321,8 +335,8 @@ static int kvm_probe(char *why, size_t n)
 		return 0;
 	}
 	if (!marked || !WIFEXITED(st) || WEXITSTATUS(st) != PROBE_EXIT_STATUS) {
-		snprintf(why, n, "QEMU under %s %s %d before the probe guest reported%s",
-			 accel, WIFSIGNALED(st) ? "died of signal" : "exited with status",
+		snprintf(why, n, "QEMU under %s %s %d before the probe guest reported%s", accel,
+			 WIFSIGNALED(st) ? "died of signal" : "exited with status",
 			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), tail);
 		return 0;
 	}
@@ -391,8 +405,9 @@ static const char *pick_accel(void)
 		return f;
 	pthread_mutex_lock(&accel_lock);
 	if (!accel_chosen && kvm_known_lifeless()) {
-		accel_note("tcg", "a guest under KVM showed no sign of life earlier since this host "
-				  "booted (kvm-no-life marker in the image cache)");
+		accel_note("tcg",
+			   "a guest under KVM showed no sign of life earlier since this host "
+			   "booted (kvm-no-life marker in the image cache)");
 	} else if (!accel_chosen) {
 		char why[256];
 		int ok = kvm_probe(why, sizeof(why));
@@ -413,7 +428,8 @@ static void kvm_give_up(const char *why)
 		accel_note("tcg", w);
 		/* and for the next processes on this host until it reboots */
 		char p[PATH_MAX], boot[64];
-		if (!getenv("ENGI_QEMU_FAKE_KVM") && no_life_marker(p, sizeof(p), boot, sizeof(boot)) == 0) {
+		if (!getenv("ENGI_QEMU_FAKE_KVM") &&
+		    no_life_marker(p, sizeof(p), boot, sizeof(boot)) == 0) {
 			char line[128];
 			int n = snprintf(line, sizeof(line), "%s\n", boot);
 			mkdir_parents(p, 0755, NULL);
@@ -441,8 +457,17 @@ const char *qemu_accel(char *why, size_t n)
 
 static int make_overlay(const char *base, const char *overlay, struct engi_error *err)
 {
-	char *argv[] = {(char *)qemu_img_binary(), "create", "-q", "-f", "qcow2", "-F", "qcow2",
-			"-b", (char *)base, (char *)overlay, NULL};
+	char *argv[] = {(char *)qemu_img_binary(),
+			"create",
+			"-q",
+			"-f",
+			"qcow2",
+			"-F",
+			"qcow2",
+			"-b",
+			(char *)base,
+			(char *)overlay,
+			NULL};
 	unlink(overlay);
 	return run_tool(argv, NULL, err);
 }
@@ -476,8 +501,8 @@ static int load_conf(const char *image, const struct env_spec *spec, struct vmco
 
 enum restore { RESTORE_COLD, RESTORE_INCOMING, RESTORE_LOADVM };
 
-static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how,
-		  const char *state, struct engi_error *err)
+static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how, const char *state,
+		  struct engi_error *err)
 {
 	struct argv a = {0};
 	arg(&a, "%s", qemu_binary());
@@ -545,7 +570,8 @@ static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how,
 		arg(&a, "ready");
 	}
 	if (a.used >= sizeof(a.store) - 256)
-		RAISE(err, ENGI_EINVALID, "QEMU command line too long (paths under '%s')", c->imgdir);
+		RAISE(err, ENGI_EINVALID, "QEMU command line too long (paths under '%s')",
+		      c->imgdir);
 
 	char logp[PATH_MAX];
 	snprintf(logp, sizeof(logp), "%s/qemu.log", q->dir);
@@ -555,8 +581,13 @@ static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how,
 			fprintf(stderr, " %s", a.v[i]);
 		fprintf(stderr, "\n");
 	}
-	struct spawn_opts so = {.path = a.v[0], .search = 1, .argv = a.v, .out_fd = -1,
-				.out_path = logp, .cwd_fd = -1, .group = SPAWN_SESSION};
+	struct spawn_opts so = {.path = a.v[0],
+				.search = 1,
+				.argv = a.v,
+				.out_fd = -1,
+				.out_path = logp,
+				.cwd_fd = -1,
+				.group = SPAWN_SESSION};
 	pid_t pid = spawn_child(&so, err);
 	if (pid < 0)
 		return (int)pid;
@@ -597,7 +628,8 @@ static int env_fail(struct qemu_env *q, int rc, struct engi_error *err)
 	log_tail(q, tail, sizeof(tail));
 	int st = q->status;
 	engi_error_prefix(err, "QEMU exited (%s %d)%s%s", WIFSIGNALED(st) ? "signal" : "status",
-			  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), tail[0] ? ": " : "", tail);
+			  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), tail[0] ? ": " : "",
+			  tail);
 	if (err)
 		err->code = ENGI_EENV;
 	return ENGI_EENV;
@@ -707,7 +739,8 @@ static int connect_vm(struct qemu_env *q, enum restore how, double timeout_s,
 {
 	double t0 = now_mono();
 	double deadline = t0 + timeout_s;
-	double life_s = q->kvm ? env_seconds("ENGI_QEMU_LIFE_S", how == RESTORE_COLD ? 20.0 : 8.0) : 0;
+	double life_s =
+	    q->kvm ? env_seconds("ENGI_QEMU_LIFE_S", how == RESTORE_COLD ? 20.0 : 8.0) : 0;
 	int alive = !q->kvm;
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/qmp.sock", q->dir);
@@ -776,7 +809,8 @@ static int wait_ready_command(struct qemu_env *q, const char *cmd, double deadli
 		if (code == 0)
 			return 0;
 		if (now_mono() > deadline)
-			RAISE(err, ENGI_EENV, "the image's ready_command did not succeed in time: %s", cmd);
+			RAISE(err, ENGI_EENV,
+			      "the image's ready_command did not succeed in time: %s", cmd);
 		sleep_seconds(0.5);
 	}
 	return 0;
@@ -846,8 +880,7 @@ static int ready_complete(const char *dir)
 
 /* Boots the image cold, waits for the agent (and the ready command), saves
  * an internal snapshot "ready" in the disk and a migration stream "state". */
-static int ready_save(const struct vmconf *c, const char *tmp, FILE *log,
-		      struct engi_error *err)
+static int ready_save(const struct vmconf *c, const char *tmp, FILE *log, struct engi_error *err)
 {
 	struct qemu_env q;
 	memset(&q, 0, sizeof(q));
@@ -934,7 +967,8 @@ static int ready_ensure(const struct vmconf *c, char *dir, size_t n, FILE *log,
 		if (rc == 0)
 			rc = ready_save(c, tmp, log, err);
 		if (rc == 0 && rename(tmp, dir) < 0)
-			rc = engi_raise(err, ENGI_EENV, "cannot rename '%s': %s", tmp, strerror(errno));
+			rc = engi_raise(err, ENGI_EENV, "cannot rename '%s': %s", tmp,
+					strerror(errno));
 		if (rc < 0) {
 			rm_rf(tmp, NULL);
 			engi_error_prefix(err, "saving the ready state of '%s'", c->imgdir);
@@ -944,15 +978,14 @@ static int ready_ensure(const struct vmconf *c, char *dir, size_t n, FILE *log,
 	return rc;
 }
 
-int qemu_prepare(const char *image, const struct env_spec *spec, FILE *log,
-		 struct engi_error *err)
+int qemu_prepare(const char *image, const struct env_spec *spec, FILE *log, struct engi_error *err)
 {
 	struct vmconf c;
 	int rc = load_conf(image, spec, &c, err);
 	if (rc == ENGI_ENOTFOUND && !getenv("ENGI_QEMU_NO_BUILD")) {
 		/* first use: build it (minutes; the cache keeps it) */
-		fprintf(log ? log : stderr, "engisweep: image '%s' is not built yet; building it now\n",
-			image);
+		fprintf(log ? log : stderr,
+			"engisweep: image '%s' is not built yet; building it now\n", image);
 		engi_error_init(err);
 		TRY(image_build(image, 0, log ? log : stderr, err));
 		rc = load_conf(image, spec, &c, err);
@@ -1032,7 +1065,8 @@ static int start_once(struct qemu_env *q, const struct env_spec *spec, const cha
 	if (rc == 0)
 		rc = launch(q, &c, how, state, err);
 	if (rc == 0)
-		rc = connect_vm(q, how, how == RESTORE_COLD ? COLD_BOOT_TIMEOUT_S : RESTORE_TIMEOUT_S, err);
+		rc = connect_vm(q, how,
+				how == RESTORE_COLD ? COLD_BOOT_TIMEOUT_S : RESTORE_TIMEOUT_S, err);
 	if (rc == 0 && how == RESTORE_COLD)
 		rc = wait_ready_command(q, c.ready_command, t0 + COLD_BOOT_TIMEOUT_S, err);
 	if (rc == 0 && how == RESTORE_COLD && c.display)
@@ -1050,8 +1084,7 @@ static int start_once(struct qemu_env *q, const struct env_spec *spec, const cha
 	return 0;
 }
 
-static int qemu_start(struct backend_env *env, const struct env_spec *spec,
-		      struct engi_error *err)
+static int qemu_start(struct backend_env *env, const struct env_spec *spec, struct engi_error *err)
 {
 	struct qemu_env *q = env->priv;
 	const char *accel = NULL;
@@ -1084,17 +1117,16 @@ static int guest_path(const char *rel, char *buf, size_t n, struct engi_error *e
 	return 0;
 }
 
-static int qemu_exec(struct backend_env *env, const char *command,
-		     const struct exec_opts *o, struct exec_result *r,
-		     struct engi_error *err)
+static int qemu_exec(struct backend_env *env, const char *command, const struct exec_opts *o,
+		     struct exec_result *r, struct engi_error *err)
 {
 	struct qemu_env *q = env->priv;
 	int rc = qga_exec(&q->qga, GUEST_WORKDIR, command, o, r, err);
 	return rc < 0 ? env_fail(q, rc, err) : 0;
 }
 
-static int qemu_put(struct backend_env *env, const void *data, size_t len,
-		    const char *env_path, struct engi_error *err)
+static int qemu_put(struct backend_env *env, const void *data, size_t len, const char *env_path,
+		    struct engi_error *err)
 {
 	struct qemu_env *q = env->priv;
 	char p[ENV_PATH_MAX + 16];
@@ -1103,9 +1135,8 @@ static int qemu_put(struct backend_env *env, const void *data, size_t len,
 	return rc < 0 ? env_fail(q, rc, err) : 0;
 }
 
-static int qemu_get(struct backend_env *env, const char *env_path,
-		    const char *host_path, uint64_t max_bytes, uint64_t *bytes,
-		    struct engi_error *err)
+static int qemu_get(struct backend_env *env, const char *env_path, const char *host_path,
+		    uint64_t max_bytes, uint64_t *bytes, struct engi_error *err)
 {
 	struct qemu_env *q = env->priv;
 	char p[ENV_PATH_MAX + 16];
@@ -1137,8 +1168,8 @@ static int dump_screen(struct qemu_env *q, char **ppm, size_t *len, struct engi_
 	return 0;
 }
 
-static int qemu_screenshot(struct backend_env *env, double scale, unsigned char **png,
-			   size_t *len, struct engi_error *err)
+static int qemu_screenshot(struct backend_env *env, double scale, unsigned char **png, size_t *len,
+			   struct engi_error *err)
 {
 	struct qemu_env *q = env->priv;
 	char *ppm;
@@ -1152,8 +1183,7 @@ static int qemu_screenshot(struct backend_env *env, double scale, unsigned char 
 	return rc;
 }
 
-static int qemu_input(struct backend_env *env, const char *event_json,
-		      struct engi_error *err)
+static int qemu_input(struct backend_env *env, const char *event_json, struct engi_error *err)
 {
 	struct qemu_env *q = env->priv;
 	if (!q->screen_w) {
@@ -1168,12 +1198,13 @@ static int qemu_input(struct backend_env *env, const char *event_json,
 	int rc = 0;
 	size_t i;
 	json_t *st;
-	json_array_foreach(steps, i, st) {
+	json_array_foreach(steps, i, st)
+	{
 		json_t *ev = json_object_get(st, "events");
 		json_t *ms = json_object_get(st, "sleep_ms");
 		if (ev) {
-			rc = qmp_call(&q->qmp, "input-send-event", json_pack("{s:O}", "events", ev), 30,
-				      NULL, err);
+			rc = qmp_call(&q->qmp, "input-send-event", json_pack("{s:O}", "events", ev),
+				      30, NULL, err);
 			if (rc < 0) {
 				rc = env_fail(q, rc, err);
 				break;
@@ -1217,23 +1248,24 @@ static int qemu_prepare_op(const struct env_spec *spec, struct engi_error *err)
 }
 
 static const struct backend_ops qemu_ops = {
-	.start = qemu_start,
-	.exec = qemu_exec,
-	.put = qemu_put,
-	.get = qemu_get,
-	.screenshot = qemu_screenshot,
-	.input = qemu_input,
-	.pause = qemu_pause,
-	.events = qemu_events,
-	.prepare = qemu_prepare_op,
-	.stop = qemu_stop,
+    .start = qemu_start,
+    .exec = qemu_exec,
+    .put = qemu_put,
+    .get = qemu_get,
+    .screenshot = qemu_screenshot,
+    .input = qemu_input,
+    .pause = qemu_pause,
+    .events = qemu_events,
+    .prepare = qemu_prepare_op,
+    .stop = qemu_stop,
 };
 
 const struct backend_desc backend_qemu = {
-	.name = "qemu",
-	.summary = "clean QEMU virtual machine per episode (qcow2 overlay, saved state, guest agent, QMP)",
-	.caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES | BACKEND_CAP_SCREEN |
-		BACKEND_CAP_INPUT | BACKEND_CAP_ISOLATED,
-	.priv_size = sizeof(struct qemu_env),
-	.ops = &qemu_ops,
+    .name = "qemu",
+    .summary =
+	"clean QEMU virtual machine per episode (qcow2 overlay, saved state, guest agent, QMP)",
+    .caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES | BACKEND_CAP_SCREEN | BACKEND_CAP_INPUT |
+	    BACKEND_CAP_ISOLATED,
+    .priv_size = sizeof(struct qemu_env),
+    .ops = &qemu_ops,
 };

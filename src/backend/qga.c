@@ -34,7 +34,7 @@ static double call_timeout(void)
 	return t;
 }
 #define CALL_TIMEOUT_S call_timeout()
-#define FILE_CHUNK ((size_t)1 << 20)
+#define FILE_CHUNK     ((size_t)1 << 20)
 
 /* The command runs in a session of its own (setsid does not fork: the
  * agent's child is no group leader), under a wrapper shell that kills the
@@ -42,10 +42,9 @@ static double call_timeout(void)
  * finished only once its output pipe closes, so nothing the command left
  * running may hold it, as in the local backend. */
 static const char wrapper[] =
-	"setsid /bin/sh -c \"$1\" </dev/null & c=$!; wait $c; r=$?; kill -9 -$c 2>/dev/null; exit $r";
+    "setsid /bin/sh -c \"$1\" </dev/null & c=$!; wait $c; r=$?; kill -9 -$c 2>/dev/null; exit $r";
 
-static int spawn(struct qga *g, const char *script, json_int_t *pid,
-		 struct engi_error *err)
+static int spawn(struct qga *g, const char *script, json_int_t *pid, struct engi_error *err)
 {
 	json_t *args = json_pack("{s:s,s:[s,s,s,s],s:b}", "path", "/bin/sh", "arg", "-c", wrapper,
 				 "engi", script, "capture-output", 1);
@@ -73,11 +72,12 @@ static int spawn(struct qga *g, const char *script, json_int_t *pid,
 static int kill_tree(struct qga *g, json_int_t pid, struct engi_error *err)
 {
 	char script[384];
-	snprintf(script, sizeof(script),
-		 "for c in $(cat /proc/%lld/task/*/children 2>/dev/null); do kill -9 -$c 2>/dev/null; "
-		 "done; k() { kill -STOP $1 2>/dev/null; for c in $(cat /proc/$1/task/*/children "
-		 "2>/dev/null); do k $c; done; kill -KILL $1 2>/dev/null; }; k %lld",
-		 (long long)pid, (long long)pid);
+	snprintf(
+	    script, sizeof(script),
+	    "for c in $(cat /proc/%lld/task/*/children 2>/dev/null); do kill -9 -$c 2>/dev/null; "
+	    "done; k() { kill -STOP $1 2>/dev/null; for c in $(cat /proc/$1/task/*/children "
+	    "2>/dev/null); do k $c; done; kill -KILL $1 2>/dev/null; }; k %lld",
+	    (long long)pid, (long long)pid);
 	return qga_run(g, script, 10, err) < 0 ? -1 : 0;
 }
 
@@ -95,7 +95,8 @@ static int take_output(json_t *b64, struct engi_dynbuf *out, uint64_t *total,
 	size_t len = 0, bad;
 	if (base64_decode(s, n, raw, &len, &bad) < 0) {
 		engi_free(raw);
-		RAISE(err, ENGI_EENV, "guest agent sent output that is not base64 (at byte %zu)", bad);
+		RAISE(err, ENGI_EENV, "guest agent sent output that is not base64 (at byte %zu)",
+		      bad);
 	}
 	*total += len;
 	size_t room = out->cap - out->len;
@@ -107,9 +108,8 @@ static int take_output(json_t *b64, struct engi_dynbuf *out, uint64_t *total,
 	return 0;
 }
 
-int qga_exec(struct qga *g, const char *cwd, const char *command,
-	     const struct exec_opts *o, struct exec_result *r,
-	     struct engi_error *err)
+int qga_exec(struct qga *g, const char *cwd, const char *command, const struct exec_opts *o,
+	     struct exec_result *r, struct engi_error *err)
 {
 	char *qcwd = sh_quote(cwd);
 	size_t n = strlen(command) + (qcwd ? strlen(qcwd) : 0) + 64;
@@ -139,7 +139,8 @@ int qga_exec(struct qga *g, const char *cwd, const char *command,
 			r->exit_code = -1;
 			break;
 		}
-		if (!killed && (now - t0 > o->timeout_s || (o->cancel && o->cancel(o->cancel_ctx)))) {
+		if (!killed &&
+		    (now - t0 > o->timeout_s || (o->cancel && o->cancel(o->cancel_ctx)))) {
 			if (now - t0 > o->timeout_s)
 				r->timed_out = 1;
 			else
@@ -171,7 +172,8 @@ int qga_exec(struct qga *g, const char *cwd, const char *command,
 				r->exit_code = -1;
 			rc = take_output(json_object_get(st, "out-data"), &out, &r->out_total, err);
 			if (rc == 0)
-				rc = take_output(json_object_get(st, "err-data"), &out, &r->out_total, err);
+				rc = take_output(json_object_get(st, "err-data"), &out,
+						 &r->out_total, err);
 			json_decref(st);
 			break;
 		}
@@ -190,8 +192,7 @@ int qga_exec(struct qga *g, const char *cwd, const char *command,
 	return 0;
 }
 
-int qga_run(struct qga *g, const char *script, double timeout_s,
-	    struct engi_error *err)
+int qga_run(struct qga *g, const char *script, double timeout_s, struct engi_error *err)
 {
 	struct exec_opts o = {.timeout_s = timeout_s, .out_cap = 4096};
 	struct exec_result r = {0};
@@ -204,8 +205,8 @@ int qga_run(struct qga *g, const char *script, double timeout_s,
 	return code;
 }
 
-static int file_open(struct qga *g, const char *path, const char *mode,
-		     json_int_t *h, struct engi_error *err)
+static int file_open(struct qga *g, const char *path, const char *mode, json_int_t *h,
+		     struct engi_error *err)
 {
 	json_t *ret;
 	TRY(qga_call(g, "guest-file-open", json_pack("{s:s,s:s}", "path", path, "mode", mode),
@@ -226,8 +227,7 @@ static void file_close(struct qga *g, json_int_t h)
 	qga_call(g, "guest-file-close", json_pack("{s:I}", "handle", h), CALL_TIMEOUT_S, NULL, &e);
 }
 
-int qga_put(struct qga *g, const void *data, size_t len, const char *path,
-	    struct engi_error *err)
+int qga_put(struct qga *g, const void *data, size_t len, const char *path, struct engi_error *err)
 {
 	const char *slash = strrchr(path, '/');
 	if (slash && slash != path) {
@@ -259,14 +259,16 @@ int qga_put(struct qga *g, const void *data, size_t len, const char *path,
 		size_t k = len - off < FILE_CHUNK ? len - off : FILE_CHUNK;
 		base64_encode(p + off, k, b64);
 		json_t *ret;
-		rc = qga_call(g, "guest-file-write", json_pack("{s:I,s:s}", "handle", h, "buf-b64", b64),
-			      CALL_TIMEOUT_S, &ret, err);
+		rc = qga_call(g, "guest-file-write",
+			      json_pack("{s:I,s:s}", "handle", h, "buf-b64", b64), CALL_TIMEOUT_S,
+			      &ret, err);
 		if (rc < 0)
 			break;
 		json_int_t wrote = json_integer_value(json_object_get(ret, "count"));
 		json_decref(ret);
 		if (wrote != (json_int_t)k) {
-			rc = engi_raise(err, ENGI_EIO, "short write to '%s' in the guest (disk full?)", path);
+			rc = engi_raise(err, ENGI_EIO,
+					"short write to '%s' in the guest (disk full?)", path);
 			break;
 		}
 		off += k;
@@ -276,8 +278,8 @@ int qga_put(struct qga *g, const void *data, size_t len, const char *path,
 	return rc;
 }
 
-int qga_get(struct qga *g, const char *path, const char *host_path,
-	    uint64_t max_bytes, uint64_t *bytes, struct engi_error *err)
+int qga_get(struct qga *g, const char *path, const char *host_path, uint64_t max_bytes,
+	    uint64_t *bytes, struct engi_error *err)
 {
 	*bytes = 0;
 	/* like the local backend: only plain files, reached without links */
@@ -285,9 +287,11 @@ int qga_get(struct qga *g, const char *path, const char *host_path,
 	if (!q)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	char script[ENV_PATH_MAX * 8 + 160];
-	snprintf(script, sizeof(script),
-		 "p=%s; [ -h \"$p\" ] && exit 3; [ -e \"$p\" ] || exit 5; "
-		 "[ \"$(readlink -f \"$p\")\" = \"$p\" ] || exit 4; [ -f \"$p\" ] || exit 6; exit 0", q);
+	snprintf(
+	    script, sizeof(script),
+	    "p=%s; [ -h \"$p\" ] && exit 3; [ -e \"$p\" ] || exit 5; "
+	    "[ \"$(readlink -f \"$p\")\" = \"$p\" ] || exit 4; [ -f \"$p\" ] || exit 6; exit 0",
+	    q);
 	engi_free(q);
 	int code = qga_run(g, script, CALL_TIMEOUT_S, err);
 	if (code < 0)
@@ -308,9 +312,10 @@ int qga_get(struct qga *g, const char *path, const char *host_path,
 	json_int_t h;
 	TRY(file_open(g, path, "r", &h, err));
 	json_t *ret;
-	int rc = qga_call(g, "guest-file-seek",
-			  json_pack("{s:I,s:I,s:s}", "handle", h, "offset", (json_int_t)0, "whence", "end"),
-			  CALL_TIMEOUT_S, &ret, err);
+	int rc = qga_call(
+	    g, "guest-file-seek",
+	    json_pack("{s:I,s:I,s:s}", "handle", h, "offset", (json_int_t)0, "whence", "end"),
+	    CALL_TIMEOUT_S, &ret, err);
 	if (rc < 0) {
 		file_close(g, h);
 		return rc;
@@ -322,9 +327,10 @@ int qga_get(struct qga *g, const char *path, const char *host_path,
 		RAISE(err, ENGI_ETOOBIG, "'%s' is %lld bytes, over the cap of %llu", path,
 		      (long long)size, (unsigned long long)max_bytes);
 	}
-	rc = qga_call(g, "guest-file-seek",
-		      json_pack("{s:I,s:I,s:s}", "handle", h, "offset", (json_int_t)0, "whence", "set"),
-		      CALL_TIMEOUT_S, NULL, err);
+	rc = qga_call(
+	    g, "guest-file-seek",
+	    json_pack("{s:I,s:I,s:s}", "handle", h, "offset", (json_int_t)0, "whence", "set"),
+	    CALL_TIMEOUT_S, NULL, err);
 	if (rc < 0) {
 		file_close(g, h);
 		return rc;
@@ -348,18 +354,20 @@ int qga_get(struct qga *g, const char *path, const char *host_path,
 		int eof = json_is_true(json_object_get(ret, "eof"));
 		if (!json_is_string(b) || blen > base64_encoded_len(FILE_CHUNK) ||
 		    base64_decode(json_string_value(b), blen, raw, &n, &bad) < 0)
-			rc = engi_raise(err, ENGI_EENV, "guest-file-read sent a malformed chunk of '%s'", path);
+			rc = engi_raise(err, ENGI_EENV,
+					"guest-file-read sent a malformed chunk of '%s'", path);
 		json_decref(ret);
 		if (rc < 0)
 			break;
 		/* the size seen at open is not a promise: the file may grow */
 		if (*bytes + n > max_bytes) {
-			rc = engi_raise(err, ENGI_ETOOBIG, "'%s' grew over the cap of %llu bytes", path,
-					(unsigned long long)max_bytes);
+			rc = engi_raise(err, ENGI_ETOOBIG, "'%s' grew over the cap of %llu bytes",
+					path, (unsigned long long)max_bytes);
 			break;
 		}
 		if (n && write_all_fd(fd, raw, n) < 0) {
-			rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", host_path, strerror(errno));
+			rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", host_path,
+					strerror(errno));
 			break;
 		}
 		*bytes += n;

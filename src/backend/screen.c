@@ -438,12 +438,22 @@ static int png_unfilter(unsigned char *d, uint32_t h, size_t line, size_t bpp,
 			int a = i >= bpp ? cur[i - bpp] : 0, b = up ? up[i] : 0;
 			int c = up && i >= bpp ? up[i - bpp] : 0;
 			switch (f) {
-			case 0: break;
-			case 1: cur[i] = (unsigned char)(cur[i] + a); break;
-			case 2: cur[i] = (unsigned char)(cur[i] + b); break;
-			case 3: cur[i] = (unsigned char)(cur[i] + ((a + b) >> 1)); break;
-			case 4: cur[i] = (unsigned char)(cur[i] + paeth(a, b, c)); break;
-			default: RAISE(err, ENGI_EPARSE, "the PNG has an unknown filter %d", f);
+			case 0:
+				break;
+			case 1:
+				cur[i] = (unsigned char)(cur[i] + a);
+				break;
+			case 2:
+				cur[i] = (unsigned char)(cur[i] + b);
+				break;
+			case 3:
+				cur[i] = (unsigned char)(cur[i] + ((a + b) >> 1));
+				break;
+			case 4:
+				cur[i] = (unsigned char)(cur[i] + paeth(a, b, c));
+				break;
+			default:
+				RAISE(err, ENGI_EPARSE, "the PNG has an unknown filter %d", f);
 			}
 		}
 	}
@@ -513,7 +523,8 @@ static int png_decode_rgb(const unsigned char *p, size_t len, const struct png_i
 			int r, g, b, a = 255;
 			if (pi->ctype == 3) {
 				size_t ix = (size_t)v[0] < pi->nplte ? (size_t)v[0] : 0;
-				r = pi->plte[3 * ix], g = pi->plte[3 * ix + 1], b = pi->plte[3 * ix + 2];
+				r = pi->plte[3 * ix], g = pi->plte[3 * ix + 1],
+				b = pi->plte[3 * ix + 2];
 			} else if (ch <= 2) {
 				r = g = b = v[0];
 				a = ch == 2 ? v[1] : 255;
@@ -543,10 +554,11 @@ int screen_image_fit(const unsigned char *data, size_t len, int max_side, size_t
 	int jpeg = len >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff;
 	if (jpeg) {
 		if (len > max_bytes)
-			RAISE(err, ENGI_ETOOBIG,
-			      "the JPEG is %zu bytes, over the cap of %zu, and JPEGs are not scaled "
-			      "here: convert it to a smaller PNG or JPEG",
-			      len, max_bytes);
+			RAISE(
+			    err, ENGI_ETOOBIG,
+			    "the JPEG is %zu bytes, over the cap of %zu, and JPEGs are not scaled "
+			    "here: convert it to a smaller PNG or JPEG",
+			    len, max_bytes);
 		out->type = "image/jpeg";
 	} else {
 		struct png_info pi;
@@ -567,7 +579,8 @@ int screen_image_fit(const unsigned char *data, size_t len, int max_side, size_t
 				engi_free(out->data);
 				out->data = NULL;
 				rc = small ? box_scale(&src, small, dw, dh, err)
-					   : engi_raise(err, ENGI_ENOMEM, "out of memory scaling an image");
+					   : engi_raise(err, ENGI_ENOMEM,
+							"out of memory scaling an image");
 				if (rc == 0)
 					rc = png_encode(small, dw, dh, &out->data, &out->len, err);
 				engi_free(small);
@@ -578,8 +591,8 @@ int screen_image_fit(const unsigned char *data, size_t len, int max_side, size_t
 			engi_free(rgb);
 			if (rc == 0 && out->len > max_bytes)
 				rc = engi_raise(err, ENGI_ETOOBIG,
-						"the PNG stays over %zu bytes even at %dx%d", max_bytes,
-						out->w, out->h);
+						"the PNG stays over %zu bytes even at %dx%d",
+						max_bytes, out->w, out->h);
 			if (rc < 0) {
 				engi_free(out->data);
 				memset(out, 0, sizeof(*out));

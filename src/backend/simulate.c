@@ -29,9 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SIM_FILES 16
-#define SIM_FILE_CAP ((size_t)1 << 20)
-#define SIM_SHAPE 1.5
+#define SIM_FILES      16
+#define SIM_FILE_CAP   ((size_t)1 << 20)
+#define SIM_SHAPE      1.5
 #define SIM_MAX_FACTOR 100.0
 
 struct sim_file {
@@ -57,8 +57,7 @@ static double hash_uniform(const char *s, size_t n)
 	return ((double)h + 0.5) / 4503599627370496.0; /* 16^13 */
 }
 
-static int sim_start(struct backend_env *env, const struct env_spec *spec,
-		     struct engi_error *err)
+static int sim_start(struct backend_env *env, const struct env_spec *spec, struct engi_error *err)
 {
 	struct sim_env *se = env->priv;
 	const char *sc = getenv("ENGISWEEP_SIM_SCALE_S");
@@ -69,7 +68,8 @@ static int sim_start(struct backend_env *env, const struct env_spec *spec,
 	int iid = sp && !strcmp(sp, "iid");
 	double sigma = sp && *sp && !iid ? strtod(sp, NULL) : 0.25;
 	if (!(sigma >= 0) || sigma > 3)
-		RAISE(err, ENGI_EINVALID, "ENGISWEEP_SIM_SPREAD='%s' is not 'iid' or a sigma in [0, 3]", sp);
+		RAISE(err, ENGI_EINVALID,
+		      "ENGISWEEP_SIM_SPREAD='%s' is not 'iid' or a sigma in [0, 3]", sp);
 	/* the cell id is the name up to its first '-' */
 	size_t n = strcspn(spec->name, "-");
 	double u_cell = hash_uniform(spec->name, n);
@@ -80,8 +80,10 @@ static int sim_start(struct backend_env *env, const struct env_spec *spec,
 		double u_pair = hash_uniform(spec->key, strlen(spec->key));
 		/* a standard normal from two hashes of the cell id (Box-Muller) */
 		char alt[80];
-		int an = snprintf(alt, sizeof(alt), "%.*s:angle", (int)(n < 64 ? n : 64), spec->name);
-		double z = sqrt(-2.0 * log(u_cell)) * cos(2.0 * M_PI * hash_uniform(alt, (size_t)an));
+		int an =
+		    snprintf(alt, sizeof(alt), "%.*s:angle", (int)(n < 64 ? n : 64), spec->name);
+		double z =
+		    sqrt(-2.0 * log(u_cell)) * cos(2.0 * M_PI * hash_uniform(alt, (size_t)an));
 		d = scale * pow(u_pair, -1.0 / SIM_SHAPE) * exp(sigma * z - 0.5 * sigma * sigma);
 	}
 	se->duration_s = fmin(d, scale * SIM_MAX_FACTOR);
@@ -96,9 +98,8 @@ static void sim_stop(struct backend_env *env)
 	se->nfiles = 0;
 }
 
-static int sim_exec(struct backend_env *env, const char *command,
-		    const struct exec_opts *o, struct exec_result *r,
-		    struct engi_error *err)
+static int sim_exec(struct backend_env *env, const char *command, const struct exec_opts *o,
+		    struct exec_result *r, struct engi_error *err)
 {
 	struct sim_env *se = env->priv;
 	double d = fmin(se->duration_s, o->timeout_s);
@@ -126,8 +127,8 @@ static int sim_exec(struct backend_env *env, const char *command,
 	return 0;
 }
 
-static int sim_put(struct backend_env *env, const void *data, size_t len,
-		   const char *env_path, struct engi_error *err)
+static int sim_put(struct backend_env *env, const void *data, size_t len, const char *env_path,
+		   struct engi_error *err)
 {
 	struct sim_env *se = env->priv;
 	TRY(env_path_check(env_path, err));
@@ -139,7 +140,8 @@ static int sim_put(struct backend_env *env, const void *data, size_t len,
 			f = &se->files[i];
 	if (!f) {
 		if (se->nfiles == SIM_FILES)
-			RAISE(err, ENGI_ETOOBIG, "the simulated environment holds %d files at most", SIM_FILES);
+			RAISE(err, ENGI_ETOOBIG, "the simulated environment holds %d files at most",
+			      SIM_FILES);
 		f = &se->files[se->nfiles++];
 		snprintf(f->path, sizeof(f->path), "%s", env_path);
 		f->data = NULL;
@@ -154,18 +156,18 @@ static int sim_put(struct backend_env *env, const void *data, size_t len,
 	return 0;
 }
 
-static int sim_get(struct backend_env *env, const char *env_path,
-		   const char *host_path, uint64_t max_bytes, uint64_t *bytes,
-		   struct engi_error *err)
+static int sim_get(struct backend_env *env, const char *env_path, const char *host_path,
+		   uint64_t max_bytes, uint64_t *bytes, struct engi_error *err)
 {
 	struct sim_env *se = env->priv;
 	for (size_t i = 0; i < se->nfiles; i++) {
 		if (strcmp(se->files[i].path, env_path))
 			continue;
 		if (se->files[i].len > max_bytes)
-			RAISE(err, ENGI_ETOOBIG, "'%s' is %zu bytes, over the cap of %llu", env_path,
-			      se->files[i].len, (unsigned long long)max_bytes);
-		int fd = open(host_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+			RAISE(err, ENGI_ETOOBIG, "'%s' is %zu bytes, over the cap of %llu",
+			      env_path, se->files[i].len, (unsigned long long)max_bytes);
+		int fd =
+		    open(host_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0)
 			RAISE(err, ENGI_EIO, "cannot create '%s': %s", host_path, strerror(errno));
 		int bad = write_all_fd(fd, se->files[i].data, se->files[i].len) < 0;
@@ -179,17 +181,17 @@ static int sim_get(struct backend_env *env, const char *env_path,
 }
 
 static const struct backend_ops sim_ops = {
-	.start = sim_start,
-	.exec = sim_exec,
-	.put = sim_put,
-	.get = sim_get,
-	.stop = sim_stop,
+    .start = sim_start,
+    .exec = sim_exec,
+    .put = sim_put,
+    .get = sim_get,
+    .stop = sim_stop,
 };
 
 const struct backend_desc backend_simulate = {
-	.name = "simulate",
-	.summary = "an environment that only takes time (heavy-tailed), for scale tests",
-	.caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES,
-	.priv_size = sizeof(struct sim_env),
-	.ops = &sim_ops,
+    .name = "simulate",
+    .summary = "an environment that only takes time (heavy-tailed), for scale tests",
+    .caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES,
+    .priv_size = sizeof(struct sim_env),
+    .ops = &sim_ops,
 };

@@ -10,7 +10,7 @@
 #include "engi/error.h"
 
 #define EXIT_FAILED 1
-#define EXIT_USAGE 2
+#define EXIT_USAGE  2
 
 int cmd_run(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
@@ -76,12 +76,14 @@ void strlist_release(struct strlist *l);
  * entries, and one parser. cli_boot_option returns 1 when opt was one of
  * them (stored in b), 0 when not, -1 on a bad value (printed). */
 enum { CLI_OPT_SEED = 400, CLI_OPT_DRAWS, CLI_OPT_LEVEL, CLI_OPT_MIN_TASKS, CLI_OPT_INTERVAL };
-#define CLI_BOOT_LONG_OPTIONS                                                  \
-	{"seed", required_argument, NULL, CLI_OPT_SEED},                       \
-	{"draws", required_argument, NULL, CLI_OPT_DRAWS},                     \
-	{"level", required_argument, NULL, CLI_OPT_LEVEL},                     \
-	{"interval", required_argument, NULL, CLI_OPT_INTERVAL},               \
-	{"min-tasks", required_argument, NULL, CLI_OPT_MIN_TASKS}
+#define CLI_BOOT_LONG_OPTIONS                                                                      \
+	{"seed", required_argument, NULL, CLI_OPT_SEED},                                           \
+	    {"draws", required_argument, NULL, CLI_OPT_DRAWS},                                     \
+	    {"level", required_argument, NULL, CLI_OPT_LEVEL},                                     \
+	    {"interval", required_argument, NULL, CLI_OPT_INTERVAL},                               \
+	{                                                                                          \
+		"min-tasks", required_argument, NULL, CLI_OPT_MIN_TASKS                            \
+	}
 struct engi_boot_opts;
 int cli_boot_option(int opt, const char *arg, struct engi_boot_opts *b);
 
@@ -89,7 +91,6 @@ struct sweep_opts;
 /* Parses the options run and validate share: 0 parsed, 1 help printed,
  * -1 usage error (printed). */
 int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o,
-		     struct strlist *conds, struct strlist *res, struct strlist *grid,
-		     int *keep);
+		     struct strlist *conds, struct strlist *res, struct strlist *grid, int *keep);
 
 #endif

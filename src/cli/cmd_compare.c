@@ -20,9 +20,8 @@ static int ends_with(const char *s, const char *suffix)
 
 /* Reads one input: every CSV file of paths at the first of them (one set, so
  * that a cell run in two files is caught), a results store otherwise. */
-static int load_one(char **paths, size_t npaths, size_t i,
-		    const char *assertions_csv, struct engi_results *one,
-		    struct engi_error *err)
+static int load_one(char **paths, size_t npaths, size_t i, const char *assertions_csv,
+		    struct engi_results *one, struct engi_error *err)
 {
 	if (!ends_with(paths[i], ".csv"))
 		return store_read(paths[i], one, err);
@@ -55,8 +54,10 @@ static int same_grid(json_t **grid, const char **from, const struct engi_results
 	json_t *g = declared_grid(one);
 	if (!g)
 		RAISE(err, ENGI_EINVALID,
-		      "'%s' declares no condition grid (--axis grid needs results of a sweep run with "
-		      "--grid)", path);
+		      "'%s' declares no condition grid (--axis grid needs results of a sweep run "
+		      "with "
+		      "--grid)",
+		      path);
 	if (*grid && !json_equal(*grid, g)) {
 		json_decref(g);
 		RAISE(err, ENGI_EINVALID, "'%s' and '%s' declare different condition grids", *from,
@@ -115,21 +116,18 @@ int cli_load_results_grid(char **paths, size_t npaths, const char *assertions_cs
 	}
 	if (assertions_csv && !csv_done) {
 		engi_results_release(res);
-		RAISE(err, ENGI_EINVALID,
-		      "--assertions '%s' needs an episodes CSV input",
+		RAISE(err, ENGI_EINVALID, "--assertions '%s' needs an episodes CSV input",
 		      assertions_csv);
 	}
 	return 0;
 }
 
-static int same_file(const char *out, const struct stat *o, const char *in,
-		     struct engi_error *err)
+static int same_file(const char *out, const struct stat *o, const char *in, struct engi_error *err)
 {
 	struct stat st;
 	if (stat(in, &st) == 0 && st.st_dev == o->st_dev && st.st_ino == o->st_ino)
 		RAISE(err, ENGI_EINVALID,
-		      "output '%s' is the input '%s': refusing to write over an input", out,
-		      in);
+		      "output '%s' is the input '%s': refusing to write over an input", out, in);
 	return 0;
 }
 
@@ -159,34 +157,34 @@ static int output_name(char *buf, size_t size, const char *prefix, const char *s
 }
 
 static const char compare_help[] =
-	"usage: engisweep compare [options] RESULTS...\n"
-	"\n"
-	"Paired comparisons on the same tasks: two models under each condition\n"
-	"(--axis models) or two conditions for each model (--axis conditions, an\n"
-	"ablation grid). Each row: the mean paired difference of the EngiScore x100\n"
-	"(trials averaged within a task, over the tasks both arms have), a paired\n"
-	"task bootstrap interval and a two-sided sign-flip test; p-values are\n"
-	"Holm-adjusted over the family (every arm against --baseline, or every\n"
-	"pair without one) within each condition (axis models) or each model\n"
-	"(axes conditions, grid). RESULTS are results.h5 files or episodes CSV\n"
-	"files (columns in README), merged in memory. Same input and seed, same\n"
-	"bytes, whatever the order of the rows. An output file that is an input\n"
-	"is refused.\n"
-	"\n"
-	"options:\n"
-	"      --axis A         models (default), conditions, or grid: the family a\n"
-	"                       sweep's --grid declared (each condition against the\n"
-	"                       one with that axis at its first value, the other\n"
-	"                       axes the same), read from its results files\n"
-	"      --baseline NAME  compare every other arm with NAME\n"
-	"      --assertions F   assertions CSV of the episodes CSV inputs\n"
-	"      --out-prefix P   also write P.csv and P.json\n"
-	"      --seed N         bootstrap and sign-flip seed (default 20261130)\n"
-	"      --draws N        bootstrap and sign-flip draws (default 10000)\n"
-	"      --level L        interval level (default 0.95)\n"
-	"      --interval M     percentile (default) or bca\n"
-	"      --min-tasks N    fewer paired tasks: no interval, flagged (default 5)\n"
-	"  -h, --help           this text\n";
+    "usage: engisweep compare [options] RESULTS...\n"
+    "\n"
+    "Paired comparisons on the same tasks: two models under each condition\n"
+    "(--axis models) or two conditions for each model (--axis conditions, an\n"
+    "ablation grid). Each row: the mean paired difference of the EngiScore x100\n"
+    "(trials averaged within a task, over the tasks both arms have), a paired\n"
+    "task bootstrap interval and a two-sided sign-flip test; p-values are\n"
+    "Holm-adjusted over the family (every arm against --baseline, or every\n"
+    "pair without one) within each condition (axis models) or each model\n"
+    "(axes conditions, grid). RESULTS are results.h5 files or episodes CSV\n"
+    "files (columns in README), merged in memory. Same input and seed, same\n"
+    "bytes, whatever the order of the rows. An output file that is an input\n"
+    "is refused.\n"
+    "\n"
+    "options:\n"
+    "      --axis A         models (default), conditions, or grid: the family a\n"
+    "                       sweep's --grid declared (each condition against the\n"
+    "                       one with that axis at its first value, the other\n"
+    "                       axes the same), read from its results files\n"
+    "      --baseline NAME  compare every other arm with NAME\n"
+    "      --assertions F   assertions CSV of the episodes CSV inputs\n"
+    "      --out-prefix P   also write P.csv and P.json\n"
+    "      --seed N         bootstrap and sign-flip seed (default 20261130)\n"
+    "      --draws N        bootstrap and sign-flip draws (default 10000)\n"
+    "      --level L        interval level (default 0.95)\n"
+    "      --interval M     percentile (default) or bca\n"
+    "      --min-tasks N    fewer paired tasks: no interval, flagged (default 5)\n"
+    "  -h, --help           this text\n";
 
 /* The declared family of a grid: {"family": [{"axis", "a", "b"}, ...]};
  * the strings stay in grid. */
@@ -198,7 +196,8 @@ static int grid_pairs(json_t *grid, struct engi_compare_pair **out, size_t *n,
 	*out = NULL;
 	*n = 0;
 	if (!json_is_array(fam) || k == 0)
-		RAISE(err, ENGI_EINVALID, "the declared grid has no comparisons (one value per axis?)");
+		RAISE(err, ENGI_EINVALID,
+		      "the declared grid has no comparisons (one value per axis?)");
 	struct engi_compare_pair *p = engi_calloc(k, sizeof(*p));
 	if (!p)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
@@ -209,7 +208,8 @@ static int grid_pairs(json_t *grid, struct engi_compare_pair **out, size_t *n,
 		p[i].b = json_string_value(json_object_get(e, "b"));
 		if (!p[i].axis || !p[i].a || !p[i].b) {
 			engi_free(p);
-			RAISE(err, ENGI_EINVALID, "the declared grid's comparison %zu lacks axis, a or b", i);
+			RAISE(err, ENGI_EINVALID,
+			      "the declared grid's comparison %zu lacks axis, a or b", i);
 		}
 	}
 	*out = p;
@@ -221,13 +221,13 @@ int cmd_compare(int argc, char **argv)
 {
 	enum { O_PREFIX = 256, O_AXIS, O_BASE, O_ASSERT };
 	static const struct option opts[] = {
-		{"out-prefix", required_argument, NULL, O_PREFIX},
-		CLI_BOOT_LONG_OPTIONS,
-		{"axis", required_argument, NULL, O_AXIS},
-		{"baseline", required_argument, NULL, O_BASE},
-		{"assertions", required_argument, NULL, O_ASSERT},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"out-prefix", required_argument, NULL, O_PREFIX},
+	    CLI_BOOT_LONG_OPTIONS,
+	    {"axis", required_argument, NULL, O_AXIS},
+	    {"baseline", required_argument, NULL, O_BASE},
+	    {"assertions", required_argument, NULL, O_ASSERT},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct engi_compare_opts co;
 	engi_compare_opts_init(&co);
@@ -287,8 +287,8 @@ int cmd_compare(int argc, char **argv)
 		       output_name(json_out, sizeof json_out, prefix, ".json") < 0))
 		return EXIT_USAGE;
 	const char *outs[] = {csv_out, json_out};
-	if (prefix && cli_check_outputs(outs, 2, argv + optind, (size_t)(argc - optind),
-					assertions, &err) < 0) {
+	if (prefix && cli_check_outputs(outs, 2, argv + optind, (size_t)(argc - optind), assertions,
+					&err) < 0) {
 		cli_error(&err);
 		return EXIT_USAGE;
 	}

@@ -17,29 +17,29 @@
 #include <unistd.h>
 
 static const char image_help[] =
-	"usage: engisweep image build NAME... [--force] [--no-ready] [--cpus N] [--memory-mb M]\n"
-	"       engisweep image list\n"
-	"       engisweep image path NAME\n"
-	"\n"
-	"Guest images for `--backend qemu`, built from Debian packages only:\n"
-	"  tiny     Debian kernel + busybox + qemu-guest-agent in an initramfs (tests)\n"
-	"  tools    Debian 12 minbase root with python3, openscad, calculix-ccx, admesh\n"
-	"  desktop  tools plus an X session (window manager, xterm, openscad, librecad)\n"
-	"\n"
-	"Each image is content-addressed by its recipe (src/backend/images/, inside\n"
-	"this binary) and cached under $ENGISWEEP_IMAGES, else\n"
-	"$XDG_CACHE_HOME/engisweep/images, else ~/.cache/engisweep/images. A build\n"
-	"that finds its image already there does nothing (--force rebuilds). After\n"
-	"building, the image is booted once and a `ready` memory state is saved for\n"
-	"the given machine shape (default: 1 CPU and the image's memory), which every\n"
-	"episode then starts from; other shapes get theirs on first use.\n"
-	"Needs root (debootstrap) and the packages qemu-system-x86, qemu-utils,\n"
-	"debootstrap, busybox-static, e2fsprogs, cpio (scripts/deps installs them).\n"
-	"\n"
-	"  --force         rebuild even when the image is there\n"
-	"  --no-ready      do not boot the image to save its ready state\n"
-	"  --cpus N        machine shape of the ready state (default 1)\n"
-	"  --memory-mb M   memory of the ready state (default: the image's)\n";
+    "usage: engisweep image build NAME... [--force] [--no-ready] [--cpus N] [--memory-mb M]\n"
+    "       engisweep image list\n"
+    "       engisweep image path NAME\n"
+    "\n"
+    "Guest images for `--backend qemu`, built from Debian packages only:\n"
+    "  tiny     Debian kernel + busybox + qemu-guest-agent in an initramfs (tests)\n"
+    "  tools    Debian 12 minbase root with python3, openscad, calculix-ccx, admesh\n"
+    "  desktop  tools plus an X session (window manager, xterm, openscad, librecad)\n"
+    "\n"
+    "Each image is content-addressed by its recipe (src/backend/images/, inside\n"
+    "this binary) and cached under $ENGISWEEP_IMAGES, else\n"
+    "$XDG_CACHE_HOME/engisweep/images, else ~/.cache/engisweep/images. A build\n"
+    "that finds its image already there does nothing (--force rebuilds). After\n"
+    "building, the image is booted once and a `ready` memory state is saved for\n"
+    "the given machine shape (default: 1 CPU and the image's memory), which every\n"
+    "episode then starts from; other shapes get theirs on first use.\n"
+    "Needs root (debootstrap) and the packages qemu-system-x86, qemu-utils,\n"
+    "debootstrap, busybox-static, e2fsprogs, cpio (scripts/deps installs them).\n"
+    "\n"
+    "  --force         rebuild even when the image is there\n"
+    "  --no-ready      do not boot the image to save its ready state\n"
+    "  --cpus N        machine shape of the ready state (default 1)\n"
+    "  --memory-mb M   memory of the ready state (default: the image's)\n";
 
 static int usage_error(const char *msg)
 {
@@ -51,12 +51,9 @@ static int usage_error(const char *msg)
 static int image_build_cmd(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"force", no_argument, NULL, 'f'},
-		{"no-ready", no_argument, NULL, 'n'},
-		{"cpus", required_argument, NULL, 'c'},
-		{"memory-mb", required_argument, NULL, 'm'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"force", no_argument, NULL, 'f'},	    {"no-ready", no_argument, NULL, 'n'},
+	    {"cpus", required_argument, NULL, 'c'}, {"memory-mb", required_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
 	};
 	int force = 0, ready = 1;
 	long cpus = 1, mem = 0;
@@ -109,8 +106,11 @@ static int image_build_cmd(int argc, char **argv)
 		char tmp[PATH_MAX];
 		const char *t = getenv("TMPDIR");
 		snprintf(tmp, sizeof(tmp), "%s", t && *t ? t : "/tmp");
-		struct env_spec spec = {.image = argv[i], .cpus = (int)cpus, .memory_mb = (int)mem,
-					.work_root = tmp, .name = "ready"};
+		struct env_spec spec = {.image = argv[i],
+					.cpus = (int)cpus,
+					.memory_mb = (int)mem,
+					.work_root = tmp,
+					.name = "ready"};
 		if (qemu_prepare(argv[i], &spec, stderr, &e) < 0) {
 			cli_error(&e);
 			return EXIT_FAILED;

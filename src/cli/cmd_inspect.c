@@ -11,19 +11,19 @@
 #include <string.h>
 
 static const char inspect_help[] =
-	"usage: engisweep inspect [--source NAME] [SUITE]\n"
-	"\n"
-	"Lists what this binary can run: backends, agents, model providers and\n"
-	"verifier kinds, each marked built or not built, and the accelerator the\n"
-	"qemu backend's guests get on this host (KVM only when a probe guest ran\n"
-	"under it in time) with the reason, whether the local backend's sandbox\n"
-	"(bubblewrap; ENGI_BWRAP names the program) works here, or why not, and\n"
-	"the task sources.\n"
-	"\n"
-	"With SUITE: which task source reads it (detected, or --source NAME), how\n"
-	"many tasks load and how many are refused, by reason, each refused file\n"
-	"named. Exit status 0 when every task loads, 1 when some are refused, 2\n"
-	"when the suite cannot be read at all.\n";
+    "usage: engisweep inspect [--source NAME] [SUITE]\n"
+    "\n"
+    "Lists what this binary can run: backends, agents, model providers and\n"
+    "verifier kinds, each marked built or not built, and the accelerator the\n"
+    "qemu backend's guests get on this host (KVM only when a probe guest ran\n"
+    "under it in time) with the reason, whether the local backend's sandbox\n"
+    "(bubblewrap; ENGI_BWRAP names the program) works here, or why not, and\n"
+    "the task sources.\n"
+    "\n"
+    "With SUITE: which task source reads it (detected, or --source NAME), how\n"
+    "many tasks load and how many are refused, by reason, each refused file\n"
+    "named. Exit status 0 when every task loads, 1 when some are refused, 2\n"
+    "when the suite cannot be read at all.\n";
 
 /* Tasks loaded and refused, refusals grouped by the kind of failure. */
 static int inspect_suite(const char *path, const char *source)
@@ -95,7 +95,8 @@ int cmd_inspect(int argc, char **argv)
 		printf("  local sandbox: available (%s)\n", sbwhy);
 	else
 		printf("  local sandbox: unavailable (%s): model and replay agents are refused on "
-		       "the local backend unless --unsafe-local\n", sbwhy);
+		       "the local backend unless --unsafe-local\n",
+		       sbwhy);
 	printf("\nagents:\n");
 	for (const struct agent_desc *const *a = agent_all(); *a; a++)
 		printf("  %-10s %-10s %s\n", (*a)->name, (*a)->ops ? "built" : "not built",

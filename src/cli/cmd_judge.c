@@ -21,32 +21,32 @@
 #include <unistd.h>
 
 static const char judge_help[] =
-	"usage: engisweep judge [options] TASK.json ARTIFACT_DIR\n"
-	"\n"
-	"Runs the task's verifier on the deliverables in ARTIFACT_DIR (a results\n"
-	"folder's artifacts/<cell>/) and prints every assertion, or writes the\n"
-	"verdict as a record's JSON with --out. run starts it for every episode as\n"
-	"a child process under these limits; a crash or a limit reached is then an\n"
-	"infrastructure failure of the verifier, not a verdict. Exit status: 0\n"
-	"judged, 3 the verifier failed, 4 it ran out of memory, 2 bad usage.\n"
-	"\n"
-	"options:\n"
-	"  -o, --out FILE     the verdict as JSON (default: a summary on stdout)\n"
-	"      --threads N    kernel threads (default: as the host allows)\n"
-	"      --cpu-s S      CPU-time limit in seconds (SIGXCPU past it)\n"
-	"      --mem-mb M     address-space limit in MiB (not applied under\n"
-	"                     AddressSanitizer, which reserves terabytes)\n"
-	"  -h, --help         this text\n";
+    "usage: engisweep judge [options] TASK.json ARTIFACT_DIR\n"
+    "\n"
+    "Runs the task's verifier on the deliverables in ARTIFACT_DIR (a results\n"
+    "folder's artifacts/<cell>/) and prints every assertion, or writes the\n"
+    "verdict as a record's JSON with --out. run starts it for every episode as\n"
+    "a child process under these limits; a crash or a limit reached is then an\n"
+    "infrastructure failure of the verifier, not a verdict. Exit status: 0\n"
+    "judged, 3 the verifier failed, 4 it ran out of memory, 2 bad usage.\n"
+    "\n"
+    "options:\n"
+    "  -o, --out FILE     the verdict as JSON (default: a summary on stdout)\n"
+    "      --threads N    kernel threads (default: as the host allows)\n"
+    "      --cpu-s S      CPU-time limit in seconds (SIGXCPU past it)\n"
+    "      --mem-mb M     address-space limit in MiB (not applied under\n"
+    "                     AddressSanitizer, which reserves terabytes)\n"
+    "  -h, --help         this text\n";
 
 enum { OPT_THREADS = 256, OPT_CPU, OPT_MEM };
 
 static const struct option judge_options[] = {
-	{"out", required_argument, NULL, 'o'},
-	{"threads", required_argument, NULL, OPT_THREADS},
-	{"cpu-s", required_argument, NULL, OPT_CPU},
-	{"mem-mb", required_argument, NULL, OPT_MEM},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"out", required_argument, NULL, 'o'},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"cpu-s", required_argument, NULL, OPT_CPU},
+    {"mem-mb", required_argument, NULL, OPT_MEM},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -245,7 +245,8 @@ static int kernel_frame(int argc, char **argv)
 		printf("],\n \"solver\": \"%s\", \"method\": \"%s\", \"ordering\": \"%s\", ",
 		       r.solver ? r.solver : "direct", r.method, r.ordering);
 		if (cg || r.cg_failed)
-			printf("\"iterations\": %d, \"residual\": %.3g, ", r.iterations, r.residual);
+			printf("\"iterations\": %d, \"residual\": %.3g, ", r.iterations,
+			       r.residual);
 		if (r.cg_failed)
 			printf("\"cg_failed\": \"%s\", ", r.cg_failed);
 		printf("\"parse_s\": %.6f, \"assemble_s\": %.6f, \"factor_s\": %.6f, "

@@ -23,18 +23,18 @@
 #include <unistd.h>
 
 static const char merge_help[] =
-	"usage: engisweep merge -o OUT.h5 RESULTS.h5...\n"
-	"\n"
-	"Combines results files (job-array shards, continued runs) into one, each\n"
-	"cell exactly once. When a cell appears in several files, a scored episode\n"
-	"wins over an infrastructure failure, then the one that started last.\n"
-	"Refuses files whose tasks (same id, other content) or models (same name,\n"
-	"other settings) differ. Traces and artifact digests are carried over;\n"
-	"artifact files stay in the folders of the inputs.\n"
-	"\n"
-	"options:\n"
-	"  -o, --out FILE   the merged results file (must not exist)\n"
-	"  -h, --help       this text\n";
+    "usage: engisweep merge -o OUT.h5 RESULTS.h5...\n"
+    "\n"
+    "Combines results files (job-array shards, continued runs) into one, each\n"
+    "cell exactly once. When a cell appears in several files, a scored episode\n"
+    "wins over an infrastructure failure, then the one that started last.\n"
+    "Refuses files whose tasks (same id, other content) or models (same name,\n"
+    "other settings) differ. Traces and artifact digests are carried over;\n"
+    "artifact files stay in the folders of the inputs.\n"
+    "\n"
+    "options:\n"
+    "  -o, --out FILE   the merged results file (must not exist)\n"
+    "  -h, --help       this text\n";
 
 struct pick {
 	const char *cell;
@@ -56,8 +56,7 @@ static int better(const struct engi_res_episode *a, const struct engi_res_episod
 }
 
 /* Union of the metadata tables; disagreement is an error. */
-static int union_meta(struct stored *in, size_t nin, struct engi_results *u,
-		      struct engi_error *err)
+static int union_meta(struct stored *in, size_t nin, struct engi_results *u, struct engi_error *err)
 {
 	size_t nt = 0, nm = 0, nc = 0;
 	for (size_t i = 0; i < nin; i++) {
@@ -82,7 +81,8 @@ static int union_meta(struct stored *in, size_t nin, struct engi_results *u,
 				RAISE(err, ENGI_EMISMATCH,
 				      "'%s' and an earlier input define task '%s' differently "
 				      "(content hash %.12s vs %.12s): their cells are not the same",
-				      in[i].path, r->tasks[t].id, r->tasks[t].hash, u->tasks[k].hash);
+				      in[i].path, r->tasks[t].id, r->tasks[t].hash,
+				      u->tasks[k].hash);
 		}
 		for (size_t m = 0; m < r->nmodels; m++) {
 			size_t k = 0;
@@ -92,13 +92,15 @@ static int union_meta(struct stored *in, size_t nin, struct engi_results *u,
 				u->models[u->nmodels++] = r->models[m];
 			else if (strcmp(u->models[k].settings, r->models[m].settings))
 				RAISE(err, ENGI_EMISMATCH,
-				      "'%s' and an earlier input define model '%s' differently (%s vs %s)",
+				      "'%s' and an earlier input define model '%s' differently (%s "
+				      "vs %s)",
 				      in[i].path, r->models[m].name, r->models[m].settings,
 				      u->models[k].settings);
 		}
 		for (size_t c = 0; c < r->nconditions; c++) {
 			size_t k = 0;
-			while (k < u->nconditions && strcmp(u->conditions[k].name, r->conditions[c].name))
+			while (k < u->nconditions &&
+			       strcmp(u->conditions[k].name, r->conditions[c].name))
 				k++;
 			if (k == u->nconditions)
 				u->conditions[u->nconditions++] = r->conditions[c];
@@ -141,9 +143,10 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 	size_t kept = 0;
 	for (size_t k = 0; rc == 0 && k < npicks; k++) {
 		if (kept && !strcmp(picks[kept - 1].cell, picks[k].cell)) {
-			const struct engi_res_episode *a = &in[picks[k].input].res.episodes[picks[k].episode];
+			const struct engi_res_episode *a =
+			    &in[picks[k].input].res.episodes[picks[k].episode];
 			const struct engi_res_episode *b =
-				&in[picks[kept - 1].input].res.episodes[picks[kept - 1].episode];
+			    &in[picks[kept - 1].input].res.episodes[picks[kept - 1].episode];
 			if (better(a, b))
 				picks[kept - 1] = picks[k];
 			dropped++;
@@ -162,8 +165,8 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 		if (!seen)
 			planned += in[i].res.planned_cells;
 		json_array_append_new(from, json_pack("{s:s,s:s?,s:I}", "path", paths[i],
-						      "sweep_id", in[i].res.sweep_id,
-						      "episodes", (json_int_t)in[i].res.nepisodes));
+						      "sweep_id", in[i].res.sweep_id, "episodes",
+						      (json_int_t)in[i].res.nepisodes));
 	}
 	if (planned < kept)
 		planned = kept;
@@ -171,7 +174,8 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 	/* a condition grid every input declares alike stays declared */
 	json_t *grid = NULL;
 	for (size_t i = 0; i < nin; i++) {
-		json_t *c1 = in[i].res.config_json ? json_loads(in[i].res.config_json, 0, NULL) : NULL;
+		json_t *c1 =
+		    in[i].res.config_json ? json_loads(in[i].res.config_json, 0, NULL) : NULL;
 		json_t *g = json_object_get(c1, "grid");
 		if (i == 0 && g)
 			grid = json_incref(g);
@@ -194,12 +198,17 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 	if (rc == 0) {
 		char sid[80];
 		snprintf(sid, sizeof(sid), "merged-%zu-inputs", nin);
-		struct store_meta meta = {
-			.tasks = u.tasks, .ntasks = u.ntasks, .models = u.models,
-			.nmodels = u.nmodels, .conditions = u.conditions,
-			.nconditions = u.nconditions, .sweep_id = sid, .planned_cells = planned,
-			.config_json = cfg ? cfg : "{}", .versions_json = "{}",
-			.command_line = "engisweep merge"};
+		struct store_meta meta = {.tasks = u.tasks,
+					  .ntasks = u.ntasks,
+					  .models = u.models,
+					  .nmodels = u.nmodels,
+					  .conditions = u.conditions,
+					  .nconditions = u.nconditions,
+					  .sweep_id = sid,
+					  .planned_cells = planned,
+					  .config_json = cfg ? cfg : "{}",
+					  .versions_json = "{}",
+					  .command_line = "engisweep merge"};
 		rc = store_create(&st, tmp, &meta, err);
 	}
 	for (size_t k = 0; rc == 0 && k < kept; k++) {
@@ -213,7 +222,9 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 	}
 	rc = stored_finish(&st, tmp, out, rc, err);
 	if (rc == 0)
-		fprintf(stderr, "engisweep: merged %zu files: %zu cells (%zu duplicate records dropped) into %s\n",
+		fprintf(stderr,
+			"engisweep: merged %zu files: %zu cells (%zu duplicate records dropped) "
+			"into %s\n",
 			nin, kept, dropped, out);
 	free(cfg);
 	engi_free(picks);
@@ -228,9 +239,9 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"out", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"out", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *out = NULL;
 	int c;

@@ -14,40 +14,40 @@
 #include <string.h>
 
 static const char plan_help[] =
-	"usage: engisweep plan [options] SUITE\n"
-	"\n"
-	"Validates SUITE and every setting as run does, and prints the sweep it\n"
-	"would run: cells, predicted episode-hours and API cost per model, and\n"
-	"the makespan on R ranks.\n"
-	"Predictions come from turn limits, per-turn estimates and prices, or from\n"
-	"measured durations and costs when an earlier results file is given.\n"
-	"\n"
-	"options:\n"
-	"  -a, --agents LIST      built-in agents (default: reference)\n"
-	"  -m, --models FILE      models.json\n"
-	"  -t, --trials N         trials (default 1)\n"
-	"  -c, --condition SPEC   NAME or NAME:key=value,... (repeat)\n"
-	"      --history FILE     results.h5 of an earlier sweep: measured durations\n"
-	"      --grid AXIS=V1,V2  a condition axis (repeat: cartesian product)\n"
-	"      --subset SPEC      stratified subset, as for run\n"
-	"      --source NAME      the suite's task source (default: detected)\n"
-	"  -n, --ranks R          ranks running episodes (default 1)\n"
-	"  -h, --help             this text\n";
+    "usage: engisweep plan [options] SUITE\n"
+    "\n"
+    "Validates SUITE and every setting as run does, and prints the sweep it\n"
+    "would run: cells, predicted episode-hours and API cost per model, and\n"
+    "the makespan on R ranks.\n"
+    "Predictions come from turn limits, per-turn estimates and prices, or from\n"
+    "measured durations and costs when an earlier results file is given.\n"
+    "\n"
+    "options:\n"
+    "  -a, --agents LIST      built-in agents (default: reference)\n"
+    "  -m, --models FILE      models.json\n"
+    "  -t, --trials N         trials (default 1)\n"
+    "  -c, --condition SPEC   NAME or NAME:key=value,... (repeat)\n"
+    "      --history FILE     results.h5 of an earlier sweep: measured durations\n"
+    "      --grid AXIS=V1,V2  a condition axis (repeat: cartesian product)\n"
+    "      --subset SPEC      stratified subset, as for run\n"
+    "      --source NAME      the suite's task source (default: detected)\n"
+    "  -n, --ranks R          ranks running episodes (default 1)\n"
+    "  -h, --help             this text\n";
 
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"agents", required_argument, NULL, 'a'},
-		{"models", required_argument, NULL, 'm'},
-		{"trials", required_argument, NULL, 't'},
-		{"condition", required_argument, NULL, 'c'},
-		{"history", required_argument, NULL, 'H'},
-		{"ranks", required_argument, NULL, 'n'},
-		{"grid", required_argument, NULL, 'G'},
-		{"subset", required_argument, NULL, 'S'},
-		{"source", required_argument, NULL, 'Q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"agents", required_argument, NULL, 'a'},
+	    {"models", required_argument, NULL, 'm'},
+	    {"trials", required_argument, NULL, 't'},
+	    {"condition", required_argument, NULL, 'c'},
+	    {"history", required_argument, NULL, 'H'},
+	    {"ranks", required_argument, NULL, 'n'},
+	    {"grid", required_argument, NULL, 'G'},
+	    {"subset", required_argument, NULL, 'S'},
+	    {"source", required_argument, NULL, 'Q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *agents = NULL, *models = NULL, *history = NULL, *subset = NULL, *source = NULL;
 	struct strlist grid = {0};
@@ -160,8 +160,10 @@ int cmd_plan(int argc, char **argv)
 	if (subset)
 		printf("\nsubset '%s': %zu tasks from %zu strata", subset, s.ntasks, nstrata);
 	printf("\nsweep id %.16s; predictions from %s\n\n", m.sweep_id,
-	       history ? "measured durations where known, else turn limits" : "turn limits and estimates");
-	printf("| %-28s | %7s | %15s | %15s |\n", "model", "cells", "episode-hours", "API cost (USD)");
+	       history ? "measured durations where known, else turn limits"
+		       : "turn limits and estimates");
+	printf("| %-28s | %7s | %15s | %15s |\n", "model", "cells", "episode-hours",
+	       "API cost (USD)");
 	printf("|------------------------------|---------|-----------------|-----------------|\n");
 	double tot_s = 0, tot_c = 0, longest = 0;
 	for (size_t mi = 0; mi < d.nmodels; mi++) {
@@ -175,7 +177,8 @@ int cmd_plan(int argc, char **argv)
 			cost += m.cells[i].pred_cost_usd;
 			longest = fmax(longest, m.cells[i].pred_s);
 		}
-		printf("| %-28s | %7zu | %15.2f | %15.2f |\n", d.models[mi].name, n, sec / 3600, cost);
+		printf("| %-28s | %7zu | %15.2f | %15.2f |\n", d.models[mi].name, n, sec / 3600,
+		       cost);
 		tot_s += sec;
 		tot_c += cost;
 	}

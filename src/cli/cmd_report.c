@@ -19,44 +19,44 @@ extern char **environ;
 #endif
 
 static const char report_help[] =
-	"usage: engisweep report [options] RESULTS...\n"
-	"\n"
-	"Prints the leaderboard of a sweep as Markdown: per model (and condition)\n"
-	"the EngiScore x100 (success, or optimization quality on optimization\n"
-	"tasks) and the mean continuous reward x100, each with a task-clustered\n"
-	"percentile bootstrap interval (trials averaged within each task, tasks\n"
-	"resampled), success rate, stable success / mixed / stable failure counts,\n"
-	"terminal outcomes, turns, tokens, cost; and the scores by task type,\n"
-	"domain, interface, software and any --by key. Missing and infrastructure-\n"
-	"failed episodes are counted, never dropped: env_crash and infra_error are\n"
-	"listed per model by reason (\"12 episodes not run: endpoint unavailable\"),\n"
-	"never scored; a model without a scored episode has no score, not 0. Mixed\n"
-	"engisweep versions or verifiers are named in a warning. Same input and\n"
-	"seed, same bytes, whatever the order of the rows.\n"
-	"RESULTS are results.h5 files or episodes CSV files (columns in README),\n"
-	"merged in memory; a cell that two CSV files both hold is an error, and so\n"
-	"is an unknown outcome. An output file that is an input is refused.\n"
-	"\n"
-	"Then the evidence ladder (pass rate of each assertion stage), the first\n"
-	"failed stage, perfect-task rate and cost per task and per score point.\n"
-	"\n"
-	"options:\n"
-	"      --out-prefix P   also write P.csv, P.json and P.evidence.csv\n"
-	"      --by KEY         also score by this task metadata key (repeatable):\n"
-	"                       title, scoring, turns or an extra CSV column\n"
-	"      --plots DIR      draw forest, outcomes and ladder as PNG and SVG in\n"
-	"                       DIR with analysis/plots.py (python3-matplotlib);\n"
-	"                       without --out-prefix the files go to DIR/report.*\n"
-	"      --assertions F   assertions CSV of the episodes CSV inputs\n"
-	"      --seed N         bootstrap seed (default 20261130)\n"
-	"      --draws N        bootstrap resamples (default 10000)\n"
-	"      --level L        interval level (default 0.95)\n"
-	"      --interval M     percentile (default) or bca\n"
-	"      --min-tasks N    fewer tasks than this: no interval, flagged (default 5)\n"
-	"  -h, --help           this text\n"
-	"\n"
-	"environment: ENGI_PYTHON (default /usr/bin/python3) and ENGI_PLOTS (the\n"
-	"plots script) for --plots.\n";
+    "usage: engisweep report [options] RESULTS...\n"
+    "\n"
+    "Prints the leaderboard of a sweep as Markdown: per model (and condition)\n"
+    "the EngiScore x100 (success, or optimization quality on optimization\n"
+    "tasks) and the mean continuous reward x100, each with a task-clustered\n"
+    "percentile bootstrap interval (trials averaged within each task, tasks\n"
+    "resampled), success rate, stable success / mixed / stable failure counts,\n"
+    "terminal outcomes, turns, tokens, cost; and the scores by task type,\n"
+    "domain, interface, software and any --by key. Missing and infrastructure-\n"
+    "failed episodes are counted, never dropped: env_crash and infra_error are\n"
+    "listed per model by reason (\"12 episodes not run: endpoint unavailable\"),\n"
+    "never scored; a model without a scored episode has no score, not 0. Mixed\n"
+    "engisweep versions or verifiers are named in a warning. Same input and\n"
+    "seed, same bytes, whatever the order of the rows.\n"
+    "RESULTS are results.h5 files or episodes CSV files (columns in README),\n"
+    "merged in memory; a cell that two CSV files both hold is an error, and so\n"
+    "is an unknown outcome. An output file that is an input is refused.\n"
+    "\n"
+    "Then the evidence ladder (pass rate of each assertion stage), the first\n"
+    "failed stage, perfect-task rate and cost per task and per score point.\n"
+    "\n"
+    "options:\n"
+    "      --out-prefix P   also write P.csv, P.json and P.evidence.csv\n"
+    "      --by KEY         also score by this task metadata key (repeatable):\n"
+    "                       title, scoring, turns or an extra CSV column\n"
+    "      --plots DIR      draw forest, outcomes and ladder as PNG and SVG in\n"
+    "                       DIR with analysis/plots.py (python3-matplotlib);\n"
+    "                       without --out-prefix the files go to DIR/report.*\n"
+    "      --assertions F   assertions CSV of the episodes CSV inputs\n"
+    "      --seed N         bootstrap seed (default 20261130)\n"
+    "      --draws N        bootstrap resamples (default 10000)\n"
+    "      --level L        interval level (default 0.95)\n"
+    "      --interval M     percentile (default) or bca\n"
+    "      --min-tasks N    fewer tasks than this: no interval, flagged (default 5)\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "environment: ENGI_PYTHON (default /usr/bin/python3) and ENGI_PLOTS (the\n"
+    "plots script) for --plots.\n";
 
 /* Runs the plots script on prefix.json; 0 or EXIT_FAILED (printed). */
 static int draw_plots(const char *prefix, const char *dir)
@@ -74,8 +74,7 @@ static int draw_plots(const char *prefix, const char *dir)
 		return EXIT_FAILED;
 	}
 	snprintf(json, n, "%s.json", prefix);
-	char *argv[] = {(char *)py, (char *)script, "--report", json,
-			"--out", (char *)dir, NULL};
+	char *argv[] = {(char *)py, (char *)script, "--report", json, "--out", (char *)dir, NULL};
 	fflush(stdout);
 	pid_t pid;
 	int rc = posix_spawnp(&pid, py, NULL, NULL, argv, environ);
@@ -99,21 +98,21 @@ static int draw_plots(const char *prefix, const char *dir)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct engi_report_opts *ro,
-		      struct strlist *by, const char **assertions,
-		      const char **plots)
+static int parse_args(int argc, char **argv, struct engi_report_opts *ro, struct strlist *by,
+		      const char **assertions, const char **plots)
 {
 	enum { O_PREFIX = 256, O_ASSERT, O_BY, O_PLOTS };
 	static const struct option opts[] = {
-		{"out-prefix", required_argument, NULL, O_PREFIX},
-		CLI_BOOT_LONG_OPTIONS,
-		{"assertions", required_argument, NULL, O_ASSERT},
-		{"by", required_argument, NULL, O_BY},
-		{"plots", required_argument, NULL, O_PLOTS},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"out-prefix", required_argument, NULL, O_PREFIX},
+	    CLI_BOOT_LONG_OPTIONS,
+	    {"assertions", required_argument, NULL, O_ASSERT},
+	    {"by", required_argument, NULL, O_BY},
+	    {"plots", required_argument, NULL, O_PLOTS},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	struct engi_boot_opts boot = {.seed = ro->seed, .draws = ro->draws,
+	struct engi_boot_opts boot = {.seed = ro->seed,
+				      .draws = ro->draws,
 				      .level = ro->level,
 				      .min_tasks = ro->min_tasks,
 				      .interval = ro->interval};
@@ -199,8 +198,7 @@ int cmd_report(int argc, char **argv)
 	}
 	char prefix[4096];
 	if (plots && !ro.prefix) {
-		if ((size_t)snprintf(prefix, sizeof prefix, "%s/report", plots) >=
-		    sizeof prefix) {
+		if ((size_t)snprintf(prefix, sizeof prefix, "%s/report", plots) >= sizeof prefix) {
 			cli_errorf("report: --plots '%s' is too long", plots);
 			strlist_release(&by);
 			return EXIT_USAGE;
@@ -214,15 +212,14 @@ int cmd_report(int argc, char **argv)
 	}
 	struct engi_error err;
 	engi_error_init(&err);
-	if (check_outputs(&ro, plots, argv + optind, (size_t)(argc - optind), assertions,
-			  &err) < 0) {
+	if (check_outputs(&ro, plots, argv + optind, (size_t)(argc - optind), assertions, &err) <
+	    0) {
 		cli_error(&err);
 		strlist_release(&by);
 		return EXIT_USAGE;
 	}
 	struct engi_results res;
-	if (cli_load_results(argv + optind, (size_t)(argc - optind), assertions, &res,
-			     &err) < 0) {
+	if (cli_load_results(argv + optind, (size_t)(argc - optind), assertions, &res, &err) < 0) {
 		cli_error(&err);
 		strlist_release(&by);
 		return EXIT_USAGE;

@@ -28,32 +28,32 @@
 #include <unistd.h>
 
 static const char reverify_help[] =
-	"usage: engisweep reverify [options] RESULTS.h5 --out NEW.h5\n"
-	"\n"
-	"Judges the saved deliverables of every episode in RESULTS.h5 (its folder's\n"
-	"artifacts/<cell>/) again with this binary's verifiers and writes a new\n"
-	"results file, the runs themselves (turns, tokens, cost, traces) unchanged.\n"
-	"Prints each verdict that changed (success, score, assertion states) and a\n"
-	"summary. Episodes with an infrastructure outcome are copied as they are.\n"
-	"The tasks come from the sweep's suite (recorded in the file, or --suite)\n"
-	"and must have the content they had in the sweep.\n"
-	"\n"
-	"options:\n"
-	"  -o, --out FILE         the new results file (must not exist)\n"
-	"  -s, --suite PATH       the suite (default: the one the sweep recorded)\n"
-	"      --verify-timeout S the verifier's limit per episode (default 1800)\n"
-	"  -q, --quiet            only the summary\n"
-	"  -h, --help             this text\n";
+    "usage: engisweep reverify [options] RESULTS.h5 --out NEW.h5\n"
+    "\n"
+    "Judges the saved deliverables of every episode in RESULTS.h5 (its folder's\n"
+    "artifacts/<cell>/) again with this binary's verifiers and writes a new\n"
+    "results file, the runs themselves (turns, tokens, cost, traces) unchanged.\n"
+    "Prints each verdict that changed (success, score, assertion states) and a\n"
+    "summary. Episodes with an infrastructure outcome are copied as they are.\n"
+    "The tasks come from the sweep's suite (recorded in the file, or --suite)\n"
+    "and must have the content they had in the sweep.\n"
+    "\n"
+    "options:\n"
+    "  -o, --out FILE         the new results file (must not exist)\n"
+    "  -s, --suite PATH       the suite (default: the one the sweep recorded)\n"
+    "      --verify-timeout S the verifier's limit per episode (default 1800)\n"
+    "  -q, --quiet            only the summary\n"
+    "  -h, --help             this text\n";
 
 enum { OPT_VERIFY_TIMEOUT = 256 };
 
 static const struct option reverify_options[] = {
-	{"out", required_argument, NULL, 'o'},
-	{"suite", required_argument, NULL, 's'},
-	{"verify-timeout", required_argument, NULL, OPT_VERIFY_TIMEOUT},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"out", required_argument, NULL, 'o'},
+    {"suite", required_argument, NULL, 's'},
+    {"verify-timeout", required_argument, NULL, OPT_VERIFY_TIMEOUT},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static const struct task *find_task(const struct suite *s, const char *id)
@@ -82,12 +82,11 @@ static int recorded_suite(const struct engi_results *res, char *buf, size_t n,
 static int report_change(const struct record *old, const struct record *new, int quiet)
 {
 	int changed = old->outcome != new->outcome || old->success != new->success ||
-		      old->feasible != new->feasible ||
-		      !(fabs(old->score - new->score) <= 1e-12) ||
+		      old->feasible != new->feasible || !(fabs(old->score - new->score) <= 1e-12) ||
 		      old->nassertions != new->nassertions;
 	char detail[1024] = "";
 	size_t len = 0;
-	for (size_t i = 0; i < new->nassertions && len < sizeof(detail) - 1; i++) {
+	for (size_t i = 0; i < new->nassertions &&len < sizeof(detail) - 1; i++) {
 		const struct engi_assertion *b = &new->assertions[i];
 		const struct engi_assertion *a = NULL;
 		for (size_t k = 0; k < old->nassertions && !a; k++)
@@ -96,16 +95,17 @@ static int report_change(const struct record *old, const struct record *new, int
 		if (a && a->state == b->state)
 			continue;
 		changed = 1;
-		int w = snprintf(detail + len, sizeof(detail) - len, "; %s: %s -> %s", b->name,
-				 a ? engi_astate_name(a->state) : "(none)", engi_astate_name(b->state));
+		int w =
+		    snprintf(detail + len, sizeof(detail) - len, "; %s: %s -> %s", b->name,
+			     a ? engi_astate_name(a->state) : "(none)", engi_astate_name(b->state));
 		if (w > 0)
 			len += (size_t)w;
 	}
 	if (changed && !quiet) {
 		printf("%s %s %s trial %d: ", new->task_id, new->model, new->condition, new->trial);
 		if (old->outcome != new->outcome)
-			printf("%s -> %s (%s), ", outcome_name(old->outcome), outcome_name(new->outcome),
-			       new->message);
+			printf("%s -> %s (%s), ", outcome_name(old->outcome),
+			       outcome_name(new->outcome), new->message);
 		printf("success %d -> %d, score %.4g -> %.4g%s\n", old->success, new->success,
 		       old->score, new->score, detail);
 	}
@@ -131,13 +131,14 @@ static int reverify(const char *in_path, const char *out_path, const char *suite
 		const struct engi_res_task *rt = &in.res.tasks[i];
 		const struct task *t = find_task(&suite, rt->id);
 		if (!t)
-			rc = engi_raise(err, ENGI_ENOTFOUND, "task '%s' of '%s' is not in '%s'", rt->id,
-					in_path, suite_path);
+			rc = engi_raise(err, ENGI_ENOTFOUND, "task '%s' of '%s' is not in '%s'",
+					rt->id, in_path, suite_path);
 		else if (strcmp(t->hash, rt->hash))
-			rc = engi_raise(err, ENGI_EMISMATCH,
-					"task '%s' changed since the sweep (content hash %.12s, the "
-					"sweep's %.12s): reverify needs the suite as it was",
-					rt->id, t->hash, rt->hash);
+			rc =
+			    engi_raise(err, ENGI_EMISMATCH,
+				       "task '%s' changed since the sweep (content hash %.12s, the "
+				       "sweep's %.12s): reverify needs the suite as it was",
+				       rt->id, t->hash, rt->hash);
 	}
 	char dir[PATH_MAX], tmp[PATH_MAX + 8], scratch[PATH_MAX + 32];
 	snprintf(dir, sizeof(dir), "%s", in_path);
@@ -150,13 +151,17 @@ static int reverify(const char *in_path, const char *out_path, const char *suite
 	snprintf(scratch, sizeof(scratch), "%s.judge", out_path);
 	if (rc == 0) {
 		struct store_meta meta = {
-			.tasks = in.res.tasks, .ntasks = in.res.ntasks, .models = in.res.models,
-			.nmodels = in.res.nmodels, .conditions = in.res.conditions,
-			.nconditions = in.res.nconditions, .sweep_id = in.res.sweep_id,
-			.planned_cells = in.res.planned_cells,
-			.config_json = in.res.config_json ? in.res.config_json : "{}",
-			.versions_json = "{\"engisweep\":\"" ENGISWEEP_VERSION "\"}",
-			.command_line = "engisweep reverify"};
+		    .tasks = in.res.tasks,
+		    .ntasks = in.res.ntasks,
+		    .models = in.res.models,
+		    .nmodels = in.res.nmodels,
+		    .conditions = in.res.conditions,
+		    .nconditions = in.res.nconditions,
+		    .sweep_id = in.res.sweep_id,
+		    .planned_cells = in.res.planned_cells,
+		    .config_json = in.res.config_json ? in.res.config_json : "{}",
+		    .versions_json = "{\"engisweep\":\"" ENGISWEEP_VERSION "\"}",
+		    .command_line = "engisweep reverify"};
 		rc = store_create(&st, tmp, &meta, err);
 	}
 	size_t judged = 0, changed = 0, failed = 0;
@@ -186,8 +191,8 @@ static int reverify(const char *in_path, const char *out_path, const char *suite
 		new.nmetrics = 0;
 		new.trace = NULL;
 		new.artifacts = NULL;
-		int jrc = judge_deliverables(t, art, &lim, &v, infra, sizeof(infra), why, sizeof(why),
-					     err);
+		int jrc = judge_deliverables(t, art, &lim, &v, infra, sizeof(infra), why,
+					     sizeof(why), err);
 		judged++;
 		if (jrc < 0) {
 			rc = jrc;

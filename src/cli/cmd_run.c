@@ -12,122 +12,138 @@
 #include <string.h>
 
 static const char run_help[] =
-	"usage: engisweep run [options] SUITE\n"
-	"\n"
-	"Runs every cell of SUITE (a folder of task files, or one file) x models x\n"
-	"trials x conditions; every setting is checked first (a bad one exits 2\n"
-	"before anything is written). Under mpirun or srun, rank 0 dispatches\n"
-	"cells to the other ranks, longest predicted first; alone, it runs them\n"
-	"itself.\n"
-	"SIGTERM, SIGINT or SIGUSR1 stop dispatching, let running episodes finish\n"
-	"within the grace time, flush and exit 0; --resume then continues.\n"
-	"\n"
-	"options:\n"
-	"  -o, --out DIR          results folder (default: results): journal.jsonl,\n"
-	"                         results.h5, status.json, artifacts/<cell>/\n"
-	"  -a, --agents LIST      built-in agents, comma-separated: reference, noop,\n"
-	"                         flawed:NAME (default: reference)\n"
-	"  -m, --models FILE      models.json: language models and their prices, caps\n"
-	"  -t, --trials N         trials per task and model (default 1)\n"
-	"  -c, --condition SPEC   NAME or NAME:key=value,... (repeat for an ablation);\n"
-	"                         keys: history_turns, tools, image_tool,\n"
-	"                         screen_scale, drawings (README.md)\n"
-	"      --grid AXIS=V1,V2  a condition axis (a key of -c); several --grid make\n"
-	"                         the cartesian product of conditions\n"
-	"                         AXIS-V1_AXIS2-W1, ...\n"
-	"      --shard K/N        only the cells whose place in cell-id order is K\n"
-	"                         modulo N (a job array's share; merge the N\n"
-	"                         results afterwards)\n"
-	"      --source NAME      the suite's task source (default: detected; see\n"
-	"                         engisweep inspect)\n"
-	"      --subset SPEC      a stratified subset of the suite, e.g.\n"
-	"                         'strata=software,type,interface per=4-5 seed=7\n"
-	"                         all=type:open' (4 or 5 tasks per stratum)\n"
-	"  -b, --backend NAME     local or qemu (default: local)\n"
-	"      --unsafe-local     where the local backend's sandbox (bubblewrap) is\n"
-	"                         unavailable, run model and replay agents on the\n"
-	"                         host anyway, with all your rights (default: refuse)\n"
-	"  -r, --resume           continue the sweep in --out: skip finished cells,\n"
-	"                         rerun missing and infrastructure-failed ones\n"
-	"      --mix-verifiers    with --resume: keep finished episodes that other\n"
-	"                         verifier versions judged (the report says so)\n"
-	"  -j, --jobs N           episodes rank 0 runs at once itself (default: 1 alone,\n"
-	"                         1 with fewer than 4 ranks, else 0)\n"
-	"      --resource NAME=N  N (1 to 100000) licence tokens of NAME exist (repeat)\n"
-	"      --retries N        retries of an infrastructure failure (default 2)\n"
-	"      --retry-wait S     seconds before the first retry, doubling after each\n"
-	"                         (default 5, at most 300 between attempts)\n"
-	"      --verify-timeout S the verifier's limit per episode, wall clock and\n"
-	"                         CPU time per kernel thread (default 1800); past it\n"
-	"                         the episode is infra_error 'verifier timed out'\n"
-	"      --verify-mem-mb M  the verifier's address-space limit (default 16384)\n"
-	"      --grace S          seconds running episodes get after a stop (default 60)\n"
-	"      --cmd-timeout S    limit of one command in an episode (default 600)\n"
-	"      --pause-env        freeze the environment while the agent waits for its\n"
-	"                         model (qemu: QMP stop/cont), so environment time\n"
-	"                         excludes model time\n"
-	"      --deadline T       the allocation ends at T (unix seconds, or +S from\n"
-	"                         now; default: $SLURM_JOB_END_TIME when set): a cell\n"
-	"                         starts only if its predicted duration (measured\n"
-	"                         ones once known) fits, --grace seconds to spare\n"
-	"      --progress-every N without a terminal, a line every N episodes (10)\n"
-	"      --budget-usd D     stop dispatching once the sweep's recorded cost\n"
-	"                         reaches D dollars (per model: budget_usd)\n"
-	"  -q, --quiet            no progress output\n"
-	"  -h, --help             this text\n";
+    "usage: engisweep run [options] SUITE\n"
+    "\n"
+    "Runs every cell of SUITE (a folder of task files, or one file) x models x\n"
+    "trials x conditions; every setting is checked first (a bad one exits 2\n"
+    "before anything is written). Under mpirun or srun, rank 0 dispatches\n"
+    "cells to the other ranks, longest predicted first; alone, it runs them\n"
+    "itself.\n"
+    "SIGTERM, SIGINT or SIGUSR1 stop dispatching, let running episodes finish\n"
+    "within the grace time, flush and exit 0; --resume then continues.\n"
+    "\n"
+    "options:\n"
+    "  -o, --out DIR          results folder (default: results): journal.jsonl,\n"
+    "                         results.h5, status.json, artifacts/<cell>/\n"
+    "  -a, --agents LIST      built-in agents, comma-separated: reference, noop,\n"
+    "                         flawed:NAME (default: reference)\n"
+    "  -m, --models FILE      models.json: language models and their prices, caps\n"
+    "  -t, --trials N         trials per task and model (default 1)\n"
+    "  -c, --condition SPEC   NAME or NAME:key=value,... (repeat for an ablation);\n"
+    "                         keys: history_turns, tools, image_tool,\n"
+    "                         screen_scale, drawings (README.md)\n"
+    "      --grid AXIS=V1,V2  a condition axis (a key of -c); several --grid make\n"
+    "                         the cartesian product of conditions\n"
+    "                         AXIS-V1_AXIS2-W1, ...\n"
+    "      --shard K/N        only the cells whose place in cell-id order is K\n"
+    "                         modulo N (a job array's share; merge the N\n"
+    "                         results afterwards)\n"
+    "      --source NAME      the suite's task source (default: detected; see\n"
+    "                         engisweep inspect)\n"
+    "      --subset SPEC      a stratified subset of the suite, e.g.\n"
+    "                         'strata=software,type,interface per=4-5 seed=7\n"
+    "                         all=type:open' (4 or 5 tasks per stratum)\n"
+    "  -b, --backend NAME     local or qemu (default: local)\n"
+    "      --unsafe-local     where the local backend's sandbox (bubblewrap) is\n"
+    "                         unavailable, run model and replay agents on the\n"
+    "                         host anyway, with all your rights (default: refuse)\n"
+    "  -r, --resume           continue the sweep in --out: skip finished cells,\n"
+    "                         rerun missing and infrastructure-failed ones\n"
+    "      --mix-verifiers    with --resume: keep finished episodes that other\n"
+    "                         verifier versions judged (the report says so)\n"
+    "  -j, --jobs N           episodes rank 0 runs at once itself (default: 1 alone,\n"
+    "                         1 with fewer than 4 ranks, else 0)\n"
+    "      --resource NAME=N  N (1 to 100000) licence tokens of NAME exist (repeat)\n"
+    "      --retries N        retries of an infrastructure failure (default 2)\n"
+    "      --retry-wait S     seconds before the first retry, doubling after each\n"
+    "                         (default 5, at most 300 between attempts)\n"
+    "      --verify-timeout S the verifier's limit per episode, wall clock and\n"
+    "                         CPU time per kernel thread (default 1800); past it\n"
+    "                         the episode is infra_error 'verifier timed out'\n"
+    "      --verify-mem-mb M  the verifier's address-space limit (default 16384)\n"
+    "      --grace S          seconds running episodes get after a stop (default 60)\n"
+    "      --cmd-timeout S    limit of one command in an episode (default 600)\n"
+    "      --pause-env        freeze the environment while the agent waits for its\n"
+    "                         model (qemu: QMP stop/cont), so environment time\n"
+    "                         excludes model time\n"
+    "      --deadline T       the allocation ends at T (unix seconds, or +S from\n"
+    "                         now; default: $SLURM_JOB_END_TIME when set): a cell\n"
+    "                         starts only if its predicted duration (measured\n"
+    "                         ones once known) fits, --grace seconds to spare\n"
+    "      --progress-every N without a terminal, a line every N episodes (10)\n"
+    "      --budget-usd D     stop dispatching once the sweep's recorded cost\n"
+    "                         reaches D dollars (per model: budget_usd)\n"
+    "  -q, --quiet            no progress output\n"
+    "  -h, --help             this text\n";
 
 static const char validate_help[] =
-	"usage: engisweep validate [options] SUITE\n"
-	"\n"
-	"Validates every task file of SUITE, then runs on each task its reference\n"
-	"solution, each flawed variant and agent noop, and checks the verdicts: the\n"
-	"reference must succeed, every other run must fail (flawed variants on the\n"
-	"assertions listed in their 'failing'). Exits 0 when all hold, 1 otherwise.\n"
-	"\n"
-	"options:\n"
-	"  -o, --out DIR          results folder (default: a new folder under\n"
-	"                         $TMPDIR, removed afterwards unless --keep)\n"
-	"  -b, --backend NAME     local or qemu (default: local)\n"
-	"  -j, --jobs N           episodes at once (default 1)\n"
-	"      --keep             keep the results folder\n"
-	"  -q, --quiet            no progress output\n"
-	"  -h, --help             this text\n";
+    "usage: engisweep validate [options] SUITE\n"
+    "\n"
+    "Validates every task file of SUITE, then runs on each task its reference\n"
+    "solution, each flawed variant and agent noop, and checks the verdicts: the\n"
+    "reference must succeed, every other run must fail (flawed variants on the\n"
+    "assertions listed in their 'failing'). Exits 0 when all hold, 1 otherwise.\n"
+    "\n"
+    "options:\n"
+    "  -o, --out DIR          results folder (default: a new folder under\n"
+    "                         $TMPDIR, removed afterwards unless --keep)\n"
+    "  -b, --backend NAME     local or qemu (default: local)\n"
+    "  -j, --jobs N           episodes at once (default 1)\n"
+    "      --keep             keep the results folder\n"
+    "  -q, --quiet            no progress output\n"
+    "  -h, --help             this text\n";
 
-enum { OPT_RESOURCE = 256, OPT_RETRIES, OPT_GRACE, OPT_CMD_TIMEOUT, OPT_PROGRESS, OPT_KEEP,
-       OPT_DEADLINE, OPT_GRID, OPT_SUBSET, OPT_SOURCE, OPT_SHARD, OPT_BUDGET, OPT_PAUSE_ENV,
-       OPT_RETRY_WAIT, OPT_VERIFY_TIMEOUT, OPT_VERIFY_MEM,
-       OPT_MIX_VERIFIERS, OPT_UNSAFE_LOCAL };
+enum {
+	OPT_RESOURCE = 256,
+	OPT_RETRIES,
+	OPT_GRACE,
+	OPT_CMD_TIMEOUT,
+	OPT_PROGRESS,
+	OPT_KEEP,
+	OPT_DEADLINE,
+	OPT_GRID,
+	OPT_SUBSET,
+	OPT_SOURCE,
+	OPT_SHARD,
+	OPT_BUDGET,
+	OPT_PAUSE_ENV,
+	OPT_RETRY_WAIT,
+	OPT_VERIFY_TIMEOUT,
+	OPT_VERIFY_MEM,
+	OPT_MIX_VERIFIERS,
+	OPT_UNSAFE_LOCAL
+};
 
 static const struct option run_options[] = {
-	{"out", required_argument, NULL, 'o'},
-	{"agents", required_argument, NULL, 'a'},
-	{"models", required_argument, NULL, 'm'},
-	{"trials", required_argument, NULL, 't'},
-	{"condition", required_argument, NULL, 'c'},
-	{"backend", required_argument, NULL, 'b'},
-	{"resume", no_argument, NULL, 'r'},
-	{"jobs", required_argument, NULL, 'j'},
-	{"resource", required_argument, NULL, OPT_RESOURCE},
-	{"retries", required_argument, NULL, OPT_RETRIES},
-	{"retry-wait", required_argument, NULL, OPT_RETRY_WAIT},
-	{"verify-timeout", required_argument, NULL, OPT_VERIFY_TIMEOUT},
-	{"mix-verifiers", no_argument, NULL, OPT_MIX_VERIFIERS},
-	{"verify-mem-mb", required_argument, NULL, OPT_VERIFY_MEM},
-	{"grace", required_argument, NULL, OPT_GRACE},
-	{"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
-	{"pause-env", no_argument, NULL, OPT_PAUSE_ENV},
-	{"unsafe-local", no_argument, NULL, OPT_UNSAFE_LOCAL},
-	{"progress-every", required_argument, NULL, OPT_PROGRESS},
-	{"keep", no_argument, NULL, OPT_KEEP},
-	{"deadline", required_argument, NULL, OPT_DEADLINE},
-	{"grid", required_argument, NULL, OPT_GRID},
-	{"subset", required_argument, NULL, OPT_SUBSET},
-	{"source", required_argument, NULL, OPT_SOURCE},
-	{"shard", required_argument, NULL, OPT_SHARD},
-	{"budget-usd", required_argument, NULL, OPT_BUDGET},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"out", required_argument, NULL, 'o'},
+    {"agents", required_argument, NULL, 'a'},
+    {"models", required_argument, NULL, 'm'},
+    {"trials", required_argument, NULL, 't'},
+    {"condition", required_argument, NULL, 'c'},
+    {"backend", required_argument, NULL, 'b'},
+    {"resume", no_argument, NULL, 'r'},
+    {"jobs", required_argument, NULL, 'j'},
+    {"resource", required_argument, NULL, OPT_RESOURCE},
+    {"retries", required_argument, NULL, OPT_RETRIES},
+    {"retry-wait", required_argument, NULL, OPT_RETRY_WAIT},
+    {"verify-timeout", required_argument, NULL, OPT_VERIFY_TIMEOUT},
+    {"mix-verifiers", no_argument, NULL, OPT_MIX_VERIFIERS},
+    {"verify-mem-mb", required_argument, NULL, OPT_VERIFY_MEM},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
+    {"pause-env", no_argument, NULL, OPT_PAUSE_ENV},
+    {"unsafe-local", no_argument, NULL, OPT_UNSAFE_LOCAL},
+    {"progress-every", required_argument, NULL, OPT_PROGRESS},
+    {"keep", no_argument, NULL, OPT_KEEP},
+    {"deadline", required_argument, NULL, OPT_DEADLINE},
+    {"grid", required_argument, NULL, OPT_GRID},
+    {"subset", required_argument, NULL, OPT_SUBSET},
+    {"source", required_argument, NULL, OPT_SOURCE},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"budget-usd", required_argument, NULL, OPT_BUDGET},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 /* "1795999999" (unix seconds) or "+3600" (from now). */
@@ -169,8 +185,7 @@ static int parse_shard(const char *s, unsigned *k, unsigned *n)
 }
 
 int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o,
-		     struct strlist *conds, struct strlist *res, struct strlist *grid,
-		     int *keep)
+		     struct strlist *conds, struct strlist *res, struct strlist *grid, int *keep)
 {
 	const char *help = validation ? validate_help : run_help;
 	int c;
@@ -380,9 +395,9 @@ int cmd_run(int argc, char **argv)
 		if (sched_rank() == 0)
 			cli_error(&err);
 		code = rc == ENGI_EPARSE || rc == ENGI_EINVALID || rc == ENGI_ENOTFOUND ||
-				       rc == ENGI_ENOTSUP
-			       ? EXIT_USAGE
-			       : EXIT_FAILED;
+			       rc == ENGI_ENOTSUP
+			   ? EXIT_USAGE
+			   : EXIT_FAILED;
 	}
 	sweep_release(&sw);
 	engi_free(cmdline);

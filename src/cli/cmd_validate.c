@@ -27,7 +27,8 @@ static int check_cell(const struct sweep *sw, size_t ci, FILE *out)
 		why = "the environment failed";
 	} else if (is_ref && !r->success) {
 		snprintf(buf, sizeof(buf), "reference failed (%s; failed:%s)",
-			 outcome_name(r->outcome), r->failed && strlen(r->failed) > 1 ? r->failed + 1 : " none");
+			 outcome_name(r->outcome),
+			 r->failed && strlen(r->failed) > 1 ? r->failed + 1 : " none");
 		why = buf;
 	} else if (!is_ref && r->success) {
 		why = "succeeded but must fail";
@@ -38,14 +39,16 @@ static int check_cell(const struct sweep *sw, size_t ci, FILE *out)
 			snprintf(needle, sizeof(needle), ",%s,", f->failing[i]);
 			if (!r->failed || !strstr(r->failed, needle)) {
 				snprintf(buf, sizeof(buf), "failed, but not on '%s' (failed:%s)",
-					 f->failing[i], r->failed && strlen(r->failed) > 1 ? r->failed + 1 : " none");
+					 f->failing[i],
+					 r->failed && strlen(r->failed) > 1 ? r->failed + 1
+									    : " none");
 				why = buf;
 			}
 		}
 	}
 	fprintf(out, "| %-22s | %-28s | %-8s | %-6s | %s |\n", t->id, m->name,
-		is_ref ? "succeed" : "fail",
-		r->have ? (r->success ? "passed" : "failed") : "-", why ? why : "ok");
+		is_ref ? "succeed" : "fail", r->have ? (r->success ? "passed" : "failed") : "-",
+		why ? why : "ok");
 	return why ? -1 : 0;
 }
 
@@ -72,9 +75,11 @@ int cmd_validate(int argc, char **argv)
 	int made_tmp = 0;
 	if (!o.out) {
 		const char *tmp = getenv("TMPDIR");
-		snprintf(tmpl, sizeof(tmpl), "%s/engisweep-validate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		snprintf(tmpl, sizeof(tmpl), "%s/engisweep-validate-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
 		if (sched_rank() == 0 && !mkdtemp(tmpl)) {
-			cli_errorf("validate: cannot create a folder under '%s'", tmp && *tmp ? tmp : "/tmp");
+			cli_errorf("validate: cannot create a folder under '%s'",
+				   tmp && *tmp ? tmp : "/tmp");
 			return EXIT_FAILED;
 		}
 		sched_bcast_str(tmpl, sizeof(tmpl));
@@ -89,12 +94,15 @@ int cmd_validate(int argc, char **argv)
 	if (rc < 0) {
 		if (sched_rank() == 0)
 			cli_error(&err);
-		code = rc == ENGI_EPARSE || rc == ENGI_EINVALID || rc == ENGI_ENOTFOUND ? EXIT_USAGE
-										      : EXIT_FAILED;
+		code = rc == ENGI_EPARSE || rc == ENGI_EINVALID || rc == ENGI_ENOTFOUND
+			   ? EXIT_USAGE
+			   : EXIT_FAILED;
 	} else if (sched_rank() == 0) {
 		size_t bad = 0;
-		printf("| %-22s | %-28s | %-8s | %-6s | %s |\n", "task", "run", "must", "got", "check");
-		printf("|------------------------|------------------------------|----------|--------|-------|\n");
+		printf("| %-22s | %-28s | %-8s | %-6s | %s |\n", "task", "run", "must", "got",
+		       "check");
+		printf("|------------------------|------------------------------|----------|-------"
+		       "-|-------|\n");
 		for (size_t t = 0; t < sw.suite.ntasks; t++)
 			for (size_t i = 0; i < sw.matrix.ncells; i++)
 				if (sw.matrix.cells[i].task == t)
@@ -102,8 +110,8 @@ int cmd_validate(int argc, char **argv)
 		printf("\n%zu tasks, %zu runs: %s\n", sw.suite.ntasks, sw.matrix.ncells,
 		       bad ? "FAILED" : "all verdicts as expected");
 		if (bad) {
-			printf("%zu run%s did not get the expected verdict; results kept in %s\n", bad,
-			       bad == 1 ? "" : "s", o.out);
+			printf("%zu run%s did not get the expected verdict; results kept in %s\n",
+			       bad, bad == 1 ? "" : "s", o.out);
 			keep = 1;
 			code = EXIT_FAILED;
 		}

@@ -13,18 +13,20 @@ static const struct subcommand {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } subcommands[] = {
-	{"run", cmd_run, "run a sweep (tasks x models x trials x conditions), under mpirun or alone"},
-	{"plan", cmd_plan, "print the cells, predicted episode-hours and API cost of a sweep"},
-	{"validate", cmd_validate, "check a suite: references pass, flawed variants and noop fail"},
-	{"report", cmd_report, "leaderboard with task-clustered bootstrap intervals from results.h5"},
-	{"compare", cmd_compare, "paired comparisons of models or conditions, Holm-adjusted"},
-	{"reverify", cmd_reverify, "re-judge a results file's saved deliverables with this binary's verifiers"},
-	{"judge", cmd_judge, "run a task's verifier on saved deliverables (run's child process)"},
-	{"merge", cmd_merge, "combine results files (array shards, continued runs), each cell once"},
-	{"kernel", cmd_kernel, "run a verifier kernel by hand on files (fe, frame, mesh, icp, distance)"},
-	{"truth", cmd_truth, "freeze the results of a reference structural model (two solves)"},
-	{"image", cmd_image, "build, list and locate the guest images of the qemu backend"},
-	{"inspect", cmd_inspect, "list backends, agents, providers and verifier kinds of this binary"},
+    {"run", cmd_run, "run a sweep (tasks x models x trials x conditions), under mpirun or alone"},
+    {"plan", cmd_plan, "print the cells, predicted episode-hours and API cost of a sweep"},
+    {"validate", cmd_validate, "check a suite: references pass, flawed variants and noop fail"},
+    {"report", cmd_report, "leaderboard with task-clustered bootstrap intervals from results.h5"},
+    {"compare", cmd_compare, "paired comparisons of models or conditions, Holm-adjusted"},
+    {"reverify", cmd_reverify,
+     "re-judge a results file's saved deliverables with this binary's verifiers"},
+    {"judge", cmd_judge, "run a task's verifier on saved deliverables (run's child process)"},
+    {"merge", cmd_merge, "combine results files (array shards, continued runs), each cell once"},
+    {"kernel", cmd_kernel,
+     "run a verifier kernel by hand on files (fe, frame, mesh, icp, distance)"},
+    {"truth", cmd_truth, "freeze the results of a reference structural model (two solves)"},
+    {"image", cmd_image, "build, list and locate the guest images of the qemu backend"},
+    {"inspect", cmd_inspect, "list backends, agents, providers and verifier kinds of this binary"},
 };
 
 static void usage(FILE *f)
@@ -32,8 +34,10 @@ static void usage(FILE *f)
 	fprintf(f, "usage: engisweep <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
 		fprintf(f, "  %-9s %s\n", subcommands[i].name, subcommands[i].summary);
-	fprintf(f, "\n'engisweep <command> --help' describes a command's options.\n"
-		   "engisweep %s\n", ENGISWEEP_VERSION);
+	fprintf(f,
+		"\n'engisweep <command> --help' describes a command's options.\n"
+		"engisweep %s\n",
+		ENGISWEEP_VERSION);
 }
 
 int main(int argc, char **argv)

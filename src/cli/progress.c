@@ -8,9 +8,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-void progress_init(struct progress *p, const char *status_path, size_t total,
-		   size_t before, const struct cell *cells, int quiet, int every,
-		   const struct model *models)
+void progress_init(struct progress *p, const char *status_path, size_t total, size_t before,
+		   const struct cell *cells, int quiet, int every, const struct model *models)
 {
 	memset(p, 0, sizeof(*p));
 	p->status_path = engi_strdup(status_path);
@@ -77,8 +76,7 @@ static void print_line(struct progress *p, int newline)
 	p->last_line = now_mono();
 }
 
-void progress_result(struct progress *p, const struct record *r,
-		     const struct cell *cell)
+void progress_result(struct progress *p, const struct record *r, const struct cell *cell)
 {
 	(void)cell;
 	p->done++;
@@ -106,8 +104,7 @@ void progress_tick(struct progress *p, const struct sched_status *st)
 		print_line(p, 0);
 }
 
-void progress_finish(struct progress *p, const struct sched_status *st,
-		     size_t unrun)
+void progress_finish(struct progress *p, const struct sched_status *st, size_t unrun)
 {
 	p->running = 0;
 	p->queued = st->queued;
@@ -117,8 +114,9 @@ void progress_finish(struct progress *p, const struct sched_status *st,
 		return;
 	if (p->tty)
 		print_line(p, 0);
-	fprintf(stderr, "%sengisweep: %zu episodes this run (%zu passed, %zu infrastructure failures), "
-			"%zu cells unrun%s, %.1f s\n",
+	fprintf(stderr,
+		"%sengisweep: %zu episodes this run (%zu passed, %zu infrastructure failures), "
+		"%zu cells unrun%s, %.1f s\n",
 		p->tty ? "\n" : "", p->done, p->passed, p->infra, unrun,
 		unrun ? " (continue with --resume)" : "", now_mono() - p->t0);
 }

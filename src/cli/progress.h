@@ -24,15 +24,12 @@ struct progress {
 	int draining;
 };
 
-void progress_init(struct progress *p, const char *status_path, size_t total,
-		   size_t before, const struct cell *cells, int quiet, int every,
-		   const struct model *models);
-void progress_result(struct progress *p, const struct record *r,
-		     const struct cell *cell);
+void progress_init(struct progress *p, const char *status_path, size_t total, size_t before,
+		   const struct cell *cells, int quiet, int every, const struct model *models);
+void progress_result(struct progress *p, const struct record *r, const struct cell *cell);
 void progress_interrupted(struct progress *p);
 void progress_tick(struct progress *p, const struct sched_status *st);
-void progress_finish(struct progress *p, const struct sched_status *st,
-		     size_t unrun);
+void progress_finish(struct progress *p, const struct sched_status *st, size_t unrun);
 void progress_release(struct progress *p);
 
 #endif

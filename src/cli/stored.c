@@ -48,7 +48,6 @@ static size_t index_range(const struct index *ix, const char *cell, size_t *coun
 	return lo;
 }
 
-
 static int state_from_name(const char *s)
 {
 	for (int st = ENGI_PASS; st <= ENGI_UNAVAILABLE; st++)
@@ -56,7 +55,6 @@ static int state_from_name(const char *s)
 			return st;
 	return ENGI_UNAVAILABLE;
 }
-
 
 /* One episode of one input back into a record, trace included. */
 int stored_record(struct stored *in, size_t e, struct record *r, struct engi_error *err)

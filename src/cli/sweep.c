@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #define FLUSH_EVERY_RECORDS 16
-#define FLUSH_EVERY_S 2.0
+#define FLUSH_EVERY_S	    2.0
 /* the governor: a 429 scales a model's concurrency limit by GOV_BACKOFF;
  * after GOV_QUIET_S without one it grows by one episode */
 #define GOV_BACKOFF 0.8
@@ -87,9 +87,9 @@ struct runctx {
 	/* per model: measured and predicted seconds of its finished cells, to
 	 * scale the predictions of tasks it has not finished yet */
 	double *model_measured_s, *model_predicted_s;
-	long *last_line;         /* resume: journal line of each cell's last record */
-	size_t mixed;            /* resume: kept records judged by another verifier */
-	struct record *rejudge;  /* resume: verifier failures to judge again */
+	long *last_line;	/* resume: journal line of each cell's last record */
+	size_t mixed;		/* resume: kept records judged by another verifier */
+	struct record *rejudge; /* resume: verifier failures to judge again */
 	size_t nrejudge;
 	char mixed_example[256];
 	size_t line;
@@ -106,8 +106,8 @@ static int cmp_idx(const void *a, const void *b)
 static long find_cell(const struct runctx *c, const char *id)
 {
 	struct idx_entry key = {.id = id};
-	const struct idx_entry *e = bsearch(&key, c->index, c->sw->matrix.ncells,
-					    sizeof(*c->index), cmp_idx);
+	const struct idx_entry *e =
+	    bsearch(&key, c->index, c->sw->matrix.ncells, sizeof(*c->index), cmp_idx);
 	return e ? (long)e->cell : -1;
 }
 
@@ -232,7 +232,8 @@ static int hook_admit(void *p, size_t ci)
 	if (m->max_concurrent > 0 && c->gov_limit) {
 		pthread_mutex_lock(&c->gov_lock);
 		double *lim = &c->gov_limit[cell->model];
-		if (*lim < m->max_concurrent && now_mono() - c->gov_changed[cell->model] > GOV_QUIET_S) {
+		if (*lim < m->max_concurrent &&
+		    now_mono() - c->gov_changed[cell->model] > GOV_QUIET_S) {
 			*lim = fmin(*lim + 1, m->max_concurrent);
 			c->gov_changed[cell->model] = now_mono();
 		}
@@ -360,8 +361,8 @@ static int maybe_flush(struct runctx *c, int force, struct engi_error *err)
 	return 0;
 }
 
-static int hook_finished(void *p, size_t ci, int rank, const char *payload,
-			 size_t len, struct engi_error *err)
+static int hook_finished(void *p, size_t ci, int rank, const char *payload, size_t len,
+			 struct engi_error *err)
 {
 	struct runctx *c = p;
 	if (!payload) {
@@ -372,8 +373,8 @@ static int hook_finished(void *p, size_t ci, int rank, const char *payload,
 	record_init(&r);
 	int rc = record_from_json(payload, len, &r, err);
 	if (rc < 0) {
-		engi_error_prefix(err, "result of cell %s from rank %d",
-				  c->sw->matrix.cells[ci].id, rank);
+		engi_error_prefix(err, "result of cell %s from rank %d", c->sw->matrix.cells[ci].id,
+				  rank);
 		return rc;
 	}
 	/* the payload is the record as the journal writes it: no second
@@ -432,25 +433,30 @@ static int local_sandbox_policy(const struct sweep *sw, const struct sweep_opts 
 	for (size_t i = 0; i < sw->def.nmodels && !o->unsafe_local; i++) {
 		const struct model *m = &sw->def.models[i];
 		if (!agent_trusted(m->agent))
-			RAISE(err, ENGI_ENOTSUP,
-			      "the local backend's sandbox is unavailable on %s: %s; model '%s' (agent "
-			      "'%.40s') is not trusted to run unsandboxed, where it could read and write "
-			      "all this user can (the results, the tasks' references, the API keys): "
-			      "install bubblewrap, use --backend qemu, or accept the risk with "
-			      "--unsafe-local", sched_rank() ? "a node" : "this host", why, m->name,
-			      m->agent);
+			RAISE(
+			    err, ENGI_ENOTSUP,
+			    "the local backend's sandbox is unavailable on %s: %s; model '%s' "
+			    "(agent "
+			    "'%.40s') is not trusted to run unsandboxed, where it could read and "
+			    "write "
+			    "all this user can (the results, the tasks' references, the API keys): "
+			    "install bubblewrap, use --backend qemu, or accept the risk with "
+			    "--unsafe-local",
+			    sched_rank() ? "a node" : "this host", why, m->name, m->agent);
 	}
 	backend_local_allow_unsandboxed(1);
 	if (!o->quiet && sched_rank() == 0)
-		fprintf(stderr, "engisweep: warning: the local backend's sandbox is unavailable "
-				"(%s): episodes run unsandboxed on the host\n", why);
+		fprintf(stderr,
+			"engisweep: warning: the local backend's sandbox is unavailable "
+			"(%s): episodes run unsandboxed on the host\n",
+			why);
 	return 0;
 }
 
 /* What no local sandbox may show, wherever it lies: the results folder,
  * the suite, each task's folder, the models file, replayed results. */
-static int local_sandbox_hide(const struct sweep *sw, const struct sweep_opts *o,
-			      const char *out, struct engi_error *err)
+static int local_sandbox_hide(const struct sweep *sw, const struct sweep_opts *o, const char *out,
+			      struct engi_error *err)
 {
 	if (strcmp(o->backend, "local"))
 		return 0;
@@ -466,8 +472,8 @@ static int local_sandbox_hide(const struct sweep *sw, const struct sweep_opts *o
 	return 0;
 }
 
-int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o,
-		 size_t *nstrata, struct engi_error *err)
+int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o, size_t *nstrata,
+		 struct engi_error *err)
 {
 	TRY(suite_load_from(s, o->suite, o->source, 1, err));
 	if (o->subset)
@@ -492,15 +498,17 @@ int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o
 			for (size_t t = 0; t < s->ntasks; t++)
 				any |= task_find_flawed(&s->tasks[t], agent + 7) != NULL;
 			if (!any)
-				RAISE(err, ENGI_EINVALID, "no task in '%s' has a flawed variant '%s'",
-				      o->suite, agent + 7);
+				RAISE(err, ENGI_EINVALID,
+				      "no task in '%s' has a flawed variant '%s'", o->suite,
+				      agent + 7);
 		}
 	}
 	for (size_t i = 0; i < o->nresources; i++) {
 		char name[64], other[64];
 		TRY(sweep_parse_resource(o->resources[i], name, sizeof(name), NULL, err));
 		for (size_t k = 0; k < i; k++)
-			if (sweep_parse_resource(o->resources[k], other, sizeof(other), NULL, err) == 0 &&
+			if (sweep_parse_resource(o->resources[k], other, sizeof(other), NULL,
+						 err) == 0 &&
 			    !strcmp(name, other))
 				RAISE(err, ENGI_EINVALID, "--resource '%s': '%s' is given twice",
 				      o->resources[i], name);
@@ -508,8 +516,7 @@ int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o
 	return episode_preflight(o->backend, d, err);
 }
 
-static int load_everything(struct sweep *sw, const struct sweep_opts *o,
-			   struct engi_error *err)
+static int load_everything(struct sweep *sw, const struct sweep_opts *o, struct engi_error *err)
 {
 	TRY(sweep_define(&sw->suite, &sw->def, o, NULL, err));
 	if (o->validation) {
@@ -531,18 +538,19 @@ int sweep_parse_resource(const char *spec, char *name, size_t cap, int *count,
 {
 	const char *eq = strchr(spec, '=');
 	size_t n = eq ? (size_t)(eq - spec) : 0;
-	int ok = n > 0 && n <= 63 && ((spec[0] >= 'a' && spec[0] <= 'z') ||
-				      (spec[0] >= 'A' && spec[0] <= 'Z') ||
-				      (spec[0] >= '0' && spec[0] <= '9'));
+	int ok = n > 0 && n <= 63 &&
+		 ((spec[0] >= 'a' && spec[0] <= 'z') || (spec[0] >= 'A' && spec[0] <= 'Z') ||
+		  (spec[0] >= '0' && spec[0] <= '9'));
 	for (size_t i = 1; ok && i < n; i++) {
 		char ch = spec[i];
-		ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		     ch == '.' || ch == '_' || ch == '-';
+		ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		     (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
 	}
 	if (!ok)
 		RAISE(err, ENGI_EINVALID,
 		      "--resource '%s': expected NAME=N, NAME of 1 to 63 of [A-Za-z0-9._-] "
-		      "(first a letter or digit)", spec);
+		      "(first a letter or digit)",
+		      spec);
 	char *end = NULL;
 	errno = 0;
 	long v = strtol(eq + 1, &end, 10);
@@ -620,7 +628,7 @@ static int fill_task_row(struct engi_res_task *row, const struct task *t, struct
 	snprintf(row->scoring, sizeof(row->scoring), "%s",
 		 t->scoring.mode == ENGI_SCORING_OPTIMIZATION ? "optimization"
 		 : t->scoring.mode == ENGI_SCORING_CONTINUOUS ? "continuous"
-							       : "binary");
+							      : "binary");
 	return 0;
 }
 
@@ -629,17 +637,17 @@ static char *config_json(const struct runctx *c)
 	const struct sweep_opts *o = c->o;
 	json_t *conds = json_array(), *res = json_array();
 	for (size_t i = 0; i < c->sw->def.nconds; i++)
-		json_array_append_new(conds, json_pack("{s:s,s:s}", "name", c->sw->def.conds[i].name,
-						       "settings", c->sw->def.conds[i].settings));
+		json_array_append_new(conds,
+				      json_pack("{s:s,s:s}", "name", c->sw->def.conds[i].name,
+						"settings", c->sw->def.conds[i].settings));
 	for (size_t i = 0; i < o->nresources; i++)
 		json_array_append_new(res, json_string(o->resources[i]));
-	json_t *cfg = json_pack("{s:s,s:s,s:s,s:s?,s:s?,s:i,s:o,s:o,s:i,s:f,s:f,s:b,s:I}",
-				"suite", o->suite, "out", c->out, "backend", o->backend,
-				"agents", o->agents, "models_file", o->models_file, "trials",
-				c->sw->def.trials, "conditions", conds, "resources", res,
-				"max_retries", o->max_retries, "cmd_timeout_s", o->cmd_timeout_s,
-				"grace_s", o->grace_s, "validation", o->validation, "cells",
-				(json_int_t)c->sw->matrix.ncells);
+	json_t *cfg = json_pack(
+	    "{s:s,s:s,s:s,s:s?,s:s?,s:i,s:o,s:o,s:i,s:f,s:f,s:b,s:I}", "suite", o->suite, "out",
+	    c->out, "backend", o->backend, "agents", o->agents, "models_file", o->models_file,
+	    "trials", c->sw->def.trials, "conditions", conds, "resources", res, "max_retries",
+	    o->max_retries, "cmd_timeout_s", o->cmd_timeout_s, "grace_s", o->grace_s, "validation",
+	    o->validation, "cells", (json_int_t)c->sw->matrix.ncells);
 	if (cfg && c->sw->def.grid_json)
 		json_object_set_new(cfg, "grid", json_loads(c->sw->def.grid_json, 0, NULL));
 	if (cfg && o->shard_n > 0)
@@ -687,21 +695,26 @@ static int open_store(struct runctx *c, const char *path, struct engi_error *err
 		goto out;
 	char mpi[256];
 	sched_library_version(mpi, sizeof(mpi));
-	json_t *vj = json_pack("{s:s,s:s,s:s,s:s,s:s}", "engisweep", ENGISWEEP_VERSION,
-			       "jansson", JANSSON_VERSION, "zstd", trace_codec_version(),
-			       "hdf5", store_library_version(), "mpi", mpi);
+	json_t *vj = json_pack("{s:s,s:s,s:s,s:s,s:s}", "engisweep", ENGISWEEP_VERSION, "jansson",
+			       JANSSON_VERSION, "zstd", trace_codec_version(), "hdf5",
+			       store_library_version(), "mpi", mpi);
 	char *versions = vj ? json_dumps(vj, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
 	json_decref(vj);
 	if (!versions) {
 		rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
 		goto out;
 	}
-	struct store_meta meta = {
-		.tasks = tasks, .ntasks = sw->suite.ntasks, .models = models,
-		.nmodels = sw->def.nmodels, .conditions = conds, .nconditions = sw->def.nconds,
-		.sweep_id = sw->matrix.sweep_id, .planned_cells = sw->matrix.ncells,
-		.config_json = cfg, .versions_json = versions,
-		.command_line = c->o->command_line ? c->o->command_line : ""};
+	struct store_meta meta = {.tasks = tasks,
+				  .ntasks = sw->suite.ntasks,
+				  .models = models,
+				  .nmodels = sw->def.nmodels,
+				  .conditions = conds,
+				  .nconditions = sw->def.nconds,
+				  .sweep_id = sw->matrix.sweep_id,
+				  .planned_cells = sw->matrix.ncells,
+				  .config_json = cfg,
+				  .versions_json = versions,
+				  .command_line = c->o->command_line ? c->o->command_line : ""};
 	rc = store_create(&c->store, path, &meta, err);
 	free(versions);
 out:
@@ -727,7 +740,7 @@ static int resume_scan(void *p, struct record *r, struct engi_error *err)
 static int verifier_failed(const struct record *r)
 {
 	return r->outcome == OUTCOME_INFRA_ERROR && (!strcmp(r->infra, INFRA_VERIFIER_CRASH) ||
-						   !strcmp(r->infra, INFRA_VERIFIER_TIMEOUT));
+						     !strcmp(r->infra, INFRA_VERIFIER_TIMEOUT));
 }
 
 /* The run's own end (outcome and message) from its trace's last "end". */
@@ -736,8 +749,8 @@ static int run_end(const struct record *r, int *outcome, char *msg, size_t n)
 	char *text = NULL;
 	size_t len = 0;
 	*outcome = -1;
-	if (!r->trace || trace_decompress(r->trace, r->trace_len, (size_t)256 << 20, &text, &len,
-					  NULL) < 0)
+	if (!r->trace ||
+	    trace_decompress(r->trace, r->trace_len, (size_t)256 << 20, &text, &len, NULL) < 0)
 		return -1;
 	for (char *line = text; line && *line;) {
 		char *nl = strchr(line, '\n');
@@ -772,8 +785,10 @@ static int rejudge(struct runctx *c, size_t ci, struct record *r, struct engi_er
 	char art[PATH_MAX], scratch[PATH_MAX];
 	snprintf(art, sizeof(art), "%s/artifacts/%s", c->out, r->cell);
 	snprintf(scratch, sizeof(scratch), "%s/judge-%s", c->work_root, r->cell);
-	struct judge_limits lim = {.wall_s = c->o->verify_timeout_s, .mem_mb = c->o->verify_mem_mb,
-				   .threads = c->kernel_threads, .scratch = scratch};
+	struct judge_limits lim = {.wall_s = c->o->verify_timeout_s,
+				   .mem_mb = c->o->verify_mem_mb,
+				   .threads = c->kernel_threads,
+				   .scratch = scratch};
 	struct engi_verdict v;
 	engi_verdict_init(&v);
 	/* the integrity and interaction assertions of the run stay */
@@ -785,7 +800,8 @@ static int rejudge(struct runctx *c, size_t ci, struct record *r, struct engi_er
 	char infra[INFRA_REASON_MAX], why[256];
 	double v0 = now_mono();
 	if (rc == 0)
-		rc = judge_deliverables(task, art, &lim, &v, infra, sizeof(infra), why, sizeof(why), err);
+		rc = judge_deliverables(task, art, &lim, &v, infra, sizeof(infra), why, sizeof(why),
+					err);
 	rm_rf(scratch, NULL);
 	if (rc == 1) {
 		fprintf(stderr, "engisweep: cell %s (task '%s'): the verifier failed again: %s\n",
@@ -865,10 +881,12 @@ static int resume_load(void *p, struct record *r, struct engi_error *err)
 		engi_verifier_id(t->verifier, id, sizeof(id));
 		if (strcmp(id, r->verifier) && !c->o->mix_verifiers) {
 			if (!c->mixed++)
-				snprintf(c->mixed_example, sizeof(c->mixed_example),
-					 "cell %s (task '%s') was judged by %s%s, this binary has %s",
-					 r->cell, r->task_id, r->verifier[0] ? r->verifier : "a verifier",
-					 r->verifier[0] ? "" : " of unknown version", id);
+				snprintf(
+				    c->mixed_example, sizeof(c->mixed_example),
+				    "cell %s (task '%s') was judged by %s%s, this binary has %s",
+				    r->cell, r->task_id,
+				    r->verifier[0] ? r->verifier : "a verifier",
+				    r->verifier[0] ? "" : " of unknown version", id);
 			record_release(r);
 			return 0;
 		}
@@ -885,8 +903,7 @@ static int resume_load(void *p, struct record *r, struct engi_error *err)
 	return rc;
 }
 
-static int setup_rank0(struct runctx *c, size_t **order, size_t *norder,
-		       struct engi_error *err)
+static int setup_rank0(struct runctx *c, size_t **order, size_t *norder, struct engi_error *err)
 {
 	struct sweep *sw = c->sw;
 	const struct sweep_opts *o = c->o;
@@ -897,7 +914,8 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder,
 	if (!o->resume && path_is_file(jpath))
 		RAISE(err, ENGI_EINVALID,
 		      "'%s' holds the journal of an earlier sweep: use --resume to continue it, "
-		      "or choose another --out", jpath);
+		      "or choose another --out",
+		      jpath);
 	sw->results = engi_calloc(n ? n : 1, sizeof(*sw->results));
 	c->model_running = engi_calloc(sw->def.nmodels, sizeof(int));
 	c->model_spent = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(double));
@@ -917,8 +935,8 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder,
 	c->model_measured_s = engi_calloc(sw->def.nmodels, sizeof(double));
 	c->model_predicted_s = engi_calloc(sw->def.nmodels, sizeof(double));
 	if (!sw->results || !c->model_running || !c->model_spent || !c->gov_cfg || !c->gov_state ||
-	    !c->gov_limit || !c->gov_changed || !c->index || !c->last_line ||
-	    !c->measured_sum || !c->measured_n || !c->model_measured_s || !c->model_predicted_s)
+	    !c->gov_limit || !c->gov_changed || !c->index || !c->last_line || !c->measured_sum ||
+	    !c->measured_n || !c->model_measured_s || !c->model_predicted_s)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		c->index[i].id = sw->matrix.cells[i].id;
@@ -942,10 +960,11 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder,
 		if (c->mixed)
 			RAISE(err, ENGI_EINVALID,
 			      "'%s': %zu finished episode%s judged by other verifiers than this "
-			      "binary's (%s): resuming would mix verdicts; rerun with --mix-verifiers "
+			      "binary's (%s): resuming would mix verdicts; rerun with "
+			      "--mix-verifiers "
 			      "to keep them as they are, or re-judge them first with "
-			      "`engisweep reverify`", jpath, c->mixed, c->mixed == 1 ? " was" : "s were",
-			      c->mixed_example);
+			      "`engisweep reverify`",
+			      jpath, c->mixed, c->mixed == 1 ? " was" : "s were", c->mixed_example);
 		for (size_t i = 0; i < n; i++)
 			before += sw->results[i].have;
 	}
@@ -966,7 +985,9 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder,
 	progress_init(&c->progress, status, n, before, sw->matrix.cells, o->quiet,
 		      o->progress_every, sw->def.models);
 	if (!o->quiet)
-		fprintf(stderr, "engisweep: %zu cells (%zu done before, %zu to run) on %d rank%s, results in %s\n",
+		fprintf(stderr,
+			"engisweep: %zu cells (%zu done before, %zu to run) on %d rank%s, results "
+			"in %s\n",
 			n, before, *norder, sched_size(), sched_size() == 1 ? "" : "s", c->h5);
 	return 0;
 }
@@ -987,7 +1008,8 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 		return engi_raise(err, ENGI_EENV, "another rank failed to load the sweep");
 	}
 	if (!sched_same_digest(sw->matrix.sweep_id))
-		RAISE(err, ENGI_EENV, "ranks disagree on the sweep (different task files on different nodes?)");
+		RAISE(err, ENGI_EENV,
+		      "ranks disagree on the sweep (different task files on different nodes?)");
 
 	struct runctx c;
 	memset(&c, 0, sizeof(c));
@@ -1007,7 +1029,8 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 		pthread_mutex_destroy(&c.gov_lock);
 		if (rc < 0)
 			return engi_raise(err, rc, "%s", local.msg);
-		return engi_raise(err, ENGI_EENV, "another rank failed to set up the local sandbox");
+		return engi_raise(err, ENGI_EENV,
+				  "another rank failed to set up the local sandbox");
 	}
 	/* the node's cores shared by its ranks and rank 0's episode threads,
 	 * unless the user chose with OMP_NUM_THREADS */
@@ -1027,7 +1050,8 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 		engi_blas_threads_set(c.kernel_threads);
 	snprintf(c.h5, sizeof(c.h5), "%s/results.h5", c.out);
 	gethostname(c.host, sizeof(c.host) - 1);
-	snprintf(c.run_id, sizeof(c.run_id), "%lx-%x", (unsigned long)now_wall(), (unsigned)getpid());
+	snprintf(c.run_id, sizeof(c.run_id), "%lx-%x", (unsigned long)now_wall(),
+		 (unsigned)getpid());
 	sched_bcast_str(c.run_id, sizeof(c.run_id));
 
 	size_t *order = NULL, norder = 0;
@@ -1044,11 +1068,16 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 		goto out;
 	}
 	sched_install_signals();
-	struct sched_hooks h = {.ctx = &c, .run = hook_run, .admit = hook_admit,
-				.priority = hook_priority, .prefetch = hook_prefetch,
-				.started = hook_started, .released = hook_released,
+	struct sched_hooks h = {.ctx = &c,
+				.run = hook_run,
+				.admit = hook_admit,
+				.priority = hook_priority,
+				.prefetch = hook_prefetch,
+				.started = hook_started,
+				.released = hook_released,
 				.finished = hook_finished,
-				.tick = hook_tick, .govern = hook_govern};
+				.tick = hook_tick,
+				.govern = hook_govern};
 	struct sched_opts so = {.local_slots = o->jobs, .grace_s = o->grace_s};
 	struct sched_status st;
 	memset(&st, 0, sizeof(st));

@@ -22,7 +22,7 @@ struct sweep_opts {
 	const char *source; /* task source (source.h); NULL: detected */
 	const char *out;
 	const char *backend;
-	const char *agents;      /* "reference,noop" */
+	const char *agents;	 /* "reference,noop" */
 	const char *models_file; /* models.json */
 	const char **conditions;
 	size_t nconditions;
@@ -39,8 +39,8 @@ struct sweep_opts {
 	int jobs; /* local slots on rank 0; -1 automatic */
 	double grace_s;
 	int max_retries;
-	double retry_wait_s; /* before the first retry; doubles */
-	int mix_verifiers;   /* resume: keep records judged by other verifier versions */
+	double retry_wait_s;	 /* before the first retry; doubles */
+	int mix_verifiers;	 /* resume: keep records judged by other verifier versions */
 	double verify_timeout_s; /* 0: judge.h default */
 	long verify_mem_mb;	 /* 0: judge.h default */
 	double cmd_timeout_s;
@@ -76,7 +76,7 @@ struct sweep {
 	struct sweepdef def;
 	struct matrix matrix;
 	struct cell_result *results; /* rank 0: ncells */
-	size_t unrun;                /* cells not finished when the run ended */
+	size_t unrun;		     /* cells not finished when the run ended */
 	size_t infra_failed;
 };
 
@@ -84,8 +84,8 @@ struct sweep {
  * anything runs (what plan and run share): the suite (and its subset;
  * *nstrata may be NULL), models, agents, conditions and grid; the agents
  * and their models.json entries, the backend unless NULL, --resource. */
-int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o,
-		 size_t *nstrata, struct engi_error *err);
+int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o, size_t *nstrata,
+		 struct engi_error *err);
 /* "NAME=N" of --resource: NAME of [A-Za-z0-9._-] (first a letter or digit,
  * at most 63), N an integer from 1 to 100000; name (cap bytes) and count
  * may be NULL. */

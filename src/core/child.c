@@ -63,8 +63,8 @@ pid_t spawn_child(const struct spawn_opts *o, struct engi_error *err)
 		}
 		int in = open("/dev/null", O_RDONLY);
 		int out = o->out_fd >= 0 ? o->out_fd
-			  : o->out_path ? open(o->out_path, O_WRONLY | O_CREAT | O_APPEND, 0600)
-					: open("/dev/null", O_WRONLY);
+			  : o->out_path	 ? open(o->out_path, O_WRONLY | O_CREAT | O_APPEND, 0600)
+					 : open("/dev/null", O_WRONLY);
 		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
 		    (o->cwd_fd >= 0 && fchdir(o->cwd_fd) < 0))
 			_exit(126);

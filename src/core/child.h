@@ -25,10 +25,10 @@ enum spawn_group {
 };
 
 struct spawn_opts {
-	const char *path;    /* the program; with search, looked up in PATH */
+	const char *path; /* the program; with search, looked up in PATH */
 	int search;
 	char *const *argv;
-	char *const *envp;   /* the whole environment; NULL: ours plus add_env */
+	char *const *envp;    /* the whole environment; NULL: ours plus add_env */
 	char *const *add_env; /* NULL-terminated "NAME=value" added to ours */
 	int out_fd;	      /* standard output and error; -1: out_path */
 	const char *out_path; /* appended to (created 0600); NULL: /dev/null */

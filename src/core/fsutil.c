@@ -22,11 +22,13 @@ int env_path_check(const char *p, struct engi_error *err)
 	if (n > ENV_PATH_MAX)
 		RAISE(err, ENGI_EINVALID, "path longer than %d bytes", ENV_PATH_MAX);
 	if (p[0] == '/')
-		RAISE(err, ENGI_EINVALID, "absolute path '%s' (paths are relative to the working folder)", p);
+		RAISE(err, ENGI_EINVALID,
+		      "absolute path '%s' (paths are relative to the working folder)", p);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)p[i];
 		if (c < 0x20 || c == 0x7f || c == '\\')
-			RAISE(err, ENGI_EINVALID, "path '%s' has a control character or backslash", p);
+			RAISE(err, ENGI_EINVALID, "path '%s' has a control character or backslash",
+			      p);
 	}
 	const char *s = p;
 	while (*s) {
@@ -109,7 +111,8 @@ static int rm_at(int parent, const char *name, struct engi_error *err)
 		if (rc < 0)
 			return rc;
 		if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-			RAISE(err, ENGI_EIO, "cannot remove folder '%s': %s", name, strerror(errno));
+			RAISE(err, ENGI_EIO, "cannot remove folder '%s': %s", name,
+			      strerror(errno));
 		return 0;
 	}
 	if (unlinkat(parent, name, 0) < 0 && errno != ENOENT)
@@ -170,8 +173,7 @@ int sha256_regular_file(const char *path, char hex[65], struct engi_error *err)
 	return 0;
 }
 
-int read_file(const char *path, size_t cap, char **out, size_t *len,
-	      struct engi_error *err)
+int read_file(const char *path, size_t cap, char **out, size_t *len, struct engi_error *err)
 {
 	int fd = open_regular(path, 0, err);
 	if (fd < 0)
@@ -183,8 +185,8 @@ int read_file(const char *path, size_t cap, char **out, size_t *len,
 	}
 	if ((uint64_t)st.st_size > cap) {
 		close(fd);
-		RAISE(err, ENGI_ETOOBIG, "'%s' is %lld bytes, over the cap of %zu",
-		      path, (long long)st.st_size, cap);
+		RAISE(err, ENGI_ETOOBIG, "'%s' is %lld bytes, over the cap of %zu", path,
+		      (long long)st.st_size, cap);
 	}
 	size_t n = (size_t)st.st_size;
 	char *buf = engi_malloc(n + 1);
@@ -224,8 +226,7 @@ int write_all_fd(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len,
-		      struct engi_error *err)
+int write_file_atomic(const char *path, const void *data, size_t len, struct engi_error *err)
 {
 	char tmp[PATH_MAX];
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
@@ -248,8 +249,8 @@ int write_file_atomic(const char *path, const void *data, size_t len,
 	return 0;
 }
 
-int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap,
-		   uint64_t *copied, struct engi_error *err)
+int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap, uint64_t *copied,
+		   struct engi_error *err)
 {
 	struct stat st;
 	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode))
@@ -268,7 +269,8 @@ int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			rc = engi_raise(err, ENGI_EIO, "cannot read '%s': %s", src_name, strerror(errno));
+			rc = engi_raise(err, ENGI_EIO, "cannot read '%s': %s", src_name,
+					strerror(errno));
 			break;
 		}
 		if (r == 0)
@@ -280,7 +282,8 @@ int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap,
 			break;
 		}
 		if (write_all_fd(out, buf, (size_t)r) < 0) {
-			rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", dst, strerror(errno));
+			rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", dst,
+					strerror(errno));
 			break;
 		}
 	}
@@ -293,8 +296,8 @@ int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap,
 	return rc;
 }
 
-int copy_file_capped(const char *src, const char *dst, uint64_t cap,
-		     uint64_t *copied, struct engi_error *err)
+int copy_file_capped(const char *src, const char *dst, uint64_t cap, uint64_t *copied,
+		     struct engi_error *err)
 {
 	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (in < 0)

@@ -39,22 +39,20 @@ void file_last_line(const char *path, char *buf, size_t n);
 
 /* Whole regular file (open_regular), at most cap bytes (over:
  * ENGI_ETOOBIG); NUL-terminated. */
-int read_file(const char *path, size_t cap, char **out, size_t *len,
-	      struct engi_error *err);
+int read_file(const char *path, size_t cap, char **out, size_t *len, struct engi_error *err);
 /* Writes through a temporary file, fsyncs and renames over path. */
-int write_file_atomic(const char *path, const void *data, size_t len,
-		      struct engi_error *err);
+int write_file_atomic(const char *path, const void *data, size_t len, struct engi_error *err);
 /* Copies a regular file (refusing links and special files), at most cap
  * bytes; creates dst with mode 0644. */
-int copy_file_capped(const char *src, const char *dst, uint64_t cap,
-		     uint64_t *copied, struct engi_error *err);
+int copy_file_capped(const char *src, const char *dst, uint64_t cap, uint64_t *copied,
+		     struct engi_error *err);
 
 /* write() until done, retrying on EINTR; -1 with errno on failure. */
 int write_all_fd(int fd, const void *data, size_t len);
 /* Copies an open regular file to a new file dst (mode 0644, not following a
  * link at dst), at most cap bytes; src_name names the source in messages. */
-int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap,
-		   uint64_t *copied, struct engi_error *err);
+int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap, uint64_t *copied,
+		   struct engi_error *err);
 
 int path_is_dir(const char *p);
 int path_is_file(const char *p);

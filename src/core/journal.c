@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define JOURNAL_HEADER "{\"format\":\"engisweep-journal\",\"version\":1}\n"
+#define JOURNAL_HEADER	 "{\"format\":\"engisweep-journal\",\"version\":1}\n"
 #define JOURNAL_LINE_CAP ((size_t)1 << 30)
 
 /* Length of the prefix made of complete lines, found by reading backwards
@@ -36,8 +36,7 @@ static off_t complete_length(int fd)
 	return 0;
 }
 
-int journal_open(struct journal *j, const char *path, int resume,
-		 struct engi_error *err)
+int journal_open(struct journal *j, const char *path, int resume, struct engi_error *err)
 {
 	j->fd = -1;
 	j->path = engi_strdup(path);
@@ -83,8 +82,7 @@ int journal_open(struct journal *j, const char *path, int resume,
 	return 0;
 }
 
-int journal_append_json(struct journal *j, const char *json, size_t len,
-			struct engi_error *err)
+int journal_append_json(struct journal *j, const char *json, size_t len, struct engi_error *err)
 {
 	if (memchr(json, '\n', len))
 		RAISE(err, ENGI_EINVALID, "a journal record spans lines");
@@ -95,13 +93,13 @@ int journal_append_json(struct journal *j, const char *json, size_t len,
 	buf[len] = '\n';
 	int rc = 0;
 	if (write_all_fd(j->fd, buf, len + 1) < 0 || fdatasync(j->fd) < 0)
-		rc = engi_raise(err, ENGI_EIO, "cannot append to journal '%s': %s", j->path, strerror(errno));
+		rc = engi_raise(err, ENGI_EIO, "cannot append to journal '%s': %s", j->path,
+				strerror(errno));
 	engi_free(buf);
 	return rc;
 }
 
-int journal_append(struct journal *j, const struct record *r,
-		   struct engi_error *err)
+int journal_append(struct journal *j, const struct record *r, struct engi_error *err)
 {
 	char *line;
 	size_t len;
@@ -120,8 +118,7 @@ void journal_close(struct journal *j)
 	j->path = NULL;
 }
 
-int journal_read(const char *path,
-		 int (*fn)(void *ctx, struct record *r, struct engi_error *err),
+int journal_read(const char *path, int (*fn)(void *ctx, struct record *r, struct engi_error *err),
 		 void *ctx, size_t *nrecords, struct engi_error *err)
 {
 	if (nrecords)
@@ -140,7 +137,8 @@ int journal_read(const char *path,
 			break; /* the partial last line of a killed writer */
 		if (lineno == 1) {
 			if (strcmp(line, JOURNAL_HEADER))
-				rc = engi_raise(err, ENGI_EPARSE, "'%s' is not an engisweep journal", path);
+				rc = engi_raise(err, ENGI_EPARSE,
+						"'%s' is not an engisweep journal", path);
 			continue;
 		}
 		if (n == 1)

@@ -23,20 +23,16 @@ struct journal {
 
 /* Creates a new journal (truncating) or, with resume, opens an existing one
  * for appending after cutting a partial last line. */
-int journal_open(struct journal *j, const char *path, int resume,
-		 struct engi_error *err);
-int journal_append(struct journal *j, const struct record *r,
-		   struct engi_error *err);
+int journal_open(struct journal *j, const char *path, int resume, struct engi_error *err);
+int journal_append(struct journal *j, const struct record *r, struct engi_error *err);
 /* Appends a record already in record_to_json's form (one line). */
-int journal_append_json(struct journal *j, const char *json, size_t len,
-			struct engi_error *err);
+int journal_append_json(struct journal *j, const char *json, size_t len, struct engi_error *err);
 void journal_close(struct journal *j);
 
 /* Calls fn for each complete record in order; fn takes ownership of the
  * record's contents (it must record_release it). A line that fails to parse
  * in the middle of the file is an error naming the line. */
-int journal_read(const char *path,
-		 int (*fn)(void *ctx, struct record *r, struct engi_error *err),
+int journal_read(const char *path, int (*fn)(void *ctx, struct record *r, struct engi_error *err),
 		 void *ctx, size_t *nrecords, struct engi_error *err);
 
 #endif

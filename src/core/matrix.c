@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MODELS_FILE_CAP ((size_t)1 << 20)
+#define MODELS_FILE_CAP		    ((size_t)1 << 20)
 #define DEFAULT_SCRIPTED_S_PER_TURN 2.0
-#define DEFAULT_MODEL_S_PER_TURN 30.0
-#define DEFAULT_TOKENS_IN_PER_TURN 8000.0
+#define DEFAULT_MODEL_S_PER_TURN    30.0
+#define DEFAULT_TOKENS_IN_PER_TURN  8000.0
 #define DEFAULT_TOKENS_OUT_PER_TURN 500.0
 
 void sweepdef_init(struct sweepdef *d)
@@ -46,8 +46,7 @@ static struct model *add_model(struct sweepdef *d, struct engi_error *err)
 	return &d->models[d->nmodels++];
 }
 
-static int check_unique_model(struct sweepdef *d, const char *name,
-			      struct engi_error *err)
+static int check_unique_model(struct sweepdef *d, const char *name, struct engi_error *err)
 {
 	for (size_t i = 0; i < d->nmodels; i++)
 		if (!strcmp(d->models[i].name, name))
@@ -61,9 +60,8 @@ static int valid_label(const char *s)
 		return 0;
 	for (const char *p = s; *p; p++) {
 		char c = *p;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' ||
-		      (c == ':' && p != s)))
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-' || (c == ':' && p != s)))
 			return 0;
 	}
 	return 1;
@@ -110,12 +108,12 @@ static int valid_drawings(const json_t *v)
 }
 
 const struct cond_setting cond_settings[] = {
-	{"history_turns", "an integer from 1 to 1000000", valid_history_turns, 1},
-	{"tools", "native or text", valid_tools, 1},
-	{"image_tool", "true or false", valid_boolean, 1},
-	{"screen_scale", "a number in (0, 1]", valid_scale, 0},
-	{"drawings", "message, files or none", valid_drawings, 0},
-	{NULL, NULL, NULL, 0},
+    {"history_turns", "an integer from 1 to 1000000", valid_history_turns, 1},
+    {"tools", "native or text", valid_tools, 1},
+    {"image_tool", "true or false", valid_boolean, 1},
+    {"screen_scale", "a number in (0, 1]", valid_scale, 0},
+    {"drawings", "message, files or none", valid_drawings, 0},
+    {NULL, NULL, NULL, 0},
 };
 
 const struct cond_setting *cond_setting_find(const char *key)
@@ -206,8 +204,8 @@ static json_t *cond_value(const char *text)
 	return json_string(text);
 }
 
-int model_field_error(struct engi_error *err, int code, const char *origin,
-		      const json_t *entry, const char *field, const char *expected)
+int model_field_error(struct engi_error *err, int code, const char *origin, const json_t *entry,
+		      const char *field, const char *expected)
 {
 	const json_t *v = json_object_get(entry, field);
 	char found[128] = "";
@@ -219,14 +217,14 @@ int model_field_error(struct engi_error *err, int code, const char *origin,
 	else if (json_is_real(v))
 		snprintf(found, sizeof(found), ", found a number (%g)", json_real_value(v));
 	else if (json_is_boolean(v))
-		snprintf(found, sizeof(found), ", found a boolean (%s)", json_is_true(v) ? "true" : "false");
+		snprintf(found, sizeof(found), ", found a boolean (%s)",
+			 json_is_true(v) ? "true" : "false");
 	else if (v)
 		snprintf(found, sizeof(found), ", found %s", engi_json_kind(v));
 	RAISE(err, code, "%s/%s: %s%s", origin, field, expected, found);
 }
 
-int sweepdef_add_agents(struct sweepdef *d, const char *list,
-			struct engi_error *err)
+int sweepdef_add_agents(struct sweepdef *d, const char *list, struct engi_error *err)
 {
 	char *copy = engi_strdup(list);
 	if (!copy)
@@ -236,7 +234,8 @@ int sweepdef_add_agents(struct sweepdef *d, const char *list,
 	for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!valid_label(tok)) {
-			rc = engi_raise(err, ENGI_EINVALID, "--agents: '%s' is not a valid agent name", tok);
+			rc = engi_raise(err, ENGI_EINVALID,
+					"--agents: '%s' is not a valid agent name", tok);
 			break;
 		}
 		if ((rc = check_unique_model(d, tok, err)) < 0)
@@ -262,8 +261,8 @@ int sweepdef_add_agents(struct sweepdef *d, const char *list,
 	return rc;
 }
 
-static int num_field(json_t *o, const char *key, double dflt, double *out,
-		     const char *origin, struct engi_error *err)
+static int num_field(json_t *o, const char *key, double dflt, double *out, const char *origin,
+		     struct engi_error *err)
 {
 	json_t *v = json_object_get(o, key);
 	*out = dflt;
@@ -280,16 +279,36 @@ static int num_field(json_t *o, const char *key, double dflt, double *out,
 static int check_entry(json_t *o, const char *agent, const char *origin, struct engi_error *err)
 {
 	/* read by the sweep (predictions, caps, costs), whatever the agent */
-	static const char *const sweep_keys[] = {
-		"name", "agent", "price_in_per_mtok", "price_out_per_mtok", "max_concurrent",
-		"budget_usd", "est_s_per_turn", "est_tokens_in_per_turn",
-		"est_tokens_out_per_turn", NULL};
+	static const char *const sweep_keys[] = {"name",
+						 "agent",
+						 "price_in_per_mtok",
+						 "price_out_per_mtok",
+						 "max_concurrent",
+						 "budget_usd",
+						 "est_s_per_turn",
+						 "est_tokens_in_per_turn",
+						 "est_tokens_out_per_turn",
+						 NULL};
 	/* the settings of the agent 'model' (its provider's) */
-	static const char *const model_keys[] = {
-		"provider", "base_url", "model", "api_key_env", "temperature", "max_tokens",
-		"reasoning_effort", "rpm", "tpm", "headers", "timeout_s", "max_retries",
-		"retry_base_s", "history_turns", "tools", "image_tool", "thinking_budget_tokens",
-		"token_field", NULL};
+	static const char *const model_keys[] = {"provider",
+						 "base_url",
+						 "model",
+						 "api_key_env",
+						 "temperature",
+						 "max_tokens",
+						 "reasoning_effort",
+						 "rpm",
+						 "tpm",
+						 "headers",
+						 "timeout_s",
+						 "max_retries",
+						 "retry_base_s",
+						 "history_turns",
+						 "tools",
+						 "image_tool",
+						 "thinking_budget_tokens",
+						 "token_field",
+						 NULL};
 	const char *key;
 	json_t *v;
 	json_object_foreach(o, key, v)
@@ -342,16 +361,14 @@ static int register_secrets(json_t *o, const char *path, size_t i, struct engi_e
 		rc = secrets_add_env(json_string_value(env));
 	const char *key;
 	json_t *v;
-	json_object_foreach(json_object_get(o, "headers"), key, v)
-		if (rc == 0 && json_is_string(v))
-			rc = secrets_add_header(json_string_value(v));
+	json_object_foreach(json_object_get(o, "headers"), key, v) if (rc == 0 && json_is_string(v))
+	    rc = secrets_add_header(json_string_value(v));
 	if (rc < 0)
 		RAISE(err, rc, "%s: /models/%zu: out of memory registering its secrets", path, i);
 	return 0;
 }
 
-int sweepdef_load_models(struct sweepdef *d, const char *path,
-			 struct engi_error *err)
+int sweepdef_load_models(struct sweepdef *d, const char *path, struct engi_error *err)
 {
 	char *text;
 	size_t len;
@@ -360,7 +377,8 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	engi_free(text);
 	if (!root)
-		RAISE(err, ENGI_EPARSE, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+		RAISE(err, ENGI_EPARSE, "%s: line %d column %d: %s", path, je.line, je.column,
+		      je.text);
 	int rc = 0;
 	json_t *arr = json_object_get(root, "models");
 	if (!json_is_object(root) || !json_is_array(arr)) {
@@ -372,24 +390,26 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 	json_object_foreach(root, rkey, rv)
 	{
 		if (strcmp(rkey, "models")) {
-			rc = engi_raise(err, ENGI_EPARSE, "%s: /%s: unknown field (a models file has only 'models')",
+			rc = engi_raise(err, ENGI_EPARSE,
+					"%s: /%s: unknown field (a models file has only 'models')",
 					path, rkey);
 			goto out;
 		}
 	}
 	/* what changes the behaviour being measured, so what the cell id hashes */
-	static const char *const semantic[] = {"agent", "provider", "model",
-					       "temperature", "max_tokens",
-					       "reasoning_effort", "history_turns",
-					       "tools", "image_tool", "thinking_budget_tokens",
-					       "token_field", NULL};
+	static const char *const semantic[] = {"agent",		"provider",
+					       "model",		"temperature",
+					       "max_tokens",	"reasoning_effort",
+					       "history_turns", "tools",
+					       "image_tool",	"thinking_budget_tokens",
+					       "token_field",	NULL};
 	for (size_t i = 0; i < json_array_size(arr) && rc == 0; i++) {
 		json_t *o = json_array_get(arr, i);
 		char origin[PATH_MAX + 64];
 		snprintf(origin, sizeof(origin), "%s: /models/%zu", path, i);
 		if (!json_is_object(o)) {
-			rc = engi_raise(err, ENGI_EPARSE, "%s: expected an object, found %s", origin,
-					engi_json_kind(o));
+			rc = engi_raise(err, ENGI_EPARSE, "%s: expected an object, found %s",
+					origin, engi_json_kind(o));
 			break;
 		}
 		if ((rc = register_secrets(o, path, i, err)) < 0)
@@ -403,16 +423,17 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 		if ((rc = check_unique_model(d, json_string_value(name), err)) < 0)
 			break;
 		json_t *agent = json_object_get(o, "agent");
-		const char *agent_s = json_is_string(agent) ? json_string_value(agent)
+		const char *agent_s = json_is_string(agent)	       ? json_string_value(agent)
 				      : json_object_get(o, "provider") ? "model"
-									: NULL;
+								       : NULL;
 		if (agent && !json_is_string(agent)) {
 			rc = model_field_error(err, ENGI_EPARSE, origin, o, "agent",
 					       "expected an agent name");
 			break;
 		}
 		if (!agent_s) {
-			rc = engi_raise(err, ENGI_EPARSE, "%s: needs 'agent' or 'provider'", origin);
+			rc =
+			    engi_raise(err, ENGI_EPARSE, "%s: needs 'agent' or 'provider'", origin);
 			break;
 		}
 		if ((rc = check_entry(o, agent_s, origin, err)) < 0)
@@ -444,16 +465,21 @@ int sweepdef_load_models(struct sweepdef *d, const char *path,
 		}
 		double mc = 0;
 		int is_model = !strcmp(agent_s, "model");
-		if ((rc = num_field(o, "price_in_per_mtok", 0, &m->price_in_per_mtok, origin, err)) < 0 ||
-		    (rc = num_field(o, "price_out_per_mtok", 0, &m->price_out_per_mtok, origin, err)) < 0 ||
+		if ((rc = num_field(o, "price_in_per_mtok", 0, &m->price_in_per_mtok, origin,
+				    err)) < 0 ||
+		    (rc = num_field(o, "price_out_per_mtok", 0, &m->price_out_per_mtok, origin,
+				    err)) < 0 ||
 		    (rc = num_field(o, "max_concurrent", 0, &mc, origin, err)) < 0 ||
 		    (rc = num_field(o, "budget_usd", 0, &m->budget_usd, origin, err)) < 0 ||
 		    (rc = num_field(o, "est_s_per_turn",
-				    is_model ? DEFAULT_MODEL_S_PER_TURN : DEFAULT_SCRIPTED_S_PER_TURN,
+				    is_model ? DEFAULT_MODEL_S_PER_TURN
+					     : DEFAULT_SCRIPTED_S_PER_TURN,
 				    &m->est_s_per_turn, origin, err)) < 0 ||
-		    (rc = num_field(o, "est_tokens_in_per_turn", is_model ? DEFAULT_TOKENS_IN_PER_TURN : 0,
+		    (rc = num_field(o, "est_tokens_in_per_turn",
+				    is_model ? DEFAULT_TOKENS_IN_PER_TURN : 0,
 				    &m->est_tokens_in_per_turn, origin, err)) < 0 ||
-		    (rc = num_field(o, "est_tokens_out_per_turn", is_model ? DEFAULT_TOKENS_OUT_PER_TURN : 0,
+		    (rc = num_field(o, "est_tokens_out_per_turn",
+				    is_model ? DEFAULT_TOKENS_OUT_PER_TURN : 0,
 				    &m->est_tokens_out_per_turn, origin, err)) < 0)
 			break;
 		/* an integer from 0 to 1000000, checked by check_entry */
@@ -464,14 +490,14 @@ out:
 	return rc;
 }
 
-int sweepdef_add_condition(struct sweepdef *d, const char *spec,
-			   struct engi_error *err)
+int sweepdef_add_condition(struct sweepdef *d, const char *spec, struct engi_error *err)
 {
 	const char *colon = strchr(spec, ':');
 	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
 	char name[64];
 	if (n == 0 || n >= sizeof(name))
-		RAISE(err, ENGI_EINVALID, "--condition '%s': needs a name of 1 to 63 characters", spec);
+		RAISE(err, ENGI_EINVALID, "--condition '%s': needs a name of 1 to 63 characters",
+		      spec);
 	memcpy(name, spec, n);
 	name[n] = '\0';
 	if (!valid_label(name) || strchr(name, ':'))
@@ -491,14 +517,17 @@ int sweepdef_add_condition(struct sweepdef *d, const char *spec,
 		     kv = strtok_r(NULL, ",", &save)) {
 			char *eq = strchr(kv, '=');
 			if (!eq || eq == kv) {
-				rc = engi_raise(err, ENGI_EINVALID, "--condition '%s': '%s' is not key=value", spec, kv);
+				rc =
+				    engi_raise(err, ENGI_EINVALID,
+					       "--condition '%s': '%s' is not key=value", spec, kv);
 				break;
 			}
 			*eq = '\0';
 			char what[1200];
 			snprintf(what, sizeof(what), "--condition '%.1024s'", spec);
 			if (json_object_get(set, kv)) {
-				rc = engi_raise(err, ENGI_EINVALID, "%s: '%s' is set twice", what, kv);
+				rc = engi_raise(err, ENGI_EINVALID, "%s: '%s' is set twice", what,
+						kv);
 				break;
 			}
 			json_t *val = cond_value(eq + 1);
@@ -529,15 +558,15 @@ int sweepdef_add_condition(struct sweepdef *d, const char *spec,
 	return 0;
 }
 
-void cell_compute_id(const struct task *t, const struct model *mo,
-		     const struct condition *c, int trial, char id[17])
+void cell_compute_id(const struct task *t, const struct model *mo, const struct condition *c,
+		     int trial, char id[17])
 {
 	struct engi_sha256 h;
 	engi_sha256_init(&h);
 	char buf[64];
 	/* each field NUL-terminated so that no two field lists collide */
-	const char *fields[] = {"task", t->id, t->hash, "model", mo->name, mo->settings,
-				"condition", c->name, c->settings};
+	const char *fields[] = {"task",	      t->id,	   t->hash, "model",	mo->name,
+				mo->settings, "condition", c->name, c->settings};
 	for (size_t i = 0; i < sizeof(fields) / sizeof(*fields); i++)
 		engi_sha256_update(&h, fields[i], strlen(fields[i]) + 1);
 	snprintf(buf, sizeof(buf), "trial=%d", trial);
@@ -550,9 +579,8 @@ void cell_compute_id(const struct task *t, const struct model *mo,
 	id[16] = '\0';
 }
 
-static const struct history_row *find_history(const struct history_row *hist,
-					      size_t nhist, const char *task,
-					      const char *model, double *wall,
+static const struct history_row *find_history(const struct history_row *hist, size_t nhist,
+					      const char *task, const char *model, double *wall,
 					      double *cost)
 {
 	double sw = 0, sc = 0;
@@ -593,8 +621,10 @@ static void predict(struct cell *c, const struct task *t, const struct model *m,
 	else
 		turns = t->turn_limit; /* an upper bound, for budgets */
 	c->pred_s = fmin(turns * m->est_s_per_turn, t->wall_s);
-	c->pred_cost_usd = turns * (m->est_tokens_in_per_turn * m->price_in_per_mtok +
-				    m->est_tokens_out_per_turn * m->price_out_per_mtok) / 1e6;
+	c->pred_cost_usd = turns *
+			   (m->est_tokens_in_per_turn * m->price_in_per_mtok +
+			    m->est_tokens_out_per_turn * m->price_out_per_mtok) /
+			   1e6;
 }
 
 static int cmp_cells(const void *a, const void *b)
@@ -624,7 +654,9 @@ static int finish(struct matrix *m, struct engi_error *err)
 	for (size_t i = 0; i < m->ncells; i++) {
 		if (i && !strcmp(ids[i], ids[i - 1])) {
 			engi_free(ids);
-			RAISE(err, ENGI_EINVALID, "two cells share the id %s (a model or condition named twice?)", ids[i]);
+			RAISE(err, ENGI_EINVALID,
+			      "two cells share the id %s (a model or condition named twice?)",
+			      ids[i]);
 		}
 		engi_sha256_update(&h, ids[i], 17);
 	}
@@ -661,9 +693,8 @@ static int ensure_default_condition(struct sweepdef *d, struct engi_error *err)
 	return 0;
 }
 
-int matrix_build(struct matrix *m, const struct suite *s,
-		 const struct sweepdef *dconst, const struct history_row *hist,
-		 size_t nhist, struct engi_error *err)
+int matrix_build(struct matrix *m, const struct suite *s, const struct sweepdef *dconst,
+		 const struct history_row *hist, size_t nhist, struct engi_error *err)
 {
 	struct sweepdef *d = (struct sweepdef *)dconst;
 	memset(m, 0, sizeof(*m));
@@ -681,7 +712,8 @@ int matrix_build(struct matrix *m, const struct suite *s,
 		const struct task *task = &s->tasks[t];
 		for (size_t mi = 0; mi < d->nmodels; mi++) {
 			const struct model *mo = &d->models[mi];
-			if (!strncmp(mo->agent, "flawed:", 7) && !task_find_flawed(task, mo->agent + 7)) {
+			if (!strncmp(mo->agent, "flawed:", 7) &&
+			    !task_find_flawed(task, mo->agent + 7)) {
 				m->skipped += d->nconds * (size_t)d->trials;
 				continue;
 			}
@@ -700,8 +732,8 @@ int matrix_build(struct matrix *m, const struct suite *s,
 	return finish(m, err);
 }
 
-int matrix_build_validation(struct matrix *m, const struct suite *s,
-			    struct sweepdef *d, struct engi_error *err)
+int matrix_build_validation(struct matrix *m, const struct suite *s, struct sweepdef *d,
+			    struct engi_error *err)
 {
 	memset(m, 0, sizeof(*m));
 	arena_init(&m->arena);
@@ -801,7 +833,8 @@ int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 		}
 		char *eq = strchr(copies[a], '=');
 		if (!eq || eq == copies[a] || !eq[1]) {
-			rc = engi_raise(err, ENGI_EINVALID, "--grid '%s': expected AXIS=V1,V2,...", axes[a]);
+			rc = engi_raise(err, ENGI_EINVALID, "--grid '%s': expected AXIS=V1,V2,...",
+					axes[a]);
 			break;
 		}
 		*eq = '\0';
@@ -817,7 +850,8 @@ int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 		for (char *v = strtok_r(eq + 1, ",", &save); v; v = strtok_r(NULL, ",", &save)) {
 			if (nvalues[a] == 64 || !valid_label(v) || strchr(v, ':')) {
 				rc = engi_raise(err, ENGI_EINVALID,
-						"--grid '%s': '%s' is not a value (letters, digits, . _ -; at most 64)",
+						"--grid '%s': '%s' is not a value (letters, "
+						"digits, . _ -; at most 64)",
 						axes[a], v);
 				break;
 			}
@@ -831,7 +865,8 @@ int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 		}
 		for (size_t b = 0; b < a && rc == 0; b++)
 			if (!strcmp(names[a], names[b]))
-				rc = engi_raise(err, ENGI_EINVALID, "--grid: axis '%s' named twice", names[a]);
+				rc = engi_raise(err, ENGI_EINVALID, "--grid: axis '%s' named twice",
+						names[a]);
 	}
 	size_t idx[16] = {0};
 	json_t *grid = json_pack("{s:[],s:[]}", "axes", "family");
@@ -840,15 +875,16 @@ int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 		json_t *vals = json_array();
 		for (size_t v = 0; v < nvalues[a]; v++)
 			json_array_append_new(vals, json_string(values[a][v]));
-		json_array_append_new(gaxes, json_pack("{s:s,s:o}", "axis", names[a], "values", vals));
+		json_array_append_new(gaxes,
+				      json_pack("{s:s,s:o}", "axis", names[a], "values", vals));
 	}
 	while (rc == 0) {
 		char spec[1024] = "", settings[1024] = "";
 		grid_name(names, values, idx, naxes, SIZE_MAX, spec, sizeof(spec));
 		for (size_t a = 0; a < naxes; a++) {
 			size_t m = strlen(settings);
-			snprintf(settings + m, sizeof(settings) - m, "%s%s=%s", a ? "," : "", names[a],
-				 values[a][idx[a]]);
+			snprintf(settings + m, sizeof(settings) - m, "%s%s=%s", a ? "," : "",
+				 names[a], values[a][idx[a]]);
 			if (idx[a] == 0 || !grid)
 				continue;
 			char base[1024];

@@ -97,21 +97,18 @@ enum cond_drawings { DRAWINGS_MESSAGE, DRAWINGS_NONE, DRAWINGS_FILES };
 int cond_drawings(const char *settings_json);
 /* A models.json error at FIELD of the entry (origin "FILE: /models/I"):
  * "ORIGIN/FIELD: EXPECTED, found <kind> (<value>)" when the field is there. */
-int model_field_error(struct engi_error *err, int code, const char *origin,
-		      const json_t *entry, const char *field, const char *expected);
+int model_field_error(struct engi_error *err, int code, const char *origin, const json_t *entry,
+		      const char *field, const char *expected);
 
 void sweepdef_init(struct sweepdef *d);
 void sweepdef_release(struct sweepdef *d);
 /* Adds built-in agents from "reference,noop,flawed:x". */
-int sweepdef_add_agents(struct sweepdef *d, const char *list,
-			struct engi_error *err);
+int sweepdef_add_agents(struct sweepdef *d, const char *list, struct engi_error *err);
 /* Adds models from a models.json file ({"models": [...]}). */
-int sweepdef_load_models(struct sweepdef *d, const char *path,
-			 struct engi_error *err);
+int sweepdef_load_models(struct sweepdef *d, const char *path, struct engi_error *err);
 /* Adds a condition from "NAME" or "NAME:key=value,key=value"; every key
  * must be one of cond_settings, with a value valid for it. */
-int sweepdef_add_condition(struct sweepdef *d, const char *spec,
-			   struct engi_error *err);
+int sweepdef_add_condition(struct sweepdef *d, const char *spec, struct engi_error *err);
 
 /* Adds the cartesian product of condition axes, each "AXIS=V1,V2,...", as
  * conditions named "AXIS-V1_AXIS2-W1" with settings {"AXIS": V1, ...};
@@ -124,16 +121,15 @@ struct matrix {
 	struct cell *cells;
 	size_t ncells;
 	char sweep_id[65]; /* hash of all cell ids, in id order */
-	size_t skipped;    /* flawed:NAME pairs without that variant */
+	size_t skipped;	   /* flawed:NAME pairs without that variant */
 };
 
-int matrix_build(struct matrix *m, const struct suite *s,
-		 const struct sweepdef *d, const struct history_row *hist,
-		 size_t nhist, struct engi_error *err);
+int matrix_build(struct matrix *m, const struct suite *s, const struct sweepdef *d,
+		 const struct history_row *hist, size_t nhist, struct engi_error *err);
 /* Validation runs: per task, reference + noop + every flawed variant, one
  * trial; models are added to d as needed. */
-int matrix_build_validation(struct matrix *m, const struct suite *s,
-			    struct sweepdef *d, struct engi_error *err);
+int matrix_build_validation(struct matrix *m, const struct suite *s, struct sweepdef *d,
+			    struct engi_error *err);
 /* Keeps the cells whose place in cell-id order is k modulo n (a static
  * share, as a job array would take it); the sweep id becomes the share's. */
 int matrix_keep_shard(struct matrix *m, unsigned k, unsigned n, struct engi_error *err);
@@ -142,7 +138,7 @@ void matrix_release(struct matrix *m);
  * nothing: callers that need many lookups sort their own index. */
 long matrix_find(const struct matrix *m, const char *id);
 
-void cell_compute_id(const struct task *t, const struct model *mo,
-		     const struct condition *c, int trial, char id[17]);
+void cell_compute_id(const struct task *t, const struct model *mo, const struct condition *c,
+		     int trial, char id[17]);
 
 #endif

@@ -553,12 +553,11 @@ static int read_trace(struct reader *rd, json_t *root, struct record *r)
 }
 
 static const char *const record_keys[] = {
-    "cell",	  "task_id",	"model",     "condition", "trial",	   "outcome",
-    "attempts",	  "success",	"feasible",  "score",	  "quality",	   "turns",
-    "tokens_in",  "tokens_out", "cost_usd",  "wall_s",	  "env_s",	   "model_s",
-    "verify_s",	  "started_at", "rank",	     "host",	  "run_id",	   "message",
-    "infra",	  "version",	"verifier",
-    "assertions", "metrics",	"artifacts", "trace",	  "trace_raw_len", NULL};
+    "cell",	"task_id",   "model",	"condition",	 "trial",    "outcome",	   "attempts",
+    "success",	"feasible",  "score",	"quality",	 "turns",    "tokens_in",  "tokens_out",
+    "cost_usd", "wall_s",    "env_s",	"model_s",	 "verify_s", "started_at", "rank",
+    "host",	"run_id",    "message", "infra",	 "version",  "verifier",   "assertions",
+    "metrics",	"artifacts", "trace",	"trace_raw_len", NULL};
 
 static int read_record(struct reader *rd, json_t *root, struct record *r)
 {

@@ -24,20 +24,20 @@
 
 #define CELL_ID_LEN 16 /* hex characters of a cell id */
 
-#define OUTCOME_MAP(X)                                                         \
-	X(DONE, "done")                                                        \
-	X(FAIL_DECLARED, "fail_declared")                                      \
-	X(TURN_LIMIT, "turn_limit")                                            \
-	X(TIME_LIMIT, "time_limit")                                            \
-	X(ENV_CRASH, "env_crash")                                              \
-	X(AGENT_ERROR, "agent_error")                                          \
+#define OUTCOME_MAP(X)                                                                             \
+	X(DONE, "done")                                                                            \
+	X(FAIL_DECLARED, "fail_declared")                                                          \
+	X(TURN_LIMIT, "turn_limit")                                                                \
+	X(TIME_LIMIT, "time_limit")                                                                \
+	X(ENV_CRASH, "env_crash")                                                                  \
+	X(AGENT_ERROR, "agent_error")                                                              \
 	X(INFRA_ERROR, "infra_error")
 
 enum outcome {
 #define OUTCOME_ENUM(n, s) OUTCOME_##n,
 	OUTCOME_MAP(OUTCOME_ENUM)
 #undef OUTCOME_ENUM
-	OUTCOME_COUNT
+	    OUTCOME_COUNT
 };
 
 const char *outcome_name(int outcome);
@@ -49,13 +49,13 @@ int outcome_is_infra(int outcome);
 
 /* Why an episode could not be run (record.infra): what the report counts
  * under "not run". env_crash episodes carry INFRA_ENV_LOST. */
-#define INFRA_ENV_LOST		"environment lost"
-#define INFRA_ENDPOINT		"endpoint unavailable"
-#define INFRA_AUTH		"authentication refused"
-#define INFRA_KEY_UNSET		"api key not set"
-#define INFRA_VERIFIER_CRASH	"verifier crashed"
-#define INFRA_VERIFIER_TIMEOUT	"verifier timed out"
-#define INFRA_REASON_MAX	32
+#define INFRA_ENV_LOST	       "environment lost"
+#define INFRA_ENDPOINT	       "endpoint unavailable"
+#define INFRA_AUTH	       "authentication refused"
+#define INFRA_KEY_UNSET	       "api key not set"
+#define INFRA_VERIFIER_CRASH   "verifier crashed"
+#define INFRA_VERIFIER_TIMEOUT "verifier timed out"
+#define INFRA_REASON_MAX       32
 
 struct artifact {
 	char path[256]; /* relative to <out>/artifacts/<cell>/ */
@@ -82,11 +82,11 @@ struct record {
 	double started_at; /* unix time, seconds */
 	int rank;
 	char host[64];
-	char run_id[40]; /* which invocation produced it (for resume checks) */
-	char message[256]; /* agent's summary or failure reason */
+	char run_id[40];	      /* which invocation produced it (for resume checks) */
+	char message[256];	      /* agent's summary or failure reason */
 	char infra[INFRA_REASON_MAX]; /* infrastructure outcomes: why (INFRA_*), else "" */
-	char version[32];   /* engisweep version that ran and judged it */
-	char verifier[64];  /* "kind@version" of the verifier that judged it, or "" */
+	char version[32];	      /* engisweep version that ran and judged it */
+	char verifier[64];	      /* "kind@version" of the verifier that judged it, or "" */
 
 	struct engi_assertion *assertions;
 	size_t nassertions;
@@ -106,9 +106,7 @@ void record_release(struct record *r);
 int record_take_verdict(struct record *r, struct engi_verdict *v);
 
 /* One line of JSON, no newline; caller frees with engi_free. */
-int record_to_json(const struct record *r, char **out, size_t *len,
-		   struct engi_error *err);
-int record_from_json(const char *text, size_t len, struct record *r,
-		     struct engi_error *err);
+int record_to_json(const struct record *r, char **out, size_t *len, struct engi_error *err);
+int record_from_json(const char *text, size_t len, struct record *r, struct engi_error *err);
 
 #endif

@@ -14,11 +14,11 @@ extern const struct task_source ENGI_EXTRA_TASK_SOURCE;
 #endif
 
 static const struct task_source *const sources[] = {
-	&task_source_native,
+    &task_source_native,
 #ifdef ENGI_EXTRA_TASK_SOURCE
-	&ENGI_EXTRA_TASK_SOURCE,
+    &ENGI_EXTRA_TASK_SOURCE,
 #endif
-	NULL,
+    NULL,
 };
 
 const struct task_source *const *task_sources(void)
@@ -56,7 +56,8 @@ const struct task_source *task_source_detect(const char *path, struct engi_error
 	if (!best)
 		engi_raise(err, ENGI_ENOTFOUND,
 			   "'%s' is not a suite any task source reads (see engisweep inspect; "
-			   "name one with --source)", path);
+			   "name one with --source)",
+			   path);
 	return best;
 }
 

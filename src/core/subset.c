@@ -72,7 +72,8 @@ static int parse_spec(const char *text, struct spec *sp, struct engi_error *err)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	int rc = 0;
 	unsigned seen = 0;
-	for (char *tok = strtok_r(copy, " ", &save); tok && rc == 0; tok = strtok_r(NULL, " ", &save)) {
+	for (char *tok = strtok_r(copy, " ", &save); tok && rc == 0;
+	     tok = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(tok, '=');
 		if (!eq) {
 			rc = engi_raise(err, ENGI_EINVALID, "--subset: '%s' is not key=value", tok);
@@ -92,15 +93,18 @@ static int parse_spec(const char *text, struct spec *sp, struct engi_error *err)
 			const char *p = v;
 			while (*p && rc == 0) {
 				size_t n = strcspn(p, ",");
-				if (sp->nkeys == SUBSET_KEYS || parse_key(p, n, &sp->keys[sp->nkeys]) < 0)
+				if (sp->nkeys == SUBSET_KEYS ||
+				    parse_key(p, n, &sp->keys[sp->nkeys]) < 0)
 					rc = engi_raise(err, ENGI_EINVALID,
-							"--subset: strata '%.*s' is not software, type, interface or domain",
+							"--subset: strata '%.*s' is not software, "
+							"type, interface or domain",
 							(int)n, p);
 				for (int k = 0; rc == 0 && k < sp->nkeys; k++)
 					if (sp->keys[k] == sp->keys[sp->nkeys])
-						rc = engi_raise(err, ENGI_EINVALID,
-								"--subset: strata '%.*s' is named twice",
-								(int)n, p);
+						rc = engi_raise(
+						    err, ENGI_EINVALID,
+						    "--subset: strata '%.*s' is named twice",
+						    (int)n, p);
 				sp->nkeys++;
 				p += n + (p[n] == ',');
 			}
@@ -111,23 +115,27 @@ static int parse_spec(const char *text, struct spec *sp, struct engi_error *err)
 			sp->per_max = *end == '-' ? strtol(end + 1, &end, 10) : sp->per_min;
 			if (errno || *end || *v < '0' || *v > '9' || sp->per_min < 1 ||
 			    sp->per_max < sp->per_min || sp->per_max > 1000000)
-				rc = engi_raise(err, ENGI_EINVALID, "--subset: per='%s' is not N or MIN-MAX", v);
+				rc = engi_raise(err, ENGI_EINVALID,
+						"--subset: per='%s' is not N or MIN-MAX", v);
 		} else if (!strcmp(tok, "seed")) {
 			char *end;
 			errno = 0;
 			sp->seed = strtoull(v, &end, 10);
 			if (errno || *end || *v < '0' || *v > '9')
-				rc = engi_raise(err, ENGI_EINVALID, "--subset: seed='%s' is not a number", v);
+				rc = engi_raise(err, ENGI_EINVALID,
+						"--subset: seed='%s' is not a number", v);
 		} else if (!strcmp(tok, "all")) {
 			const char *colon = strchr(v, ':');
 			if (!colon || parse_key(v, (size_t)(colon - v), &sp->all_key) < 0 ||
 			    strlen(colon + 1) >= sizeof(sp->all_value))
-				rc = engi_raise(err, ENGI_EINVALID, "--subset: all='%s' is not KEY:VALUE", v);
+				rc = engi_raise(err, ENGI_EINVALID,
+						"--subset: all='%s' is not KEY:VALUE", v);
 			else
 				strcpy(sp->all_value, colon + 1);
 		} else {
 			rc = engi_raise(err, ENGI_EINVALID,
-					"--subset: unknown '%s' (valid: strata, per, seed, all)", tok);
+					"--subset: unknown '%s' (valid: strata, per, seed, all)",
+					tok);
 		}
 	}
 	engi_free(copy);
@@ -186,7 +194,8 @@ int suite_subset(struct suite *s, const char *text, size_t *nstrata, struct engi
 		/* each stratum draws from its own stream: seed and stratum name */
 		char name[512] = "";
 		for (int k = 0; k < sp.nkeys; k++) {
-			strncat(name, key_of(&s->tasks[order[lo]], sp.keys[k]), sizeof(name) - strlen(name) - 2);
+			strncat(name, key_of(&s->tasks[order[lo]], sp.keys[k]),
+				sizeof(name) - strlen(name) - 2);
 			strcat(name, "\x1f");
 		}
 		unsigned char d[32];
@@ -198,7 +207,8 @@ int suite_subset(struct suite *s, const char *text, size_t *nstrata, struct engi
 		uint64_t st;
 		memcpy(&st, d, sizeof(st));
 		size_t size = hi - lo;
-		size_t k = (size_t)sp.per_min + (size_t)(splitmix(&st) % (uint64_t)(sp.per_max - sp.per_min + 1));
+		size_t k = (size_t)sp.per_min +
+			   (size_t)(splitmix(&st) % (uint64_t)(sp.per_max - sp.per_min + 1));
 		if (k > size)
 			k = size;
 		/* partial Fisher-Yates over the stratum */

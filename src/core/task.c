@@ -18,14 +18,14 @@
 #include <sys/stat.h>
 
 #define TASK_FILE_CAP ((size_t)4 << 20)
-#define TASK_ID_MAX 63
-#define PTR_MAX 512
+#define TASK_ID_MAX   63
+#define PTR_MAX	      512
 
 const char *task_type_name(int type)
 {
 	switch (type) {
-#define TASK_TYPE_STR(n, s)                                                    \
-	case TASK_##n:                                                         \
+#define TASK_TYPE_STR(n, s)                                                                        \
+	case TASK_##n:                                                                             \
 		return s;
 		TASK_TYPE_MAP(TASK_TYPE_STR)
 #undef TASK_TYPE_STR
@@ -56,8 +56,7 @@ struct loadctx {
 	struct engi_sha256 *files_hash; /* content of referenced host files */
 };
 
-__attribute__((format(printf, 3, 4))) static int bad(struct loadctx *c,
-						     const char *ptr,
+__attribute__((format(printf, 3, 4))) static int bad(struct loadctx *c, const char *ptr,
 						     const char *fmt, ...)
 {
 	char msg[ENGI_ERROR_MSG_MAX];
@@ -65,8 +64,7 @@ __attribute__((format(printf, 3, 4))) static int bad(struct loadctx *c,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return engi_raise(c->err, ENGI_EPARSE, "%s: %s: %s", c->file,
-			  ptr[0] ? ptr : "/", msg);
+	return engi_raise(c->err, ENGI_EPARSE, "%s: %s: %s", c->file, ptr[0] ? ptr : "/", msg);
 }
 
 static int oom(struct loadctx *c)
@@ -85,8 +83,7 @@ static void ptr_idx(char *out, const char *base, size_t i)
 	snprintf(out, PTR_MAX, "%s/%zu", base, i);
 }
 
-static int only_keys(struct loadctx *c, json_t *obj, const char *ptr,
-		     const char *const *allowed)
+static int only_keys(struct loadctx *c, json_t *obj, const char *ptr, const char *const *allowed)
 {
 	const char *key;
 	json_t *v;
@@ -113,8 +110,8 @@ static int only_keys(struct loadctx *c, json_t *obj, const char *ptr,
 
 /* Fetches obj[key] with the expected JSON type; *out NULL when absent and
  * not required. */
-static int field(struct loadctx *c, json_t *obj, const char *ptr,
-		 const char *key, json_type want, int required, json_t **out)
+static int field(struct loadctx *c, json_t *obj, const char *ptr, const char *key, json_type want,
+		 int required, json_t **out)
 {
 	char p[PTR_MAX];
 	ptr_key(p, ptr, key);
@@ -125,14 +122,13 @@ static int field(struct loadctx *c, json_t *obj, const char *ptr,
 			return bad(c, p, "missing required field");
 		return 0;
 	}
-	int ok = json_typeof(v) == want ||
-		 (want == JSON_REAL && json_is_integer(v)) ||
+	int ok = json_typeof(v) == want || (want == JSON_REAL && json_is_integer(v)) ||
 		 (want == JSON_TRUE && json_is_boolean(v));
 	if (!ok) {
 		static const char *names[] = {
-			[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
-			[JSON_STRING] = "a string",  [JSON_INTEGER] = "an integer",
-			[JSON_REAL] = "a number",    [JSON_TRUE] = "a boolean",
+		    [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+		    [JSON_STRING] = "a string",	 [JSON_INTEGER] = "an integer",
+		    [JSON_REAL] = "a number",	 [JSON_TRUE] = "a boolean",
 		};
 		return bad(c, p, "expected %s, found %s", names[want], engi_json_kind(v));
 	}
@@ -140,8 +136,8 @@ static int field(struct loadctx *c, json_t *obj, const char *ptr,
 	return 0;
 }
 
-static int get_str(struct loadctx *c, json_t *obj, const char *ptr,
-		   const char *key, int required, int nonempty, const char **out)
+static int get_str(struct loadctx *c, json_t *obj, const char *ptr, const char *key, int required,
+		   int nonempty, const char **out)
 {
 	json_t *v;
 	TRY(field(c, obj, ptr, key, JSON_STRING, required, &v));
@@ -162,8 +158,8 @@ static int get_str(struct loadctx *c, json_t *obj, const char *ptr,
 	return *out ? 0 : oom(c);
 }
 
-static int get_int(struct loadctx *c, json_t *obj, const char *ptr,
-		   const char *key, long lo, long hi, long dflt, long *out)
+static int get_int(struct loadctx *c, json_t *obj, const char *ptr, const char *key, long lo,
+		   long hi, long dflt, long *out)
 {
 	json_t *v;
 	TRY(field(c, obj, ptr, key, JSON_INTEGER, 0, &v));
@@ -180,8 +176,8 @@ static int get_int(struct loadctx *c, json_t *obj, const char *ptr,
 	return 0;
 }
 
-static int get_num(struct loadctx *c, json_t *obj, const char *ptr,
-		   const char *key, int required, double dflt, double *out)
+static int get_num(struct loadctx *c, json_t *obj, const char *ptr, const char *key, int required,
+		   double dflt, double *out)
 {
 	json_t *v;
 	TRY(field(c, obj, ptr, key, JSON_REAL, required, &v));
@@ -194,8 +190,8 @@ static int get_num(struct loadctx *c, json_t *obj, const char *ptr,
 	return 0;
 }
 
-static int get_bool(struct loadctx *c, json_t *obj, const char *ptr,
-		    const char *key, int dflt, int *out)
+static int get_bool(struct loadctx *c, json_t *obj, const char *ptr, const char *key, int dflt,
+		    int *out)
 {
 	json_t *v;
 	TRY(field(c, obj, ptr, key, JSON_TRUE, 0, &v));
@@ -213,7 +209,8 @@ static int check_name(struct loadctx *c, const char *ptr, const char *s)
 		int alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 			    (ch >= '0' && ch <= '9');
 		if (!alnum && (i == 0 || (ch != '.' && ch != '_' && ch != '-')))
-			return bad(c, ptr, "'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)", s);
+			return bad(c, ptr, "'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)",
+				   s);
 	}
 	return 0;
 }
@@ -235,13 +232,15 @@ static int check_env_path(struct loadctx *c, const char *ptr, const char *s)
 
 /* A host path named by the task: relative to its folder, inside it, an
  * existing regular file; its content goes into the task hash. */
-static int host_file(struct loadctx *c, const char *ptr, const char *rel,
-		     const char **abs_out)
+static int host_file(struct loadctx *c, const char *ptr, const char *rel, const char **abs_out)
 {
 	struct engi_error e;
 	engi_error_init(&e);
 	if (rel[0] == '/' || env_path_check(rel, &e) < 0)
-		return bad(c, ptr, "'%s': host paths are relative to the task file's folder and stay inside it", rel);
+		return bad(
+		    c, ptr,
+		    "'%s': host paths are relative to the task file's folder and stay inside it",
+		    rel);
 	char abs[PATH_MAX];
 	if (snprintf(abs, sizeof(abs), "%s/%s", c->dir, rel) >= (int)sizeof(abs))
 		return bad(c, ptr, "path too long");
@@ -264,9 +263,8 @@ static int host_file(struct loadctx *c, const char *ptr, const char *rel,
 	return *abs_out ? 0 : oom(c);
 }
 
-static int get_str_array(struct loadctx *c, json_t *obj, const char *ptr,
-			 const char *key, int required, int min_items,
-			 const char ***out, size_t *n)
+static int get_str_array(struct loadctx *c, json_t *obj, const char *ptr, const char *key,
+			 int required, int min_items, const char ***out, size_t *n)
 {
 	json_t *arr;
 	TRY(field(c, obj, ptr, key, JSON_ARRAY, required, &arr));
@@ -287,7 +285,8 @@ static int get_str_array(struct loadctx *c, json_t *obj, const char *ptr,
 		char pi[PTR_MAX];
 		ptr_idx(pi, p, i);
 		if (!json_is_string(s) || json_string_length(s) == 0)
-			return bad(c, pi, "expected a non-empty string, found %s", engi_json_kind(s));
+			return bad(c, pi, "expected a non-empty string, found %s",
+				   engi_json_kind(s));
 		v[i] = arena_strdup(c->a, json_string_value(s));
 		if (!v[i])
 			return oom(c);
@@ -297,8 +296,7 @@ static int get_str_array(struct loadctx *c, json_t *obj, const char *ptr,
 	return 0;
 }
 
-static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr,
-		       struct task_steps *out)
+static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr, struct task_steps *out)
 {
 	size_t n = json_array_size(arr);
 	if (n == 0)
@@ -313,8 +311,8 @@ static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr,
 		ptr_idx(p, ptr, i);
 		if (!json_is_object(st))
 			return bad(c, p, "expected an object, found %s", engi_json_kind(st));
-		static const char *const keys[] = {"run", "write", "from", "text",
-						   "done", "fail", "ask", NULL};
+		static const char *const keys[] = {"run",  "write", "from", "text",
+						   "done", "fail",  "ask",  NULL};
 		TRY(only_keys(c, st, p, keys));
 		struct task_step *s = &out->v[i];
 		const char *run, *write, *from, *text, *done, *fail, *ask;
@@ -338,7 +336,8 @@ static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr,
 			TRY(check_env_path(c, pk, write));
 			s->path = write;
 			if (!!from + !!text != 1)
-				return bad(c, p, "a write step needs exactly one of 'from' and 'text'");
+				return bad(c, p,
+					   "a write step needs exactly one of 'from' and 'text'");
 			if (from) {
 				ptr_key(pk, p, "from");
 				s->kind = STEP_WRITE_FILE;
@@ -353,7 +352,8 @@ static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr,
 			s->kind = done ? STEP_DONE : STEP_FAIL;
 			s->text = done ? done : fail;
 			if (i + 1 != n)
-				return bad(c, p, "'%s' must be the last step", done ? "done" : "fail");
+				return bad(c, p, "'%s' must be the last step",
+					   done ? "done" : "fail");
 		}
 	}
 	return 0;
@@ -412,7 +412,8 @@ static int parse_inputs(struct loadctx *c, json_t *root, struct task *t)
 		TRY(check_env_path(c, pk, in->env));
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(t->inputs[j].env, in->env))
-				return bad(c, pk, "'%s' is already the target of /inputs/%zu", in->env, j);
+				return bad(c, pk, "'%s' is already the target of /inputs/%zu",
+					   in->env, j);
 		TRY(get_bool(c, o, p, "protected", 0, &in->protected_));
 	}
 	return 0;
@@ -483,11 +484,13 @@ static int parse_scoring(struct loadctx *c, json_t *ver, struct task *t)
 	if (obj && rew)
 		return bad(c, "/verifier", "'objective' and 'reward' exclude each other");
 	if (t->type == TASK_OPTIMIZATION && !obj)
-		return bad(c, "/verifier/objective", "missing (type 'optimization' needs an objective)");
+		return bad(c, "/verifier/objective",
+			   "missing (type 'optimization' needs an objective)");
 	if (obj && t->type != TASK_OPTIMIZATION)
-		return bad(c, "/verifier/objective", "only tasks of type 'optimization' have an objective");
+		return bad(c, "/verifier/objective",
+			   "only tasks of type 'optimization' have an objective");
 	if (obj) {
-		static const char *const keys[] = {"metric", "sense", "baseline",
+		static const char *const keys[] = {"metric",	"sense",  "baseline",
 						   "reference", "lambda", NULL};
 		TRY(only_keys(c, obj, "/verifier/objective", keys));
 		const char *metric, *sense;
@@ -503,7 +506,8 @@ static int parse_scoring(struct loadctx *c, json_t *ver, struct task *t)
 				return bad(c, "/verifier/objective/lambda",
 					   "a cost-based objective has no baseline or reference");
 			if (!(sc->lambda > 0))
-				return bad(c, "/verifier/objective/lambda", "must be greater than 0");
+				return bad(c, "/verifier/objective/lambda",
+					   "must be greater than 0");
 			sc->cost_based = 1;
 			sc->minimize = 1;
 		} else {
@@ -511,13 +515,19 @@ static int parse_scoring(struct loadctx *c, json_t *ver, struct task *t)
 			if (!strcmp(sense, "min"))
 				sc->minimize = 1;
 			else if (strcmp(sense, "max"))
-				return bad(c, "/verifier/objective/sense", "'%s' is neither 'min' nor 'max'", sense);
-			TRY(get_num(c, obj, "/verifier/objective", "baseline", 1, 0, &sc->baseline));
-			TRY(get_num(c, obj, "/verifier/objective", "reference", 1, 0, &sc->reference));
-			if (sc->minimize ? !(sc->reference < sc->baseline) : !(sc->reference > sc->baseline))
+				return bad(c, "/verifier/objective/sense",
+					   "'%s' is neither 'min' nor 'max'", sense);
+			TRY(get_num(c, obj, "/verifier/objective", "baseline", 1, 0,
+				    &sc->baseline));
+			TRY(get_num(c, obj, "/verifier/objective", "reference", 1, 0,
+				    &sc->reference));
+			if (sc->minimize ? !(sc->reference < sc->baseline)
+					 : !(sc->reference > sc->baseline))
 				return bad(c, "/verifier/objective/reference",
-					   "reference %g must be better than baseline %g (sense '%s': %s is better)",
-					   sc->reference, sc->baseline, sense, sc->minimize ? "lower" : "higher");
+					   "reference %g must be better than baseline %g (sense "
+					   "'%s': %s is better)",
+					   sc->reference, sc->baseline, sense,
+					   sc->minimize ? "lower" : "higher");
 		}
 	}
 	if (rew) {
@@ -526,7 +536,8 @@ static int parse_scoring(struct loadctx *c, json_t *ver, struct task *t)
 		const char *g, *s;
 		TRY(get_str(c, rew, "/verifier/reward", "geometry", 1, 1, &g));
 		TRY(get_str(c, rew, "/verifier/reward", "spec", 1, 1, &s));
-		if (strlen(g) >= sizeof(sc->geometry_metric) || strlen(s) >= sizeof(sc->spec_metric))
+		if (strlen(g) >= sizeof(sc->geometry_metric) ||
+		    strlen(s) >= sizeof(sc->spec_metric))
 			return bad(c, "/verifier/reward", "metric name too long");
 		strcpy(sc->geometry_metric, g);
 		strcpy(sc->spec_metric, s);
@@ -552,7 +563,8 @@ static int parse_verifier(struct loadctx *c, json_t *root, struct task *t)
 		if (!strcmp(t->deliverables[i].path, t->verifier_file))
 			found = 1;
 	if (!found)
-		return bad(c, "/verifier/file", "'%s' is not one of the deliverables", t->verifier_file);
+		return bad(c, "/verifier/file", "'%s' is not one of the deliverables",
+			   t->verifier_file);
 	TRY(parse_scoring(c, ver, t));
 	int rc = t->verifier->parse(ver, c->file, "/verifier", &t->criteria, c->err);
 	if (rc < 0 && c->err && c->err->code == 0)
@@ -593,7 +605,10 @@ static int parse_flawed(struct loadctx *c, json_t *root, struct task *t)
 		TRY(get_str(c, o, p, "expect", 1, 1, &expect));
 		if (strcmp(expect, "fail")) {
 			ptr_key(pk, p, "expect");
-			return bad(c, pk, "'%s' is not a verdict a flawed variant may expect (valid: fail)", expect);
+			return bad(
+			    c, pk,
+			    "'%s' is not a verdict a flawed variant may expect (valid: fail)",
+			    expect);
 		}
 		TRY(get_str_array(c, o, p, "failing", 0, 1, &f->failing, &f->nfailing));
 	}
@@ -618,7 +633,8 @@ static int parse_resources(struct loadctx *c, json_t *root, struct task *t)
 		char p[PTR_MAX];
 		ptr_key(p, "/resources", key);
 		TRY(check_name(c, p, key));
-		if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1024)
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		    json_integer_value(v) > 1024)
 			return bad(c, p, "expected an integer from 1 to 1024");
 		t->resources[i].name = arena_strdup(c->a, key);
 		if (!t->resources[i].name)
@@ -691,8 +707,8 @@ static int parse_iasserts(struct loadctx *c, json_t *arr, struct task *t)
 		ptr_idx(p, "/interaction/assert", i);
 		if (!json_is_object(o))
 			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
-		static const char *const keys[] = {"name", "check", "pattern", "path", "required",
-						   NULL};
+		static const char *const keys[] = {"name", "check",    "pattern",
+						   "path", "required", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_iassert *a = &t->iasserts[i];
 		t->niasserts = i + 1;
@@ -701,7 +717,8 @@ static int parse_iasserts(struct loadctx *c, json_t *arr, struct task *t)
 		TRY(check_name(c, pk, a->name));
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(t->iasserts[j].name, a->name))
-				return bad(c, pk, "'%s' is already /interaction/assert/%zu", a->name, j);
+				return bad(c, pk, "'%s' is already /interaction/assert/%zu",
+					   a->name, j);
 		const char *check;
 		TRY(get_str(c, o, p, "check", 1, 1, &check));
 		TRY(get_str(c, o, p, "pattern", 0, 1, &a->pattern));
@@ -715,7 +732,9 @@ static int parse_iasserts(struct loadctx *c, json_t *arr, struct task *t)
 		else if (!strcmp(check, "no_file"))
 			a->check = ICHECK_NO_FILE;
 		else
-			return bad(c, pk, "'%s' is not an interaction check (valid: asked_user, no_command, no_file)",
+			return bad(c, pk,
+				   "'%s' is not an interaction check (valid: asked_user, "
+				   "no_command, no_file)",
 				   check);
 		if (a->check == ICHECK_NO_COMMAND) {
 			ptr_key(pk, p, "pattern");
@@ -826,7 +845,8 @@ static int check_failing(struct loadctx *c, const struct task *t)
 			char p[PTR_MAX], list[ENGI_ERROR_MSG_MAX / 2] = "";
 			snprintf(p, sizeof(p), "/flawed/%zu/failing/%zu", i, k);
 			text_join(list, sizeof(list), names, n);
-			return bad(c, p, "no assertion '%s' (the task's assertions: %s)", want, list);
+			return bad(c, p, "no assertion '%s' (the task's assertions: %s)", want,
+				   list);
 		}
 	return 0;
 }
@@ -834,17 +854,20 @@ static int check_failing(struct loadctx *c, const struct task *t)
 static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 {
 	if (!json_is_object(root))
-		return bad(c, "", "a task file holds one JSON object, found %s", engi_json_kind(root));
+		return bad(c, "", "a task file holds one JSON object, found %s",
+			   engi_json_kind(root));
 	static const char *const keys[] = {
-		"schema", "id", "title", "domain", "software", "type", "interface",
-		"instruction", "drawings", "environment", "inputs", "limits",
-		"deliverables", "verifier", "reference", "flawed", "resources",
-		"interaction", NULL};
+	    "schema", "id",	   "title",	   "domain",   "software",
+	    "type",   "interface", "instruction",  "drawings", "environment",
+	    "inputs", "limits",	   "deliverables", "verifier", "reference",
+	    "flawed", "resources", "interaction",  NULL};
 	TRY(only_keys(c, root, "", keys));
 	long schema;
 	TRY(get_int(c, root, "", "schema", 0, LONG_MAX, 1, &schema));
 	if (schema != 1)
-		return bad(c, "/schema", "unsupported schema version %ld (this engisweep reads version 1)", schema);
+		return bad(c, "/schema",
+			   "unsupported schema version %ld (this engisweep reads version 1)",
+			   schema);
 	TRY(get_str(c, root, "", "id", 1, 1, &t->id));
 	TRY(check_name(c, "/id", t->id));
 	TRY(get_str(c, root, "", "title", 0, 0, &t->title));
@@ -854,7 +877,7 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	TRY(get_str(c, root, "", "domain", 1, 1, &t->domain));
 	static const char *const domains[] = {
 #define DOMAIN_STR(d) #d,
-		TASK_DOMAIN_MAP(DOMAIN_STR)
+	    TASK_DOMAIN_MAP(DOMAIN_STR)
 #undef DOMAIN_STR
 	};
 	int dom_ok = 0;
@@ -862,20 +885,24 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 		if (!strcmp(domains[i], t->domain))
 			dom_ok = 1;
 	if (!dom_ok)
-		return bad(c, "/domain", "'%s' is not a domain (valid: CAD, CAE, CAM, BIM, EDA, DCC)", t->domain);
+		return bad(c, "/domain",
+			   "'%s' is not a domain (valid: CAD, CAE, CAM, BIM, EDA, DCC)", t->domain);
 
 	TRY(get_str_array(c, root, "", "software", 1, 1, &t->software, &t->nsoftware));
 
 	const char *type, *iface;
 	TRY(get_str(c, root, "", "type", 1, 1, &type));
 	t->type = -1;
-#define TYPE_MATCH(n, s)                                                       \
-	if (!strcmp(type, s))                                                  \
+#define TYPE_MATCH(n, s)                                                                           \
+	if (!strcmp(type, s))                                                                      \
 		t->type = TASK_##n;
 	TASK_TYPE_MAP(TYPE_MATCH)
 #undef TYPE_MATCH
 	if (t->type < 0)
-		return bad(c, "/type", "'%s' is not a task type (valid: single, selection, vision, optimization, cross, open)", type);
+		return bad(c, "/type",
+			   "'%s' is not a task type (valid: single, selection, vision, "
+			   "optimization, cross, open)",
+			   type);
 	TRY(get_str(c, root, "", "interface", 1, 1, &iface));
 	if (!strcmp(iface, "cli"))
 		t->interface = IFACE_CLI;
@@ -901,7 +928,8 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 			/* condition drawings=files puts them at drawings/<name> */
 			for (size_t j = 0; j < i; j++)
 				if (!strcmp(path_base(drawings[j]), path_base(drawings[i])))
-					return bad(c, p, "'%s' has the same file name as /drawings/%zu",
+					return bad(c, p,
+						   "'%s' has the same file name as /drawings/%zu",
 						   drawings[i], j);
 		}
 	}
@@ -929,13 +957,11 @@ static void hash_verifier_files(struct loadctx *c, json_t *v)
 	if (json_is_object(v)) {
 		const char *key;
 		json_t *x;
-		json_object_foreach(v, key, x)
-			hash_verifier_files(c, x);
+		json_object_foreach(v, key, x) hash_verifier_files(c, x);
 	} else if (json_is_array(v)) {
 		size_t i;
 		json_t *x;
-		json_array_foreach(v, i, x)
-			hash_verifier_files(c, x);
+		json_array_foreach(v, i, x) hash_verifier_files(c, x);
 	} else if (json_is_string(v)) {
 		const char *rel = json_string_value(v);
 		char abs[PATH_MAX];
@@ -964,8 +990,8 @@ static int task_from_json(struct suite *s, const char *file, const char *absdir,
 {
 	struct engi_sha256 files;
 	engi_sha256_init(&files);
-	struct loadctx c = {.file = file, .dir = absdir, .a = &s->arena, .err = err,
-			    .files_hash = &files};
+	struct loadctx c = {
+	    .file = file, .dir = absdir, .a = &s->arena, .err = err, .files_hash = &files};
 	memset(t, 0, sizeof(*t));
 	int rc = parse_task(&c, root, t);
 	if (rc == 0)
@@ -1025,8 +1051,8 @@ int suite_add_json(struct suite *s, const char *file, const char *dir, json_t *r
 			if (t->verifier)
 				engi_verifier_free(t->verifier, t->criteria);
 			task_release_patterns(t);
-			RAISE(err, ENGI_EPARSE, "%s: /id: '%s' is already the id of %s", file, t->id,
-			      s->tasks[j].file);
+			RAISE(err, ENGI_EPARSE, "%s: /id: '%s' is already the id of %s", file,
+			      t->id, s->tasks[j].file);
 		}
 	s->ntasks++;
 	return 0;
@@ -1042,8 +1068,8 @@ static int load_one(struct suite *s, const char *file, struct engi_error *err)
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	engi_free(text);
 	if (!root)
-		RAISE(err, ENGI_EPARSE, "%s: line %d column %d: %s", file, je.line,
-		      je.column, je.text);
+		RAISE(err, ENGI_EPARSE, "%s: line %d column %d: %s", file, je.line, je.column,
+		      je.text);
 	char absdir[PATH_MAX];
 	char *resolved = realpath(file, NULL);
 	if (!resolved) {
@@ -1085,7 +1111,8 @@ static int check_task_entry(const char *dir, const char *file, struct engi_error
 	free(rdir);
 	if (!inside)
 		RAISE(err, ENGI_EINVALID,
-		      "task file '%s' is a symbolic link that leads outside the suite folder", file);
+		      "task file '%s' is a symbolic link that leads outside the suite folder",
+		      file);
 	if (!regular)
 		RAISE(err, ENGI_EINVALID,
 		      "task file '%s' is a symbolic link to something other than a regular file",
@@ -1205,7 +1232,8 @@ static int native_load(struct suite *s, const char *path, int strict, struct eng
 		}
 		closedir(d);
 		if (rc == 0 && nfiles == 0)
-			rc = engi_raise(err, ENGI_ENOTFOUND, "suite folder '%s' has no *.json task files", path);
+			rc = engi_raise(err, ENGI_ENOTFOUND,
+					"suite folder '%s' has no *.json task files", path);
 	} else if (path_is_file(path)) {
 		files = engi_malloc(sizeof(*files));
 		if (!files || !(files[0] = engi_strdup(path)))
@@ -1248,23 +1276,22 @@ static int native_load(struct suite *s, const char *path, int strict, struct eng
 }
 
 static const struct task_source_ops native_ops = {
-	.probe = native_probe,
-	.load = native_load,
+    .probe = native_probe,
+    .load = native_load,
 };
 
 const struct task_source task_source_native = {
-	.name = "native",
-	.summary = "engisweep's own task JSON: a folder of *.json task files, or one (tasks/SCHEMA.md)",
-	.supports = "every field of tasks/SCHEMA.md; verifier kinds built in; references and "
-		    "flawed variants",
-	.ops = &native_ops,
+    .name = "native",
+    .summary = "engisweep's own task JSON: a folder of *.json task files, or one (tasks/SCHEMA.md)",
+    .supports = "every field of tasks/SCHEMA.md; verifier kinds built in; references and "
+		"flawed variants",
+    .ops = &native_ops,
 };
 
 int suite_load(struct suite *s, const char *path, struct engi_error *err)
 {
 	return suite_load_from(s, path, NULL, 1, err);
 }
-
 
 void suite_release(struct suite *s)
 {

@@ -19,12 +19,12 @@
 #include "engi/verify.h"
 
 #define TASK_DOMAIN_MAP(X) X(CAD) X(CAE) X(CAM) X(BIM) X(EDA) X(DCC)
-#define TASK_TYPE_MAP(X)                                                       \
-	X(SINGLE, "single")                                                    \
-	X(SELECTION, "selection")                                              \
-	X(VISION, "vision")                                                    \
-	X(OPTIMIZATION, "optimization")                                        \
-	X(CROSS, "cross")                                                      \
+#define TASK_TYPE_MAP(X)                                                                           \
+	X(SINGLE, "single")                                                                        \
+	X(SELECTION, "selection")                                                                  \
+	X(VISION, "vision")                                                                        \
+	X(OPTIMIZATION, "optimization")                                                            \
+	X(CROSS, "cross")                                                                          \
 	X(OPEN, "open")
 
 enum task_type {
@@ -106,7 +106,7 @@ struct task {
 	const char *title;
 	const char *file; /* as given, for messages */
 	const char *dir;  /* absolute folder of the task file */
-	char hash[65];    /* content: canonical JSON + every referenced file */
+	char hash[65];	  /* content: canonical JSON + every referenced file */
 	const char *domain;
 	const char **software;
 	size_t nsoftware;
@@ -146,7 +146,7 @@ struct task {
 /* A task a source could not load, and why (source.h). */
 struct task_refusal {
 	const char *file;
-	int code; /* the ENGI_E* code of the failure */
+	int code;	      /* the ENGI_E* code of the failure */
 	const char *category; /* the kind of reason, for tables */
 	const char *reason;   /* the whole message: file, pointer, what */
 };
@@ -156,7 +156,7 @@ struct suite {
 	struct task *tasks; /* heap, tasks_alloc slots */
 	size_t ntasks, tasks_alloc;
 	const char *path;
-	const char *source; /* the task source that read it (source.h) */
+	const char *source;	      /* the task source that read it (source.h) */
 	struct task_refusal *refused; /* only when loaded not strictly */
 	size_t nrefused;
 };
@@ -174,8 +174,7 @@ const struct task_flawed *task_find_flawed(const struct task *t, const char *nam
  * MIN to MAX tasks from each group (all when fewer), seeded per group so the
  * draw does not depend on file order; `all=KEY:VALUE` keeps every such task
  * too. *nstrata (may be NULL) gets the number of groups. */
-int suite_subset(struct suite *s, const char *spec, size_t *nstrata,
-		 struct engi_error *err);
+int suite_subset(struct suite *s, const char *spec, size_t *nstrata, struct engi_error *err);
 
 /* The assertion episode.c records for a protected input: "integrity:PATH". */
 void task_integrity_name(char *out, size_t cap, const char *env_path);

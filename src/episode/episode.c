@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define INPUT_FILE_CAP ((size_t)256 << 20)
-#define NO_ANSWER      "(the user does not answer)"
+#define INPUT_FILE_CAP	((size_t)256 << 20)
+#define NO_ANSWER	"(the user does not answer)"
 #define CHECK_TIMEOUT_S 60.0
 
 void episode_spec_defaults(struct episode_spec *s)
@@ -59,8 +59,7 @@ static int check_model_entry(const struct agent_desc *ad, const struct model *m,
 	return rc;
 }
 
-int episode_preflight(const char *backend, const struct sweepdef *d,
-		      struct engi_error *err)
+int episode_preflight(const char *backend, const struct sweepdef *d, struct engi_error *err)
 {
 	if (backend && !backend_lookup(backend, err))
 		return err && err->code ? err->code : ENGI_ENOTFOUND;
@@ -76,16 +75,17 @@ int episode_preflight(const char *backend, const struct sweepdef *d,
 		}
 		if (!strcmp(m->agent, "model") && !m->entry)
 			RAISE(err, ENGI_EINVALID,
-			      "model '%s': the agent 'model' needs a models.json entry with a provider "
-			      "(--models FILE)", m->name);
+			      "model '%s': the agent 'model' needs a models.json entry with a "
+			      "provider "
+			      "(--models FILE)",
+			      m->name);
 		if (ad->check && m->entry)
 			TRY(check_model_entry(ad, m, err));
 	}
 	return 0;
 }
 
-int episode_prepare(const char *backend, const struct suite *suite,
-		    struct engi_error *err)
+int episode_prepare(const char *backend, const struct suite *suite, struct engi_error *err)
 {
 	const struct backend_desc *bd = backend_lookup(backend, err);
 	if (!bd)
@@ -96,12 +96,15 @@ int episode_prepare(const char *backend, const struct suite *suite,
 		for (size_t j = 0; j < i && !seen; j++) {
 			const struct task *o = &suite->tasks[j];
 			seen = !strcmp(o->env.image, t->env.image) && o->env.cpus == t->env.cpus &&
-			       o->env.memory_mb == t->env.memory_mb && o->env.network == t->env.network;
+			       o->env.memory_mb == t->env.memory_mb &&
+			       o->env.network == t->env.network;
 		}
 		if (seen)
 			continue;
-		struct env_spec es = {.image = t->env.image, .cpus = t->env.cpus,
-				      .memory_mb = t->env.memory_mb, .network = t->env.network};
+		struct env_spec es = {.image = t->env.image,
+				      .cpus = t->env.cpus,
+				      .memory_mb = t->env.memory_mb,
+				      .network = t->env.network};
 		int rc = backend_prepare(bd, &es, err);
 		if (rc < 0) {
 			engi_error_prefix(err, "task '%s'", suite->tasks[i].id);
@@ -173,8 +176,7 @@ static double screen_scale(const struct episode_spec *s)
 
 /* A screenshot for the agent, base64, into *b64 (freed first); the trace
  * keeps it too. NULL on failure (the message goes to the trace). */
-static int take_screen(struct backend_env *env, double scale, int turn, struct trace *t,
-		       char **b64)
+static int take_screen(struct backend_env *env, double scale, int turn, struct trace *t, char **b64)
 {
 	engi_free(*b64);
 	*b64 = NULL;
@@ -287,14 +289,17 @@ static void results_keep(struct turn_results *r, const struct observation *o, ch
 	r->out[r->n] = out;
 	r->img[r->n] = img;
 	r->v[r->n] = (struct action_result){out ? out : "(out of memory)",
-					    out ? o->output_len : 15, o->exit_code,
-					    o->timed_out, o->truncated, img};
+					    out ? o->output_len : 15,
+					    o->exit_code,
+					    o->timed_out,
+					    o->truncated,
+					    img};
 	r->n++;
 }
 
 /* Runs the agent loop in a started environment. */
-static void agent_loop(const struct episode_spec *s, struct backend_env *env,
-		       struct trace *t, struct attempt *a, double t0)
+static void agent_loop(const struct episode_spec *s, struct backend_env *env, struct trace *t,
+		       struct attempt *a, double t0)
 {
 	const struct task *task = s->task;
 	const struct agent_desc *ad;
@@ -364,22 +369,22 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 			/* the model was still answering when the wall time ran out */
 			a->outcome = OUTCOME_TIME_LIMIT;
 			set_msg(a, "%s", e.msg);
-			tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "agent_error", "turn", turn, "message",
-					e.msg, "outcome", outcome_name(a->outcome)));
+			tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "agent_error", "turn", turn,
+					"message", e.msg, "outcome", outcome_name(a->outcome)));
 			break;
 		} else if (rc < 0) {
 			agent_failed(a, rc, 0, e.msg);
-			tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "agent_error", "turn", turn, "message",
-					e.msg, "outcome", outcome_name(a->outcome)));
+			tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "agent_error", "turn", turn,
+					"message", e.msg, "outcome", outcome_name(a->outcome)));
 			break;
 		}
 		a->turns = turn;
 		a->tokens_in += at.tokens_in;
 		a->tokens_out += at.tokens_out;
 		a->cost_usd += at.cost_usd;
-		tr(t, json_pack("{s:s,s:i,s:I,s:I,s:f}", "ev", "turn", "turn", turn,
-				"tokens_in", (json_int_t)at.tokens_in, "tokens_out",
-				(json_int_t)at.tokens_out, "cost_usd", at.cost_usd));
+		tr(t, json_pack("{s:s,s:i,s:I,s:I,s:f}", "ev", "turn", "turn", turn, "tokens_in",
+				(json_int_t)at.tokens_in, "tokens_out", (json_int_t)at.tokens_out,
+				"cost_usd", at.cost_usd));
 		int ended = 0;
 		results_clear(&res);
 		for (size_t i = 0; i < at.n && !ended; i++) {
@@ -388,10 +393,12 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 			switch (act->kind) {
 			case ACT_DONE:
 			case ACT_FAIL:
-				a->outcome = act->kind == ACT_DONE ? OUTCOME_DONE : OUTCOME_FAIL_DECLARED;
+				a->outcome =
+				    act->kind == ACT_DONE ? OUTCOME_DONE : OUTCOME_FAIL_DECLARED;
 				set_msg(a, "%s", act->text ? act->text : "");
-				tr(t, json_pack("{s:s,s:i,s:s,s:s?}", "ev", "action", "turn", turn, "kind",
-						act->kind == ACT_DONE ? "done" : "fail", "text", act->text));
+				tr(t, json_pack("{s:s,s:i,s:s,s:s?}", "ev", "action", "turn", turn,
+						"kind", act->kind == ACT_DONE ? "done" : "fail",
+						"text", act->text));
 				ended = 1;
 				break;
 			case ACT_WRITE: {
@@ -399,9 +406,10 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				engi_error_init(&e);
 				rc = backend_put(env, act->data, act->len, act->path, &e);
 				a->env_s += now_mono() - e0;
-				tr(t, json_pack("{s:s,s:i,s:s,s:s,s:I,s:s?}", "ev", "action", "turn", turn,
-						"kind", "write", "path", act->path, "bytes", (json_int_t)act->len,
-						"error", rc < 0 ? e.msg : NULL));
+				tr(t,
+				   json_pack("{s:s,s:i,s:s,s:s,s:I,s:s?}", "ev", "action", "turn",
+					     turn, "kind", "write", "path", act->path, "bytes",
+					     (json_int_t)act->len, "error", rc < 0 ? e.msg : NULL));
 				if (rc == ENGI_EENV) {
 					env_lost(a, e.msg);
 					ended = 1;
@@ -418,8 +426,8 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				const char *q = act->text ? act->text : "";
 				const char *reply = user_reply(task, a, q);
 				a->asked++;
-				tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "ask", "turn", turn, "question",
-						q, "reply", reply));
+				tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "ask", "turn", turn,
+						"question", q, "reply", reply));
 				engi_free(obs_buf);
 				obs_buf = engi_strdup(reply);
 				obs.output = obs_buf ? obs_buf : "";
@@ -432,12 +440,13 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				char note[512] = "";
 				double e0 = now_mono();
 				engi_error_init(&e);
-				rc = backend_read_image(env, act->text ? act->text : "", s->work_root, &img,
-							note, sizeof(note), &e);
+				rc = backend_read_image(env, act->text ? act->text : "",
+							s->work_root, &img, note, sizeof(note), &e);
 				a->env_s += now_mono() - e0;
-				tr(t, json_pack("{s:s,s:i,s:s,s:s?,s:s?,s:s?}", "ev", "action", "turn", turn,
-						"kind", "read_image", "path", act->text, "image",
-						rc < 0 ? NULL : note, "error", rc < 0 ? e.msg : NULL));
+				tr(t,
+				   json_pack("{s:s,s:i,s:s,s:s?,s:s?,s:s?}", "ev", "action", "turn",
+					     turn, "kind", "read_image", "path", act->text, "image",
+					     rc < 0 ? NULL : note, "error", rc < 0 ? e.msg : NULL));
 				if (rc == ENGI_EENV) {
 					env_lost(a, e.msg);
 					ended = 1;
@@ -455,8 +464,9 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				engi_error_init(&e);
 				rc = backend_input(env, act->text, &e);
 				a->env_s += now_mono() - e0;
-				tr(t, json_pack("{s:s,s:i,s:s,s:s,s:s?}", "ev", "action", "turn", turn, "kind",
-						"input", "event", act->text, "error", rc < 0 ? e.msg : NULL));
+				tr(t, json_pack("{s:s,s:i,s:s,s:s,s:s?}", "ev", "action", "turn",
+						turn, "kind", "input", "event", act->text, "error",
+						rc < 0 ? e.msg : NULL));
 				if (rc == ENGI_EENV) {
 					env_lost(a, e.msg);
 					ended = 1;
@@ -474,16 +484,16 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 				if (task->env_s > 0)
 					remaining = fmin(remaining, task->env_s - a->env_s);
 				struct exec_opts o = {
-					.timeout_s = fmin(s->cmd_timeout_s, fmax(remaining, 0.001)),
-					.out_cap = s->obs_cap,
-					.cancel = cancel_cb,
-					.cancel_ctx = &cc,
+				    .timeout_s = fmin(s->cmd_timeout_s, fmax(remaining, 0.001)),
+				    .out_cap = s->obs_cap,
+				    .cancel = cancel_cb,
+				    .cancel_ctx = &cc,
 				};
 				struct exec_result r;
 				double e0 = now_mono();
 				engi_error_init(&e);
-				tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "action", "turn", turn, "kind",
-						"run", "command", act->text));
+				tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "action", "turn", turn,
+						"kind", "run", "command", act->text));
 				watch_command(task, a, act->text, turn);
 				rc = backend_exec(env, act->text, &o, &r, &e);
 				a->env_s += now_mono() - e0;
@@ -492,16 +502,18 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 						env_lost(a, e.msg);
 					else
 						agent_failed(a, rc, 0, e.msg);
-					tr(t, json_pack("{s:s,s:i,s:s}", "ev", "exec_error", "turn", turn, "message", e.msg));
+					tr(t, json_pack("{s:s,s:i,s:s}", "ev", "exec_error", "turn",
+							turn, "message", e.msg));
 					ended = 1;
 					break;
 				}
 				int truncated = r.out_total > r.out_len;
 				size_t clean_len = 0;
 				char *clean = utf8_clean(r.out, r.out_len, &clean_len);
-				tr(t, json_pack("{s:s,s:i,s:i,s:b,s:I,s:f,s:s%}", "ev", "observation",
-						"turn", turn, "exit", r.exit_code, "timed_out", r.timed_out,
-						"bytes", (json_int_t)r.out_total, "wall_s", r.wall_s,
+				tr(t, json_pack("{s:s,s:i,s:i,s:b,s:I,s:f,s:s%}", "ev",
+						"observation", "turn", turn, "exit", r.exit_code,
+						"timed_out", r.timed_out, "bytes",
+						(json_int_t)r.out_total, "wall_s", r.wall_s,
 						"output", clean ? clean : "", clean_len));
 				engi_free(obs_buf);
 				obs_buf = NULL;
@@ -509,8 +521,11 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 					size_t n = clean_len + 96;
 					obs_buf = engi_malloc(n);
 					if (obs_buf)
-						snprintf(obs_buf, n, "%s\n[output truncated: %llu more bytes]",
-							 clean, (unsigned long long)(r.out_total - r.out_len));
+						snprintf(
+						    obs_buf, n,
+						    "%s\n[output truncated: %llu more bytes]",
+						    clean,
+						    (unsigned long long)(r.out_total - r.out_len));
 					engi_free(clean);
 				} else {
 					obs_buf = clean;
@@ -535,7 +550,8 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 			if (act->kind != ACT_DONE && act->kind != ACT_FAIL)
 				results_keep(&res, &obs, img);
 			/* GUI tasks: a turn is answered with the screen after its last action */
-			if (gui && !ended && i + 1 == at.n && take_screen(env, scale, turn, t, &screen) == ENGI_EENV) {
+			if (gui && !ended && i + 1 == at.n &&
+			    take_screen(env, scale, turn, t, &screen) == ENGI_EENV) {
 				env_lost(a, "the environment failed taking a screenshot");
 				ended = 1;
 			}
@@ -553,8 +569,8 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env,
 	agent_stop(&ag);
 }
 
-static int copy_inputs(const struct episode_spec *s, struct backend_env *env,
-		       char (*hashes)[65], struct trace *t, struct engi_error *err)
+static int copy_inputs(const struct episode_spec *s, struct backend_env *env, char (*hashes)[65],
+		       struct trace *t, struct engi_error *err)
 {
 	for (size_t i = 0; i < s->task->ninputs; i++) {
 		const struct task_input *in = &s->task->inputs[i];
@@ -579,8 +595,8 @@ static int drawings_as_files(const struct episode_spec *s)
 	return cond_drawings(s->cond->settings) == DRAWINGS_FILES;
 }
 
-static int copy_drawings(const struct episode_spec *s, struct backend_env *env,
-			 struct trace *t, struct engi_error *err)
+static int copy_drawings(const struct episode_spec *s, struct backend_env *env, struct trace *t,
+			 struct engi_error *err)
 {
 	const struct task *task = s->task;
 	for (size_t i = 0; drawings_as_files(s) && i < task->ndrawings; i++) {
@@ -649,21 +665,25 @@ static void check_interaction(const struct episode_spec *s, struct backend_env *
 		switch (ia->check) {
 		case ICHECK_ASKED_USER:
 			if (a->asked)
-				engi_verdict_add(v, ia->name, "interaction", ENGI_PASS, ia->required,
-						 a->asked, NAN, "the agent asked the user %d time%s",
-						 a->asked, a->asked == 1 ? "" : "s");
+				engi_verdict_add(v, ia->name, "interaction", ENGI_PASS,
+						 ia->required, a->asked, NAN,
+						 "the agent asked the user %d time%s", a->asked,
+						 a->asked == 1 ? "" : "s");
 			else
-				engi_verdict_add(v, ia->name, "interaction", ENGI_FAIL, ia->required,
-						 0, NAN, "the agent never asked the user");
+				engi_verdict_add(v, ia->name, "interaction", ENGI_FAIL,
+						 ia->required, 0, NAN,
+						 "the agent never asked the user");
 			break;
 		case ICHECK_NO_COMMAND:
 			if (a->hit_turn[i])
-				engi_verdict_add(v, ia->name, "interaction", ENGI_FAIL, ia->required,
-						 NAN, NAN, "the command of turn %d matches '%s'",
+				engi_verdict_add(v, ia->name, "interaction", ENGI_FAIL,
+						 ia->required, NAN, NAN,
+						 "the command of turn %d matches '%s'",
 						 a->hit_turn[i], ia->pattern);
 			else
-				engi_verdict_add(v, ia->name, "interaction", ENGI_PASS, ia->required,
-						 NAN, NAN, "no command matches '%s'", ia->pattern);
+				engi_verdict_add(v, ia->name, "interaction", ENGI_PASS,
+						 ia->required, NAN, NAN, "no command matches '%s'",
+						 ia->pattern);
 			break;
 		case ICHECK_NO_FILE:
 			check_no_file(env, ia, v);
@@ -673,8 +693,7 @@ static void check_interaction(const struct episode_spec *s, struct backend_env *
 }
 
 static void check_protected(const struct episode_spec *s, struct backend_env *env,
-			    char (*hashes)[65], const char *scratch,
-			    struct engi_verdict *v)
+			    char (*hashes)[65], const char *scratch, struct engi_verdict *v)
 {
 	for (size_t i = 0; i < s->task->ninputs; i++) {
 		const struct task_input *in = &s->task->inputs[i];
@@ -697,8 +716,7 @@ static void check_protected(const struct episode_spec *s, struct backend_env *en
 			engi_verdict_add(v, name, "integrity", ENGI_FAIL, 1, NAN, NAN,
 					 "protected input was modified");
 		else
-			engi_verdict_add(v, name, "integrity", ENGI_PASS, 1, NAN, NAN,
-					 "unchanged");
+			engi_verdict_add(v, name, "integrity", ENGI_PASS, 1, NAN, NAN, "unchanged");
 	}
 }
 
@@ -708,8 +726,7 @@ static void check_protected(const struct episode_spec *s, struct backend_env *en
  * key. The copy is what is judged and kept; its size and sha256 are those
  * of the scrubbed bytes, and its note says so. *scrubbed: 1 when it was.
  */
-static int scrub_artifact(const char *path, uint64_t *bytes, int *scrubbed,
-			  struct engi_error *err)
+static int scrub_artifact(const char *path, uint64_t *bytes, int *scrubbed, struct engi_error *err)
 {
 	*scrubbed = 0;
 	if (!secrets_any())
@@ -730,9 +747,8 @@ static int scrub_artifact(const char *path, uint64_t *bytes, int *scrubbed,
 	return rc;
 }
 
-static int copy_out(const struct episode_spec *s, struct backend_env *env,
-		    const char *art_dir, struct record *rec, struct trace *t,
-		    struct engi_error *err)
+static int copy_out(const struct episode_spec *s, struct backend_env *env, const char *art_dir,
+		    struct record *rec, struct trace *t, struct engi_error *err)
 {
 	size_t n = s->task->ndeliverables;
 	rec->artifacts = engi_calloc(n ? n : 1, sizeof(*rec->artifacts));
@@ -771,8 +787,7 @@ static int copy_out(const struct episode_spec *s, struct backend_env *env,
 	return 0;
 }
 
-int episode_run(const struct episode_spec *s, struct record *rec,
-		struct engi_error *err)
+int episode_run(const struct episode_spec *s, struct record *rec, struct engi_error *err)
 {
 	const struct task *task = s->task;
 	record_init(rec);
@@ -798,7 +813,7 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 
 	struct trace t;
 	trace_init(&t, s->trace_cap);
-	char (*hashes)[65] = engi_calloc(task->ninputs ? task->ninputs : 1, sizeof(*hashes));
+	char(*hashes)[65] = engi_calloc(task->ninputs ? task->ninputs : 1, sizeof(*hashes));
 	if (!hashes) {
 		trace_release(&t);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
@@ -827,17 +842,23 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 			break;
 		}
 		char name[96];
-		snprintf(name, sizeof(name), "%s-a%d-r%d-p%d", rec->cell, attempt, s->rank, (int)getpid());
+		snprintf(name, sizeof(name), "%s-a%d-r%d-p%d", rec->cell, attempt, s->rank,
+			 (int)getpid());
 		char key[2 * 160];
 		snprintf(key, sizeof(key), "%s/%s", task->id, s->model->name);
-		struct env_spec es = {.image = task->env.image, .cpus = task->env.cpus,
-				      .memory_mb = task->env.memory_mb, .network = task->env.network,
-				      .work_root = s->work_root, .name = name, .key = key};
+		struct env_spec es = {.image = task->env.image,
+				      .cpus = task->env.cpus,
+				      .memory_mb = task->env.memory_mb,
+				      .network = task->env.network,
+				      .work_root = s->work_root,
+				      .name = name,
+				      .key = key};
 		struct backend_env *env = NULL;
 		double e0 = now_mono();
 		int brc = backend_start(bd, &es, &env, &e);
 		if (brc == 0)
-			tr(&t, json_pack("{s:s,s:f}", "ev", "env_started", "seconds", now_mono() - e0));
+			tr(&t,
+			   json_pack("{s:s,s:f}", "ev", "env_started", "seconds", now_mono() - e0));
 		if (brc == 0)
 			brc = copy_inputs(s, env, hashes, &t, &e);
 		if (brc == 0)
@@ -851,7 +872,8 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 		}
 		char *evs = env ? backend_events(env) : NULL;
 		if (evs) {
-			tr(&t, json_pack("{s:s,s:o?}", "ev", "env_events", "events", json_loads(evs, 0, NULL)));
+			tr(&t, json_pack("{s:s,s:o?}", "ev", "env_events", "events",
+					 json_loads(evs, 0, NULL)));
 			engi_free(evs);
 		}
 		if (a.interrupted) {
@@ -878,8 +900,8 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 				break;
 			}
 		}
-		tr(&t, json_pack("{s:s,s:s,s:i,s:s}", "ev", "end", "outcome", outcome_name(a.outcome),
-				 "turns", a.turns, "message", a.message));
+		tr(&t, json_pack("{s:s,s:s,s:i,s:s}", "ev", "end", "outcome",
+				 outcome_name(a.outcome), "turns", a.turns, "message", a.message));
 		if (!outcome_is_infra(a.outcome) || attempt == 1 + s->max_retries)
 			break;
 		engi_free(rec->artifacts);
@@ -921,8 +943,10 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 		double v0 = now_mono();
 		char scratch[PATH_MAX];
 		snprintf(scratch, sizeof(scratch), "%s/judge-%s", s->work_root, rec->cell);
-		struct judge_limits lim = {.wall_s = s->verify_timeout_s, .mem_mb = s->verify_mem_mb,
-					   .threads = s->kernel_threads, .scratch = scratch,
+		struct judge_limits lim = {.wall_s = s->verify_timeout_s,
+					   .mem_mb = s->verify_mem_mb,
+					   .threads = s->kernel_threads,
+					   .scratch = scratch,
 					   .should_abort = s->should_abort};
 		char infra[INFRA_REASON_MAX], why[256];
 		engi_verifier_id(task->verifier, rec->verifier, sizeof(rec->verifier));
@@ -936,8 +960,8 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 				engi_raise(err, rc, "verifying '%s': %s", task->id, e.msg);
 			if (rc != 1)
 				break;
-			tr(&t, json_pack("{s:s,s:s,s:s,s:i}", "ev", "verifier_error", "reason", infra,
-					 "message", why, "try", vtry + 1));
+			tr(&t, json_pack("{s:s,s:s,s:s,s:i}", "ev", "verifier_error", "reason",
+					 infra, "message", why, "try", vtry + 1));
 		}
 		rm_rf(scratch, NULL);
 		if (rc < 0) {
@@ -965,9 +989,9 @@ int episode_run(const struct episode_spec *s, struct record *rec,
 							 "stage", v.a[i].stage, "state",
 							 engi_astate_name(v.a[i].state), "required",
 							 v.a[i].required));
-	tr(&t, json_pack("{s:s,s:b,s:b,s:f,s:f,s:o}", "ev", "verdict", "success", v.success,
-			 "feasible", v.feasible, "score", v.score, "quality", v.quality,
-			 "assertions", asserts));
+	tr(&t,
+	   json_pack("{s:s,s:b,s:b,s:f,s:f,s:o}", "ev", "verdict", "success", v.success, "feasible",
+		     v.feasible, "score", v.score, "quality", v.quality, "assertions", asserts));
 	rc = record_take_verdict(rec, &v);
 	engi_verdict_release(&v);
 	if (rc == 0) {

@@ -36,10 +36,10 @@ struct episode_spec {
 	int max_retries;
 	double verify_timeout_s; /* the verifier's wall limit (0: judge.h default) */
 	long verify_mem_mb;	 /* its address-space limit (0: judge.h default) */
-	double retry_wait_s; /* before the first retry, doubling, at most 300 s */
-	double cmd_timeout_s; /* per command, inside the episode's wall limit */
-	int pause_env;        /* freeze the environment while the model thinks */
-	size_t obs_cap;       /* bytes of command output the agent sees */
+	double retry_wait_s;	 /* before the first retry, doubling, at most 300 s */
+	double cmd_timeout_s;	 /* per command, inside the episode's wall limit */
+	int pause_env;		 /* freeze the environment while the model thinks */
+	size_t obs_cap;		 /* bytes of command output the agent sees */
 	size_t trace_cap;
 	int kernel_threads; /* OpenMP threads for the verifier (0: leave as is) */
 	int (*should_abort)(void);
@@ -47,8 +47,8 @@ struct episode_spec {
 	const char *host;
 	const char *run_id;
 	/* where replay:RESULTS.h5 agents find their trace (agent.h); may be NULL */
-	int (*replay_load)(const char *source, const char *task_id, int trial,
-			   char **jsonl, size_t *len, struct engi_error *err);
+	int (*replay_load)(const char *source, const char *task_id, int trial, char **jsonl,
+			   size_t *len, struct engi_error *err);
 	/* the sweep's request governor (agent.h), given "MODEL_INDEX msg";
 	 * NULL: none */
 	double (*govern)(const char *msg);
@@ -58,13 +58,10 @@ void episode_spec_defaults(struct episode_spec *s);
 /* Checks, before a sweep starts, that the backend (unless NULL) and every
  * model's agent exist and are built into this binary, and has each agent
  * check its models.json entry (the model agent: its provider settings). */
-int episode_preflight(const char *backend, const struct sweepdef *d,
-		      struct engi_error *err);
+int episode_preflight(const char *backend, const struct sweepdef *d, struct engi_error *err);
 /* Readies what the backend needs for every environment of the suite (the
  * qemu backend: images present, ready states saved), once. */
-int episode_prepare(const char *backend, const struct suite *suite,
-		    struct engi_error *err);
-int episode_run(const struct episode_spec *s, struct record *out,
-		struct engi_error *err);
+int episode_prepare(const char *backend, const struct suite *suite, struct engi_error *err);
+int episode_run(const struct episode_spec *s, struct record *out, struct engi_error *err);
 
 #endif

@@ -53,7 +53,8 @@ int judge_child(const char *task_file, const char *art_dir, const char *out_path
 	TRY(suite_load(&s, task_file, err));
 	if (s.ntasks != 1) {
 		suite_release(&s);
-		RAISE(err, ENGI_EINVALID, "'%s' holds %zu tasks, expected one", task_file, s.ntasks);
+		RAISE(err, ENGI_EINVALID, "'%s' holds %zu tasks, expected one", task_file,
+		      s.ntasks);
 	}
 	struct engi_verdict v;
 	engi_verdict_init(&v);
@@ -84,9 +85,8 @@ static void kill_child(pid_t pid, int *st)
 	spawn_wait(pid, st);
 }
 
-int judge_deliverables(const struct task *task, const char *art_dir,
-		       const struct judge_limits *lim, struct engi_verdict *v,
-		       char *infra, size_t infra_n, char *msg, size_t msg_n,
+int judge_deliverables(const struct task *task, const char *art_dir, const struct judge_limits *lim,
+		       struct engi_verdict *v, char *infra, size_t infra_n, char *msg, size_t msg_n,
 		       struct engi_error *err)
 {
 	const char *kind = task->verifier->name;
@@ -112,7 +112,8 @@ int judge_deliverables(const struct task *task, const char *art_dir,
 		RAISE(err, ENGI_EINVALID, "scratch path too long: '%s'", scratch);
 	TRY(mkdir_p(scratch, 0700, err));
 	if (!mkdtemp(dir))
-		RAISE(err, ENGI_EIO, "cannot create a folder in '%s': %s", scratch, strerror(errno));
+		RAISE(err, ENGI_EIO, "cannot create a folder in '%s': %s", scratch,
+		      strerror(errno));
 	char task_file[PATH_MAX], out[PATH_MAX], logp[PATH_MAX];
 	const char *base = strrchr(task->file, '/');
 	snprintf(task_file, sizeof(task_file), "%s/%s", task->dir, base ? base + 1 : task->file);
@@ -122,10 +123,25 @@ int judge_deliverables(const struct task *task, const char *art_dir,
 	snprintf(a_threads, sizeof(a_threads), "%d", threads);
 	snprintf(a_cpu, sizeof(a_cpu), "%.0f", cpu < 1 ? 1 : cpu);
 	snprintf(a_mem, sizeof(a_mem), "%ld", mem);
-	char *argv[] = {(char *)judge_program, "judge", "--out", out, "--threads", a_threads,
-			"--cpu-s", a_cpu, "--mem-mb", a_mem, task_file, (char *)art_dir, NULL};
-	struct spawn_opts so = {.path = judge_program, .argv = argv, .out_fd = -1,
-				.out_path = logp, .cwd_fd = -1, .group = SPAWN_SESSION};
+	char *argv[] = {(char *)judge_program,
+			"judge",
+			"--out",
+			out,
+			"--threads",
+			a_threads,
+			"--cpu-s",
+			a_cpu,
+			"--mem-mb",
+			a_mem,
+			task_file,
+			(char *)art_dir,
+			NULL};
+	struct spawn_opts so = {.path = judge_program,
+				.argv = argv,
+				.out_fd = -1,
+				.out_path = logp,
+				.cwd_fd = -1,
+				.group = SPAWN_SESSION};
 	int rc = 0;
 	pid_t pid = spawn_child(&so, err);
 	if (pid < 0) {
@@ -139,7 +155,8 @@ int judge_deliverables(const struct task *task, const char *art_dir,
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR) {
-			rc = engi_raise(err, ENGI_EIO, "waiting for the verifier: %s", strerror(errno));
+			rc = engi_raise(err, ENGI_EIO, "waiting for the verifier: %s",
+					strerror(errno));
 			kill_child(pid, &st);
 			break;
 		}
@@ -168,18 +185,21 @@ int judge_deliverables(const struct task *task, const char *art_dir,
 	} else if (WIFSIGNALED(st)) {
 		int sig = WTERMSIG(st);
 		int cpu_out = sig == SIGXCPU;
-		snprintf(infra, infra_n, "%s", cpu_out ? INFRA_VERIFIER_TIMEOUT : INFRA_VERIFIER_CRASH);
+		snprintf(infra, infra_n, "%s",
+			 cpu_out ? INFRA_VERIFIER_TIMEOUT : INFRA_VERIFIER_CRASH);
 		if (cpu_out)
-			snprintf(msg, msg_n, "verifier '%s' used up its %.0f s of CPU time", kind, cpu);
+			snprintf(msg, msg_n, "verifier '%s' used up its %.0f s of CPU time", kind,
+				 cpu);
 		else
-			snprintf(msg, msg_n, "verifier '%s' died of signal %d (%s)%s%.120s", kind, sig,
-				 strsignal(sig), tail[0] ? ": " : "", tail);
+			snprintf(msg, msg_n, "verifier '%s' died of signal %d (%s)%s%.120s", kind,
+				 sig, strsignal(sig), tail[0] ? ": " : "", tail);
 		rc = 1;
 	} else if (WEXITSTATUS(st) != 0) {
 		snprintf(infra, infra_n, "%s", INFRA_VERIFIER_CRASH);
 		if (WEXITSTATUS(st) == JUDGE_EXIT_NOMEM)
-			snprintf(msg, msg_n, "verifier '%s' ran out of memory (limit %ld MiB)%s%.120s",
-				 kind, mem, tail[0] ? ": " : "", tail);
+			snprintf(msg, msg_n,
+				 "verifier '%s' ran out of memory (limit %ld MiB)%s%.120s", kind,
+				 mem, tail[0] ? ": " : "", tail);
 		else
 			snprintf(msg, msg_n, "verifier '%s' failed (exit %d)%s%.160s", kind,
 				 WEXITSTATUS(st), tail[0] ? ": " : "", tail);

@@ -23,10 +23,10 @@
 #include "task.h"
 
 struct judge_limits {
-	double wall_s;	 /* 0: JUDGE_WALL_S_DEFAULT */
-	double cpu_s;	 /* 0: wall_s times threads */
-	long mem_mb;	 /* 0: JUDGE_MEM_MB_DEFAULT; address space of the child */
-	int threads;	 /* kernel threads in the child (0: leave as is) */
+	double wall_s;	     /* 0: JUDGE_WALL_S_DEFAULT */
+	double cpu_s;	     /* 0: wall_s times threads */
+	long mem_mb;	     /* 0: JUDGE_MEM_MB_DEFAULT; address space of the child */
+	int threads;	     /* kernel threads in the child (0: leave as is) */
 	const char *scratch; /* a folder for the child's verdict and log */
 	int (*should_abort)(void);
 };
@@ -44,9 +44,8 @@ void judge_set_program(const char *path);
  * (crashed, timed out, ran out of memory): nothing is appended, infra holds the
  * reason (INFRA_VERIFIER_*) and msg what happened; ENGI_EINTERRUPTED when
  * should_abort turned true; other negative codes for our own failures. */
-int judge_deliverables(const struct task *task, const char *art_dir,
-		       const struct judge_limits *lim, struct engi_verdict *v,
-		       char *infra, size_t infra_n, char *msg, size_t msg_n,
+int judge_deliverables(const struct task *task, const char *art_dir, const struct judge_limits *lim,
+		       struct engi_verdict *v, char *infra, size_t infra_n, char *msg, size_t msg_n,
 		       struct engi_error *err);
 
 /* The `judge` subcommand's work, in the child: verdict of task_file's task
@@ -63,7 +62,6 @@ int judge_exit_code(int rc);
 
 /* The assertions and metrics of a record (judge_child's output), appended
  * to v. */
-int judge_verdict_from_record(struct record *r, struct engi_verdict *v,
-			      struct engi_error *err);
+int judge_verdict_from_record(struct record *r, struct engi_verdict *v, struct engi_error *err);
 
 #endif

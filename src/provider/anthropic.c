@@ -70,11 +70,11 @@ json_t *anthropic_build(const struct provider_config *c, const struct pconv *con
 				json_array_append_new(cur, image_block(m->more_png[k]));
 			break;
 		case PM_ASSISTANT: {
-			json_t *th = m->thinking_json ? json_loads(m->thinking_json, 0, NULL) : NULL;
+			json_t *th =
+			    m->thinking_json ? json_loads(m->thinking_json, 0, NULL) : NULL;
 			size_t ti;
 			json_t *tb;
-			json_array_foreach(th, ti, tb)
-				json_array_append(cur, tb);
+			json_array_foreach(th, ti, tb) json_array_append(cur, tb);
 			json_decref(th);
 			if (m->text[0])
 				json_array_append_new(cur, text_block(m->text));

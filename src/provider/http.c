@@ -123,8 +123,9 @@ int http_post(const char *url, const char *const *headers, size_t nheaders, cons
 			rc = engi_raise(err, ENGI_EUNAVAIL, "request to '%s' failed: %s", url,
 					curl_easy_strerror(cr));
 		else /* a reply began and was cut short */
-			rc = engi_raise(err, ENGI_EPARSE, "reply of '%s' (HTTP %ld) was cut short: %s",
-					url, r->status, curl_easy_strerror(cr));
+			rc = engi_raise(err, ENGI_EPARSE,
+					"reply of '%s' (HTTP %ld) was cut short: %s", url,
+					r->status, curl_easy_strerror(cr));
 	}
 	engi_dynbuf_release(&s.buf);
 	curl_slist_free_all(hl);

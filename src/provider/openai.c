@@ -46,8 +46,9 @@ static json_t *tool_images(const struct pmsg *v, size_t n)
 		if (!v[i].png_b64)
 			continue;
 		char label[160];
-		snprintf(label, sizeof(label), "the image of the result of call %.100s (%.40s):",
-			 v[i].tool_call_id, v[i].tool_name);
+		snprintf(label, sizeof(label),
+			 "the image of the result of call %.100s (%.40s):", v[i].tool_call_id,
+			 v[i].tool_name);
 		if (!a && !(a = json_array()))
 			return NULL;
 		json_array_append_new(a, json_pack("{s:s,s:s}", "type", "text", "text", label));

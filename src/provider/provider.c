@@ -79,8 +79,8 @@ static int cfg_thinking(struct provider_config *c, json_t *o, struct engi_error 
 		      c->name);
 	if (v > 0 && (v < PROVIDER_THINKING_MIN || v > 1e7))
 		RAISE(err, ENGI_EINVALID,
-		      "model '%s': /thinking_budget_tokens: expected %d to 10000000 tokens", c->name,
-		      PROVIDER_THINKING_MIN);
+		      "model '%s': /thinking_budget_tokens: expected %d to 10000000 tokens",
+		      c->name, PROVIDER_THINKING_MIN);
 	c->thinking_budget = (long)v;
 	if (c->api != PROVIDER_ANTHROPIC || c->thinking_budget || !c->reasoning_effort[0])
 		goto budget;
@@ -677,7 +677,6 @@ static double jitter_unit(void)
 	return (double)(s >> 11) / 9007199254740992.0;
 }
 
-
 /* Replaces every occurrence of key in s by "[redacted]" (in place: the
  * replacement is never longer than a key of 10 or more bytes; shorter keys
  * are blanked with '*'). */
@@ -734,8 +733,8 @@ static int http_refusal(const struct provider_config *c, const char *api_key,
 }
 
 int provider_complete(const struct provider_config *c, const char *api_key,
-		      const struct pconv *conv, const struct provider_gate *gate,
-		      double deadline, struct preply *r, struct engi_error *err)
+		      const struct pconv *conv, const struct provider_gate *gate, double deadline,
+		      struct preply *r, struct engi_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->request = provider_build_request(c, conv, err);
@@ -772,9 +771,9 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 		if (sleep_until_deadline(pace, deadline) < 0 || (bounded && left - pace <= 0)) {
 			if (gate && gate->tell) /* the slot asked for goes unused */
 				gate->tell(gate->arg, 0, 0, est_tokens);
-			rc = engi_raise(err, ENGI_ETIMEOUT,
-					"model '%s': the episode's wall time ran out before a reply",
-					c->name);
+			rc = engi_raise(
+			    err, ENGI_ETIMEOUT,
+			    "model '%s': the episode's wall time ran out before a reply", c->name);
 			break;
 		}
 		if (bounded)
@@ -796,15 +795,17 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 			rc = http_refusal(c, api_key, &h, &retry, &wait, &e);
 		} else if (rc == ENGI_ETIMEOUT && bounded) {
 			engi_error_init(&e);
-			engi_raise(&e, rc,
-				   "model '%s': the episode's wall time ran out waiting for a reply",
-				   c->name);
+			engi_raise(
+			    &e, rc,
+			    "model '%s': the episode's wall time ran out waiting for a reply",
+			    c->name);
 		} else if (rc == ENGI_ETIMEOUT) {
 			rc = ENGI_EUNAVAIL; /* the endpoint is too slow: not the model's answer */
 			e.code = rc;
 			retry = 1;
 		} else {
-			retry = rc == ENGI_EUNAVAIL || rc == ENGI_EPARSE; /* no reply, or cut short */
+			retry =
+			    rc == ENGI_EUNAVAIL || rc == ENGI_EPARSE; /* no reply, or cut short */
 		}
 		if (gate && gate->tell)
 			gate->tell(gate->arg, h.status, (double)(r->tokens_in + r->tokens_out),
@@ -826,7 +827,8 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 		r->wait_s += now_mono() - w0;
 		if (src < 0) {
 			/* the endpoint was failing when the time ran out: still its failure */
-			engi_raise(err, rc, "%s (the episode's wall time ran out before the next try)",
+			engi_raise(err, rc,
+				   "%s (the episode's wall time ran out before the next try)",
 				   e.msg);
 			break;
 		}

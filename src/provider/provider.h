@@ -61,11 +61,11 @@ enum tool_mode { TOOLS_NATIVE, TOOLS_TEXT };
 /* Anthropic extended thinking: the minimum budget, the budgets of
  * reasoning_effort low, medium and high, and what max_tokens leaves for
  * the answer when it is derived from the budget. */
-#define PROVIDER_THINKING_MIN	       1024
-#define PROVIDER_THINKING_LOW	       1024
-#define PROVIDER_THINKING_MEDIUM       4096
-#define PROVIDER_THINKING_HIGH	       16384
-#define PROVIDER_ANSWER_TOKENS	       4096
+#define PROVIDER_THINKING_MIN	 1024
+#define PROVIDER_THINKING_LOW	 1024
+#define PROVIDER_THINKING_MEDIUM 4096
+#define PROVIDER_THINKING_HIGH	 16384
+#define PROVIDER_ANSWER_TOKENS	 4096
 
 /* Which field of an OpenAI request carries max_tokens. */
 enum token_field { TOKEN_FIELD_MAX_TOKENS, TOKEN_FIELD_MAX_COMPLETION_TOKENS };
@@ -118,11 +118,11 @@ struct pmsg {
 	char *text;
 	struct ptool_call *calls; /* PM_ASSISTANT */
 	size_t ncalls;
-	char *tool_call_id; /* PM_TOOL */
-	char *tool_name;    /* PM_TOOL */
-	char *png_b64;	    /* optional image, base64 PNG or JPEG */
+	char *tool_call_id;  /* PM_TOOL */
+	char *tool_name;     /* PM_TOOL */
+	char *png_b64;	     /* optional image, base64 PNG or JPEG */
 	char *thinking_json; /* PM_ASSISTANT: the reply's thinking blocks (JSON array), or NULL */
-	char **more_png;    /* PM_USER: further images (pconv_add_image) */
+	char **more_png;     /* PM_USER: further images (pconv_add_image) */
 	size_t nmore_png;
 };
 
@@ -157,8 +157,8 @@ struct preply {
 	int64_t tokens_in, tokens_out;
 	char *stop_reason;
 	char *thinking_json; /* Anthropic: thinking blocks with their signatures, or NULL */
-	char *request; /* the body sent (no key: keys live in headers only) */
-	char *raw;     /* the reply body as received, valid UTF-8 */
+	char *request;	     /* the body sent (no key: keys live in headers only) */
+	char *raw;	     /* the reply body as received, valid UTF-8 */
 	int attempts;
 	double wait_s; /* time spent in backoff */
 	char last_error[256];
@@ -199,8 +199,8 @@ struct provider_gate {
  * timeout, the pacing and the backoff; a request cut by it is
  * ENGI_ETIMEOUT. */
 int provider_complete(const struct provider_config *c, const char *api_key,
-		      const struct pconv *conv, const struct provider_gate *gate,
-		      double deadline, struct preply *r, struct engi_error *err);
+		      const struct pconv *conv, const struct provider_gate *gate, double deadline,
+		      struct preply *r, struct engi_error *err);
 
 /* Token buckets per model name, in this process: reserves one request of
  * est_tokens tokens within the rpm and tpm limits of c and returns the

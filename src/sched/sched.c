@@ -13,14 +13,14 @@
 #include <time.h>
 
 enum tag {
-	TAG_READY = 1,   /* worker -> 0: give me work (empty) */
-	TAG_RESULT = 2,  /* worker -> 0: uint64 cell + payload */
-	TAG_ABORTED = 3, /* worker -> 0: uint64 cell */
-	TAG_GOVERN = 4,  /* worker -> 0: a governor message (text) */
-	TAG_CELL = 10,   /* 0 -> worker: uint64 cell */
-	TAG_STOP = 11,   /* 0 -> worker: empty */
+	TAG_READY = 1,	   /* worker -> 0: give me work (empty) */
+	TAG_RESULT = 2,	   /* worker -> 0: uint64 cell + payload */
+	TAG_ABORTED = 3,   /* worker -> 0: uint64 cell */
+	TAG_GOVERN = 4,	   /* worker -> 0: a governor message (text) */
+	TAG_CELL = 10,	   /* 0 -> worker: uint64 cell */
+	TAG_STOP = 11,	   /* 0 -> worker: empty */
 	TAG_GOVERNED = 12, /* 0 -> worker: double, the governor's answer */
-	TAG_DRAIN = 13,  /* 0 -> worker: do not start a cell sent ahead */
+	TAG_DRAIN = 13,	   /* 0 -> worker: do not start a cell sent ahead */
 };
 
 /* The queue is re-sorted by the priority hook after this many results. */
@@ -79,8 +79,8 @@ int sched_should_abort(void)
 
 static int launched_by_mpi(void)
 {
-	static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
-				     "PMI_SIZE", "MPI_LOCALNRANKS", NULL};
+	static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+				     "MPI_LOCALNRANKS",	     NULL};
 	for (const char **v = vars; *v; v++)
 		if (getenv(*v))
 			return 1;
@@ -428,8 +428,7 @@ static void recall_ahead(struct master *m)
 		}
 }
 
-static void deliver(struct master *m, size_t cell, int rank, const char *payload,
-		    size_t len)
+static void deliver(struct master *m, size_t cell, int rank, const char *payload, size_t len)
 {
 	m->st.running--;
 	m->since_resort++;
@@ -511,7 +510,8 @@ static int poll_workers(struct master *m)
 			/* cannot even receive: drop to a zero-length receive is not
 			 * allowed, so fail the run after draining this message */
 			static char scratch[8];
-			MPI_Recv(scratch, 0, MPI_BYTE, w, stt.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Recv(scratch, 0, MPI_BYTE, w, stt.MPI_TAG, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
 			engi_raise(m->err, ENGI_ENOMEM, "out of memory receiving a result");
 			m->failed = 1;
 			continue;
@@ -538,7 +538,8 @@ static int poll_workers(struct master *m)
 				worker_done(m, w, (size_t)cell);
 				continue;
 			}
-			deliver(m, (size_t)cell, w, result ? buf + 8 : NULL, result ? (size_t)count - 8 : 0);
+			deliver(m, (size_t)cell, w, result ? buf + 8 : NULL,
+				result ? (size_t)count - 8 : 0);
 			engi_free(buf);
 			worker_done(m, w, (size_t)cell);
 			continue;
@@ -577,9 +578,8 @@ static void free_master(struct master *m)
 	engi_free(m->wdrained);
 }
 
-static int run_master(const size_t *order, size_t n, const struct sched_hooks *h,
-		      int local_slots, struct sched_status *final,
-		      struct engi_error *err)
+static int run_master(const size_t *order, size_t n, const struct sched_hooks *h, int local_slots,
+		      struct sched_status *final, struct engi_error *err)
 {
 	struct master m = {.n = n, .h = h, .err = err};
 	m.st.total = n;
@@ -621,8 +621,8 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 				atomic_store(&s->state, 0);
 				int first = h->released ? h->released(h->ctx, s->cell) : 0;
 				/* refill the slot first, journal and store after */
-				if (first || hold(&m, s->cell, 0, s->payload, 0, s->rc == 0 ? s->len : 0,
-						  s->rc == 0) < 0) {
+				if (first || hold(&m, s->cell, 0, s->payload, 0,
+						  s->rc == 0 ? s->len : 0, s->rc == 0) < 0) {
 					deliver(&m, s->cell, 0, s->rc == 0 ? s->payload : NULL,
 						s->rc == 0 ? s->len : 0);
 					engi_free(s->payload);
@@ -639,14 +639,14 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 					m.st.running++;
 					if (h->started)
 						h->started(h->ctx, (size_t)c, 0);
-					s->joinable = pthread_create(&s->th, NULL, slot_main, s) == 0;
+					s->joinable =
+					    pthread_create(&s->th, NULL, slot_main, s) == 0;
 					if (!s->joinable)
 						slot_main(s); /* run it here: slower, never lost */
 					activity = 1;
 				}
 			}
-			local_busy |= atomic_load(&s->state) == 1 ||
-				      (atomic_load(&s->state) == 2);
+			local_busy |= atomic_load(&s->state) == 1 || (atomic_load(&s->state) == 2);
 		}
 		activity |= deliver_held(&m);
 		if (m.since_resort >= SCHED_RESORT_EVERY && dispatching(&m))
@@ -670,8 +670,8 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 		int running = local_busy || remote_busy;
 		/* cells still queued but refused by admit while nothing runs
 		 * can never start (a spent budget): they stay unrun */
-		int exhausted = !dispatching(&m) || m.st.queued == 0 ||
-				(!running && pick(&m, 0) == -1);
+		int exhausted =
+		    !dispatching(&m) || m.st.queued == 0 || (!running && pick(&m, 0) == -1);
 		if (exhausted && !running) {
 			for (int w = 1; w < g_size; w++)
 				if (m.wstate[w] == W_PARKED)
@@ -728,7 +728,8 @@ static int run_worker(const struct sched_hooks *h, struct engi_error *err)
 		flag = 0;
 		MPI_Iprobe(0, TAG_DRAIN, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
 		if (flag) {
-			MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_DRAIN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_DRAIN, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
 			MPI_Send(&cell, 8, MPI_BYTE, 0, TAG_ABORTED, MPI_COMM_WORLD);
 			continue;
 		}
@@ -740,7 +741,8 @@ static int run_worker(const struct sched_hooks *h, struct engi_error *err)
 			if (msg) {
 				memcpy(msg, &cell, 8);
 				memcpy(msg + 8, payload, len);
-				MPI_Send(msg, (int)(len + 8), MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+				MPI_Send(msg, (int)(len + 8), MPI_BYTE, 0, TAG_RESULT,
+					 MPI_COMM_WORLD);
 				engi_free(msg);
 				engi_free(payload);
 				continue;
@@ -753,8 +755,7 @@ static int run_worker(const struct sched_hooks *h, struct engi_error *err)
 }
 
 int sched_run(const size_t *order, size_t n, const struct sched_hooks *h,
-	      const struct sched_opts *o, struct sched_status *final,
-	      struct engi_error *err)
+	      const struct sched_opts *o, struct sched_status *final, struct engi_error *err)
 {
 	g_grace_s = o->grace_s;
 	int slots = o->local_slots;

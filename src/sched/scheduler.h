@@ -53,8 +53,8 @@ struct sched_hooks {
 	int (*released)(void *ctx, size_t cell);
 	/* Rank 0: the cell came back (payload NULL: interrupted). Negative
 	 * return: a failure of rank 0 (disk full): drain and fail the run. */
-	int (*finished)(void *ctx, size_t cell, int rank, const char *payload,
-			size_t len, struct engi_error *err);
+	int (*finished)(void *ctx, size_t cell, int rank, const char *payload, size_t len,
+			struct engi_error *err);
 	/* Rank 0: the cell's priority (its predicted seconds, say), as results
 	 * improve the predictions: the queue is sorted highest first before
 	 * the first dispatch and again every few dozen results (ties keep
@@ -85,12 +85,11 @@ double sched_govern(const char *msg);
 
 struct sched_opts {
 	int local_slots; /* episodes rank 0 runs itself; -1: automatic */
-	double grace_s;  /* after a stop signal, before interrupting */
+	double grace_s;	 /* after a stop signal, before interrupting */
 };
 
 /* Starts MPI when launched by mpirun/srun (unless force_serial). */
-int sched_init(int *argc, char ***argv, int force_serial,
-	       struct engi_error *err);
+int sched_init(int *argc, char ***argv, int force_serial, struct engi_error *err);
 void sched_finalize(void);
 int sched_rank(void);
 int sched_size(void);
@@ -118,7 +117,6 @@ void sched_request_stop(void);
 
 /* Dispatches order[0..n) (cell indices). Collective. */
 int sched_run(const size_t *order, size_t n, const struct sched_hooks *h,
-	      const struct sched_opts *o, struct sched_status *final,
-	      struct engi_error *err);
+	      const struct sched_opts *o, struct sched_status *final, struct engi_error *err);
 
 #endif

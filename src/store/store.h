@@ -65,22 +65,19 @@ struct store_meta {
  * store_reader_trace (the compressed bytes as stored, ENGI_ENOTFOUND when the
  * cell has none), store_reader_close. */
 struct store_reader;
-int store_reader_open(struct store_reader **out, const char *path,
-		      struct engi_error *err);
-int store_reader_trace(struct store_reader *r, const char *cell,
-		       unsigned char **z, size_t *zlen, uint64_t *raw_len,
-		       struct engi_error *err);
+int store_reader_open(struct store_reader **out, const char *path, struct engi_error *err);
+int store_reader_trace(struct store_reader *r, const char *cell, unsigned char **z, size_t *zlen,
+		       uint64_t *raw_len, struct engi_error *err);
 void store_reader_close(struct store_reader **r);
 
 /* "HDF5 1.10.8": the library this binary runs with. */
 const char *store_library_version(void);
 
 /* Creates (truncates) path and writes the metadata. */
-int store_create(struct store **out, const char *path,
-		 const struct store_meta *meta, struct engi_error *err);
-/* Buffers the record's rows; written at the next flush. */
-int store_append(struct store *s, const struct record *r,
+int store_create(struct store **out, const char *path, const struct store_meta *meta,
 		 struct engi_error *err);
+/* Buffers the record's rows; written at the next flush. */
+int store_append(struct store *s, const struct record *r, struct engi_error *err);
 /* Writes buffered rows and traces, then H5Fflush (none when nothing is new),
  * then publishes when due (store_publish). */
 int store_flush(struct store *s, struct engi_error *err);
@@ -96,10 +93,9 @@ int store_publish(struct store *s, const char *to, struct engi_error *err);
 int store_close(struct store **s, struct engi_error *err);
 
 /* Reads every table (not the traces) of a results file. */
-int store_read(const char *path, struct engi_results *res,
-	       struct engi_error *err);
+int store_read(const char *path, struct engi_results *res, struct engi_error *err);
 /* Reads one trace and decompresses it; *out is NUL-terminated, caller frees. */
-int store_read_trace(const char *path, const char *cell, char **out,
-		     size_t *len, struct engi_error *err);
+int store_read_trace(const char *path, const char *cell, char **out, size_t *len,
+		     struct engi_error *err);
 
 #endif

@@ -599,7 +599,7 @@ static int write_meta(struct store *s, const struct store_meta *m, struct engi_e
 }
 
 static int store_create_impl(struct store **out, const char *path, const struct store_meta *meta,
-		 struct engi_error *err)
+			     struct engi_error *err)
 {
 	*out = NULL;
 	h5_quiet();
@@ -653,8 +653,10 @@ static int store_create_impl(struct store **out, const char *path, const struct 
 
 /* A record's strings always fit their rows (checked below at compile time),
  * so copy_str never truncates one; the metadata rows come in as rows. */
-#define FITS(rec, row) \
-	_Static_assert(sizeof(((struct record *)0)->rec) <= sizeof(((struct engi_res_episode *)0)->row), #rec)
+#define FITS(rec, row)                                                                             \
+	_Static_assert(sizeof(((struct record *)0)->rec) <=                                        \
+			   sizeof(((struct engi_res_episode *)0)->row),                            \
+		       #rec)
 FITS(cell, cell);
 FITS(task_id, task_id);
 FITS(model, model);
@@ -666,12 +668,24 @@ FITS(infra, infra);
 FITS(version, version);
 FITS(verifier, verifier);
 #undef FITS
-_Static_assert(sizeof(((struct engi_assertion *)0)->name) <= sizeof(((struct engi_res_assertion *)0)->name), "name");
-_Static_assert(sizeof(((struct engi_assertion *)0)->stage) <= sizeof(((struct engi_res_assertion *)0)->stage), "stage");
-_Static_assert(sizeof(((struct engi_assertion *)0)->detail) <= sizeof(((struct engi_res_assertion *)0)->detail), "detail");
-_Static_assert(sizeof(((struct engi_metric *)0)->name) <= sizeof(((struct engi_res_metric *)0)->name), "metric");
-_Static_assert(sizeof(((struct artifact *)0)->path) <= sizeof(((struct engi_res_artifact *)0)->path), "path");
-_Static_assert(sizeof(((struct artifact *)0)->note) <= sizeof(((struct engi_res_artifact *)0)->note), "note");
+_Static_assert(sizeof(((struct engi_assertion *)0)->name) <=
+		   sizeof(((struct engi_res_assertion *)0)->name),
+	       "name");
+_Static_assert(sizeof(((struct engi_assertion *)0)->stage) <=
+		   sizeof(((struct engi_res_assertion *)0)->stage),
+	       "stage");
+_Static_assert(sizeof(((struct engi_assertion *)0)->detail) <=
+		   sizeof(((struct engi_res_assertion *)0)->detail),
+	       "detail");
+_Static_assert(sizeof(((struct engi_metric *)0)->name) <=
+		   sizeof(((struct engi_res_metric *)0)->name),
+	       "metric");
+_Static_assert(sizeof(((struct artifact *)0)->path) <=
+		   sizeof(((struct engi_res_artifact *)0)->path),
+	       "path");
+_Static_assert(sizeof(((struct artifact *)0)->note) <=
+		   sizeof(((struct engi_res_artifact *)0)->note),
+	       "note");
 
 static void copy_str(char *dst, size_t size, const char *src)
 {
@@ -1320,7 +1334,7 @@ out:
 }
 
 static int store_read_trace_impl(const char *path, const char *cell, char **out, size_t *len,
-		     struct engi_error *err)
+				 struct engi_error *err)
 {
 	*out = NULL;
 	if (len)
@@ -1376,7 +1390,7 @@ struct store_reader {
 };
 
 static int store_reader_open_impl(struct store_reader **out, const char *path,
-		      struct engi_error *err)
+				  struct engi_error *err)
 {
 	*out = NULL;
 	h5_quiet();
@@ -1397,9 +1411,8 @@ static int store_reader_open_impl(struct store_reader **out, const char *path,
 	return 0;
 }
 
-static int store_reader_trace_impl(struct store_reader *r, const char *cell,
-		       unsigned char **z, size_t *zlen, uint64_t *raw_len,
-		       struct engi_error *err)
+static int store_reader_trace_impl(struct store_reader *r, const char *cell, unsigned char **z,
+				   size_t *zlen, uint64_t *raw_len, struct engi_error *err)
 {
 	TRY(check_cell(cell, err));
 	return read_trace_bytes(r->file, r->path, cell, z, zlen, raw_len, err);
@@ -1421,7 +1434,8 @@ static void store_reader_close_impl(struct store_reader **r)
  * entry points call others. */
 static pthread_mutex_t h5_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
-int store_create(struct store **out, const char *path, const struct store_meta *meta, struct engi_error *err)
+int store_create(struct store **out, const char *path, const struct store_meta *meta,
+		 struct engi_error *err)
 {
 	pthread_mutex_lock(&h5_lock);
 	int rc = store_create_impl(out, path, meta, err);
@@ -1469,7 +1483,8 @@ int store_read(const char *path, struct engi_results *res, struct engi_error *er
 	return rc;
 }
 
-int store_read_trace(const char *path, const char *cell, char **out, size_t *len, struct engi_error *err)
+int store_read_trace(const char *path, const char *cell, char **out, size_t *len,
+		     struct engi_error *err)
 {
 	pthread_mutex_lock(&h5_lock);
 	int rc = store_read_trace_impl(path, cell, out, len, err);
@@ -1485,7 +1500,8 @@ int store_reader_open(struct store_reader **out, const char *path, struct engi_e
 	return rc;
 }
 
-int store_reader_trace(struct store_reader *r, const char *cell, unsigned char **z, size_t *zlen, uint64_t *raw_len, struct engi_error *err)
+int store_reader_trace(struct store_reader *r, const char *cell, unsigned char **z, size_t *zlen,
+		       uint64_t *raw_len, struct engi_error *err)
 {
 	pthread_mutex_lock(&h5_lock);
 	int rc = store_reader_trace_impl(r, cell, z, zlen, raw_len, err);

@@ -33,10 +33,10 @@ void trace_release(struct trace *t);
 /* Appends the object as one line; steals nothing (caller keeps obj). */
 int trace_event(struct trace *t, const json_t *obj);
 /* Compresses the lines; *z is the caller's (engi_free). */
-int trace_finish(struct trace *t, unsigned char **z, size_t *zlen,
-		 size_t *raw_len, struct engi_error *err);
+int trace_finish(struct trace *t, unsigned char **z, size_t *zlen, size_t *raw_len,
+		 struct engi_error *err);
 /* Decompresses a zstd frame of at most cap bytes; *out NUL-terminated. */
-int trace_decompress(const unsigned char *z, size_t zlen, size_t cap,
-		     char **out, size_t *len, struct engi_error *err);
+int trace_decompress(const unsigned char *z, size_t zlen, size_t cap, char **out, size_t *len,
+		     struct engi_error *err);
 
 #endif

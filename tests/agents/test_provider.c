@@ -317,13 +317,15 @@ static void test_thinking_and_tokens(void)
 	cfg(&c, ",\"provider\":\"anthropic\",\"reasoning_effort\":\"high\",\"temperature\":0.3");
 	struct pconv conv;
 	conversation(&conv, 1);
-	static const char th[] = "[{\"type\":\"thinking\",\"thinking\":\"hm\",\"signature\":\"s1\"}]";
+	static const char th[] =
+	    "[{\"type\":\"thinking\",\"thinking\":\"hm\",\"signature\":\"s1\"}]";
 	pconv_assistant(&conv, "", (struct ptool_call[]){{"t9", "bash", "{}"}}, 1);
 	CHECK_INT(pconv_set_thinking(&conv, th), 0);
 	pconv_tool(&conv, "t9", "bash", "exit code: 0", "/9j/4AAQ");
 	json_t *r = build(&c, &conv);
-	CHECK_INT(json_integer_value(json_object_get(json_object_get(r, "thinking"), "budget_tokens")),
-		  PROVIDER_THINKING_HIGH);
+	CHECK_INT(
+	    json_integer_value(json_object_get(json_object_get(r, "thinking"), "budget_tokens")),
+	    PROVIDER_THINKING_HIGH);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(r, "thinking"), "type")),
 		  "enabled");
 	CHECK_INT(json_integer_value(json_object_get(r, "max_tokens")),
@@ -349,8 +351,9 @@ static void test_thinking_and_tokens(void)
 	struct preply rp = {0};
 	engi_error_init(&e);
 	CHECK_INT(provider_parse_reply(&c, reply, strlen(reply), &rp, &e), 0);
-	CHECK_STR(rp.thinking_json, "[{\"type\":\"thinking\",\"thinking\":\"a\",\"signature\":\"S\"},"
-				    "{\"type\":\"redacted_thinking\",\"data\":\"D\"}]");
+	CHECK_STR(rp.thinking_json,
+		  "[{\"type\":\"thinking\",\"thinking\":\"a\",\"signature\":\"S\"},"
+		  "{\"type\":\"redacted_thinking\",\"data\":\"D\"}]");
 	CHECK_STR(rp.text, "t");
 	preply_release(&rp);
 	static const char bad[] = "{\"content\":[{\"type\":\"thinking\"}]}";
@@ -364,8 +367,10 @@ static void test_thinking_and_tokens(void)
 	    "500}",
 	    "{\"name\":\"a\",\"provider\":\"anthropic\",\"model\":\"x\",\"thinking_budget_tokens\":"
 	    "2000,\"max_tokens\":2000}",
-	    "{\"name\":\"a\",\"provider\":\"anthropic\",\"model\":\"x\",\"reasoning_effort\":\"max\"}",
-	    "{\"name\":\"a\",\"provider\":\"openai\",\"model\":\"x\",\"thinking_budget_tokens\":2000}",
+	    "{\"name\":\"a\",\"provider\":\"anthropic\",\"model\":\"x\",\"reasoning_effort\":"
+	    "\"max\"}",
+	    "{\"name\":\"a\",\"provider\":\"openai\",\"model\":\"x\",\"thinking_budget_tokens\":"
+	    "2000}",
 	    "{\"name\":\"a\",\"provider\":\"openai\",\"model\":\"x\",\"token_field\":\"tokens\"}",
 	    NULL};
 	for (const char *const *b = refused; *b; b++) {
@@ -405,7 +410,8 @@ static void test_openai_tool_images(void)
 	struct pconv conv;
 	pconv_init(&conv);
 	pconv_user(&conv, "the instruction", NULL);
-	struct ptool_call tc[3] = {{"a", "read_image", "{}"}, {"b", "bash", "{}"}, {"c", "read_image", "{}"}};
+	struct ptool_call tc[3] = {
+	    {"a", "read_image", "{}"}, {"b", "bash", "{}"}, {"c", "read_image", "{}"}};
 	pconv_assistant(&conv, "", tc, 3);
 	pconv_tool(&conv, "a", "read_image", "one", "iVBORw0KGgoA");
 	pconv_tool(&conv, "b", "bash", "exit code: 3\n", NULL);
@@ -414,14 +420,17 @@ static void test_openai_tool_images(void)
 	json_t *msgs = json_object_get(r, "messages");
 	CHECK_INT(json_array_size(msgs), 1 + 1 + 3 + 1);
 	for (size_t i = 2; i < 5; i++)
-		CHECK_STR(json_string_value(json_object_get(json_array_get(msgs, i), "role")), "tool");
+		CHECK_STR(json_string_value(json_object_get(json_array_get(msgs, i), "role")),
+			  "tool");
 	json_t *u = json_array_get(msgs, 5);
 	CHECK_STR(json_string_value(json_object_get(u, "role")), "user");
 	json_t *parts = json_object_get(u, "content");
 	CHECK_INT(json_array_size(parts), 4);
-	CHECK_STR(json_string_value(json_object_get(json_object_get(json_array_get(parts, 1), "image_url"), "url")),
+	CHECK_STR(json_string_value(json_object_get(
+		      json_object_get(json_array_get(parts, 1), "image_url"), "url")),
 		  "data:image/png;base64,iVBORw0KGgoA");
-	CHECK_STR(json_string_value(json_object_get(json_object_get(json_array_get(parts, 3), "image_url"), "url")),
+	CHECK_STR(json_string_value(json_object_get(
+		      json_object_get(json_array_get(parts, 3), "image_url"), "url")),
 		  "data:image/jpeg;base64,/9j/AAAA");
 	json_decref(r);
 	pconv_release(&conv);

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void add(struct engi_results *r, const char *task, const char *model,
-		const char *cond, int trial, const char *outcome, double score)
+static void add(struct engi_results *r, const char *task, const char *model, const char *cond,
+		int trial, const char *outcome, double score)
 {
 	struct engi_res_episode *e = &r->episodes[r->nepisodes++];
 	memset(e, 0, sizeof(*e));
@@ -63,13 +63,12 @@ static void make(struct engi_results *r)
 	add(r, "t1", "B", "base", 2, "env_crash", 0);
 }
 
-static const struct engi_compare_row *
-find(const struct engi_compare_data *d, const char *within, const char *a,
-     const char *b)
+static const struct engi_compare_row *find(const struct engi_compare_data *d, const char *within,
+					   const char *a, const char *b)
 {
 	for (size_t i = 0; i < d->nrows; i++)
-		if (!strcmp(d->rows[i].within, within) &&
-		    !strcmp(d->rows[i].a, a) && !strcmp(d->rows[i].b, b))
+		if (!strcmp(d->rows[i].within, within) && !strcmp(d->rows[i].a, a) &&
+		    !strcmp(d->rows[i].b, b))
 			return &d->rows[i];
 	return NULL;
 }
@@ -84,8 +83,7 @@ static void holm_by_hand(const double *p, size_t n, double *adj)
 			if (p[j] < p[i] || (p[j] == p[i] && j <= i)) {
 				size_t rank = 0;
 				for (size_t k = 0; k < n; k++)
-					if (p[k] < p[j] ||
-					    (p[k] == p[j] && k < j))
+					if (p[k] < p[j] || (p[k] == p[j] && k < j))
 						rank++;
 				double v = (double)(n - rank) * p[j];
 				if (v > m)
@@ -126,9 +124,7 @@ static void test_model_pairs(void)
 		/* the same test run directly on the task differences */
 		double x[6] = {1, 0, 0.5, 0, 0, 1};
 		struct engi_signflip sf;
-		CHECK_INT(engi_signflip_test(x, NULL, 6, o.boot.seed, 2000, &sf,
-					     &err),
-			  0);
+		CHECK_INT(engi_signflip_test(x, NULL, 6, o.boot.seed, 2000, &sf, &err), 0);
 		CHECK(ab->tested);
 		CHECK_INT(ab->test.extreme, sf.extreme);
 	}

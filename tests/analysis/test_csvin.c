@@ -28,22 +28,20 @@ static const char *write_file(const char *name, const char *text)
 
 static void test_good(void)
 {
-	const char *ep = write_file(
-		"ep.csv",
-		"\xef\xbb\xbfmodel,task_id,trial,success,score,extra,domain,"
-		"type,outcome,tokens_in,cost_usd\r\n"
-		"m1,t1,1,1,1,x,CAD,single,,100,0.5\r\n"
-		"m1,t1,2,true,1.0,\"a, \"\"quoted\"\"\nfield\",CAD,single,done,"
-		"100,0.5\r\n"
-		"\r\n"
-		"m1,t2,1,0,0.25,,CAE,optimization,turn_limit,,\r\n"
-		"m2,t1,1,0,0,,CAD,single,env_crash,7,\r\n"
-		"m2,t2,1,0,0,,CAE,optimization,unrun,,\r\n"
-		"m2,t2,2,0,0,,CAE,optimization,missing,,\n");
-	const char *as = write_file(
-		"as.csv", "task_id,model,trial,assertion,stage,state\n"
-			  "t1,m1,2,volume,geometry,pass\n"
-			  "t2,m1,1,stress,physics,unavailable\n");
+	const char *ep =
+	    write_file("ep.csv", "\xef\xbb\xbfmodel,task_id,trial,success,score,extra,domain,"
+				 "type,outcome,tokens_in,cost_usd\r\n"
+				 "m1,t1,1,1,1,x,CAD,single,,100,0.5\r\n"
+				 "m1,t1,2,true,1.0,\"a, \"\"quoted\"\"\nfield\",CAD,single,done,"
+				 "100,0.5\r\n"
+				 "\r\n"
+				 "m1,t2,1,0,0.25,,CAE,optimization,turn_limit,,\r\n"
+				 "m2,t1,1,0,0,,CAD,single,env_crash,7,\r\n"
+				 "m2,t2,1,0,0,,CAE,optimization,unrun,,\r\n"
+				 "m2,t2,2,0,0,,CAE,optimization,missing,,\n");
+	const char *as = write_file("as.csv", "task_id,model,trial,assertion,stage,state\n"
+					      "t1,m1,2,volume,geometry,pass\n"
+					      "t2,m1,1,stress,physics,unavailable\n");
 	struct engi_results r;
 	struct engi_error err;
 	engi_error_init(&err);
@@ -106,12 +104,10 @@ static void test_good(void)
 	engi_results_release(&r);
 }
 
-static void expect_error(const char *episodes, const char *assertions,
-			 const char *want)
+static void expect_error(const char *episodes, const char *assertions, const char *want)
 {
 	const char *ep = write_file("bad.csv", episodes);
-	const char *as = assertions ? write_file("bad_as.csv", assertions)
-				    : NULL;
+	const char *as = assertions ? write_file("bad_as.csv", assertions) : NULL;
 	struct engi_results r;
 	struct engi_error err;
 	engi_error_init(&err);
@@ -125,18 +121,17 @@ static void expect_error(const char *episodes, const char *assertions,
 	engi_results_release(&r);
 }
 
-#define HEAD "task_id,model,trial,success,score\n"
+#define HEAD	     "task_id,model,trial,success,score\n"
 #define HEAD_OUTCOME "task_id,model,trial,success,score,outcome\n"
 
 static void test_errors(void)
 {
-	expect_error(HEAD "t1,m1,1,1,1\nt1,m1,2,1,abc\n",
-		     NULL, "bad.csv: line 3, column 'score': expected a finite "
-			   "number, found 'abc'");
+	expect_error(HEAD "t1,m1,1,1,1\nt1,m1,2,1,abc\n", NULL,
+		     "bad.csv: line 3, column 'score': expected a finite "
+		     "number, found 'abc'");
 	expect_error(HEAD "t1,m1,1,1,nan\n", NULL,
 		     "line 2, column 'score': expected a finite number");
-	expect_error(HEAD "t1,m1,x,1,1\n", NULL,
-		     "line 2, column 'trial': expected an integer");
+	expect_error(HEAD "t1,m1,x,1,1\n", NULL, "line 2, column 'trial': expected an integer");
 	expect_error(HEAD "t1,m1,1,yes,1\n", NULL,
 		     "line 2, column 'success': expected 0, 1, true or false, "
 		     "found 'yes'");
@@ -144,10 +139,8 @@ static void test_errors(void)
 		     "line 2, column 'model': empty, a value is required");
 	expect_error("task_id,model,trial,score\nt1,m1,1,1\n", NULL,
 		     "bad.csv: line 1: required column 'success' is missing");
-	expect_error(HEAD "t1,m1,1,1\n", NULL,
-		     "line 2: 4 fields, the header has 5");
-	expect_error(HEAD "t1,m1,1,1,1\n\"t2,m1,1,1,1\n", NULL,
-		     "line 3: quoted field not closed");
+	expect_error(HEAD "t1,m1,1,1\n", NULL, "line 2: 4 fields, the header has 5");
+	expect_error(HEAD "t1,m1,1,1,1\n\"t2,m1,1,1,1\n", NULL, "line 3: quoted field not closed");
 	expect_error(HEAD "t1,m1,1,1,1\nt\"2,m1,1,1,1\n", NULL,
 		     "line 3, field 1: quote inside an unquoted field");
 	expect_error("", NULL, "bad.csv: empty file, expected a header line");
@@ -156,8 +149,7 @@ static void test_errors(void)
 		     NULL,
 		     "line 3, column 'domain': task 't1' has 'CAE' here and "
 		     "'CAD' on line 2");
-	expect_error(HEAD_OUTCOME "t1,m1,1,1,1,done\nt1,m1,2,0,0,crashed\n",
-		     NULL,
+	expect_error(HEAD_OUTCOME "t1,m1,1,1,1,done\nt1,m1,2,0,0,crashed\n", NULL,
 		     "bad.csv: line 3, column 'outcome': expected done, "
 		     "fail_declared, turn_limit, time_limit, agent_error, "
 		     "env_crash, infra_error, missing or unrun, found 'crashed'");
@@ -189,19 +181,19 @@ static void test_errors(void)
 static void test_set(void)
 {
 	char a[256], b[256], c[256], as[256];
-	snprintf(a, sizeof a, "%s", write_file("a.csv",
-		"task_id,model,trial,success,score,lab\n"
-		"t1,m1,1,1,1,north\n"
-		"t1,m1,1,0,0,north\n" /* a repeat inside one file: kept */
-		"t2,m1,1,0,0.5,south\n"));
-	snprintf(b, sizeof b, "%s", write_file("b.csv",
-		"task_id,model,trial,success,score,outcome,lab\n"
-		"t1,m1,2,1,1,done,north\n"
-		"t3,m1,1,0,0,unrun,\n"));
-	snprintf(as, sizeof as, "%s", write_file("as.csv",
-		"task_id,model,trial,assertion,stage,state\n"
-		"t1,m1,2,file,delivery,pass\n"
-		"t1,m1,1,file,delivery,fail\n"));
+	snprintf(a, sizeof a, "%s",
+		 write_file("a.csv", "task_id,model,trial,success,score,lab\n"
+				     "t1,m1,1,1,1,north\n"
+				     "t1,m1,1,0,0,north\n" /* a repeat inside one file: kept */
+				     "t2,m1,1,0,0.5,south\n"));
+	snprintf(b, sizeof b, "%s",
+		 write_file("b.csv", "task_id,model,trial,success,score,outcome,lab\n"
+				     "t1,m1,2,1,1,done,north\n"
+				     "t3,m1,1,0,0,unrun,\n"));
+	snprintf(as, sizeof as, "%s",
+		 write_file("as.csv", "task_id,model,trial,assertion,stage,state\n"
+				      "t1,m1,2,file,delivery,pass\n"
+				      "t1,m1,1,file,delivery,fail\n"));
 	const char *set[] = {a, b};
 	struct engi_results r;
 	struct engi_error err;
@@ -237,10 +229,10 @@ static void test_set(void)
 	engi_results_release(&r);
 
 	/* the same cell from another run, even an unrun row of it */
-	snprintf(c, sizeof c, "%s", write_file("c.csv",
-		"task_id,model,trial,success,score,outcome\n"
-		"t9,m1,1,1,1,done\n"
-		"t2,m1,1,0,0,unrun\n"));
+	snprintf(c, sizeof c, "%s",
+		 write_file("c.csv", "task_id,model,trial,success,score,outcome\n"
+				     "t9,m1,1,1,1,done\n"
+				     "t2,m1,1,0,0,unrun\n"));
 	const char *dup[] = {a, c};
 	engi_error_init(&err);
 	CHECK_INT(engi_results_read_csvs(dup, 2, NULL, &r, &err), ENGI_EPARSE);
@@ -251,9 +243,9 @@ static void test_set(void)
 	CHECK_INT(r.nepisodes, 0);
 
 	/* metadata that disagrees across files names the other file */
-	snprintf(c, sizeof c, "%s", write_file("c.csv",
-		"task_id,model,trial,success,score,domain\n"
-		"t1,m2,1,1,1,CAE\n"));
+	snprintf(c, sizeof c, "%s",
+		 write_file("c.csv", "task_id,model,trial,success,score,domain\n"
+				     "t1,m2,1,1,1,CAE\n"));
 	engi_error_init(&err);
 	CHECK_INT(engi_results_read_csvs(dup, 2, NULL, &r, &err), ENGI_EPARSE);
 	CHECK(strstr(err.msg, "c.csv: line 2, column 'domain': task 't1' has "
@@ -326,8 +318,7 @@ static void test_long_names(void)
 	CHECK_STR(err.msg, "");
 	int seen = 0;
 	for (size_t i = 0; i < d.nrows; i++) {
-		if (d.rows[i].table == ENGI_REPORT_BY_DOMAIN &&
-		    !strcmp(d.rows[i].model, model) &&
+		if (d.rows[i].table == ENGI_REPORT_BY_DOMAIN && !strcmp(d.rows[i].model, model) &&
 		    !strcmp(d.rows[i].condition, cond) &&
 		    !strcmp(d.rows[i].group, "structural mechanics"))
 			seen++;
@@ -367,8 +358,7 @@ static void test_long_names(void)
 	engi_error_init(&err);
 	CHECK_INT(engi_res_copy(narrow, sizeof narrow, "structural", "domain", &err),
 		  ENGI_EINVALID);
-	CHECK(strstr(err.msg, "domain 'structural...' is longer than 7 bytes") !=
-	      NULL);
+	CHECK(strstr(err.msg, "domain 'structural...' is longer than 7 bytes") != NULL);
 	CHECK_INT(engi_res_copy(narrow, sizeof narrow, "CAD", "domain", &err), 0);
 	CHECK_STR(narrow, "CAD");
 	engi_results_release(&r);
@@ -379,9 +369,8 @@ static void test_long_names(void)
  * missing episode, not a silent gap. */
 static void test_trial_gap(void)
 {
-	const char *ep = write_file(
-		"gap.csv", HEAD "t1,m1,0,1,1\nt1,m1,2,1,1\n"
-			   "t2,m1,0,1,1\nt2,m1,1,1,1\nt2,m1,2,0,0\n");
+	const char *ep = write_file("gap.csv", HEAD "t1,m1,0,1,1\nt1,m1,2,1,1\n"
+						    "t2,m1,0,1,1\nt2,m1,1,1,1\nt2,m1,2,0,0\n");
 	struct engi_results r;
 	struct engi_error err;
 	engi_error_init(&err);
@@ -410,9 +399,8 @@ int main(void)
 	test_set();
 	test_long_names();
 	test_trial_gap();
-	const char *names[] = {"ep.csv", "as.csv", "bad.csv", "bad_as.csv",
-			       "a.csv",  "b.csv",  "c.csv",   "long.csv",
-			       "long2.csv", "gap.csv"};
+	const char *names[] = {"ep.csv", "as.csv", "bad.csv",  "bad_as.csv", "a.csv",
+			       "b.csv",	 "c.csv",  "long.csv", "long2.csv",  "gap.csv"};
 	for (size_t i = 0; i < 10; i++) {
 		char p[300];
 		snprintf(p, sizeof p, "%s/%s", dir, names[i]);

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void ep(struct engi_results *r, const char *cell, const char *task,
-	       const char *model, int trial, const char *outcome, double score)
+static void ep(struct engi_results *r, const char *cell, const char *task, const char *model,
+	       int trial, const char *outcome, double score)
 {
 	struct engi_res_episode *e = &r->episodes[r->nepisodes++];
 	memset(e, 0, sizeof(*e));
@@ -40,8 +40,8 @@ static void ep(struct engi_results *r, const char *cell, const char *task,
 	e->cost_usd = 1.0;
 }
 
-static void as(struct engi_results *r, const char *cell, const char *stage,
-	       const char *state, int required)
+static void as(struct engi_results *r, const char *cell, const char *stage, const char *state,
+	       int required)
 {
 	struct engi_res_assertion *a = &r->assertions[r->nassertions++];
 	memset(a, 0, sizeof(*a));

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void set_task(struct engi_res_task *t, const char *id, const char *type,
-		     const char *domain, const char *interface)
+static void set_task(struct engi_res_task *t, const char *id, const char *type, const char *domain,
+		     const char *interface)
 {
 	memset(t, 0, sizeof(*t));
 	snprintf(t->id, sizeof(t->id), "%s", id);
@@ -34,9 +34,8 @@ static void set_task(struct engi_res_task *t, const char *id, const char *type,
 	snprintf(t->scoring, sizeof(t->scoring), "binary");
 }
 
-static void add_episode(struct engi_results *r, const char *task,
-			const char *model, int trial, const char *outcome,
-			int success, double score, int turns)
+static void add_episode(struct engi_results *r, const char *task, const char *model, int trial,
+			const char *outcome, int success, double score, int turns)
 {
 	struct engi_res_episode *e = &r->episodes[r->nepisodes++];
 	memset(e, 0, sizeof(*e));
@@ -65,14 +64,10 @@ static void make_results(struct engi_results *r)
 	set_task(&r->tasks[0], "t1", "single", "CAD", "cli");
 	set_task(&r->tasks[1], "t2", "optimization", "CAE", "gui");
 	set_task(&r->tasks[2], "t3", "single", "CAD", "cli");
-	snprintf(r->tasks[1].scoring, sizeof(r->tasks[1].scoring),
-		 "optimization");
-	snprintf(r->tasks[0].software, sizeof(r->tasks[0].software),
-		 "openscad, freecad");
-	snprintf(r->tasks[1].software, sizeof(r->tasks[1].software),
-		 "calculix");
-	snprintf(r->tasks[2].software, sizeof(r->tasks[2].software),
-		 "openscad");
+	snprintf(r->tasks[1].scoring, sizeof(r->tasks[1].scoring), "optimization");
+	snprintf(r->tasks[0].software, sizeof(r->tasks[0].software), "openscad, freecad");
+	snprintf(r->tasks[1].software, sizeof(r->tasks[1].software), "calculix");
+	snprintf(r->tasks[2].software, sizeof(r->tasks[2].software), "openscad");
 	r->nmodels = 2;
 	r->models = engi_calloc(2, sizeof(*r->models));
 	snprintf(r->models[0].name, sizeof(r->models[0].name), "m1");
@@ -98,15 +93,12 @@ static void make_results(struct engi_results *r)
 }
 
 /* The row of a model that has tasks in the group. */
-static const struct engi_report_row *row_of(const struct engi_report_data *d,
-					    int table, const char *group,
-					    const char *model)
+static const struct engi_report_row *row_of(const struct engi_report_data *d, int table,
+					    const char *group, const char *model)
 {
 	for (size_t i = 0; i < d->nrows; i++)
-		if (d->rows[i].table == table &&
-		    strcmp(d->rows[i].group, group) == 0 &&
-		    strcmp(d->rows[i].model, model) == 0 &&
-		    d->rows[i].tasks > 0)
+		if (d->rows[i].table == table && strcmp(d->rows[i].group, group) == 0 &&
+		    strcmp(d->rows[i].model, model) == 0 && d->rows[i].tasks > 0)
 			return &d->rows[i];
 	return NULL;
 }
@@ -175,10 +167,8 @@ static void test_numbers(void)
 	CHECK_INT(d.table_groups[ENGI_REPORT_BY_SOFTWARE], 3);
 	CHECK_INT(d.table_groups[ENGI_REPORT_BY_TYPE], 2);
 
-	const struct engi_report_row *m1 =
-		row_of(&d, ENGI_REPORT_OVERALL, "all", "m1");
-	const struct engi_report_row *m2 =
-		row_of(&d, ENGI_REPORT_OVERALL, "all", "m2");
+	const struct engi_report_row *m1 = row_of(&d, ENGI_REPORT_OVERALL, "all", "m1");
+	const struct engi_report_row *m2 = row_of(&d, ENGI_REPORT_OVERALL, "all", "m2");
 	CHECK(m1 && m2);
 	if (!m1 || !m2)
 		goto out;
@@ -218,7 +208,7 @@ static void test_numbers(void)
 	CHECK_INT(m2->outcomes[ENGI_REPORT_ENV_CRASH], 1);
 	CHECK_INT(m2->outcomes[ENGI_REPORT_AGENT_ERROR], 1);
 	CHECK_NEAR(m2->mean_turns, 5.0, 0); /* (4 + 6 + 8 + 2) / 4 scored */
-	CHECK_INT(m2->tokens_in, 500);      /* the crash spent tokens too */
+	CHECK_INT(m2->tokens_in, 500);	    /* the crash spent tokens too */
 	CHECK_NEAR(m2->cost_usd, 1.25, 0);
 
 	const struct engi_report_row *g;
@@ -229,8 +219,7 @@ static void test_numbers(void)
 	CHECK(g && g->stable_failure == 1 && g->episodes == 2);
 	g = row_of(&d, ENGI_REPORT_BY_DOMAIN, "CAD", "m2");
 	CHECK(g && g->tasks == 2 && fabs(g->score.mean - 50.0) < 1e-12);
-	CHECK(g && g->single_trial == 2 &&
-	      g->outcomes[ENGI_REPORT_ENV_CRASH] == 1);
+	CHECK(g && g->single_trial == 2 && g->outcomes[ENGI_REPORT_ENV_CRASH] == 1);
 	g = row_of(&d, ENGI_REPORT_BY_INTERFACE, "gui", "m1");
 	CHECK(g && g->tasks == 1 && g->mixed == 1);
 	/* t1 uses two programs: it counts in both groups */
@@ -243,8 +232,7 @@ static void test_numbers(void)
 	/* EngiScore and reward agree on binary and optimization tasks */
 	CHECK_NEAR(m2->reward.mean, 170.0 / 3.0, 1e-12);
 	/* groups sorted by name */
-	CHECK_STR(d.rows[d.table_first[ENGI_REPORT_BY_TYPE]].group,
-		  "optimization");
+	CHECK_STR(d.rows[d.table_first[ENGI_REPORT_BY_TYPE]].group, "optimization");
 out:
 	engi_report_data_release(&d);
 	engi_results_release(&r);
@@ -274,8 +262,7 @@ static void test_interval_wiring(void)
 		CHECK_NEAR(row->score.lo, 100.0 * ci[a].lo, 1e-12);
 		CHECK_NEAR(row->score.hi, 100.0 * ci[a].hi, 1e-12);
 		CHECK_INT(row->score.draws, 2000);
-		CHECK(row->score.lo <= row->score.mean &&
-		      row->score.mean <= row->score.hi);
+		CHECK(row->score.lo <= row->score.mean && row->score.mean <= row->score.hi);
 	}
 	engi_report_data_release(&d);
 	engi_results_release(&r);
@@ -323,12 +310,10 @@ static void test_outputs(void)
 			"scored) | 1 |"));
 	CHECK(strstr(m, "## Episodes not run") != NULL);
 	CHECK(strstr(m, "- m2: 1 episode not run: environment lost\n") != NULL);
-	CHECK(strstr(m,
-		     "| m1 | 3 | 6 | 50.0 | too few tasks (3 < 5) | 50.0 | "
-		     "too few tasks (3 < 5) | 50.0 % |"));
-	CHECK(strstr(m,
-		     "| m2 | 3 | 4 | 56.7 | too few tasks (3 < 5) | 56.7 | "
-		     "too few tasks (3 < 5) | 33.3 % |"));
+	CHECK(strstr(m, "| m1 | 3 | 6 | 50.0 | too few tasks (3 < 5) | 50.0 | "
+			"too few tasks (3 < 5) | 50.0 % |"));
+	CHECK(strstr(m, "| m2 | 3 | 4 | 56.7 | too few tasks (3 < 5) | 56.7 | "
+			"too few tasks (3 < 5) | 33.3 % |"));
 	CHECK(strstr(m, "| model | calculix | freecad | openscad |") != NULL);
 	CHECK(strstr(m, "| m1 | 3 | 1 | 1 | 1 | 0 |") != NULL);
 	CHECK(strstr(m, "| m2 | 1 | 0 | 0 | 1 | 2 |") != NULL);
@@ -354,22 +339,18 @@ static void test_outputs(void)
 		if (a && i == 0) {
 			/* header + 20 rows */
 			CHECK_INT(count_of(a, "\r\n"), 21);
-			CHECK(strncmp(a, "table,group,model,condition,tasks,",
-				      34) == 0);
+			CHECK(strncmp(a, "table,group,model,condition,tasks,", 34) == 0);
 			CHECK(strstr(a, "\r\noverall,all,m1,base,3,6,6,50,,,"
 					"few_tasks,0,50,,,few_tasks,"
 					"0.5,1,1,1,0,3,1,1,1,0,0,0,0,0,,"
 					"10,60,600,60,1.5\r\n") != NULL);
-			CHECK(strstr(a,
-				     "\r\ntype,optimization,m2,base,1,2,2,70,,,"
-				     "few_tasks,0,70,,,few_tasks,"
-				     "0,0,0,1,0,2,0,0,0,0,0,0,0,0,,7,"
-				     "60,200,20,0.5\r\n") != NULL);
+			CHECK(strstr(a, "\r\ntype,optimization,m2,base,1,2,2,70,,,"
+					"few_tasks,0,70,,,few_tasks,"
+					"0,0,0,1,0,2,0,0,0,0,0,0,0,0,,7,"
+					"60,200,20,0.5\r\n") != NULL);
 		}
 		if (a && i == 1) {
-			CHECK(strncmp(a,
-				      "{\n  \"format\": \"engisweep-report\",",
-				      33) == 0);
+			CHECK(strncmp(a, "{\n  \"format\": \"engisweep-report\",", 33) == 0);
 			CHECK(strstr(a, "\"planned\": 12, \"missing\": 1, "
 					"\"recorded\": 11,") != NULL);
 			CHECK(strstr(a, "{\"table\": \"overall\", "
@@ -441,8 +422,7 @@ static void test_edges(void)
 	CHECK_STR(odd->condition, "other");
 	CHECK_INT(odd->tasks, 1);
 	const struct engi_report_row *u =
-		row_of(&d, ENGI_REPORT_BY_TYPE, ENGI_REPORT_UNKNOWN_GROUP,
-		       "a,\"b|c\"\n");
+	    row_of(&d, ENGI_REPORT_BY_TYPE, ENGI_REPORT_UNKNOWN_GROUP, "a,\"b|c\"\n");
 	CHECK(u && u->tasks == 1);
 	/* the unknown group comes last */
 	size_t last = d.table_first[ENGI_REPORT_BY_TYPE] +
@@ -572,8 +552,7 @@ static void test_reward(void)
 	struct engi_report_data d;
 	engi_report_data_init(&d);
 	CHECK_INT(engi_report_compute(&d, &r, &o, NULL), 0);
-	const struct engi_report_row *m1 =
-		row_of(&d, ENGI_REPORT_OVERALL, "all", "m1");
+	const struct engi_report_row *m1 = row_of(&d, ENGI_REPORT_OVERALL, "all", "m1");
 	CHECK(m1 != NULL);
 	if (m1) {
 		CHECK_NEAR(m1->score.mean, 50.0, 1e-12);
@@ -582,34 +561,28 @@ static void test_reward(void)
 		CHECK_INT(m1->reward.ntasks, 3);
 		/* the reward's interval is the shared bootstrap's too */
 		double x[] = {1.0, 0.5, 0.5};
-		struct engi_boot_opts b = {o.seed, 500, 0.95, 2,
-					   ENGI_INTERVAL_PERCENTILE};
+		struct engi_boot_opts b = {o.seed, 500, 0.95, 2, ENGI_INTERVAL_PERCENTILE};
 		struct engi_ci ci;
-		CHECK_INT(engi_boot_shared(x, NULL, 1, 3, &b, &ci, NULL, NULL),
-			  0);
+		CHECK_INT(engi_boot_shared(x, NULL, 1, 3, &b, &ci, NULL, NULL), 0);
 		CHECK_NEAR(m1->reward.lo, 100.0 * ci.lo, 1e-12);
 		CHECK_NEAR(m1->reward.hi, 100.0 * ci.hi, 1e-12);
 	}
-	const struct engi_report_row *g =
-		row_of(&d, ENGI_REPORT_BY_TYPE, "single", "m1");
-	CHECK(g && fabs(g->score.mean - 50.0) < 1e-12 &&
-	      fabs(g->reward.mean - 75.0) < 1e-12);
+	const struct engi_report_row *g = row_of(&d, ENGI_REPORT_BY_TYPE, "single", "m1");
+	CHECK(g && fabs(g->score.mean - 50.0) < 1e-12 && fabs(g->reward.mean - 75.0) < 1e-12);
 	char *md = NULL;
 	size_t mdlen = 0;
 	FILE *f = open_memstream(&md, &mdlen);
 	CHECK_INT(engi_report_write_markdown(&d, f, NULL), 0);
 	fclose(f);
-	CHECK(strstr(md, "| m1 | 3 | 6 | 50.0 | ") != NULL &&
-	      strstr(md, " | 66.7 | ") != NULL);
-	CHECK(strstr(md, "| m1 | 50.0 [") != NULL &&
-	      strstr(md, "(n=2); reward 75.0 |") != NULL);
+	CHECK(strstr(md, "| m1 | 3 | 6 | 50.0 | ") != NULL && strstr(md, " | 66.7 | ") != NULL);
+	CHECK(strstr(md, "| m1 | 50.0 [") != NULL && strstr(md, "(n=2); reward 75.0 |") != NULL);
 	free(md);
 	engi_report_data_release(&d);
 	engi_results_release(&r);
 }
 
-static void add_meta(struct engi_results *r, const char *task,
-		     const char *key, const char *value, const char *conflict)
+static void add_meta(struct engi_results *r, const char *task, const char *key, const char *value,
+		     const char *conflict)
 {
 	struct engi_res_task_meta *m = &r->task_meta[r->ntask_meta++];
 	memset(m, 0, sizeof(*m));
@@ -629,8 +602,9 @@ static void test_by_key(void)
 	add_meta(&r, "t1", "lab", "north", "");
 	add_meta(&r, "t3", "lab", "north", "");
 	add_meta(&r, "t2", "lab", "", "");
-	add_meta(&r, "t1", "run", "x", "runs.csv: line 3: task 't1' has 'y' "
-					"here and 'x' on line 2");
+	add_meta(&r, "t1", "run", "x",
+		 "runs.csv: line 3: task 't1' has 'y' "
+		 "here and 'x' on line 2");
 	const char *by[] = {"lab", "scoring", "type", "lab"};
 	struct engi_report_opts o;
 	engi_report_opts_init(&o);
@@ -668,8 +642,7 @@ static void test_by_key(void)
 	o.nby = 1;
 	engi_error_init(&err);
 	CHECK_INT(engi_report_compute(&d, &r, &o, &err), ENGI_EINVALID);
-	CHECK(strstr(err.msg, "--by 'colour': no task has this metadata key") !=
-	      NULL);
+	CHECK(strstr(err.msg, "--by 'colour': no task has this metadata key") != NULL);
 	engi_report_data_release(&d);
 
 	const char *run[] = {"run"};
@@ -718,17 +691,14 @@ static void test_evidence_json(void)
 	free(md);
 	snprintf(path, sizeof(path), "%s.json", prefix);
 	char *json = slurp(path, &len);
-	CHECK(json && strstr(json, "\"evidence\": {\"stages\": [\"delivery\"],") !=
-			      NULL);
+	CHECK(json && strstr(json, "\"evidence\": {\"stages\": [\"delivery\"],") != NULL);
 	CHECK(json && strstr(json, "{\"model\": \"m1\", \"condition\": "
-				   "\"base\", \"episodes\": 6, \"tasks\": 3,") !=
-			      NULL);
+				   "\"base\", \"episodes\": 6, \"tasks\": 3,") != NULL);
 	/* t1 is where delivery applies: m1 has 2 scored episodes there, one
 	 * with a passing verdict; m2 one, failing */
 	CHECK(json && strstr(json, "\"ladder\": [{\"stage\": \"delivery\", "
 				   "\"denominator\": 2, \"passed\": 1, "
-				   "\"pass_rate\": 0.5, \"first_failed\": 1}]") !=
-			      NULL);
+				   "\"pass_rate\": 0.5, \"first_failed\": 1}]") != NULL);
 	CHECK(json && json[len - 1] == '\n' && json[len - 2] == '}');
 	free(json);
 	remove(path);
@@ -788,8 +758,7 @@ static void test_dead_endpoint(void)
 		for (int k = 0; k < 2; k++) {
 			add_episode(&r, id, "alive", k, "done", t % 2, t % 2, 5);
 			add_episode(&r, id, "dead", k, "infra_error", 0, 0.0, 0);
-			snprintf(r.episodes[r.nepisodes - 1].infra,
-				 sizeof(r.episodes[0].infra),
+			snprintf(r.episodes[r.nepisodes - 1].infra, sizeof(r.episodes[0].infra),
 				 "endpoint unavailable");
 		}
 	}
@@ -863,8 +832,7 @@ static void test_provenance(void)
 	make_results(&r);
 	for (size_t i = 0; i < r.nepisodes; i++) {
 		struct engi_res_episode *e = &r.episodes[i];
-		snprintf(e->version, sizeof(e->version), "%s",
-			 i < 8 ? "1.4.0" : "1.5.0");
+		snprintf(e->version, sizeof(e->version), "%s", i < 8 ? "1.4.0" : "1.5.0");
 		snprintf(e->verifier, sizeof(e->verifier), "%s",
 			 !strcmp(e->task_id, "t2") ? "fe@2" : "mesh@1");
 	}
@@ -885,11 +853,9 @@ static void test_provenance(void)
 	free(json);
 
 	/* one kind at two versions */
-	snprintf(r.episodes[0].verifier, sizeof(r.episodes[0].verifier),
-		 "mesh@2");
+	snprintf(r.episodes[0].verifier, sizeof(r.episodes[0].verifier), "mesh@2");
 	for (size_t i = 0; i < r.nepisodes; i++)
-		snprintf(r.episodes[i].version, sizeof(r.episodes[i].version),
-			 "1.5.0");
+		snprintf(r.episodes[i].version, sizeof(r.episodes[i].version), "1.5.0");
 	render(&r, &md, &json);
 	CHECK(md && strstr(md, "**Warning: verdicts from different verifiers "
 			       "(kind@version):** fe@2 (4 episodes), mesh@1 "
@@ -917,8 +883,7 @@ static void test_task_order(void)
 			char id[8];
 			snprintf(id, sizeof(id), "t%d", t);
 			set_task(&r[k].tasks[i], id, "single", "CAD", "cli");
-			add_episode(&r[k], id, "m", 0, "done", t % 3 == 0,
-				    t % 3 == 0, 5);
+			add_episode(&r[k], id, "m", 0, "done", t % 3 == 0, t % 3 == 0, 5);
 			add_episode(&r[k], id, "m", 1, "done", t < 3, t < 3, 5);
 		}
 	}
@@ -933,8 +898,7 @@ static void test_task_order(void)
 		CHECK_INT(engi_report_compute(&d[k], &r[k], &o, &err), 0);
 	}
 	CHECK_INT(d[0].rows[0].score.flag, ENGI_CI_OK);
-	CHECK(memcmp(&d[0].rows[0].score, &d[1].rows[0].score,
-		     sizeof(d[0].rows[0].score)) == 0);
+	CHECK(memcmp(&d[0].rows[0].score, &d[1].rows[0].score, sizeof(d[0].rows[0].score)) == 0);
 	for (int k = 0; k < 2; k++) {
 		engi_report_data_release(&d[k]);
 		engi_results_release(&r[k]);

@@ -21,8 +21,8 @@ static int same_double(double a, double b)
 static int same_ci(const struct engi_ci *a, const struct engi_ci *b)
 {
 	return same_double(a->mean, b->mean) && same_double(a->lo, b->lo) &&
-	       same_double(a->hi, b->hi) && a->ntasks == b->ntasks &&
-	       a->draws == b->draws && a->flag == b->flag;
+	       same_double(a->hi, b->hi) && a->ntasks == b->ntasks && a->draws == b->draws &&
+	       a->flag == b->flag;
 }
 
 static void test_rng_vectors(void)
@@ -90,8 +90,7 @@ static void test_task_means(void)
 	struct engi_error err;
 	engi_error_init(&err);
 	size_t bad[] = {5};
-	CHECK_INT(engi_task_means(bad, v, 1, 4, mean, count, &err),
-		  ENGI_EINVALID);
+	CHECK_INT(engi_task_means(bad, v, 1, 4, mean, count, &err), ENGI_EINVALID);
 	CHECK_STR(err.msg, "value 0 names task 5 of only 4");
 }
 
@@ -152,9 +151,8 @@ static double ref_quantile(const double *s, size_t n, double q)
 }
 
 /* The bootstrap as the header describes it, one loop, no sharing. */
-static void ref_boot(const double *x, const unsigned char *has, size_t n,
-		     uint64_t seed, size_t draws, double level, double *lo,
-		     double *hi, size_t *used)
+static void ref_boot(const double *x, const unsigned char *has, size_t n, uint64_t seed,
+		     size_t draws, double level, double *lo, double *hi, size_t *used)
 {
 	double *st = malloc(draws * sizeof(*st));
 	struct engi_rng r;
@@ -243,8 +241,8 @@ static void test_shared(void)
 		double a = engi_rng_unit(&r);
 		x[0 * N + t] = a;
 		x[1 * N + t] = 1.0 - a; /* mirror of arm 0 */
-		x[2 * N + t] = a;       /* copy of arm 0 */
-		x[3 * N + t] = a;       /* arm 0 with two tasks missing */
+		x[2 * N + t] = a;	/* copy of arm 0 */
+		x[3 * N + t] = a;	/* arm 0 with two tasks missing */
 	}
 	for (int i = 0; i < 4 * N; i++)
 		has[i] = 1;
@@ -279,8 +277,7 @@ static void test_shared(void)
 	CHECK_INT(ci[3].ntasks, N - 2);
 	double lo, hi;
 	size_t used;
-	ref_boot(x + 3 * N, has + 3 * N, N, o.seed, D, o.level, &lo, &hi,
-		 &used);
+	ref_boot(x + 3 * N, has + 3 * N, N, o.seed, D, o.level, &lo, &hi, &used);
 	CHECK_NEAR(ci[3].lo, lo, 0);
 	CHECK_NEAR(ci[3].hi, hi, 0);
 	CHECK_INT(ci[3].draws, used);
@@ -336,8 +333,7 @@ static void test_paired(void)
 	CHECK_NEAR(s.mean_diff, pc.mean, 1e-12);
 	CHECK_INT(s.n, N);
 	CHECK_INT(engi_signflip_test(d, NULL, N, 11, 10000, &s2, NULL), 0);
-	CHECK(same_double(s.p, s2.p) &&
-	      same_double(s.mean_diff, s2.mean_diff) &&
+	CHECK(same_double(s.p, s2.p) && same_double(s.mean_diff, s2.mean_diff) &&
 	      s.extreme == s2.extreme);
 
 	/* a null: differences symmetric around zero */
@@ -410,16 +406,13 @@ static void test_bca_ties(void)
 		equal += d[k] == 0.5;
 	}
 	CHECK(equal > draws / 4);
-	double z0 = engi_normal_quantile(((double)below + 0.5 * (double)equal) /
-					 (double)draws);
+	double z0 = engi_normal_quantile(((double)below + 0.5 * (double)equal) / (double)draws);
 	double z0_strict = engi_normal_quantile((double)below / (double)draws);
 	double ends[2], strict[2];
 	for (int e = 0; e < 2; e++) {
 		double z = engi_normal_quantile(e ? 0.975 : 0.025);
-		ends[e] = engi_quantile_sorted(d, draws,
-					       engi_normal_cdf(2 * z0 + z));
-		strict[e] = engi_quantile_sorted(
-			d, draws, engi_normal_cdf(2 * z0_strict + z));
+		ends[e] = engi_quantile_sorted(d, draws, engi_normal_cdf(2 * z0 + z));
+		strict[e] = engi_quantile_sorted(d, draws, engi_normal_cdf(2 * z0_strict + z));
 	}
 	struct engi_ci ci;
 	struct engi_error err;

@@ -17,14 +17,14 @@
 #include <unistd.h>
 
 static int failures;
-#define CHECK(c, ...)                                                          \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			failures++;                                            \
-			printf("FAIL line %d: ", __LINE__);                    \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-		}                                                              \
+#define CHECK(c, ...)                                                                              \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			failures++;                                                                \
+			printf("FAIL line %d: ", __LINE__);                                        \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+		}                                                                                  \
 	} while (0)
 
 struct peer {
@@ -104,7 +104,8 @@ int main(void)
 	ret = events = NULL;
 
 	/* an error reply carries QEMU's description */
-	static const char s2[] = "{\"error\": {\"class\": \"GenericError\", \"desc\": \"no such thing\"}, \"id\": 1}\n";
+	static const char s2[] =
+	    "{\"error\": {\"class\": \"GenericError\", \"desc\": \"no such thing\"}, \"id\": 1}\n";
 	engi_error_init(&e);
 	rc = one_call(0, s2, sizeof(s2) - 1, 0, 0, 5, &ret, &e, NULL);
 	CHECK(rc == ENGI_EIO && strstr(e.msg, "no such thing"), "error reply: %d %s", rc, e.msg);

@@ -734,7 +734,8 @@ static void test_image_fit(void)
 	engi_error_init(&e);
 	CHECK_INT(screen_image_fit(jpg, sizeof(jpg), 1, 4, &im, &e), ENGI_ETOOBIG);
 	engi_error_init(&e);
-	CHECK_INT(screen_image_fit((const unsigned char *)"GIF89a", 6, 9, 99, &im, &e), ENGI_EPARSE);
+	CHECK_INT(screen_image_fit((const unsigned char *)"GIF89a", 6, 9, 99, &im, &e),
+		  ENGI_EPARSE);
 }
 
 int main(void)

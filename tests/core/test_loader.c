@@ -493,7 +493,8 @@ static void test_hash_verifier_files(void)
 		 " \"deliverables\": [{\"path\": \"part.stl\"}],\n"
 		 " \"verifier\": {\"kind\": \"cad_similarity\", \"file\": \"part.stl\",\n"
 		 "   \"reference\": \"part/ref.stl\",\n"
-		 "   \"criteria\": [{\"name\": \"geometry\", \"check\": \"similarity\", \"min\": 0.5}]},\n"
+		 "   \"criteria\": [{\"name\": \"geometry\", \"check\": \"similarity\", \"min\": "
+		 "0.5}]},\n"
 		 " \"reference\": [{\"run\": \"true\"}]}\n");
 	char orig[65], h[65];
 	find_hash(tmp, "part", orig);

@@ -278,35 +278,42 @@ static void test_conditions(void)
 	expect_condition("abl:image_tool=true,history_turns=5", "abl",
 			 "{\"history_turns\":5,\"image_tool\":true}");
 	expect_condition("base", "base", "{}");
-	expect_condition("mix:tools=text,screen_scale=0.25,image_tool=false,history_turns=1e3", "mix",
+	expect_condition("mix:tools=text,screen_scale=0.25,image_tool=false,history_turns=1e3",
+			 "mix",
 			 "{\"history_turns\":1000,\"image_tool\":false,\"screen_scale\":0.25,"
 			 "\"tools\":\"text\"}");
 	expect_condition("s:drawings=none,screen_scale=1", "s",
 			 "{\"drawings\":\"none\",\"screen_scale\":1}");
 
 	/* every key a setting of the table, every value valid for it */
-	expect_condition_error("x:histroy_turns=3", "--condition 'x:histroy_turns=3': unknown "
+	expect_condition_error("x:histroy_turns=3",
+			       "--condition 'x:histroy_turns=3': unknown "
 			       "setting 'histroy_turns' (did you mean history_turns?)");
-	expect_condition_error("x:colour=red", "--condition 'x:colour=red': unknown setting "
+	expect_condition_error("x:colour=red",
+			       "--condition 'x:colour=red': unknown setting "
 			       "'colour' (known: history_turns, tools, image_tool, screen_scale, "
 			       "drawings)");
 	expect_condition_error("x:screen_scale=3", "--condition 'x:screen_scale=3': "
-			       "screen_scale=3: expected a number in (0, 1]");
+						   "screen_scale=3: expected a number in (0, 1]");
 	expect_condition_error("x:screen_scale=0", "--condition 'x:screen_scale=0': "
-			       "screen_scale=0: expected a number in (0, 1]");
-	expect_condition_error("x:history_turns=0", "--condition 'x:history_turns=0': "
+						   "screen_scale=0: expected a number in (0, 1]");
+	expect_condition_error("x:history_turns=0",
+			       "--condition 'x:history_turns=0': "
 			       "history_turns=0: expected an integer from 1 to 1000000");
-	expect_condition_error("x:history_turns=2.5", "--condition 'x:history_turns=2.5': "
+	expect_condition_error("x:history_turns=2.5",
+			       "--condition 'x:history_turns=2.5': "
 			       "history_turns=2.5: expected an integer from 1 to 1000000");
 	expect_condition_error("x:image_tool=yes", "--condition 'x:image_tool=yes': "
-			       "image_tool=yes: expected true or false");
+						   "image_tool=yes: expected true or false");
 	expect_condition_error("x:tools=true", "--condition 'x:tools=true': tools=true: "
-			       "expected native or text");
-	expect_condition_error("x:drawings=sideways", "--condition 'x:drawings=sideways': "
+					       "expected native or text");
+	expect_condition_error("x:drawings=sideways",
+			       "--condition 'x:drawings=sideways': "
 			       "drawings=sideways: expected message, files or none");
 	expect_condition_error("x:drawings=", "--condition 'x:drawings=': drawings=: expected "
-			       "message, files or none");
-	expect_condition_error("x:tools=text,tools=native", "--condition "
+					      "message, files or none");
+	expect_condition_error("x:tools=text,tools=native",
+			       "--condition "
 			       "'x:tools=text,tools=native': 'tools' is set twice");
 
 	expect_condition_error("abl:history",
@@ -456,25 +463,28 @@ static void test_models(void)
 	sweepdef_init(&d);
 	engi_error_init(&err);
 	CHECK_INT(sweepdef_load_models(&d, path, &err), ENGI_EPARSE);
-	snprintf(expected, sizeof(expected), "%s: /models/1/colour: unknown field 'colour' (known: ",
-		 path);
+	snprintf(expected, sizeof(expected),
+		 "%s: /models/1/colour: unknown field 'colour' (known: ", path);
 	CHECK(strncmp(err.msg, expected, strlen(expected)) == 0);
 	sweepdef_release(&d);
 
 	/* max_concurrent is a count that fits an int: 1e300 (undefined as an
 	 * int) and 0.5 (0, unlimited) are refused */
-	path = write_models("huge_cap.json",
-			    "{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"max_concurrent\": 1e300}]}\n");
+	path = write_models(
+	    "huge_cap.json",
+	    "{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"max_concurrent\": 1e300}]}\n");
 	sweepdef_init(&d);
 	engi_error_init(&err);
 	CHECK_INT(sweepdef_load_models(&d, path, &err), ENGI_EPARSE);
 	snprintf(expected, sizeof(expected),
-		 "%s: /models/0/max_concurrent: expected an integer from 0 to 1000000, found a number (1e+300)",
+		 "%s: /models/0/max_concurrent: expected an integer from 0 to 1000000, found a "
+		 "number (1e+300)",
 		 path);
 	CHECK_STR(err.msg, expected);
 	sweepdef_release(&d);
-	path = write_models("half_cap.json",
-			    "{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"max_concurrent\": 0.5}]}\n");
+	path = write_models(
+	    "half_cap.json",
+	    "{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"max_concurrent\": 0.5}]}\n");
 	sweepdef_init(&d);
 	engi_error_init(&err);
 	CHECK_INT(sweepdef_load_models(&d, path, &err), ENGI_EPARSE);
@@ -522,22 +532,27 @@ static void test_models(void)
 	static const struct {
 		const char *json, *msg;
 	} bad[] = {
-		{"{\"models\": [], \"defaults\": {}}", "/defaults: unknown field (a models file has only 'models')"},
-		{"{\"models\": [7]}", "/models/0: expected an object, found an integer"},
-		{"{\"models\": [{\"name\": \"m\", \"agent\": 3}]}",
-		 "/models/0/agent: expected an agent name, found an integer (3)"},
-		{"{\"models\": [{\"name\": \"m\", \"provider\": \"openai\", \"history_turns\": 0}]}",
-		 "/models/0/history_turns: expected an integer from 1 to 1000000, found an integer (0)"},
-		{"{\"models\": [{\"name\": \"m\", \"provider\": \"openai\", \"tools\": true}]}",
-		 "/models/0/tools: expected native or text, found a boolean (true)"},
-		{"{\"models\": [{\"name\": \"m\", \"provider\": \"openai\", \"image_tool\": \"no\"}]}",
-		 "/models/0/image_tool: expected true or false, found a string ('no')"},
-		{"{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"max_concurrent\": 1.5}]}",
-		 "/models/0/max_concurrent: expected an integer from 0 to 1000000, found a number (1.5)"},
-		{"{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"budget_usd\": \"lots\"}]}",
-		 "/models/0/budget_usd: expected a number ≥ 0, found a string ('lots')"},
-		{"{\"models\": [{\"name\": \"m\", \"agent\": \"reference\", \"temperature\": \"hot\"}]}",
-		 "/models/0/temperature: a setting of the agent 'model'; the agent 'reference' takes none"},
+	    {"{\"models\": [], \"defaults\": {}}",
+	     "/defaults: unknown field (a models file has only 'models')"},
+	    {"{\"models\": [7]}", "/models/0: expected an object, found an integer"},
+	    {"{\"models\": [{\"name\": \"m\", \"agent\": 3}]}",
+	     "/models/0/agent: expected an agent name, found an integer (3)"},
+	    {"{\"models\": [{\"name\": \"m\", \"provider\": \"openai\", \"history_turns\": 0}]}",
+	     "/models/0/history_turns: expected an integer from 1 to 1000000, found an integer "
+	     "(0)"},
+	    {"{\"models\": [{\"name\": \"m\", \"provider\": \"openai\", \"tools\": true}]}",
+	     "/models/0/tools: expected native or text, found a boolean (true)"},
+	    {"{\"models\": [{\"name\": \"m\", \"provider\": \"openai\", \"image_tool\": \"no\"}]}",
+	     "/models/0/image_tool: expected true or false, found a string ('no')"},
+	    {"{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"max_concurrent\": 1.5}]}",
+	     "/models/0/max_concurrent: expected an integer from 0 to 1000000, found a number "
+	     "(1.5)"},
+	    {"{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"budget_usd\": \"lots\"}]}",
+	     "/models/0/budget_usd: expected a number ≥ 0, found a string ('lots')"},
+	    {"{\"models\": [{\"name\": \"m\", \"agent\": \"reference\", \"temperature\": "
+	     "\"hot\"}]}",
+	     "/models/0/temperature: a setting of the agent 'model'; the agent 'reference' takes "
+	     "none"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		char fname[32];
@@ -598,13 +613,15 @@ static void test_grid(void)
 	}
 	sweepdef_release(&d);
 
-	expect_grid_error("bogus_axis=1,2", "--grid 'bogus_axis=1,2': unknown axis 'bogus_axis' "
+	expect_grid_error("bogus_axis=1,2",
+			  "--grid 'bogus_axis=1,2': unknown axis 'bogus_axis' "
 			  "(known: history_turns, tools, image_tool, screen_scale, drawings)");
 	expect_grid_error("screen_scal=0.5", "--grid 'screen_scal=0.5': unknown axis "
-			  "'screen_scal' (did you mean screen_scale?)");
+					     "'screen_scal' (did you mean screen_scale?)");
 	expect_grid_error("screen_scale=0.5,3,7", "--grid 'screen_scale=0.5,3,7': screen_scale=3: "
-			  "expected a number in (0, 1]");
-	expect_grid_error("drawings=files,paper", "--grid 'drawings=files,paper': "
+						  "expected a number in (0, 1]");
+	expect_grid_error("drawings=files,paper",
+			  "--grid 'drawings=files,paper': "
 			  "drawings=paper: expected message, files or none");
 
 	/* what the consumers see: the default where unset, -1 where not valid */

@@ -13,14 +13,14 @@
 #include <sys/stat.h>
 
 /* CHECK with a message printed on failure */
-#define CHECKM(cond, ...)                                                      \
-	do {                                                                   \
-		int ok_ = (cond);                                              \
-		CHECK(ok_);                                                    \
-		if (!ok_) {                                                    \
-			fprintf(stderr, "  " __VA_ARGS__);                     \
-			fputc('\n', stderr);                                  \
-		}                                                              \
+#define CHECKM(cond, ...)                                                                          \
+	do {                                                                                       \
+		int ok_ = (cond);                                                                  \
+		CHECK(ok_);                                                                        \
+		if (!ok_) {                                                                        \
+			fprintf(stderr, "  " __VA_ARGS__);                                         \
+			fputc('\n', stderr);                                                       \
+		}                                                                                  \
 	} while (0)
 
 static void write_text(const char *path, const char *text)
@@ -77,11 +77,12 @@ int main(int argc, char **argv)
 	}
 	if (s.nrefused == 2) {
 		CHECK_STR(s.refused[0].category, "not three fields");
-		CHECKM(strstr(s.refused[0].reason, "toy.tasks:2: expected ID|INSTRUCTION|VOLUME") != NULL,
-		      "%s", s.refused[0].reason);
+		CHECKM(strstr(s.refused[0].reason, "toy.tasks:2: expected ID|INSTRUCTION|VOLUME") !=
+			   NULL,
+		       "%s", s.refused[0].reason);
 		CHECK_STR(s.refused[1].category, "not a valid task");
-		CHECKM(strstr(s.refused[1].reason, "/id: 'cube' is already the id of") != NULL, "%s",
-		      s.refused[1].reason);
+		CHECKM(strstr(s.refused[1].reason, "/id: 'cube' is already the id of") != NULL,
+		       "%s", s.refused[1].reason);
 	}
 	suite_release(&s);
 

@@ -25,13 +25,14 @@ static int toy_probe(const char *path)
 
 static json_t *toy_task(const char *id, const char *instruction, double volume)
 {
-	return json_pack("{s:s,s:s,s:[s],s:s,s:s,s:s,s:[{s:s}],s:{s:s,s:s,s:[{s:s,s:s},{s:s,s:s,s:f,s:f}]},"
-			 "s:[{s:s}]}",
-			 "id", id, "domain", "CAD", "software", "sh", "type", "single", "interface",
-			 "cli", "instruction", instruction, "deliverables", "path", "part.stl",
-			 "verifier", "kind", "mesh", "file", "part.stl", "criteria", "name", "closed",
-			 "check", "watertight", "name", "volume", "check", "volume", "value", volume,
-			 "tol_rel", 0.001, "reference", "run", "true");
+	return json_pack(
+	    "{s:s,s:s,s:[s],s:s,s:s,s:s,s:[{s:s}],s:{s:s,s:s,s:[{s:s,s:s},{s:s,s:s,s:f,s:f}]},"
+	    "s:[{s:s}]}",
+	    "id", id, "domain", "CAD", "software", "sh", "type", "single", "interface", "cli",
+	    "instruction", instruction, "deliverables", "path", "part.stl", "verifier", "kind",
+	    "mesh", "file", "part.stl", "criteria", "name", "closed", "check", "watertight", "name",
+	    "volume", "check", "volume", "value", volume, "tol_rel", 0.001, "reference", "run",
+	    "true");
 }
 
 static int toy_load(struct suite *s, const char *path, int strict, struct engi_error *err)
@@ -79,8 +80,8 @@ static int toy_load(struct suite *s, const char *path, int strict, struct engi_e
 static const struct task_source_ops toy_ops = {.probe = toy_probe, .load = toy_load};
 
 const struct task_source task_source_toy = {
-	.name = "toy",
-	.summary = "a toy source for tests: toy.tasks, ID|INSTRUCTION|VOLUME per line",
-	.supports = "mesh tasks with a volume",
-	.ops = &toy_ops,
+    .name = "toy",
+    .summary = "a toy source for tests: toy.tasks, ID|INSTRUCTION|VOLUME per line",
+    .supports = "mesh tasks with a volume",
+    .ops = &toy_ops,
 };

@@ -466,7 +466,8 @@ static void test_lattice_orderings(void)
 					if (a >= nx || b >= ny || c >= nz)
 						continue;
 					struct engi_frame_elem *el = &f.elem[ne++];
-					beam(el, (uint32_t)id, (uint32_t)((c * ny + b) * nx + a), 1e-3, 0);
+					beam(el, (uint32_t)id, (uint32_t)((c * ny + b) * nx + a),
+					     1e-3, 0);
 					el->type = ENGI_FRAME_TRUSS;
 				}
 			}
@@ -609,8 +610,8 @@ static void lattice(struct engi_frame *f, int nx, int ny, int nz, int truss, uin
 					if (a >= nx || b >= ny || c >= nz)
 						continue;
 					struct engi_frame_elem *el = &f->elem[ne++];
-					beam(el, (uint32_t)id, (uint32_t)((c * ny + b) * nx + a), 1e-3,
-					     2e-6);
+					beam(el, (uint32_t)id, (uint32_t)((c * ny + b) * nx + a),
+					     1e-3, 2e-6);
 					el->torsion = 4e-6;
 					if (truss)
 						el->type = ENGI_FRAME_TRUSS;
@@ -654,8 +655,9 @@ static void cg_vs_direct(const struct engi_frame *f, enum engi_fe_solver solver)
 		CHECK(dr <= 1e-8 * rmax);
 		CHECK(df <= 1e-8 * fmax_);
 		CHECK(b->equilibrium_rel < 1e-10);
-		fprintf(stderr, "cg: %zu dof, state %zu, %d iterations, residual %.2e, |du| %.2e of "
-				"max |u|\n",
+		fprintf(stderr,
+			"cg: %zu dof, state %zu, %d iterations, residual %.2e, |du| %.2e of "
+			"max |u|\n",
 			rc.neq, k, rc.iterations, rc.residual, du / umax);
 	}
 	engi_frame_result_release(&rd);

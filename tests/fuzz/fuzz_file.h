@@ -37,8 +37,8 @@ static inline const char *fuzz_dir(void)
 }
 
 /* Writes size bytes to fuzz_dir()/name; the path goes to out. */
-static inline void fuzz_write_file(const char *name, const uint8_t *data, size_t size,
-				   char *out, size_t cap)
+static inline void fuzz_write_file(const char *name, const uint8_t *data, size_t size, char *out,
+				   size_t cap)
 {
 	if ((size_t)snprintf(out, cap, "%s/%s", fuzz_dir(), name) >= cap)
 		abort();

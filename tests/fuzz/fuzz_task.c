@@ -48,8 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	if (s.ntasks != 1 || !s.tasks[0].id || !s.tasks[0].id[0] ||
-	    strlen(s.tasks[0].hash) != 64 || !suite_find(&s, s.tasks[0].id))
+	if (s.ntasks != 1 || !s.tasks[0].id || !s.tasks[0].id[0] || strlen(s.tasks[0].hash) != 64 ||
+	    !suite_find(&s, s.tasks[0].id))
 		abort();
 	suite_release(&s);
 	return 0;

@@ -106,7 +106,8 @@ int main(int argc, char **argv)
 		while ((de = readdir(d)))
 			if (de->d_name[0] != '.') {
 				if (n == REPLAY_FILES_MAX) {
-					fprintf(stderr, "%s: over %d files\n", argv[i], REPLAY_FILES_MAX);
+					fprintf(stderr, "%s: over %d files\n", argv[i],
+						REPLAY_FILES_MAX);
 					return 1;
 				}
 				names[n++] = strdup(de->d_name);

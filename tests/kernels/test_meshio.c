@@ -80,7 +80,8 @@ static void test_obj(void)
 		int code;
 	} bad[] = {
 	    {"v 0 0 0\nv 1 0 0\nv 0 1 nan\nf 1 2 3\n",
-	     "cannot read OBJ 'b.obj': line 3: vertex 3: coordinate z = nan is not finite", ENGI_EPARSE},
+	     "cannot read OBJ 'b.obj': line 3: vertex 3: coordinate z = nan is not finite",
+	     ENGI_EPARSE},
 	    {"v 0 0 0\nv 1 0 0\nf 1 2 3\nv 0 1 0\n",
 	     "cannot read OBJ 'b.obj': line 3: face refers to vertex 3, but 2 are defined above it",
 	     ENGI_EPARSE},
@@ -281,7 +282,8 @@ static void test_xyz(void)
 	static const char nan_pt[] = "1 2 3\n4 NaN 6\n";
 	engi_error_init(&e);
 	CHECK_INT(engi_xyz_parse(nan_pt, strlen(nan_pt), "p.xyz", &m, 10, &e), ENGI_EPARSE);
-	CHECK_STR(e.msg, "cannot read XYZ 'p.xyz': line 2: point 2: coordinate y = nan is not finite");
+	CHECK_STR(e.msg,
+		  "cannot read XYZ 'p.xyz': line 2: point 2: coordinate y = nan is not finite");
 	static const char short_pt[] = "1 2\n";
 	engi_error_init(&e);
 	CHECK_INT(engi_xyz_parse(short_pt, strlen(short_pt), "p.xyz", &m, 10, &e), ENGI_EPARSE);

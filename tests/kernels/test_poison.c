@@ -143,7 +143,7 @@ static void all_refuse(const char *what, const struct engi_mesh *m, const char *
 	c.nverts = m->nverts;
 	c.ntris = m->ntris;
 	int rc[8];
-	const char *name[8] = {"weld",	 "analyze", "obb", "selfx",
+	const char *name[8] = {"weld",	"analyze", "obb", "selfx",
 			       "solid", "kdtree",  "icp", "distance"};
 	char msg[8][ENGI_ERROR_MSG_MAX];
 	struct engi_mesh_report r;
@@ -202,7 +202,8 @@ static void through_files(const char *what, const struct engi_mesh *m, const cha
 {
 	for (int bin = 0; bin < 2; bin++) {
 		const char *path = tmp(bin ? "p-bin.stl" : "p-ascii.stl");
-		CHECK_INT(bin ? gen_write_stl_binary(path, m, "poison") : gen_write_stl_ascii(path, m),
+		CHECK_INT(bin ? gen_write_stl_binary(path, m, "poison")
+			      : gen_write_stl_ascii(path, m),
 			  0);
 		struct engi_mesh r;
 		struct engi_error e;
@@ -245,21 +246,45 @@ static void test_refused(void)
 		double p[6][3];
 		const char *problem, *bin_problem;
 	} cases[] = {
-	    {"NaN", {{0, 0, 0}, {1, 0, 0}, {nan, nan, nan}, {0, 0, 1}, {1, 1, 1}, {0, 1, 0}},
-	     NOT_FINITE, NOT_FINITE},
-	    {"inf", {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {inf, -inf, 0}, {0, 1, 0}},
-	     NOT_FINITE, NOT_FINITE},
-	    {"1e308", {{-1e308, -1e308, 0}, {1e308, 0, 1}, {0, 1e308, 1e308},
-		       {0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
-	     TOO_BIG, NOT_FINITE},
-	    {"sum overflows", {{1.7e308, 0, 0}, {-1.7e308, 0, 0}, {0, 1.7e308, 0},
-			       {0, 0, -1.7e308}, {1, 1, 1}, {1.7e308, 1.7e308, 1.7e308}},
-	     TOO_BIG, NOT_FINITE},
-	    {"square overflows", {{1e160, 0, 0}, {0, 1e160, 0}, {0, 0, 1e160},
-				  {1, 2, 3}, {1e160, 1e160, 0}, {0, 1, 1e155}},
-	     TOO_BIG, NOT_FINITE},
-	    {"1e38", {{3.3e38, 0, 0}, {0, -3.3e38, 0}, {0, 0, 1}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
-	     TOO_BIG, TOO_BIG},
+	    {"NaN",
+	     {{0, 0, 0}, {1, 0, 0}, {nan, nan, nan}, {0, 0, 1}, {1, 1, 1}, {0, 1, 0}},
+	     NOT_FINITE,
+	     NOT_FINITE},
+	    {"inf",
+	     {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {inf, -inf, 0}, {0, 1, 0}},
+	     NOT_FINITE,
+	     NOT_FINITE},
+	    {"1e308",
+	     {{-1e308, -1e308, 0},
+	      {1e308, 0, 1},
+	      {0, 1e308, 1e308},
+	      {0, 0, 0},
+	      {1, 0, 0},
+	      {0, 1, 0}},
+	     TOO_BIG,
+	     NOT_FINITE},
+	    {"sum overflows",
+	     {{1.7e308, 0, 0},
+	      {-1.7e308, 0, 0},
+	      {0, 1.7e308, 0},
+	      {0, 0, -1.7e308},
+	      {1, 1, 1},
+	      {1.7e308, 1.7e308, 1.7e308}},
+	     TOO_BIG,
+	     NOT_FINITE},
+	    {"square overflows",
+	     {{1e160, 0, 0},
+	      {0, 1e160, 0},
+	      {0, 0, 1e160},
+	      {1, 2, 3},
+	      {1e160, 1e160, 0},
+	      {0, 1, 1e155}},
+	     TOO_BIG,
+	     NOT_FINITE},
+	    {"1e38",
+	     {{3.3e38, 0, 0}, {0, -3.3e38, 0}, {0, 0, 1}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}},
+	     TOO_BIG,
+	     TOO_BIG},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct engi_mesh m;
@@ -297,34 +322,70 @@ static void test_extreme_but_accepted(void)
 	} cases[] = {
 	    /* the outside review's case: 1e20 beside 1 */
 	    {"1e20 beside 1",
-	     {{1e20, 0, 0}, {1, 1, 0}, {0, 0, 1}, {1, 2, 3}, {1e20, 1, 7}, {4, 5, 6},
-	      {0, 0, 1e20}, {1, 0, 0}, {0, 1, 1e-20}, {1e20, 1e20, 1}, {2, 1, 1}, {1, 2, 1}},
+	     {{1e20, 0, 0},
+	      {1, 1, 0},
+	      {0, 0, 1},
+	      {1, 2, 3},
+	      {1e20, 1, 7},
+	      {4, 5, 6},
+	      {0, 0, 1e20},
+	      {1, 0, 0},
+	      {0, 1, 1e-20},
+	      {1e20, 1e20, 1},
+	      {2, 1, 1},
+	      {1, 2, 1}},
 	     4},
 	    /* 9e29: 1e30 as a float is a little more than 1e30 */
 	    {"9e29 beside 1e-30",
-	     {{9e29, -9e29, 0}, {1e-30, 1, 0}, {0, 0, 1e-30}, {-9e29, 2, 3}, {1, 9e29, 7},
-	      {4, 5, -9e29}, {0, 0, 9e29}, {1e-30, 0, 0}, {0, 1, 1e-30}, {1, 1, 1},
-	      {1e29, 3e29, 1}, {1, 2, 1}},
+	     {{9e29, -9e29, 0},
+	      {1e-30, 1, 0},
+	      {0, 0, 1e-30},
+	      {-9e29, 2, 3},
+	      {1, 9e29, 7},
+	      {4, 5, -9e29},
+	      {0, 0, 9e29},
+	      {1e-30, 0, 0},
+	      {0, 1, 1e-30},
+	      {1, 1, 1},
+	      {1e29, 3e29, 1},
+	      {1, 2, 1}},
 	     4},
 	    {"denormals",
-	     {{5e-324, 0, 0}, {0, 1e-310, 0}, {0, 0, 2e-310}, {1e-320, 1e-320, 1e-320},
-	      {0, 0, 0}, {4e-323, 1e-315, 0}},
+	     {{5e-324, 0, 0},
+	      {0, 1e-310, 0},
+	      {0, 0, 2e-310},
+	      {1e-320, 1e-320, 1e-320},
+	      {0, 0, 0},
+	      {4e-323, 1e-315, 0}},
 	     2},
 	    {"denormals beside 1",
-	     {{1, 0, 0}, {0, 1e-310, 0}, {0, 0, 1}, {1e-320, 1, 1e-320}, {0, 0, 0},
-	      {1, 1, 5e-324}},
+	     {{1, 0, 0}, {0, 1e-310, 0}, {0, 0, 1}, {1e-320, 1, 1e-320}, {0, 0, 0}, {1, 1, 5e-324}},
 	     2},
 	    {"all equal", {{1, 2, 3}, {1, 2, 3}, {1, 2, 3}, {1, 2, 3}, {1, 2, 3}, {1, 2, 3}}, 2},
 	    {"collinear",
 	     {{0, 0, 0}, {1, 1, 1}, {2, 2, 2}, {3, 3, 3}, {1e20, 1e20, 1e20}, {-5, -5, -5}},
 	     2},
 	    {"coplanar",
-	     {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {5, 5, 0}, {1e20, 3, 0}, {-7, 1e-20, 0},
-	      {2, 9, 0}, {3, 1, 0}, {1, 1, 0}},
+	     {{0, 0, 0},
+	      {1, 0, 0},
+	      {0, 1, 0},
+	      {5, 5, 0},
+	      {1e20, 3, 0},
+	      {-7, 1e-20, 0},
+	      {2, 9, 0},
+	      {3, 1, 0},
+	      {1, 1, 0}},
 	     3},
 	    {"coplanar, tilted",
-	     {{0, 0, 0}, {1, 1, 1}, {2, 0, 2}, {1e20, 0, 1e20}, {3, 1e-20, 3}, {-1, 5, -1},
-	      {7, 7, 7}, {1, 9, 1}, {-1e20, 1, -1e20}},
+	     {{0, 0, 0},
+	      {1, 1, 1},
+	      {2, 0, 2},
+	      {1e20, 0, 1e20},
+	      {3, 1e-20, 3},
+	      {-1, 5, -1},
+	      {7, 7, 7},
+	      {1, 9, 1},
+	      {-1e20, 1, -1e20}},
 	     3},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -363,7 +424,8 @@ static void test_wild_ranges(void)
 		for (size_t i = 0; i < 3 * ntri; i++)
 			for (int d = 0; d < 3; d++) {
 				int k = rand() % 8;
-				double mag = k == 0 ? 0 : pow(10, -320 + 350 * (double)rand() / RAND_MAX);
+				double mag =
+				    k == 0 ? 0 : pow(10, -320 + 350 * (double)rand() / RAND_MAX);
 				p[i][d] = (rand() & 1 ? -1 : 1) * mag;
 				if (k == 1)
 					p[i][d] = 1;

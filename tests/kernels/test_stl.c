@@ -161,7 +161,8 @@ static void test_errors(void)
 	float nan = NAN;
 	memcpy(bad + 84 + 3 * 50 + 12 + 4, &nan, 4);
 	CHECK_INT(gen_write_file(tmp("nan.stl"), bad, sizeof(bad)), 0);
-	expect_error("nan.stl", 100, ENGI_EPARSE, "facet 3, vertex 1: coordinate y = nan is not finite");
+	expect_error("nan.stl", 100, ENGI_EPARSE,
+		     "facet 3, vertex 1: coordinate y = nan is not finite");
 	/* Over the cap. */
 	expect_error("cube.stl", 11, ENGI_ETOOBIG, "12 triangles, over the cap of 11");
 
@@ -169,7 +170,8 @@ static void test_errors(void)
 	const char *inf = "solid x\nfacet normal 0 0 0\nouter loop\nvertex 0 0 0\n"
 			  "vertex inf 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid x\n";
 	CHECK_INT(gen_write_file(tmp("inf.stl"), inf, strlen(inf)), 0);
-	expect_error("inf.stl", 100, ENGI_EPARSE, "line 5: facet 0, vertex 2: coordinate x = inf is not finite");
+	expect_error("inf.stl", 100, ENGI_EPARSE,
+		     "line 5: facet 0, vertex 2: coordinate x = inf is not finite");
 	const char *cut = "solid x\nfacet normal 0 0 0\nouter loop\nvertex 0 0 0\nvertex 1 0";
 	CHECK_INT(gen_write_file(tmp("cut.stl"), cut, strlen(cut)), 0);
 	expect_error("cut.stl", 100, ENGI_EPARSE, "line 5: expected a number, found end of file");

@@ -28,14 +28,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			failures++;                                            \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);            \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-		}                                                              \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			failures++;                                                                \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+		}                                                                                  \
 	} while (0)
 
 static const struct backend_desc *qemu;
@@ -45,8 +45,12 @@ static int network;
 static struct backend_env *start(const char *image, const char *work, const char *name,
 				 double *secs)
 {
-	struct env_spec s = {.image = image, .cpus = 1, .memory_mb = 0, .work_root = work,
-			     .name = name, .network = network};
+	struct env_spec s = {.image = image,
+			     .cpus = 1,
+			     .memory_mb = 0,
+			     .work_root = work,
+			     .name = name,
+			     .network = network};
 	struct backend_env *env = NULL;
 	struct engi_error e;
 	engi_error_init(&e);
@@ -116,7 +120,8 @@ static int test_tiny(const char *work)
 	if (run(env, "echo hello; echo oops >&2; pwd; exit 3", 10, 4096, &r) == 0) {
 		printf("time exec_echo %.3f\n", now_mono() - t0);
 		CHECK(r.exit_code == 3, "exit code %d, want 3", r.exit_code);
-		CHECK(strstr(r.out, "hello\n") && strstr(r.out, "oops\n") && strstr(r.out, "/work\n"),
+		CHECK(strstr(r.out, "hello\n") && strstr(r.out, "oops\n") &&
+			  strstr(r.out, "/work\n"),
 		      "output '%s'", r.out);
 		exec_result_release(&r);
 	} else {
@@ -149,7 +154,8 @@ static int test_tiny(const char *work)
 	t0 = now_mono();
 	rc = backend_get(env, "sub/dir/blob.bin", host, n, &got, &e);
 	printf("time put_1mib %.3f\ntime get_1mib %.3f\n", put_s, now_mono() - t0);
-	CHECK(rc == 0 && got == n, "get 1 MiB: rc %d, %llu bytes: %s", rc, (unsigned long long)got, e.msg);
+	CHECK(rc == 0 && got == n, "get 1 MiB: rc %d, %llu bytes: %s", rc, (unsigned long long)got,
+	      e.msg);
 	char *back = NULL;
 	size_t blen = 0;
 	if (rc == 0 && read_file(host, n + 1, &back, &blen, &e) == 0)
@@ -161,7 +167,8 @@ static int test_tiny(const char *work)
 	/* a command over its time limit is killed with its children */
 	t0 = now_mono();
 	if (run(env, "sleep 300 & sleep 300; echo never", 1.5, 4096, &r) == 0) {
-		CHECK(r.timed_out && r.exit_code == -1, "timed_out %d exit %d", r.timed_out, r.exit_code);
+		CHECK(r.timed_out && r.exit_code == -1, "timed_out %d exit %d", r.timed_out,
+		      r.exit_code);
 		CHECK(now_mono() - t0 < 30, "timeout took %.1f s", now_mono() - t0);
 		exec_result_release(&r);
 	}
@@ -176,7 +183,8 @@ static int test_tiny(const char *work)
 		exec_result_release(&r);
 	}
 	/* hostile deliverables: a 2 GiB file, a link, a device, bad names */
-	run(env, "truncate -s 2G huge.bin && ln -s /etc/passwd link.txt && ln -s /dev/zero zero", 20, 64, &r);
+	run(env, "truncate -s 2G huge.bin && ln -s /etc/passwd link.txt && ln -s /dev/zero zero",
+	    20, 64, &r);
 	exec_result_release(&r);
 	snprintf(host, sizeof(host), "%s/huge.out", work);
 	engi_error_init(&e);
@@ -314,10 +322,9 @@ static int test_gui(const char *work)
 	}
 	/* png holds the 0.2 screenshot; type into the focused terminal */
 	static const char *const actions[] = {
-		"{\"action\":\"click\",\"x\":80,\"y\":60}",
-		"{\"action\":\"type\",\"text\":\"echo ENGISWEEP GUI TEST 1234567890\"}",
-		"{\"action\":\"key\",\"keys\":\"Return\"}",
-		NULL};
+	    "{\"action\":\"click\",\"x\":80,\"y\":60}",
+	    "{\"action\":\"type\",\"text\":\"echo ENGISWEEP GUI TEST 1234567890\"}",
+	    "{\"action\":\"key\",\"keys\":\"Return\"}", NULL};
 	for (const char *const *a = actions; *a; a++) {
 		engi_error_init(&e);
 		CHECK(backend_input(env, *a, &e) == 0, "input %s: %s", *a, e.msg);
@@ -330,7 +337,9 @@ static int test_gui(const char *work)
 	CHECK(rc != 0 || len != len2 || memcmp(png, png2, len), "input did not change the screen");
 	if (failures) {
 		struct exec_result r;
-		if (run(env, "cat /sys/class/drm/*/dpms; x=$(pidof Xorg); ps -o pid,stat,wchan:30,args -p $x; "
+		if (run(env,
+			"cat /sys/class/drm/*/dpms; x=$(pidof Xorg); ps -o pid,stat,wchan:30,args "
+			"-p $x; "
 			"DISPLAY=:0 xprop -root _NET_CLIENT_LIST; tail -3 /var/log/Xorg.0.log",
 			10, 8192, &r) == 0) {
 			printf("  the guest's display and X server:\n%s\n", r.out);
@@ -361,8 +370,10 @@ static int test_gui(const char *work)
 static int test_net(const char *work, const char *port)
 {
 	char cmd[256];
-	snprintf(cmd, sizeof(cmd),
-		 "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 5 10.0.2.2 %s 2>&1; ls /sys/class/net", port);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 5 10.0.2.2 %s 2>&1; ls /sys/class/net",
+	    port);
 	for (int net = 0; net < 2; net++) {
 		network = net;
 		struct backend_env *env = start("tiny", work, net ? "net" : "nonet", NULL);
@@ -373,8 +384,8 @@ static int test_net(const char *work, const char *port)
 			printf("  network %d: %s", net, r.out);
 			int reached = strstr(r.out, "engisweep-net-ok") != NULL;
 			int has_card = strstr(r.out, "eth0") != NULL;
-			CHECK(reached == net && has_card == net, "network %d: reached %d, card %d", net,
-			      reached, has_card);
+			CHECK(reached == net && has_card == net, "network %d: reached %d, card %d",
+			      net, reached, has_card);
 			exec_result_release(&r);
 		} else {
 			failures++;
@@ -389,7 +400,8 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "net"))
 		argc = 3; /* the port is argv[3] */
 	else if (argc != 3) {
-		fprintf(stderr, "usage: qemu_guest_test tiny|hang|respawn|gui|net WORKDIR [PORT]\n");
+		fprintf(stderr,
+			"usage: qemu_guest_test tiny|hang|respawn|gui|net WORKDIR [PORT]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);

@@ -35,8 +35,8 @@
 
 struct plan {
 	int sig;
-	size_t trace_pad;  /* filler bytes per trace event */
-	sem_t *flush_lock; /* held by the child while it flushes, or NULL */
+	size_t trace_pad;    /* filler bytes per trace event */
+	sem_t *flush_lock;   /* held by the child while it flushes, or NULL */
 	const char *publish; /* the child publishes there after every flush */
 };
 

@@ -2,8 +2,8 @@
  * The registry of secrets (src/core/secrets.h) and what the record writer
  * makes of secrets and control characters: scrubbing in place, the JSON
  * forms of a key, header words, the short-secret floor, environments
- * without the keys (and a child started without them), a record whose message, details and notes quote a key,
- * and a message with control characters escaped within its field.
+ * without the keys (and a child started without them), a record whose message, details and notes
+ * quote a key, and a message with control characters escaped within its field.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +32,8 @@ static void test_scrub(void)
 	char buf[] = KEY " at the start, in the " KEY KEY " middle, at the end " KEY;
 	size_t n = secrets_scrub(buf, strlen(buf));
 	buf[n] = '\0';
-	CHECK_STR(buf, "[secret] at the start, in the [secret][secret] middle, at the end [secret]");
+	CHECK_STR(buf,
+		  "[secret] at the start, in the [secret][secret] middle, at the end [secret]");
 	char s[] = "short stays short";
 	CHECK_INT(secrets_scrub_str(s), strlen("short stays short"));
 
@@ -68,9 +69,13 @@ static void test_env(void)
 {
 	CHECK_INT(setenv("ENGI_UNIT_KEY_VAR", "an-env-key-value-77", 1), 0);
 	CHECK_INT(secrets_add_env("ENGI_UNIT_KEY_VAR"), 0);
-	char *env[] = {"PATH=/bin", "ENGI_UNIT_KEY_VAR=an-env-key-value-77",
-		       "ENGI_UNIT_KEY_VAR=whatever", "COPY=" KEY, "ENGI_UNIT_KEY_VAR_X=kept",
-		       "HOME=/h", NULL};
+	char *env[] = {"PATH=/bin",
+		       "ENGI_UNIT_KEY_VAR=an-env-key-value-77",
+		       "ENGI_UNIT_KEY_VAR=whatever",
+		       "COPY=" KEY,
+		       "ENGI_UNIT_KEY_VAR_X=kept",
+		       "HOME=/h",
+		       NULL};
 	char **out = secrets_filter_env(env);
 	CHECK(out != NULL);
 	if (!out)
@@ -101,8 +106,12 @@ static void test_spawn_env(void)
 			"\"${ENGI_UNIT_OTHER-unset}\" \"${ENGI_UNIT_PLAIN-unset}\"",
 			NULL};
 	char *add[] = {"ENGI_UNIT_PLAIN=plain", NULL};
-	struct spawn_opts so = {.path = "/bin/sh", .argv = argv, .add_env = add, .out_fd = -1,
-				.out_path = out, .cwd_fd = -1};
+	struct spawn_opts so = {.path = "/bin/sh",
+				.argv = argv,
+				.add_env = add,
+				.out_fd = -1,
+				.out_path = out,
+				.cwd_fd = -1};
 	struct engi_error err;
 	engi_error_init(&err);
 	pid_t pid = spawn_child(&so, &err);
@@ -159,7 +168,8 @@ static void test_message_controls(void)
 	record_init(&a);
 	record_init(&b);
 	snprintf(a.cell, sizeof(a.cell), "0123456789abcdef");
-	snprintf(a.message, sizeof(a.message), "line1\nline2\ttab \x01 \x1b[31mred caf\xc3\xa9\x7f");
+	snprintf(a.message, sizeof(a.message),
+		 "line1\nline2\ttab \x01 \x1b[31mred caf\xc3\xa9\x7f");
 	char *json = NULL;
 	size_t len = 0;
 	CHECK_INT(record_to_json(&a, &json, &len, &err), 0);

@@ -211,7 +211,8 @@ static void test_registry(void)
 	CHECK(engi_verifier_lookup("ccx_dat", &e) != NULL);
 	CHECK(engi_verifier_lookup("stl", &e) == NULL);
 	CHECK_INT(e.code, ENGI_ENOTFOUND);
-	CHECK_STR(e.msg, "unknown verifier kind 'stl' (valid: mesh, ccx_dat, occupancy, cad_similarity, structural, fe_solid, param_spec)");
+	CHECK_STR(e.msg, "unknown verifier kind 'stl' (valid: mesh, ccx_dat, occupancy, "
+			 "cad_similarity, structural, fe_solid, param_spec)");
 	engi_verifier_free(mesh, NULL);
 	engi_verifier_free(NULL, NULL);
 }

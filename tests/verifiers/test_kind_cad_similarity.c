@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 static void write_torus(const char *name, double scale, double deg, double shift)
 {
 	struct engi_mesh m;

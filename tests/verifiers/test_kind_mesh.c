@@ -512,10 +512,9 @@ static void test_poisoned_coordinates(void)
 	}
 
 	/* within the bound: measured, finite */
-	static const double wild[][3] = {{1e20, 0, 0},	{1, 1, 0},    {0, 0, 1},
-					 {1, 2, 3},	{1e20, 1, 7}, {4, 5, 6},
-					 {0, 0, 1e20},	{1, 0, 0},    {0, 1, 1e-20},
-					 {1e20, 1e20, 1}, {2, 1, 1},  {1, 2, 1}};
+	static const double wild[][3] = {{1e20, 0, 0},	{1, 1, 0},	 {0, 0, 1},    {1, 2, 3},
+					 {1e20, 1, 7},	{4, 5, 6},	 {0, 0, 1e20}, {1, 0, 0},
+					 {0, 1, 1e-20}, {1e20, 1e20, 1}, {2, 1, 1},    {1, 2, 1}};
 	struct engi_mesh m;
 	engi_mesh_init(&m);
 	for (int i = 0; i < 12; i++)

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-
 static void parse_error(int line, const char *criteria, const char *msg)
 {
 	char text[2048];

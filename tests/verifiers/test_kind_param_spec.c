@@ -18,7 +18,6 @@
 #define NSIDES 64
 #define PI     3.14159265358979323846
 
-
 /* A ring between regular n-gons of circumradii ro > ri, z from 0 to t,
  * centred at (cx, cy), outward normals. */
 static void gen_washer(struct engi_mesh *m, double cx, double cy, double ro, double ri, double t)
@@ -368,7 +367,8 @@ static void test_poisoned(void)
 		double bad;
 		const char *want;
 	} refused[] = {
-	    {"huge.stl", 1e308, "facet 0, vertex 2: coordinate y = 1e+308 exceeds 1e+30 in magnitude"},
+	    {"huge.stl", 1e308,
+	     "facet 0, vertex 2: coordinate y = 1e+308 exceeds 1e+30 in magnitude"},
 	    {"nan.stl", NAN, "facet 0, vertex 2: coordinate y = nan is not finite"},
 	};
 	for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
@@ -390,8 +390,8 @@ static void test_poisoned(void)
 			nparam++;
 			CHECK(v.a[i].state == ENGI_FAIL || v.a[i].state == ENGI_UNAVAILABLE);
 			if (!strstr(v.a[i].detail, refused[k].want))
-				fprintf(stderr, "%s: '%s' lacks '%s'\n", v.a[i].name,
-					v.a[i].detail, refused[k].want);
+				fprintf(stderr, "%s: '%s' lacks '%s'\n", v.a[i].name, v.a[i].detail,
+					refused[k].want);
 			CHECK(strstr(v.a[i].detail, refused[k].want) != NULL);
 		}
 		CHECK_INT(nparam, 11);

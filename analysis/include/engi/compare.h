@@ -19,12 +19,11 @@
  *
  * Which numbers. An arm's value on a task is the mean EngiScore of its
  * scored episodes there (as the report's: the score on a task whose /tasks
- * scoring is "optimization", else the success flag) (outcomes done, fail_declared, turn_limit, time_limit,
- * agent_error; env_crash and unknown outcomes are counted, not scored; every
- * record counts, repeats included). A pair is compared over the tasks both
- * arms have; tasks only one arm has are counted in the row. Lift = a - b,
- * x100. Intervals come from one shared resample of the tasks per group (the
- * condition or model held fixed; engi_boot_shared over the compared arms,
+ * scoring is "optimization", else the success flag) (outcomes done, fail_declared, turn_limit,
+ * time_limit, agent_error; env_crash and unknown outcomes are counted, not scored; every record
+ * counts, repeats included). A pair is compared over the tasks both arms have; tasks only one arm
+ * has are counted in the row. Lift = a - b, x100. Intervals come from one shared resample of the
+ * tasks per group (the condition or model held fixed; engi_boot_shared over the compared arms,
  * seeded with the seed): a pair's draw is the difference of its two arms'
  * draws, which is the paired bootstrap when both arms have the same tasks,
  * and every pair of the group sees the same task multisets. A pair whose
@@ -67,9 +66,9 @@ struct engi_compare_pair {
 };
 
 struct engi_compare_opts {
-	struct engi_boot_opts boot; /* seed, draws, level, min_tasks */
-	int axis;                   /* enum engi_compare_axis */
-	const char *baseline;       /* NULL: all pairs (not with the grid) */
+	struct engi_boot_opts boot;	       /* seed, draws, level, min_tasks */
+	int axis;			       /* enum engi_compare_axis */
+	const char *baseline;		       /* NULL: all pairs (not with the grid) */
 	const struct engi_compare_pair *pairs; /* the grid family */
 	size_t npairs;
 };
@@ -81,11 +80,11 @@ struct engi_compare_row {
 	const char *within;
 	const char *grid_axis; /* the grid axis a and b differ in, or "" */
 	const char *a, *b;
-	size_t tasks;        /* tasks both arms have: the denominator */
+	size_t tasks;	       /* tasks both arms have: the denominator */
 	size_t a_only, b_only; /* tasks one arm has, outside the pairing */
 	double mean_a, mean_b; /* x100 over the paired tasks, NaN without */
 	struct engi_ci lift;   /* mean(a - b) x100 and its interval */
-	int tested;            /* a sign-flip test ran (tasks >= 1) */
+	int tested;	       /* a sign-flip test ran (tasks >= 1) */
 	struct engi_signflip test;
 	double p_holm; /* NaN when not tested */
 	size_t family; /* tested rows in its Holm family (its within); 0 */
@@ -93,11 +92,11 @@ struct engi_compare_row {
 
 struct engi_compare_data {
 	struct engi_compare_opts opts; /* baseline copied below */
-	const char *baseline; /* "" without one */
+	const char *baseline;	       /* "" without one */
 	size_t nmodels, nconditions, ntasks;
 	size_t recorded, scored, unscored; /* episodes */
 	uint64_t planned, missing;
-	size_t family;   /* tested rows, over every Holm family */
+	size_t family;	 /* tested rows, over every Holm family */
 	size_t families; /* Holm families with at least one tested row */
 	struct engi_compare_row *rows;
 	size_t nrows;
@@ -109,10 +108,8 @@ void engi_compare_data_release(struct engi_compare_data *d);
 
 /* Fills d (initialised, empty). An unknown baseline is ENGI_ENOTFOUND,
  * naming the valid names. */
-int engi_compare_compute(struct engi_compare_data *d,
-			 const struct engi_results *res,
-			 const struct engi_compare_opts *o,
-			 struct engi_error *err);
+int engi_compare_compute(struct engi_compare_data *d, const struct engi_results *res,
+			 const struct engi_compare_opts *o, struct engi_error *err);
 
 /*
  * Markdown: the family and its denominators, one row per comparison, and
@@ -136,7 +133,7 @@ int engi_compare_write_markdown(const struct engi_compare_data *d, FILE *out,
  */
 int engi_compare_write_csv(const struct engi_compare_data *d, const char *path,
 			   struct engi_error *err);
-int engi_compare_write_json(const struct engi_compare_data *d,
-			    const char *path, struct engi_error *err);
+int engi_compare_write_json(const struct engi_compare_data *d, const char *path,
+			    struct engi_error *err);
 
 #endif

@@ -66,8 +66,7 @@ int engi_results_read_csv(const char *episodes_csv, const char *assertions_csv,
  * that are not in the lists above are task metadata (struct
  * engi_res_task_meta), at most 64 of them (more is an error).
  */
-int engi_results_read_csvs(const char *const *episodes_csv, size_t n,
-			   const char *assertions_csv,
+int engi_results_read_csvs(const char *const *episodes_csv, size_t n, const char *assertions_csv,
 			   struct engi_results *res, struct engi_error *err);
 
 /*
@@ -77,7 +76,7 @@ int engi_results_read_csvs(const char *const *episodes_csv, size_t n,
  * of src's pool move to dst's (the aliases are rebased). src is left
  * unchanged.
  */
-int engi_results_merge(struct engi_results *dst,
-		       const struct engi_results *src, struct engi_error *err);
+int engi_results_merge(struct engi_results *dst, const struct engi_results *src,
+		       struct engi_error *err);
 
 #endif

@@ -39,14 +39,14 @@ struct engi_strpool;
 
 struct engi_evidence_arm {
 	const char *model, *condition; /* in the evidence's pool */
-	size_t episodes;     /* scored */
-	size_t tasks;        /* with a scored episode */
-	size_t perfect;      /* perfect tasks */
-	double score_x100;   /* two-level mean, as the report's */
-	double cost_usd;     /* every recorded episode */
-	size_t *denominator; /* per stage */
-	size_t *passed;      /* per stage */
-	size_t *first_failed; /* per stage, then one more: "none" */
+	size_t episodes;	       /* scored */
+	size_t tasks;		       /* with a scored episode */
+	size_t perfect;		       /* perfect tasks */
+	double score_x100;	       /* two-level mean, as the report's */
+	double cost_usd;	       /* every recorded episode */
+	size_t *denominator;	       /* per stage */
+	size_t *passed;		       /* per stage */
+	size_t *first_failed;	       /* per stage, then one more: "none" */
 };
 
 struct engi_evidence {
@@ -54,10 +54,10 @@ struct engi_evidence {
 	size_t nstages;
 	struct engi_evidence_arm *arms;
 	size_t narms;
-	size_t assertions_used;    /* required, applicable, of scored episodes */
-	size_t assertions_orphan;  /* naming no recorded episode */
-	size_t assertions_ignored; /* optional, inapplicable or of an unscored episode */
-	size_t *counts;            /* storage behind the arms' arrays */
+	size_t assertions_used;	    /* required, applicable, of scored episodes */
+	size_t assertions_orphan;   /* naming no recorded episode */
+	size_t assertions_ignored;  /* optional, inapplicable or of an unscored episode */
+	size_t *counts;		    /* storage behind the arms' arrays */
 	struct engi_strpool *names; /* owns every name it points at */
 };
 
@@ -65,14 +65,12 @@ void engi_evidence_init(struct engi_evidence *ev);
 void engi_evidence_release(struct engi_evidence *ev);
 
 /* More than ENGI_EVIDENCE_STAGES_MAX distinct stages is ENGI_EINVALID. */
-int engi_evidence_compute(struct engi_evidence *ev,
-			  const struct engi_results *res,
+int engi_evidence_compute(struct engi_evidence *ev, const struct engi_results *res,
 			  struct engi_error *err);
 
 /* Markdown: evidence ladder, first failed stage, perfect tasks and cost;
  * the ladder tables only when there are assertions. */
-int engi_evidence_write_markdown(const struct engi_evidence *ev, FILE *out,
-				 struct engi_error *err);
+int engi_evidence_write_markdown(const struct engi_evidence *ev, FILE *out, struct engi_error *err);
 
 /*
  * CSV, one row per arm and stage:

@@ -64,11 +64,11 @@
 struct engi_strpool;
 
 struct engi_report_opts {
-	uint64_t seed;    /* bootstrap seed, ENGI_STATS_SEED_DEFAULT */
-	size_t draws;     /* ENGI_STATS_DRAWS_DEFAULT */
-	double level;     /* ENGI_STATS_LEVEL_DEFAULT */
+	uint64_t seed;	  /* bootstrap seed, ENGI_STATS_SEED_DEFAULT */
+	size_t draws;	  /* ENGI_STATS_DRAWS_DEFAULT */
+	double level;	  /* ENGI_STATS_LEVEL_DEFAULT */
 	size_t min_tasks; /* ENGI_STATS_MIN_TASKS_DEFAULT */
-	int interval;     /* enum engi_interval, percentile by default */
+	int interval;	  /* enum engi_interval, percentile by default */
 	/* writes <prefix>.csv and <prefix>.json (and, with evidence,
 	 * <prefix>.evidence.csv); NULL: no files */
 	const char *prefix;
@@ -130,11 +130,11 @@ const char *engi_report_table_name(int table);
 
 /* The numbers of one arm over the tasks of one group. */
 struct engi_report_row {
-	int table; /* enum engi_report_table */
+	int table;			       /* enum engi_report_table */
 	const char *group, *model, *condition; /* in the data's pool */
-	size_t tasks;         /* tasks with at least one scored episode */
-	size_t episodes;      /* recorded episodes, every outcome */
-	size_t scored;        /* episodes that count for the score */
+	size_t tasks;			       /* tasks with at least one scored episode */
+	size_t episodes;		       /* recorded episodes, every outcome */
+	size_t scored;			       /* episodes that count for the score */
 	/* episodes not run (env_crash, infra_error) and why: "endpoint
 	 * unavailable: 12; environment lost: 1" (reasons sorted), "" if none */
 	size_t not_run;
@@ -146,15 +146,15 @@ struct engi_report_row {
 	/* mean continuous reward x100: the same two-level mean of the
 	 * episodes' score, whatever the scoring; same tasks, same resample */
 	struct engi_ci reward;
-	double success_rate;  /* fraction; NaN without tasks */
+	double success_rate; /* fraction; NaN without tasks */
 	/* over tasks with >= 2 scored trials; single_trial tasks are not
 	 * classified */
 	size_t stable_success, mixed, stable_failure, single_trial;
 	size_t outcomes[ENGI_REPORT_NOUTCOMES]; /* over recorded episodes */
-	double mean_turns;  /* over scored episodes; NaN without any */
-	double mean_wall_s; /* over scored episodes; NaN without any */
-	int64_t tokens_in, tokens_out; /* summed over recorded episodes */
-	double cost_usd;               /* summed over recorded episodes */
+	double mean_turns;			/* over scored episodes; NaN without any */
+	double mean_wall_s;			/* over scored episodes; NaN without any */
+	int64_t tokens_in, tokens_out;		/* summed over recorded episodes */
+	double cost_usd;			/* summed over recorded episodes */
 };
 
 /* Episodes of one arm not run for one reason (over every task). */
@@ -175,9 +175,9 @@ struct engi_report_data {
 	uint64_t planned;     /* planned cells, 0 when unknown */
 	size_t recorded;      /* distinct episodes */
 	uint64_t missing;     /* planned - recorded, 0 when not positive */
-	size_t extra;         /* recorded - planned, when positive */
+	size_t extra;	      /* recorded - planned, when positive */
 	size_t duplicates;    /* records dropped as repeats of a key */
-	size_t scored;        /* episodes that count for scores */
+	size_t scored;	      /* episodes that count for scores */
 	size_t env_crash;     /* infrastructure failures, not scored */
 	size_t infra_error;   /* infrastructure failures, not scored */
 	size_t other_outcome; /* unknown outcome strings, not scored */
@@ -219,14 +219,11 @@ void engi_report_data_release(struct engi_report_data *d);
 /* Fills d (initialised, empty) from res. A key of opts.by that no task
  * has, or whose value differs between the rows of a task used here, is
  * ENGI_EINVALID. */
-int engi_report_compute(struct engi_report_data *d,
-			const struct engi_results *res,
-			const struct engi_report_opts *o,
-			struct engi_error *err);
+int engi_report_compute(struct engi_report_data *d, const struct engi_results *res,
+			const struct engi_report_opts *o, struct engi_error *err);
 
 /* Markdown: every table opens with the denominator it counts over. */
-int engi_report_write_markdown(const struct engi_report_data *d, FILE *out,
-			       struct engi_error *err);
+int engi_report_write_markdown(const struct engi_report_data *d, FILE *out, struct engi_error *err);
 
 /*
  * CSV (RFC 4180, "\r\n" line ends, a header line) and JSON renderings into
@@ -264,8 +261,7 @@ int engi_report_write_json(const struct engi_report_data *d, const char *path,
  * The whole report: compute, Markdown to md (NULL: none), and when
  * o->prefix is set, <prefix>.csv and <prefix>.json.
  */
-int engi_report(const struct engi_results *res,
-		const struct engi_report_opts *o, FILE *md,
+int engi_report(const struct engi_results *res, const struct engi_report_opts *o, FILE *md,
 		struct engi_error *err);
 
 #endif

@@ -44,7 +44,7 @@ struct engi_res_task {
 
 struct engi_res_model {
 	char name[64];
-	char agent[512]; /* replay:PATH names a results file */
+	char agent[512];    /* replay:PATH names a results file */
 	char settings[512]; /* canonical JSON, no secrets */
 	double price_in_per_mtok;
 	double price_out_per_mtok;
@@ -141,8 +141,8 @@ struct engi_results {
 	/* number of cells the sweep planned (0 when unknown), so that missing
 	 * episodes are reported instead of silently dropped */
 	uint64_t planned_cells;
-	char *config_json; /* frozen configuration, or NULL */
-	char *sweep_id;    /* the sweep's id (hash of its cell ids), or NULL */
+	char *config_json;	    /* frozen configuration, or NULL */
+	char *sweep_id;		    /* the sweep's id (hash of its cell ids), or NULL */
 	struct engi_strpool *texts; /* texts longer than their field */
 };
 
@@ -157,8 +157,8 @@ const char *engi_res_str(const struct engi_results *r, const char *field);
  * Sets a field of r's rows (size bytes) to text: copied when it fits (and
  * does not begin with ENGI_RES_LONG), else kept in r's pool and aliased.
  */
-int engi_res_set(struct engi_results *r, char *field, size_t size,
-		 const char *text, struct engi_error *err);
+int engi_res_set(struct engi_results *r, char *field, size_t size, const char *text,
+		 struct engi_error *err);
 
 /*
  * Copies src into a fixed field of size bytes for a file that keeps only

@@ -21,7 +21,7 @@
 
 #include "engi/error.h"
 
-#define ENGI_STATS_SEED_DEFAULT 20261130u
+#define ENGI_STATS_SEED_DEFAULT	 20261130u
 #define ENGI_STATS_DRAWS_DEFAULT 10000u
 #define ENGI_STATS_LEVEL_DEFAULT 0.95
 /* fewer tasks than this and an interval says more than the data can */
@@ -86,10 +86,10 @@ const char *engi_interval_name(int interval);
 
 struct engi_boot_opts {
 	uint64_t seed;
-	size_t draws;     /* resamples, >= 1 and <= ENGI_STATS_DRAWS_MAX */
-	double level;     /* central coverage, in (0, 1) */
+	size_t draws;	  /* resamples, >= 1 and <= ENGI_STATS_DRAWS_MAX */
+	double level;	  /* central coverage, in (0, 1) */
 	size_t min_tasks; /* fewer tasks give ENGI_CI_FEW_TASKS, >= 1 */
-	int interval;     /* enum engi_interval, percentile by default */
+	int interval;	  /* enum engi_interval, percentile by default */
 };
 
 /* The standard normal distribution function and its inverse (p in (0, 1);
@@ -100,8 +100,7 @@ double engi_normal_quantile(double p);
 /* The defaults above. */
 void engi_boot_opts_init(struct engi_boot_opts *o);
 /* ENGI_EINVALID naming the first option out of range. */
-int engi_boot_opts_check(const struct engi_boot_opts *o,
-			 struct engi_error *err);
+int engi_boot_opts_check(const struct engi_boot_opts *o, struct engi_error *err);
 
 struct engi_ci {
 	double mean;   /* mean of the task values: the point estimate */
@@ -116,9 +115,8 @@ struct engi_ci {
  * ntasks). mean[t] gets the mean of task t's values (NaN when it has none)
  * and count[t] (may be NULL) their number. Summation follows input order.
  */
-int engi_task_means(const size_t *task, const double *value, size_t n,
-		    size_t ntasks, double *mean, size_t *count,
-		    struct engi_error *err);
+int engi_task_means(const size_t *task, const double *value, size_t n, size_t ntasks, double *mean,
+		    size_t *count, struct engi_error *err);
 
 /*
  * Percentile of sorted data, linear interpolation between order statistics
@@ -133,8 +131,8 @@ double engi_quantile_sorted(const double *sorted, size_t n, double q);
  * interval is read off the draws as o->interval says. The
  * same as engi_boot_shared with one arm and every task present.
  */
-int engi_boot_mean(const double *x, size_t n, const struct engi_boot_opts *o,
-		   struct engi_ci *out, struct engi_error *err);
+int engi_boot_mean(const double *x, size_t n, const struct engi_boot_opts *o, struct engi_ci *out,
+		   struct engi_error *err);
 
 /*
  * Several arms (models, conditions) over one task list, resampled together:
@@ -155,10 +153,9 @@ int engi_boot_mean(const double *x, size_t n, const struct engi_boot_opts *o,
  * o->draws statistics in draw order (NaN for a left-out draw), the material
  * for paired comparisons between arms.
  */
-int engi_boot_shared(const double *x, const unsigned char *present,
-		     size_t narms, size_t ntasks,
-		     const struct engi_boot_opts *o, struct engi_ci *out,
-		     double *draws_out, struct engi_error *err);
+int engi_boot_shared(const double *x, const unsigned char *present, size_t narms, size_t ntasks,
+		     const struct engi_boot_opts *o, struct engi_ci *out, double *draws_out,
+		     struct engi_error *err);
 
 /*
  * An interval from bootstrap draws made elsewhere, such as the differences
@@ -166,22 +163,20 @@ int engi_boot_shared(const double *x, const unsigned char *present,
  * draw, hence a paired bootstrap): the mean and the flag come from x[0..n-1]
  * as in engi_boot_mean, the percentiles from the draws that are not NaN.
  */
-int engi_ci_from_draws(const double *x, size_t n, const double *draws,
-		       size_t ndraws, const struct engi_boot_opts *o,
-		       struct engi_ci *out, struct engi_error *err);
+int engi_ci_from_draws(const double *x, size_t n, const double *draws, size_t ndraws,
+		       const struct engi_boot_opts *o, struct engi_ci *out, struct engi_error *err);
 
 /*
  * Paired bootstrap of mean(a - b) over n tasks that both arms have (callers
  * drop the others): engi_boot_mean on the differences. A degeneracy flag then
  * describes the differences (ENGI_CI_ALL_ZERO: no task differs).
  */
-int engi_paired_boot(const double *a, const double *b, size_t n,
-		     const struct engi_boot_opts *o, struct engi_ci *out,
-		     struct engi_error *err);
+int engi_paired_boot(const double *a, const double *b, size_t n, const struct engi_boot_opts *o,
+		     struct engi_ci *out, struct engi_error *err);
 
 struct engi_signflip {
 	double mean_diff; /* observed T = mean(a - b) */
-	double p;         /* two-sided, in (0, 1] */
+	double p;	  /* two-sided, in (0, 1] */
 	size_t n;
 	size_t draws;
 	size_t extreme; /* draws with |T*| >= |T| */
@@ -194,16 +189,14 @@ struct engi_signflip {
  * seed); p = (1 + #{|T*| >= |T|}) / (1 + draws). |T*| counts as reaching |T|
  * within 1e-12 relative to sum |d| so that rounding does not break ties.
  */
-int engi_signflip_test(const double *a, const double *b, size_t n,
-		       uint64_t seed, size_t draws, struct engi_signflip *out,
-		       struct engi_error *err);
+int engi_signflip_test(const double *a, const double *b, size_t n, uint64_t seed, size_t draws,
+		       struct engi_signflip *out, struct engi_error *err);
 
 /*
  * Holm's step-down adjustment of n p-values (family-wise error): with the
  * p-values sorted ascending (ties keep input order), the k-th (from 0) gets
  * min(1, max over j <= k of (n - j) * p_(j)). adjusted may alias p.
  */
-int engi_holm(const double *p, size_t n, double *adjusted,
-	      struct engi_error *err);
+int engi_holm(const double *p, size_t n, double *adjusted, struct engi_error *err);
 
 #endif

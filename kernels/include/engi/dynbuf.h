@@ -26,7 +26,7 @@ void engi_dynbuf_reset(struct engi_dynbuf *b);
 int engi_dynbuf_add(struct engi_dynbuf *b, const void *data, size_t n);
 int engi_dynbuf_addstr(struct engi_dynbuf *b, const char *s);
 int engi_dynbuf_printf(struct engi_dynbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 int engi_dynbuf_vprintf(struct engi_dynbuf *b, const char *fmt, va_list ap);
 /* Returns the buffer (never NULL on success) and its length; b is reset. */
 char *engi_dynbuf_take(struct engi_dynbuf *b, size_t *len);

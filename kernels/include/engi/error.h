@@ -16,20 +16,20 @@
 
 #include <stddef.h>
 
-#define ENGI_ERRNO_MAP(X)                                                      \
-	X(NOMEM, "out of memory")                                              \
-	X(IO, "input/output error")                                            \
-	X(PARSE, "malformed input")                                            \
-	X(INVALID, "invalid value")                                            \
-	X(TOOBIG, "over its size cap")                                         \
-	X(TIMEOUT, "timed out")                                                \
-	X(NOTSUP, "not supported")                                             \
-	X(NOTFOUND, "not found")                                               \
-	X(INTERRUPTED, "interrupted")                                          \
-	X(ENV, "environment failure")                                          \
-	X(UNAVAIL, "service unavailable")                                      \
-	X(AUTH, "authentication refused")                                      \
-	X(MISMATCH, "does not match")                                          \
+#define ENGI_ERRNO_MAP(X)                                                                          \
+	X(NOMEM, "out of memory")                                                                  \
+	X(IO, "input/output error")                                                                \
+	X(PARSE, "malformed input")                                                                \
+	X(INVALID, "invalid value")                                                                \
+	X(TOOBIG, "over its size cap")                                                             \
+	X(TIMEOUT, "timed out")                                                                    \
+	X(NOTSUP, "not supported")                                                                 \
+	X(NOTFOUND, "not found")                                                                   \
+	X(INTERRUPTED, "interrupted")                                                              \
+	X(ENV, "environment failure")                                                              \
+	X(UNAVAIL, "service unavailable")                                                          \
+	X(AUTH, "authentication refused")                                                          \
+	X(MISMATCH, "does not match")                                                              \
 	X(BUG, "internal error")
 
 enum engi_errno {
@@ -38,7 +38,7 @@ enum engi_errno {
 	ENGI_ERRNO_FIRST_ = -100,
 	ENGI_ERRNO_MAP(ENGI_X_ENUM)
 #undef ENGI_X_ENUM
-	ENGI_ERRNO_LAST_
+	    ENGI_ERRNO_LAST_
 };
 
 #define ENGI_ERROR_MSG_MAX 512
@@ -61,28 +61,28 @@ const char *engi_errname(int code);
  * `return engi_raise(err, ENGI_EIO, "cannot open '%s'", p);`.
  */
 int engi_raise(struct engi_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Prefixes an existing message with context ("loading suite: ..."). */
 void engi_error_prefix(struct engi_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Aborts with file and line: only for our own broken invariants. */
 _Noreturn void engi_bug(const char *file, int line, const char *cond);
 
-#define TRY(expr)                                                              \
-	do {                                                                   \
-		int try_rc_ = (expr);                                          \
-		if (try_rc_ < 0)                                               \
-			return try_rc_;                                        \
+#define TRY(expr)                                                                                  \
+	do {                                                                                       \
+		int try_rc_ = (expr);                                                              \
+		if (try_rc_ < 0)                                                                   \
+			return try_rc_;                                                            \
 	} while (0)
 
 #define RAISE(err, code, ...) return engi_raise((err), (code), __VA_ARGS__)
 
-#define BUG_ON(cond)                                                           \
-	do {                                                                   \
-		if (cond)                                                      \
-			engi_bug(__FILE__, __LINE__, #cond);                   \
+#define BUG_ON(cond)                                                                               \
+	do {                                                                                       \
+		if (cond)                                                                          \
+			engi_bug(__FILE__, __LINE__, #cond);                                       \
 	} while (0)
 
 #endif

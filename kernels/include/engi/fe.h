@@ -287,9 +287,9 @@ struct engi_frame_result {
 	size_t nauto;			/* rotations restrained automatically */
 	double assemble_s, factor_s, solve_s, total_s;
 	const char *method, *ordering;
-	const char *solver; /* "direct" or "cg" */
-	int iterations;	    /* cg: the most over the load cases */
-	double residual;    /* cg: the largest |K u - f| / |f| */
+	const char *solver;    /* "direct" or "cg" */
+	int iterations;	       /* cg: the most over the load cases */
+	double residual;       /* cg: the largest |K u - f| / |f| */
 	const char *cg_failed; /* why cg gave way to the direct solver, or NULL */
 };
 

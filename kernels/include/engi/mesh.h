@@ -62,20 +62,20 @@ int engi_mesh_weld(struct engi_mesh *m, double tol, struct engi_error *err);
 
 struct engi_mesh_report {
 	size_t nverts, ntris, nedges;
-	size_t boundary_edges;     /* edges used by one face */
+	size_t boundary_edges;	   /* edges used by one face */
 	size_t nonmanifold_edges;  /* edges used by three or more faces */
 	size_t inconsistent_edges; /* two faces traverse the edge the same way */
 	size_t degenerate_faces;   /* repeated index or zero area */
-	size_t duplicate_faces;    /* same vertex set as an earlier face */
-	size_t shells;             /* connected components over shared edges */
-	int watertight;            /* no boundary and no non-manifold edge */
-	int oriented;              /* watertight, no inconsistent edge and
+	size_t duplicate_faces;	   /* same vertex set as an earlier face */
+	size_t shells;		   /* connected components over shared edges */
+	int watertight;		   /* no boundary and no non-manifold edge */
+	int oriented;		   /* watertight, no inconsistent edge and
 				      positive volume */
-	long euler;                /* V - E + F over referenced vertices */
-	long genus;                /* sum over closed shells of (2 - chi)/2;
+	long euler;		   /* V - E + F over referenced vertices */
+	long genus;		   /* sum over closed shells of (2 - chi)/2;
 				      -1 when not watertight */
 	double area;
-	double volume;      /* signed: positive for outward normals */
+	double volume;	    /* signed: positive for outward normals */
 	double centroid[3]; /* of the enclosed solid (of the surface if volume ~ 0) */
 	/* second moments of the solid about its centroid, unit density:
 	 * [0]=int x^2, [1]=int y^2, [2]=int z^2, [3]=int xy, [4]=int xz, [5]=int yz */
@@ -158,7 +158,6 @@ const char *engi_obb_method_name(int method);
  * ENGI_MESH_COORD_MAX) is an error naming the facet and vertex.
  * Vertices are not welded: call engi_mesh_weld. m must have been initialised;
  * its contents are replaced on success and left empty on error. */
-int engi_stl_read(const char *path, struct engi_mesh *m, size_t max_tris,
-		  struct engi_error *err);
+int engi_stl_read(const char *path, struct engi_mesh *m, size_t max_tris, struct engi_error *err);
 
 #endif

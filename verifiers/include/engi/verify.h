@@ -32,16 +32,16 @@ enum engi_astate {
 
 const char *engi_astate_name(int state);
 
-#define ENGI_NAME_MAX 64
-#define ENGI_STAGE_MAX 32
+#define ENGI_NAME_MAX	64
+#define ENGI_STAGE_MAX	32
 #define ENGI_DETAIL_MAX 256
 
 struct engi_assertion {
 	char name[ENGI_NAME_MAX];
 	char stage[ENGI_STAGE_MAX];
-	int state;    /* enum engi_astate */
-	int required; /* 1: counts for success and feasibility */
-	double value;    /* measured; NaN when none */
+	int state;	 /* enum engi_astate */
+	int required;	 /* 1: counts for success and feasibility */
+	double value;	 /* measured; NaN when none */
 	double expected; /* reference value or bound; NaN when none */
 	char detail[ENGI_DETAIL_MAX];
 };
@@ -60,20 +60,18 @@ struct engi_verdict {
 	int success;
 	int feasible;
 	double quality; /* optimization quality or continuous reward, [0,1] */
-	double score;   /* what the leaderboard averages, [0,1] */
+	double score;	/* what the leaderboard averages, [0,1] */
 };
 
 void engi_verdict_init(struct engi_verdict *v);
 void engi_verdict_release(struct engi_verdict *v);
 /* Appends an assertion; detail is printf-style and may be NULL. */
-int engi_verdict_add(struct engi_verdict *v, const char *name,
-		     const char *stage, int state, int required, double value,
-		     double expected, const char *detail, ...)
-	__attribute__((format(printf, 8, 9)));
+int engi_verdict_add(struct engi_verdict *v, const char *name, const char *stage, int state,
+		     int required, double value, double expected, const char *detail, ...)
+    __attribute__((format(printf, 8, 9)));
 int engi_verdict_metric(struct engi_verdict *v, const char *name, double value);
 /* Looks up a metric; returns 0 and sets *value, or ENGI_ENOTFOUND. */
-int engi_verdict_get_metric(const struct engi_verdict *v, const char *name,
-			    double *value);
+int engi_verdict_get_metric(const struct engi_verdict *v, const char *name, double *value);
 
 enum engi_scoring {
 	ENGI_SCORING_BINARY = 0,
@@ -94,13 +92,12 @@ struct engi_scoring_spec {
 };
 
 /* Sets success, feasible, quality and score from the assertions. */
-void engi_verdict_score(struct engi_verdict *v,
-			const struct engi_scoring_spec *spec);
+void engi_verdict_score(struct engi_verdict *v, const struct engi_scoring_spec *spec);
 
 /* Where a kind finds what the episode delivered. */
 struct engi_verify_ctx {
 	const char *artifact_dir; /* deliverables, copied out of the environment */
-	const char *task_dir;     /* the task's folder, for held-back references */
+	const char *task_dir;	  /* the task's folder, for held-back references */
 };
 
 struct engi_verifier_kind {
@@ -112,15 +109,14 @@ struct engi_verifier_kind {
 	/* Validates and converts criteria (the task's "verifier" object, whose
 	 * "kind" and "file" the loader has already checked). Errors name file
 	 * and JSON pointer: "<file>: <pointer>/criteria/2/value: expected a number". */
-	int (*parse)(json_t *verifier, const char *file, const char *pointer,
-		     void **criteria, struct engi_error *err);
+	int (*parse)(json_t *verifier, const char *file, const char *pointer, void **criteria,
+		     struct engi_error *err);
 	/* Appends assertions and metrics for the delivered `target` file
 	 * (relative to ctx->artifact_dir). A missing or broken file is not an
 	 * error: it gives unavailable or failed assertions. Errors are only for
 	 * our own failures (out of memory). */
-	int (*verify)(const void *criteria, const char *target,
-		      const struct engi_verify_ctx *ctx, struct engi_verdict *v,
-		      struct engi_error *err);
+	int (*verify)(const void *criteria, const char *target, const struct engi_verify_ctx *ctx,
+		      struct engi_verdict *v, struct engi_error *err);
 	void (*free_criteria)(void *criteria);
 	/* The names of the assertions verify can add for these criteria (the
 	 * framework's delivered:FILE aside): the first cap of them into out,
@@ -130,17 +126,15 @@ struct engi_verifier_kind {
 };
 
 /* NULL with a message listing the valid names when unknown. */
-const struct engi_verifier_kind *engi_verifier_lookup(const char *name,
-						      struct engi_error *err);
+const struct engi_verifier_kind *engi_verifier_lookup(const char *name, struct engi_error *err);
 /* "name@version" into buf. */
 void engi_verifier_id(const struct engi_verifier_kind *kind, char *buf, size_t n);
 /* All registered kinds, NULL-terminated. */
 const struct engi_verifier_kind *const *engi_verifier_kinds(void);
 
 /* Runs kind->verify after the framework's delivery check; see verify.c. */
-int engi_verify_file(const struct engi_verifier_kind *kind,
-		     const void *criteria, const char *target,
-		     const struct engi_verify_ctx *ctx, struct engi_verdict *v,
+int engi_verify_file(const struct engi_verifier_kind *kind, const void *criteria,
+		     const char *target, const struct engi_verify_ctx *ctx, struct engi_verdict *v,
 		     struct engi_error *err);
 void engi_verifier_free(const struct engi_verifier_kind *kind, void *criteria);
 /* The name engi_verify_file gives the delivery check of target:
@@ -162,7 +156,7 @@ int engi_verify_load_mesh(const struct engi_verify_ctx *ctx, const char *target,
  * ENGI_ETOOBIG past them. Names and details longer than their fields are
  * truncated. A metric added twice keeps the later value. */
 #define ENGI_VERDICT_ASSERTIONS_MAX 4096
-#define ENGI_VERDICT_METRICS_MAX 4096
+#define ENGI_VERDICT_METRICS_MAX    4096
 
 /*
  * Criteria, as every kind parses them (tasks/SCHEMA.md, "Verifier"): a unique
@@ -174,7 +168,7 @@ int engi_verify_load_mesh(const struct engi_verify_ctx *ctx, const char *target,
  * their own criterion structs and use these helpers so that every kind words
  * its messages the same way: "<file>: <pointer>: <what is wrong>".
  */
-#define ENGI_CRITERIA_MAX 256
+#define ENGI_CRITERIA_MAX    256
 #define ENGI_TOL_REL_DEFAULT 0.01
 
 enum engi_cmp {
@@ -203,8 +197,8 @@ void engi_json_pointer_index(char *out, size_t cap, const char *base, size_t ind
 /* "a string", "an integer", ...: what a JSON value is, for messages. */
 const char *engi_json_kind(const json_t *j);
 /* Raises ENGI_EPARSE with "<file>: <pointer>: <message>"; returns the code. */
-int engi_parse_error(struct engi_error *err, const char *file, const char *pointer,
-		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int engi_parse_error(struct engi_error *err, const char *file, const char *pointer, const char *fmt,
+		     ...) __attribute__((format(printf, 4, 5)));
 /* Fails on the first member of obj not in allowed (NULL-terminated), listing
  * the valid ones. */
 int engi_json_only_keys(json_t *obj, const char *const *allowed, const char *file,
@@ -212,13 +206,12 @@ int engi_json_only_keys(json_t *obj, const char *const *allowed, const char *fil
 /* Member key of obj, a string among choices (NULL-terminated): *index is its
  * position. When absent: an error if required, else *index is left alone.
  * what names the field in "unknown <what> 'x' (valid: ...)". */
-int engi_json_choice(json_t *obj, const char *key, const char *const *choices,
-		     const char *what, int required, const char *file,
-		     const char *pointer, int *index, struct engi_error *err);
-/* Optional finite number member; *present tells whether it was there. */
-int engi_json_number(json_t *obj, const char *key, const char *file,
-		     const char *pointer, int *present, double *out,
+int engi_json_choice(json_t *obj, const char *key, const char *const *choices, const char *what,
+		     int required, const char *file, const char *pointer, int *index,
 		     struct engi_error *err);
+/* Optional finite number member; *present tells whether it was there. */
+int engi_json_number(json_t *obj, const char *key, const char *file, const char *pointer,
+		     int *present, double *out, struct engi_error *err);
 /* Member key of obj: an array of three finite numbers. */
 int engi_json_vec3(json_t *obj, const char *key, const char *file, const char *pointer,
 		   double out[3], struct engi_error *err);
@@ -233,22 +226,21 @@ int engi_json_region(json_t *obj, const char *key, const char *file, const char 
  * a kind's array). A repeat is a parse error at pointer/name, "'NAME' is
  * already BASE/J", NAME shown without its first skip characters. */
 int engi_criterion_name_unique(const struct engi_criterion *first, size_t stride, size_t i,
-			       size_t skip, const char *file, const char *base,
-			       const char *pointer, struct engi_error *err);
+			       size_t skip, const char *file, const char *base, const char *pointer,
+			       struct engi_error *err);
 /* The names of n criteria laid out as for engi_criterion_name_unique, the
  * first cap of them into out; returns n (a kind's names op). */
 size_t engi_criteria_names(const struct engi_criterion *first, size_t stride, size_t n,
 			   const char **out, size_t cap);
 /* verifier["criteria"]: an array of 1 to ENGI_CRITERIA_MAX objects. */
-int engi_criteria_array(json_t *verifier, const char *file, const char *pointer,
-			json_t **criteria, struct engi_error *err);
+int engi_criteria_array(json_t *verifier, const char *file, const char *pointer, json_t **criteria,
+			struct engi_error *err);
 /* Parses name, required, stage and the comparator of one criterion at
  * pointer. allowed is a mask of enum engi_cmp (0: the check takes no
  * comparator); what names the measured quantity in messages. Does not check
  * that the name is unique: the kind compares it with the earlier ones. */
-int engi_criterion_parse(json_t *item, const char *file, const char *pointer,
-			 const char *what, unsigned allowed,
-			 const char *default_stage, struct engi_criterion *c,
+int engi_criterion_parse(json_t *item, const char *file, const char *pointer, const char *what,
+			 unsigned allowed, const char *default_stage, struct engi_criterion *c,
 			 struct engi_error *err);
 /* Whether measured satisfies the comparator (NaN never does). */
 int engi_criterion_holds(const struct engi_criterion *c, double measured);
@@ -256,13 +248,11 @@ int engi_criterion_holds(const struct engi_criterion *c, double measured);
 double engi_criterion_expected(const struct engi_criterion *c);
 /* Appends c's assertion, pass or fail by the comparator, with a detail such
  * as "volume 1234.5 vs 1240 ± 1%" followed by note (may be NULL). */
-int engi_criterion_judge(const struct engi_criterion *c, const char *label,
-			 double measured, const char *note,
-			 struct engi_verdict *v, struct engi_error *err);
+int engi_criterion_judge(const struct engi_criterion *c, const char *label, double measured,
+			 const char *note, struct engi_verdict *v, struct engi_error *err);
 /* Appends c's assertion in the given state with a printf-style detail. */
-int engi_criterion_report(const struct engi_criterion *c, int state,
-			  double value, struct engi_verdict *v,
-			  struct engi_error *err, const char *detail, ...)
-	__attribute__((format(printf, 6, 7)));
+int engi_criterion_report(const struct engi_criterion *c, int state, double value,
+			  struct engi_verdict *v, struct engi_error *err, const char *detail, ...)
+    __attribute__((format(printf, 6, 7)));
 
 #endif
