@@ -61,14 +61,14 @@ struct names {
 static void names_release(struct names *s)
 {
 	engi_free(s->v);
-	strtab_release(&s->ix);
+	engi_strtab_release(&s->ix);
 	memset(s, 0, sizeof *s);
 }
 
 /* name must outlive the table */
 static int names_add(struct names *s, const char *name, size_t *id, struct engi_error *err)
 {
-	size_t at = strtab_get(&s->ix, name);
+	size_t at = engi_strtab_get(&s->ix, name);
 	if (at != SIZE_MAX) {
 		if (id)
 			*id = at;
@@ -83,7 +83,7 @@ static int names_add(struct names *s, const char *name, size_t *id, struct engi_
 		s->alloc = na;
 	}
 	s->v[s->n] = name;
-	TRY(strtab_put(&s->ix, name, s->n, err));
+	TRY(engi_strtab_put(&s->ix, name, s->n, err));
 	if (id)
 		*id = s->n;
 	s->n++;
@@ -100,9 +100,9 @@ static int names_sort(struct names *s, struct engi_error *err)
 {
 	if (s->n)
 		qsort(s->v, s->n, sizeof *s->v, cmp_name);
-	strtab_release(&s->ix);
+	engi_strtab_release(&s->ix);
 	for (size_t i = 0; i < s->n; i++)
-		TRY(strtab_put(&s->ix, s->v[i], i, err));
+		TRY(engi_strtab_put(&s->ix, s->v[i], i, err));
 	return 0;
 }
 
@@ -180,7 +180,7 @@ static int tally(struct cmp_ctx *c, struct engi_compare_data *d, const struct en
 		RAISE(err, ENGI_ENOMEM, "out of memory indexing tasks");
 	}
 	for (size_t i = 0; i < res->ntasks; i++) {
-		size_t t = strtab_get(&c->tasks.ix, engi_res_str(res, res->tasks[i].id));
+		size_t t = engi_strtab_get(&c->tasks.ix, engi_res_str(res, res->tasks[i].id));
 		if (t != SIZE_MAX)
 			optq[t] = !strcmp(engi_res_str(res, res->tasks[i].scoring), "optimization");
 	}
@@ -214,9 +214,9 @@ static int tally(struct cmp_ctx *c, struct engi_compare_data *d, const struct en
 					i, e->cell);
 			break;
 		}
-		size_t t = strtab_get(&c->tasks.ix, engi_res_str(res, e->task_id));
-		size_t m = strtab_get(&c->models.ix, engi_res_str(res, e->model));
-		size_t k = strtab_get(&c->conds.ix, engi_res_str(res, e->condition));
+		size_t t = engi_strtab_get(&c->tasks.ix, engi_res_str(res, e->task_id));
+		size_t m = engi_strtab_get(&c->models.ix, engi_res_str(res, e->model));
+		size_t k = engi_strtab_get(&c->conds.ix, engi_res_str(res, e->condition));
 		val[nval++] = (struct ep_val){(m * c->conds.n + k) * nt + t, i, e->trial,
 					      optq[t] ? e->score : (e->success != 0 ? 1.0 : 0.0)};
 		d->scored++;
@@ -380,7 +380,7 @@ int engi_compare_compute(struct engi_compare_data *d, const struct engi_results 
 	const struct names *fix = models_axis ? &c.conds : &c.models;
 	size_t base = SIZE_MAX;
 	if (rc == 0 && o->baseline) {
-		base = strtab_get(&cmp->ix, d->baseline);
+		base = engi_strtab_get(&cmp->ix, d->baseline);
 		if (base == SIZE_MAX)
 			rc = unknown_baseline(cmp, models_axis ? "model" : "condition", d->baseline,
 					      err);
@@ -406,8 +406,8 @@ int engi_compare_compute(struct engi_compare_data *d, const struct engi_results 
 		if (!pa || !pb)
 			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
 		for (size_t k = 0; rc == 0 && k < o->npairs; k++) {
-			pa[k] = strtab_get(&cmp->ix, o->pairs[k].a);
-			pb[k] = strtab_get(&cmp->ix, o->pairs[k].b);
+			pa[k] = engi_strtab_get(&cmp->ix, o->pairs[k].a);
+			pb[k] = engi_strtab_get(&cmp->ix, o->pairs[k].b);
 			if (pa[k] == SIZE_MAX || pb[k] == SIZE_MAX)
 				rc = engi_raise(err, ENGI_ENOTFOUND,
 						"the grid's condition '%s' is not in the results",
@@ -481,44 +481,44 @@ static const char *axis_name(int axis)
 static void num(struct engi_dynbuf *b, double v, int json)
 {
 	if (isfinite(v))
-		textout(b, "%.6f", v);
+		engi_textout(b, "%.6f", v);
 	else if (json)
-		textout(b, "null");
+		engi_textout(b, "null");
 }
 
 static void md_name(struct engi_dynbuf *b, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' || *s == '_')
-			textout(b, "\\%c", *s);
+			engi_textout(b, "\\%c", *s);
 		else if ((unsigned char)*s < 0x20)
-			textout(b, " ");
+			engi_textout(b, " ");
 		else
-			textout(b, "%c", *s);
+			engi_textout(b, "%c", *s);
 	}
 }
 
 static void md_pvalue(struct engi_dynbuf *b, double p)
 {
 	if (!isfinite(p))
-		textout(b, "–");
+		engi_textout(b, "–");
 	else if (p < 0.001)
-		textout(b, "%.1e", p);
+		engi_textout(b, "%.1e", p);
 	else
-		textout(b, "%.3f", p);
+		engi_textout(b, "%.3f", p);
 }
 
 static void md_lift(struct engi_dynbuf *b, const struct engi_compare_row *r)
 {
 	if (!isfinite(r->lift.mean)) {
-		textout(b, "–");
+		engi_textout(b, "–");
 		return;
 	}
-	textout(b, "%+.1f", r->lift.mean);
+	engi_textout(b, "%+.1f", r->lift.mean);
 	if (r->lift.flag == ENGI_CI_OK)
-		textout(b, " [%+.1f, %+.1f]", r->lift.lo, r->lift.hi);
+		engi_textout(b, " [%+.1f, %+.1f]", r->lift.lo, r->lift.hi);
 	else
-		textout(b, " (%s)", engi_ci_flag_name(r->lift.flag));
+		engi_textout(b, " (%s)", engi_ci_flag_name(r->lift.flag));
 }
 
 static void render_markdown(struct engi_dynbuf *b, const struct engi_compare_data *d)
@@ -526,108 +526,109 @@ static void render_markdown(struct engi_dynbuf *b, const struct engi_compare_dat
 	int models_axis = d->opts.axis == ENGI_COMPARE_MODELS;
 	const char *cmp = models_axis ? "model" : "condition";
 	const char *fix = models_axis ? "condition" : "model";
-	textout(b, "## Paired comparisons of %s\n\n", axis_name(d->opts.axis));
-	textout(b,
-		"Episodes: %zu recorded, %zu scored, %zu not scored "
-		"(infrastructure failures and unknown outcomes)",
-		d->recorded, d->scored, d->unscored);
+	engi_textout(b, "## Paired comparisons of %s\n\n", axis_name(d->opts.axis));
+	engi_textout(b,
+		     "Episodes: %zu recorded, %zu scored, %zu not scored "
+		     "(infrastructure failures and unknown outcomes)",
+		     d->recorded, d->scored, d->unscored);
 	if (d->planned)
-		textout(b, "; %" PRIu64 " planned, %" PRIu64 " missing", d->planned, d->missing);
-	textout(b, ". %zu tasks, %zu models, %zu conditions.\n\n", d->ntasks, d->nmodels,
-		d->nconditions);
+		engi_textout(b, "; %" PRIu64 " planned, %" PRIu64 " missing", d->planned,
+			     d->missing);
+	engi_textout(b, ". %zu tasks, %zu models, %zu conditions.\n\n", d->ntasks, d->nmodels,
+		     d->nconditions);
 	int grid = d->opts.axis == ENGI_COMPARE_GRID;
 	if (grid) {
-		textout(b,
-			"Family: the sweep's declared grid — each condition against the one "
-			"with that axis at its first value and every other axis the same, "
-			"within each %s",
-			fix);
+		engi_textout(b,
+			     "Family: the sweep's declared grid — each condition against the one "
+			     "with that axis at its first value and every other axis the same, "
+			     "within each %s",
+			     fix);
 	} else if (*d->baseline) {
-		textout(b, "Family: every %s against the baseline %s '", cmp, cmp);
+		engi_textout(b, "Family: every %s against the baseline %s '", cmp, cmp);
 		md_name(b, d->baseline);
-		textout(b, "' within each %s", fix);
+		engi_textout(b, "' within each %s", fix);
 	} else {
-		textout(b, "Family: every pair of %ss within each %s", cmp, fix);
+		engi_textout(b, "Family: every pair of %ss within each %s", cmp, fix);
 	}
-	textout(b,
-		", %zu comparisons, Holm-adjusted within each %s (%zu "
-		"famil%s). Lift = a − b, EngiScore ×100, "
-		"over the tasks both arms have (trials averaged within a task); "
-		"%.0f %% paired task bootstrap interval and two-sided sign-flip "
-		"test, %zu draws each, seed %" PRIu64 ".\n\n",
-		d->family, fix, d->families, d->families == 1 ? "y" : "ies",
-		100.0 * d->opts.boot.level, d->opts.boot.draws, d->opts.boot.seed);
+	engi_textout(b,
+		     ", %zu comparisons, Holm-adjusted within each %s (%zu "
+		     "famil%s). Lift = a − b, EngiScore ×100, "
+		     "over the tasks both arms have (trials averaged within a task); "
+		     "%.0f %% paired task bootstrap interval and two-sided sign-flip "
+		     "test, %zu draws each, seed %" PRIu64 ".\n\n",
+		     d->family, fix, d->families, d->families == 1 ? "y" : "ies",
+		     100.0 * d->opts.boot.level, d->opts.boot.draws, d->opts.boot.seed);
 	if (d->nrows == 0) {
-		textout(b, "No comparison: fewer than two %ss.\n", cmp);
+		engi_textout(b, "No comparison: fewer than two %ss.\n", cmp);
 		return;
 	}
-	textout(b,
-		"| %s%s | a | b | tasks | a | b | lift [interval] | p | p (Holm) "
-		"|\n",
-		grid ? "axis | " : "", fix);
-	textout(b, "|%s---|---|---|---:|---:|---:|---|---:|---:|\n", grid ? "---|" : "");
+	engi_textout(b,
+		     "| %s%s | a | b | tasks | a | b | lift [interval] | p | p (Holm) "
+		     "|\n",
+		     grid ? "axis | " : "", fix);
+	engi_textout(b, "|%s---|---|---|---:|---:|---:|---|---:|---:|\n", grid ? "---|" : "");
 	for (size_t i = 0; i < d->nrows; i++) {
 		const struct engi_compare_row *r = &d->rows[i];
-		textout(b, "| ");
+		engi_textout(b, "| ");
 		if (grid) {
 			md_name(b, r->grid_axis);
-			textout(b, " | ");
+			engi_textout(b, " | ");
 		}
 		md_name(b, r->within);
-		textout(b, " | ");
+		engi_textout(b, " | ");
 		md_name(b, r->a);
-		textout(b, " | ");
+		engi_textout(b, " | ");
 		md_name(b, r->b);
-		textout(b, " | %zu", r->tasks);
+		engi_textout(b, " | %zu", r->tasks);
 		if (r->a_only || r->b_only)
-			textout(b, " (+%zu a only, +%zu b only)", r->a_only, r->b_only);
-		textout(b, " | ");
+			engi_textout(b, " (+%zu a only, +%zu b only)", r->a_only, r->b_only);
+		engi_textout(b, " | ");
 		if (isfinite(r->mean_a))
-			textout(b, "%.1f | %.1f", r->mean_a, r->mean_b);
+			engi_textout(b, "%.1f | %.1f", r->mean_a, r->mean_b);
 		else
-			textout(b, "– | –");
-		textout(b, " | ");
+			engi_textout(b, "– | –");
+		engi_textout(b, " | ");
 		md_lift(b, r);
-		textout(b, " | ");
+		engi_textout(b, " | ");
 		md_pvalue(b, r->tested ? r->test.p : NAN);
-		textout(b, " | ");
+		engi_textout(b, " | ");
 		md_pvalue(b, r->p_holm);
-		textout(b, " |\n");
+		engi_textout(b, " |\n");
 	}
 	if (!*d->baseline)
 		return;
 
 	/* the grid: fixed arms down, compared arms across */
-	textout(b, "\n### Lift over '");
+	engi_textout(b, "\n### Lift over '");
 	md_name(b, d->baseline);
-	textout(b, "' (×100, p Holm-adjusted)\n\n| %s |", fix);
+	engi_textout(b, "' (×100, p Holm-adjusted)\n\n| %s |", fix);
 	size_t ncols = 0;
 	for (size_t i = 0; i < d->nrows && !strcmp(d->rows[i].within, d->rows[0].within);
 	     i++, ncols++) {
-		textout(b, " ");
+		engi_textout(b, " ");
 		md_name(b, d->rows[i].a);
-		textout(b, " |");
+		engi_textout(b, " |");
 	}
-	textout(b, "\n|---|");
+	engi_textout(b, "\n|---|");
 	for (size_t k = 0; k < ncols; k++)
-		textout(b, "---|");
-	textout(b, "\n");
+		engi_textout(b, "---|");
+	engi_textout(b, "\n");
 	for (size_t i = 0; ncols && i < d->nrows; i += ncols) {
-		textout(b, "| ");
+		engi_textout(b, "| ");
 		md_name(b, d->rows[i].within);
-		textout(b, " |");
+		engi_textout(b, " |");
 		for (size_t k = 0; k < ncols && i + k < d->nrows; k++) {
 			const struct engi_compare_row *r = &d->rows[i + k];
-			textout(b, " ");
+			engi_textout(b, " ");
 			if (isfinite(r->lift.mean))
-				textout(b, "%+.1f", r->lift.mean);
+				engi_textout(b, "%+.1f", r->lift.mean);
 			else
-				textout(b, "–");
-			textout(b, " (p ");
+				engi_textout(b, "–");
+			engi_textout(b, " (p ");
 			md_pvalue(b, r->p_holm);
-			textout(b, ") |");
+			engi_textout(b, ") |");
 		}
-		textout(b, "\n");
+		engi_textout(b, "\n");
 	}
 }
 
@@ -636,7 +637,7 @@ int engi_compare_write_markdown(const struct engi_compare_data *d, FILE *f, stru
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
 	render_markdown(&b, d);
-	int rc = textout_check(&b, "Markdown", COMPARE_OUTPUT_CAP, err);
+	int rc = engi_textout_check(&b, "Markdown", COMPARE_OUTPUT_CAP, err);
 	if (rc == 0 && b.len && fwrite(b.buf, 1, b.len, f) != b.len)
 		rc = engi_raise(err, ENGI_EIO, "cannot write the comparison: %s", strerror(errno));
 	engi_dynbuf_release(&b);
@@ -645,17 +646,17 @@ int engi_compare_write_markdown(const struct engi_compare_data *d, FILE *f, stru
 
 static void json_str(struct engi_dynbuf *b, const char *s)
 {
-	textout(b, "\"");
+	engi_textout(b, "\"");
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 		if (ch == '"' || ch == '\\')
-			textout(b, "\\%c", ch);
+			engi_textout(b, "\\%c", ch);
 		else if (ch < 0x20)
-			textout(b, "\\u%04x", ch);
+			engi_textout(b, "\\u%04x", ch);
 		else
-			textout(b, "%c", ch);
+			engi_textout(b, "%c", ch);
 	}
-	textout(b, "\"");
+	engi_textout(b, "\"");
 }
 
 static const char *const row_keys[] = {
@@ -668,13 +669,13 @@ static const char *const row_keys[] = {
 static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 		       const struct engi_compare_row *r, int json)
 {
-	void (*str)(struct engi_dynbuf *, const char *) = json ? json_str : textout_csv_str;
+	void (*str)(struct engi_dynbuf *, const char *) = json ? json_str : engi_textout_csv_str;
 	const char *sep = json ? ", " : ",";
 	for (size_t k = 0; k < NKEYS; k++) {
 		if (k)
-			textout(b, "%s", sep);
+			engi_textout(b, "%s", sep);
 		if (json)
-			textout(b, "\"%s\": ", row_keys[k]);
+			engi_textout(b, "\"%s\": ", row_keys[k]);
 		switch (k) {
 		case 0:
 			if (*r->grid_axis) {
@@ -684,7 +685,7 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 					snprintf(ax, n, "grid:%s", r->grid_axis);
 					str(b, ax);
 				} else {
-					b->cap = 0; /* textout_check reports it */
+					b->cap = 0; /* engi_textout_check reports it */
 				}
 				engi_free(ax);
 			} else {
@@ -701,13 +702,13 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 			str(b, r->b);
 			break;
 		case 4:
-			textout(b, "%zu", r->tasks);
+			engi_textout(b, "%zu", r->tasks);
 			break;
 		case 5:
-			textout(b, "%zu", r->a_only);
+			engi_textout(b, "%zu", r->a_only);
 			break;
 		case 6:
-			textout(b, "%zu", r->b_only);
+			engi_textout(b, "%zu", r->b_only);
 			break;
 		case 7:
 			num(b, r->mean_a, json);
@@ -734,10 +735,10 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 			num(b, r->p_holm, json);
 			break;
 		case 15:
-			textout(b, "%zu", r->tested ? r->test.draws : 0);
+			engi_textout(b, "%zu", r->tested ? r->test.draws : 0);
 			break;
 		case 16:
-			textout(b, "%zu", r->family);
+			engi_textout(b, "%zu", r->family);
 			break;
 		}
 	}
@@ -746,7 +747,7 @@ static void render_row(struct engi_dynbuf *b, const struct engi_compare_data *d,
 static int write_buf(const struct engi_dynbuf *b, const char *path, const char *what,
 		     struct engi_error *err)
 {
-	TRY(textout_check(b, what, COMPARE_OUTPUT_CAP, err));
+	TRY(engi_textout_check(b, what, COMPARE_OUTPUT_CAP, err));
 	FILE *f = fopen(path, "wb");
 	if (!f)
 		RAISE(err, ENGI_EIO, "cannot create '%s': %s", path, strerror(errno));
@@ -763,11 +764,11 @@ int engi_compare_write_csv(const struct engi_compare_data *d, const char *path,
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
 	for (size_t k = 0; k < NKEYS; k++)
-		textout(&b, "%s%s", k ? "," : "", row_keys[k]);
-	textout(&b, "\r\n");
+		engi_textout(&b, "%s%s", k ? "," : "", row_keys[k]);
+	engi_textout(&b, "\r\n");
 	for (size_t i = 0; i < d->nrows; i++) {
 		render_row(&b, d, &d->rows[i], 0);
-		textout(&b, "\r\n");
+		engi_textout(&b, "\r\n");
 	}
 	int rc = write_buf(&b, path, "CSV", err);
 	engi_dynbuf_release(&b);
@@ -779,37 +780,38 @@ int engi_compare_write_json(const struct engi_compare_data *d, const char *path,
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, COMPARE_OUTPUT_CAP);
-	textout(&b, "{\"format\": \"engisweep-compare\", \"format_version\": 2,\n");
-	textout(&b,
-		" \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
-		"\"level\": %.6f, \"min_tasks\": %zu},\n",
-		d->opts.boot.seed, d->opts.boot.draws, d->opts.boot.level, d->opts.boot.min_tasks);
-	textout(&b, " \"family\": {\"axis\": \"%s\", \"baseline\": ", axis_name(d->opts.axis));
+	engi_textout(&b, "{\"format\": \"engisweep-compare\", \"format_version\": 2,\n");
+	engi_textout(&b,
+		     " \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
+		     "\"level\": %.6f, \"min_tasks\": %zu},\n",
+		     d->opts.boot.seed, d->opts.boot.draws, d->opts.boot.level,
+		     d->opts.boot.min_tasks);
+	engi_textout(&b, " \"family\": {\"axis\": \"%s\", \"baseline\": ", axis_name(d->opts.axis));
 	if (*d->baseline)
 		json_str(&b, d->baseline);
 	else
-		textout(&b, "null");
-	textout(&b, ", \"size\": %zu, \"families\": [", d->family);
+		engi_textout(&b, "null");
+	engi_textout(&b, ", \"size\": %zu, \"families\": [", d->family);
 	for (size_t i = 0, k = 0; i < d->nrows; i++) {
 		const struct engi_compare_row *r = &d->rows[i];
 		if (!r->family || (i && d->rows[i - 1].within == r->within))
 			continue;
-		textout(&b, "%s{\"within\": ", k++ ? ", " : "");
+		engi_textout(&b, "%s{\"within\": ", k++ ? ", " : "");
 		json_str(&b, r->within);
-		textout(&b, ", \"size\": %zu}", r->family);
+		engi_textout(&b, ", \"size\": %zu}", r->family);
 	}
-	textout(&b, "]},\n");
-	textout(&b,
-		" \"episodes\": {\"planned\": %" PRIu64 ", \"recorded\": %zu, "
-		"\"scored\": %zu, \"unscored\": %zu, \"missing\": %" PRIu64 "},\n",
-		d->planned, d->recorded, d->scored, d->unscored, d->missing);
-	textout(&b, " \"rows\": [");
+	engi_textout(&b, "]},\n");
+	engi_textout(&b,
+		     " \"episodes\": {\"planned\": %" PRIu64 ", \"recorded\": %zu, "
+		     "\"scored\": %zu, \"unscored\": %zu, \"missing\": %" PRIu64 "},\n",
+		     d->planned, d->recorded, d->scored, d->unscored, d->missing);
+	engi_textout(&b, " \"rows\": [");
 	for (size_t i = 0; i < d->nrows; i++) {
-		textout(&b, "%s\n  {", i ? "," : "");
+		engi_textout(&b, "%s\n  {", i ? "," : "");
 		render_row(&b, d, &d->rows[i], 1);
-		textout(&b, "}");
+		engi_textout(&b, "}");
 	}
-	textout(&b, "%s]}\n", d->nrows ? "\n " : "");
+	engi_textout(&b, "%s]}\n", d->nrows ? "\n " : "");
 	int rc = write_buf(&b, path, "JSON", err);
 	engi_dynbuf_release(&b);
 	return rc;

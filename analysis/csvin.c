@@ -384,13 +384,13 @@ static void reader_release(struct reader *r)
 	engi_free(r->task_at);
 	engi_free(r->meta_at);
 	engi_free(r->seen_at);
-	strtab_release(&r->tasks);
-	strtab_release(&r->models);
-	strtab_release(&r->conds);
-	strtab_release(&r->cells);
-	strtab_release(&r->seen);
-	strtab_release(&r->meta);
-	strtab_release(&r->groups);
+	engi_strtab_release(&r->tasks);
+	engi_strtab_release(&r->models);
+	engi_strtab_release(&r->conds);
+	engi_strtab_release(&r->cells);
+	engi_strtab_release(&r->seen);
+	engi_strtab_release(&r->meta);
+	engi_strtab_release(&r->groups);
 	for (size_t i = 0; i < r->nkeys; i++)
 		engi_free(r->keys[i]);
 	engi_free(r->keys);
@@ -458,7 +458,7 @@ static int check_seen(struct reader *r, const struct table *t, const struct engi
 	char *k = cell_key(e->task_id, e->model, e->condition, e->trial);
 	TRY(keep_key(r, k, err));
 	*key = k;
-	size_t i = strtab_get(&r->seen, k);
+	size_t i = engi_strtab_get(&r->seen, k);
 	if (i != SIZE_MAX) {
 		struct place p = r->seen_at[i];
 		if (p.file == r->file)
@@ -474,7 +474,7 @@ static int check_seen(struct reader *r, const struct table *t, const struct engi
 	}
 	TRY(grow_one((void **)&r->seen_at, r->nseen, &r->seen_alloc, sizeof *r->seen_at, err));
 	r->seen_at[r->nseen] = (struct place){r->file, t->c.rec_line};
-	TRY(strtab_put(&r->seen, k, r->nseen, err));
+	TRY(engi_strtab_put(&r->seen, k, r->nseen, err));
 	r->nseen++;
 	return 0;
 }
@@ -501,7 +501,7 @@ static int meta_new(struct reader *r, const struct table *t, char *mk, const cha
 	TRY(engi_res_set(res, m->key, sizeof m->key, key, err));
 	TRY(engi_res_set(res, m->value, sizeof m->value, v, err));
 	r->meta_at[i] = (struct place){r->file, t->c.rec_line};
-	return strtab_put(&r->meta, mk, i, err);
+	return engi_strtab_put(&r->meta, mk, i, err);
 }
 
 /* An extra column's value on this row, as metadata of the task; a value
@@ -516,7 +516,7 @@ static int extra_meta(struct reader *r, const struct table *t, size_t field, con
 	if (!mk)
 		RAISE(err, ENGI_ENOMEM, "out of memory reading task metadata");
 	snprintf(mk, n, "%s\x1f%s", task, key);
-	size_t i = strtab_get(&r->meta, mk);
+	size_t i = engi_strtab_get(&r->meta, mk);
 	if (i == SIZE_MAX)
 		return meta_new(r, t, mk, task, key, v, err);
 	engi_free(mk);
@@ -561,8 +561,8 @@ static int note_trial(struct reader *r, const struct engi_res_episode *e, struct
 	r->ntrials++;
 	char *k = cell_key(e->task_id, e->model, e->condition, 0);
 	TRY(keep_key(r, k, err));
-	if (strtab_get(&r->groups, k) == SIZE_MAX)
-		TRY(strtab_put(&r->groups, k, r->groups.n, err));
+	if (engi_strtab_get(&r->groups, k) == SIZE_MAX)
+		TRY(engi_strtab_put(&r->groups, k, r->groups.n, err));
 	return 0;
 }
 
@@ -607,16 +607,16 @@ static int episode_row(struct reader *r, const struct table *t, struct engi_erro
 	snprintf(e.cell, sizeof e.cell, "csv%013zx", res->nepisodes);
 
 	/* the task and its metadata */
-	size_t ti = strtab_get(&r->tasks, e.task_id);
+	size_t ti = engi_strtab_get(&r->tasks, e.task_id);
 	if (ti == SIZE_MAX) {
 		size_t was = r->tasks_alloc;
 		TRY(grow_one((void **)&res->tasks, res->ntasks, &r->tasks_alloc, sizeof *res->tasks,
 			     err));
 		/* the keys live in res->tasks: rebuild when it grew */
 		if (r->tasks_alloc != was) {
-			strtab_release(&r->tasks);
+			engi_strtab_release(&r->tasks);
 			for (size_t i = 0; i < res->ntasks; i++)
-				TRY(strtab_put(&r->tasks, res->tasks[i].id, i, err));
+				TRY(engi_strtab_put(&r->tasks, res->tasks[i].id, i, err));
 		}
 		struct place *nl = engi_reallocarray(r->task_at, r->tasks_alloc, sizeof *nl);
 		if (!nl)
@@ -632,7 +632,7 @@ static int episode_row(struct reader *r, const struct table *t, struct engi_erro
 		TRY(get_str(t, res, C_TITLE, task->title, sizeof task->title, "", err));
 		TRY(get_str(t, res, C_SCORING, task->scoring, sizeof task->scoring, "binary", err));
 		r->task_at[res->ntasks] = (struct place){r->file, t->c.rec_line};
-		TRY(strtab_put(&r->tasks, task->id, res->ntasks, err));
+		TRY(engi_strtab_put(&r->tasks, task->id, res->ntasks, err));
 		res->ntasks++;
 	} else {
 		const struct engi_res_task *task = &res->tasks[ti];
@@ -645,40 +645,40 @@ static int episode_row(struct reader *r, const struct table *t, struct engi_erro
 	}
 	for (size_t j = 0; j < t->nextra; j++)
 		TRY(extra_meta(r, t, t->extra[j], e.task_id, err));
-	if (strtab_get(&r->models, e.model) == SIZE_MAX) {
+	if (engi_strtab_get(&r->models, e.model) == SIZE_MAX) {
 		size_t was = r->models_alloc;
 		TRY(grow_one((void **)&res->models, res->nmodels, &r->models_alloc,
 			     sizeof *res->models, err));
 		if (r->models_alloc != was) {
-			strtab_release(&r->models);
+			engi_strtab_release(&r->models);
 			for (size_t i = 0; i < res->nmodels; i++)
-				TRY(strtab_put(&r->models, res->models[i].name, i, err));
+				TRY(engi_strtab_put(&r->models, res->models[i].name, i, err));
 		}
 		struct engi_res_model *m = &res->models[res->nmodels];
 		memset(m, 0, sizeof *m);
 		memcpy(m->name, e.model, sizeof e.model);
-		TRY(strtab_put(&r->models, m->name, res->nmodels, err));
+		TRY(engi_strtab_put(&r->models, m->name, res->nmodels, err));
 		res->nmodels++;
 	}
-	if (strtab_get(&r->conds, e.condition) == SIZE_MAX) {
+	if (engi_strtab_get(&r->conds, e.condition) == SIZE_MAX) {
 		size_t was = r->conds_alloc;
 		TRY(grow_one((void **)&res->conditions, res->nconditions, &r->conds_alloc,
 			     sizeof *res->conditions, err));
 		if (r->conds_alloc != was) {
-			strtab_release(&r->conds);
+			engi_strtab_release(&r->conds);
 			for (size_t i = 0; i < res->nconditions; i++)
-				TRY(strtab_put(&r->conds, res->conditions[i].name, i, err));
+				TRY(engi_strtab_put(&r->conds, res->conditions[i].name, i, err));
 		}
 		struct engi_res_condition *k = &res->conditions[res->nconditions];
 		memset(k, 0, sizeof *k);
 		memcpy(k->name, e.condition, sizeof e.condition);
-		TRY(strtab_put(&r->conds, k->name, res->nconditions, err));
+		TRY(engi_strtab_put(&r->conds, k->name, res->nconditions, err));
 		res->nconditions++;
 	}
 
 	/* the first row of a repeated key keeps the assertions */
-	if (strtab_get(&r->cells, ck) == SIZE_MAX)
-		TRY(strtab_put(&r->cells, ck, res->nepisodes, err));
+	if (engi_strtab_get(&r->cells, ck) == SIZE_MAX)
+		TRY(engi_strtab_put(&r->cells, ck, res->nepisodes, err));
 
 	TRY(grow_one((void **)&res->episodes, res->nepisodes, &r->eps_alloc, sizeof *res->episodes,
 		     err));
@@ -729,7 +729,7 @@ static int assertion_row(struct reader *r, const struct table *t, struct engi_er
 	char *k = cell_key(task, model, cond, trial);
 	if (!k)
 		RAISE(err, ENGI_ENOMEM, "out of memory reading assertions");
-	size_t ei = strtab_get(&r->cells, k);
+	size_t ei = engi_strtab_get(&r->cells, k);
 	engi_free(k);
 	if (ei == SIZE_MAX)
 		RAISE(err, ENGI_EPARSE,

@@ -80,9 +80,9 @@ static void ctx_release(struct ev_ctx *c)
 	engi_free(c->ep_arm);
 	engi_free(c->scored);
 	engi_free(c->arm_first);
-	strtab_release(&c->cells);
-	strtab_release(&c->tasks);
-	strtab_release(&c->arms);
+	engi_strtab_release(&c->cells);
+	engi_strtab_release(&c->tasks);
+	engi_strtab_release(&c->arms);
 	engi_free(c->state);
 	engi_free(c->applies);
 	engi_free(c->sum);
@@ -114,19 +114,19 @@ static int index_episodes(struct ev_ctx *c, const struct engi_results *res, stru
 		snprintf(c->arm[i], ARM_KEY, "%s\x1f%s", m, k);
 		c->scored[i] = (unsigned char)is_scored(e->outcome, sizeof e->outcome);
 		/* the first record of a cell keeps its assertions */
-		if (strtab_get(&c->cells, c->cell[i]) == SIZE_MAX)
-			TRY(strtab_put(&c->cells, c->cell[i], i, err));
-		size_t t = strtab_get(&c->tasks, c->task[i]);
+		if (engi_strtab_get(&c->cells, c->cell[i]) == SIZE_MAX)
+			TRY(engi_strtab_put(&c->cells, c->cell[i], i, err));
+		size_t t = engi_strtab_get(&c->tasks, c->task[i]);
 		if (t == SIZE_MAX) {
 			t = c->ntasks++;
-			TRY(strtab_put(&c->tasks, c->task[i], t, err));
+			TRY(engi_strtab_put(&c->tasks, c->task[i], t, err));
 		}
 		c->ep_task[i] = t;
-		size_t a = strtab_get(&c->arms, c->arm[i]);
+		size_t a = engi_strtab_get(&c->arms, c->arm[i]);
 		if (a == SIZE_MAX) {
 			a = c->narms++;
 			c->arm_first[a] = i;
-			TRY(strtab_put(&c->arms, c->arm[i], a, err));
+			TRY(engi_strtab_put(&c->arms, c->arm[i], a, err));
 		}
 		c->ep_arm[i] = a;
 	}
@@ -170,7 +170,7 @@ static int compute(struct engi_evidence *ev, struct ev_ctx *c, const struct engi
 		char cell[ENGI_CELL_STR + 1], state[17];
 		field(cell, sizeof cell, as->cell, sizeof as->cell);
 		field(state, sizeof state, as->state, sizeof as->state);
-		size_t e = strtab_get(&c->cells, cell);
+		size_t e = engi_strtab_get(&c->cells, cell);
 		if (e == SIZE_MAX) {
 			ev->assertions_orphan++;
 			continue;
@@ -270,21 +270,21 @@ static void md_name(struct engi_dynbuf *b, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' || *s == '_')
-			textout(b, "\\%c", *s);
+			engi_textout(b, "\\%c", *s);
 		else if ((unsigned char)*s < 0x20)
-			textout(b, " ");
+			engi_textout(b, " ");
 		else
-			textout(b, "%c", *s);
+			engi_textout(b, "%c", *s);
 	}
 }
 
 static void md_arm(struct engi_dynbuf *b, const struct engi_evidence_arm *a)
 {
-	textout(b, "| ");
+	engi_textout(b, "| ");
 	md_name(b, a->model);
-	textout(b, " | ");
+	engi_textout(b, " | ");
 	md_name(b, a->condition);
-	textout(b, " |");
+	engi_textout(b, " |");
 }
 
 static double ratio(double x, double y)
@@ -295,92 +295,93 @@ static double ratio(double x, double y)
 static void md_money(struct engi_dynbuf *b, double v)
 {
 	if (isfinite(v))
-		textout(b, " %.4f |", v);
+		engi_textout(b, " %.4f |", v);
 	else
-		textout(b, " – |");
+		engi_textout(b, " – |");
 }
 
 static void render_markdown(struct engi_dynbuf *b, const struct engi_evidence *ev)
 {
 	size_t ns = ev->nstages;
 	if (ns) {
-		textout(b,
-			"## Evidence ladder\n\nDenominator: per model and "
-			"stage, the scored episodes of the tasks where the "
-			"stage applies (a required, applicable assertion of "
-			"that stage on some episode of the task); an episode "
-			"without a verdict there, or with fail or unavailable, "
-			"counts as a failure. %zu assertions used, %zu ignored "
-			"(optional, inapplicable or of unscored episodes), %zu "
-			"naming no recorded episode.\n\n| model | condition |",
-			ev->assertions_used, ev->assertions_ignored, ev->assertions_orphan);
+		engi_textout(b,
+			     "## Evidence ladder\n\nDenominator: per model and "
+			     "stage, the scored episodes of the tasks where the "
+			     "stage applies (a required, applicable assertion of "
+			     "that stage on some episode of the task); an episode "
+			     "without a verdict there, or with fail or unavailable, "
+			     "counts as a failure. %zu assertions used, %zu ignored "
+			     "(optional, inapplicable or of unscored episodes), %zu "
+			     "naming no recorded episode.\n\n| model | condition |",
+			     ev->assertions_used, ev->assertions_ignored, ev->assertions_orphan);
 		for (size_t s = 0; s < ns; s++) {
-			textout(b, " ");
+			engi_textout(b, " ");
 			md_name(b, ev->stages[s]);
-			textout(b, " |");
+			engi_textout(b, " |");
 		}
-		textout(b, "\n|---|---|");
+		engi_textout(b, "\n|---|---|");
 		for (size_t s = 0; s < ns; s++)
-			textout(b, "---:|");
-		textout(b, "\n");
+			engi_textout(b, "---:|");
+		engi_textout(b, "\n");
 		for (size_t a = 0; a < ev->narms; a++) {
 			const struct engi_evidence_arm *arm = &ev->arms[a];
 			md_arm(b, arm);
 			for (size_t s = 0; s < ns; s++) {
 				if (!arm->denominator[s]) {
-					textout(b, " – |");
+					engi_textout(b, " – |");
 					continue;
 				}
-				textout(b, " %.1f %% (%zu/%zu) |",
-					100.0 * (double)arm->passed[s] /
-					    (double)arm->denominator[s],
-					arm->passed[s], arm->denominator[s]);
+				engi_textout(b, " %.1f %% (%zu/%zu) |",
+					     100.0 * (double)arm->passed[s] /
+						 (double)arm->denominator[s],
+					     arm->passed[s], arm->denominator[s]);
 			}
-			textout(b, "\n");
+			engi_textout(b, "\n");
 		}
-		textout(b, "\n## First failed stage\n\nDenominator: per model, "
-			   "the scored episodes; each counted once, at the first "
-			   "applicable stage it does not pass.\n\n| model | "
-			   "condition | episodes |");
+		engi_textout(b, "\n## First failed stage\n\nDenominator: per model, "
+				"the scored episodes; each counted once, at the first "
+				"applicable stage it does not pass.\n\n| model | "
+				"condition | episodes |");
 		for (size_t s = 0; s < ns; s++) {
-			textout(b, " ");
+			engi_textout(b, " ");
 			md_name(b, ev->stages[s]);
-			textout(b, " |");
+			engi_textout(b, " |");
 		}
-		textout(b, " none |\n|---|---|---:|");
+		engi_textout(b, " none |\n|---|---|---:|");
 		for (size_t s = 0; s <= ns; s++)
-			textout(b, "---:|");
-		textout(b, "\n");
+			engi_textout(b, "---:|");
+		engi_textout(b, "\n");
 		for (size_t a = 0; a < ev->narms; a++) {
 			const struct engi_evidence_arm *arm = &ev->arms[a];
 			md_arm(b, arm);
-			textout(b, " %zu |", arm->episodes);
+			engi_textout(b, " %zu |", arm->episodes);
 			for (size_t s = 0; s <= ns; s++)
-				textout(b, " %zu |", arm->first_failed[s]);
-			textout(b, "\n");
+				engi_textout(b, " %zu |", arm->first_failed[s]);
+			engi_textout(b, "\n");
 		}
-		textout(b, "\n");
+		engi_textout(b, "\n");
 	}
-	textout(b, "## Perfect tasks and cost\n\nDenominator: per model, the tasks "
-		   "with a scored episode. A perfect task: every scored trial "
-		   "scores 1. Cost: summed over every recorded episode; per score "
-		   "point: cost / score x100.\n\n| model | condition | tasks | "
-		   "perfect tasks | perfect-task rate | cost (USD) | per task | "
-		   "per score point |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+	engi_textout(b, "## Perfect tasks and cost\n\nDenominator: per model, the tasks "
+			"with a scored episode. A perfect task: every scored trial "
+			"scores 1. Cost: summed over every recorded episode; per score "
+			"point: cost / score x100.\n\n| model | condition | tasks | "
+			"perfect tasks | perfect-task rate | cost (USD) | per task | "
+			"per score point |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t a = 0; a < ev->narms; a++) {
 		const struct engi_evidence_arm *arm = &ev->arms[a];
 		md_arm(b, arm);
-		textout(b, " %zu | %zu |", arm->tasks, arm->perfect);
+		engi_textout(b, " %zu | %zu |", arm->tasks, arm->perfect);
 		if (arm->tasks)
-			textout(b, " %.1f %% |", 100.0 * (double)arm->perfect / (double)arm->tasks);
+			engi_textout(b, " %.1f %% |",
+				     100.0 * (double)arm->perfect / (double)arm->tasks);
 		else
-			textout(b, " – |");
+			engi_textout(b, " – |");
 		md_money(b, arm->cost_usd);
 		md_money(b, ratio(arm->cost_usd, (double)arm->tasks));
 		md_money(b, ratio(arm->cost_usd, arm->score_x100));
-		textout(b, "\n");
+		engi_textout(b, "\n");
 	}
-	textout(b, "\n");
+	engi_textout(b, "\n");
 }
 
 int engi_evidence_write_markdown(const struct engi_evidence *ev, FILE *f, struct engi_error *err)
@@ -388,7 +389,7 @@ int engi_evidence_write_markdown(const struct engi_evidence *ev, FILE *f, struct
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, OUTPUT_CAP);
 	render_markdown(&b, ev);
-	int rc = textout_check(&b, "evidence", OUTPUT_CAP, err);
+	int rc = engi_textout_check(&b, "evidence", OUTPUT_CAP, err);
 	if (rc == 0 && b.len && fwrite(b.buf, 1, b.len, f) != b.len)
 		rc = engi_raise(err, ENGI_EIO, "cannot write the evidence tables: %s",
 				strerror(errno));
@@ -399,23 +400,23 @@ int engi_evidence_write_markdown(const struct engi_evidence *ev, FILE *f, struct
 static void csv_num(struct engi_dynbuf *b, double v)
 {
 	if (isfinite(v))
-		textout(b, ",%.6f", v);
+		engi_textout(b, ",%.6f", v);
 	else
-		textout(b, ",");
+		engi_textout(b, ",");
 }
 
 static void csv_arm(struct engi_dynbuf *b, const struct engi_evidence_arm *a)
 {
-	textout_csv_str(b, a->model);
-	textout(b, ",");
-	textout_csv_str(b, a->condition);
-	textout(b, ",%zu,%zu,%zu", a->episodes, a->tasks, a->perfect);
+	engi_textout_csv_str(b, a->model);
+	engi_textout(b, ",");
+	engi_textout_csv_str(b, a->condition);
+	engi_textout(b, ",%zu,%zu,%zu", a->episodes, a->tasks, a->perfect);
 	csv_num(b, ratio((double)a->perfect, (double)a->tasks));
 	csv_num(b, a->score_x100);
 	csv_num(b, a->cost_usd);
 	csv_num(b, ratio(a->cost_usd, (double)a->tasks));
 	csv_num(b, ratio(a->cost_usd, a->score_x100));
-	textout(b, ",");
+	engi_textout(b, ",");
 }
 
 int engi_evidence_write_csv(const struct engi_evidence *ev, const char *path,
@@ -423,22 +424,22 @@ int engi_evidence_write_csv(const struct engi_evidence *ev, const char *path,
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, OUTPUT_CAP);
-	textout(&b, "model,condition,episodes,tasks,perfect_tasks,perfect_rate,"
-		    "score_x100,cost_usd,cost_per_task,cost_per_point,stage,"
-		    "denominator,passed,pass_rate,first_failed\r\n");
+	engi_textout(&b, "model,condition,episodes,tasks,perfect_tasks,perfect_rate,"
+			 "score_x100,cost_usd,cost_per_task,cost_per_point,stage,"
+			 "denominator,passed,pass_rate,first_failed\r\n");
 	for (size_t a = 0; a < ev->narms; a++) {
 		const struct engi_evidence_arm *arm = &ev->arms[a];
 		for (size_t s = 0; s < ev->nstages; s++) {
 			csv_arm(&b, arm);
-			textout_csv_str(&b, ev->stages[s]);
-			textout(&b, ",%zu,%zu", arm->denominator[s], arm->passed[s]);
+			engi_textout_csv_str(&b, ev->stages[s]);
+			engi_textout(&b, ",%zu,%zu", arm->denominator[s], arm->passed[s]);
 			csv_num(&b, ratio((double)arm->passed[s], (double)arm->denominator[s]));
-			textout(&b, ",%zu\r\n", arm->first_failed[s]);
+			engi_textout(&b, ",%zu\r\n", arm->first_failed[s]);
 		}
 		csv_arm(&b, arm);
-		textout(&b, "none,,,,%zu\r\n", arm->first_failed[ev->nstages]);
+		engi_textout(&b, "none,,,,%zu\r\n", arm->first_failed[ev->nstages]);
 	}
-	int rc = textout_check(&b, "evidence", OUTPUT_CAP, err);
+	int rc = engi_textout_check(&b, "evidence", OUTPUT_CAP, err);
 	FILE *f = rc == 0 ? fopen(path, "wb") : NULL;
 	if (rc == 0 && !f)
 		rc = engi_raise(err, ENGI_EIO, "cannot create '%s': %s", path, strerror(errno));

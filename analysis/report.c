@@ -352,7 +352,7 @@ struct tally {
 
 static int tally_add(struct tally *t, const char *value, struct engi_error *err)
 {
-	size_t i = strtab_get(&t->ix, value);
+	size_t i = engi_strtab_get(&t->ix, value);
 	if (i != SIZE_MAX) {
 		t->v[i].episodes++;
 		return 0;
@@ -366,7 +366,7 @@ static int tally_add(struct tally *t, const char *value, struct engi_error *err)
 		t->alloc = na;
 	}
 	t->v[t->n] = (struct engi_report_value){value, 1};
-	TRY(strtab_put(&t->ix, value, t->n, err));
+	TRY(engi_strtab_put(&t->ix, value, t->n, err));
 	t->n++;
 	return 0;
 }
@@ -381,7 +381,7 @@ static int cmp_value(const void *x, const void *y)
 static int tally_take(struct ctx *c, struct tally *t, struct engi_report_value **out, size_t *n,
 		      struct engi_error *err)
 {
-	strtab_release(&t->ix);
+	engi_strtab_release(&t->ix);
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), cmp_value);
 	for (size_t i = 0; i < t->n; i++)
@@ -436,7 +436,7 @@ static int index_not_run(struct ctx *c, struct strtab *rix, struct engi_error *e
 	if (nr)
 		qsort(sorted, nr, sizeof(*sorted), cmp_str_ptr);
 	for (size_t i = 0; i < nr; i++)
-		remap[strtab_get(rix, sorted[i])] = i;
+		remap[engi_strtab_get(rix, sorted[i])] = i;
 	for (size_t i = 0; i < c->nnr; i++)
 		c->nr[i].reason = remap[c->nr[i].reason];
 	memcpy(c->reason, sorted, nr * sizeof(*sorted));
@@ -578,11 +578,11 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 			else
 				d->infra_error++;
 			const char *why = not_run_reason(r, ep, f->outcome);
-			size_t id = strtab_get(&rix, why);
+			size_t id = engi_strtab_get(&rix, why);
 			if (id == SIZE_MAX) {
 				id = c->nreasons;
 				c->reason[c->nreasons++] = why;
-				rc = strtab_put(&rix, why, id, err);
+				rc = engi_strtab_put(&rix, why, id, err);
 			}
 			c->nr[c->nnr++] = (struct not_run){f->arm, f->task, id, 1};
 		}
@@ -607,15 +607,15 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 	engi_free(refs);
 	if (!rc)
 		rc = index_not_run(c, &rix, err);
-	strtab_release(&rix);
+	engi_strtab_release(&rix);
 	if (!rc)
 		rc = tally_take(c, &versions, &d->versions, &d->nversions, err);
 	if (!rc)
 		rc = tally_take(c, &verifiers, &d->verifiers, &d->nverifiers, err);
 	d->mixed_versions = d->nversions > 1;
 	d->mixed_verifiers = verifiers_mixed(d->verifiers, d->nverifiers, task_mixed, c->ntasks);
-	strtab_release(&versions.ix);
-	strtab_release(&verifiers.ix);
+	engi_strtab_release(&versions.ix);
+	engi_strtab_release(&verifiers.ix);
 	engi_free(versions.v);
 	engi_free(verifiers.v);
 	engi_free(task_verifier);
@@ -1131,7 +1131,7 @@ static void json_string(struct out *o, const char *str)
 static void csv_string(struct out *o, const char *s)
 {
 	if (!o->rc)
-		textout_csv_str(&o->b, s);
+		engi_textout_csv_str(&o->b, s);
 }
 
 /* A Markdown table cell: pipes and backslashes escaped, line breaks and

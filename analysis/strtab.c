@@ -13,7 +13,7 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-void strtab_release(struct strtab *t)
+void engi_strtab_release(struct strtab *t)
 {
 	engi_free(t->key);
 	engi_free(t->val);
@@ -48,7 +48,7 @@ static int strtab_grow(struct strtab *t, struct engi_error *err)
 }
 
 /* SIZE_MAX when absent */
-size_t strtab_get(const struct strtab *t, const char *k)
+size_t engi_strtab_get(const struct strtab *t, const char *k)
 {
 	if (!t->cap)
 		return SIZE_MAX;
@@ -62,7 +62,7 @@ size_t strtab_get(const struct strtab *t, const char *k)
 }
 
 /* k must outlive the table */
-int strtab_put(struct strtab *t, const char *k, size_t v, struct engi_error *err)
+int engi_strtab_put(struct strtab *t, const char *k, size_t v, struct engi_error *err)
 {
 	if (2 * (t->n + 1) > t->cap)
 		TRY(strtab_grow(t, err));
@@ -86,7 +86,7 @@ int engi_strpool_add(struct engi_strpool **pp, const char *s, const char **out, 
 	if (!*pp && !(*pp = engi_calloc(1, sizeof **pp)))
 		RAISE(err, ENGI_ENOMEM, "out of memory keeping names");
 	struct engi_strpool *p = *pp;
-	size_t i = strtab_get(&p->ix, s);
+	size_t i = engi_strtab_get(&p->ix, s);
 	if (i == SIZE_MAX) {
 		if (p->n == p->alloc) {
 			size_t na = p->alloc ? 2 * p->alloc : 64;
@@ -99,7 +99,7 @@ int engi_strpool_add(struct engi_strpool **pp, const char *s, const char **out, 
 		char *copy = engi_strdup(s);
 		if (!copy)
 			RAISE(err, ENGI_ENOMEM, "out of memory keeping names");
-		int rc = strtab_put(&p->ix, copy, p->n, err);
+		int rc = engi_strtab_put(&p->ix, copy, p->n, err);
 		if (rc) {
 			engi_free(copy);
 			return rc;
@@ -127,7 +127,7 @@ void engi_strpool_free(struct engi_strpool **pp)
 	for (size_t i = 0; i < p->n; i++)
 		engi_free(p->s[i]);
 	engi_free(p->s);
-	strtab_release(&p->ix);
+	engi_strtab_release(&p->ix);
 	engi_free(p);
 	*pp = NULL;
 }

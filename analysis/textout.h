@@ -1,7 +1,7 @@
 /*
  * textout.h - rendering into a capped engi_dynbuf, private to analysis/
  * (compare and evidence tables). A failed add sets the buffer's cap to 0,
- * remembered until textout_check reports it, so renderers need not check
+ * remembered until engi_textout_check reports it, so renderers need not check
  * every line.
  */
 #ifndef ENGI_ANALYSIS_TEXTOUT_H
@@ -12,13 +12,14 @@
 #include "engi/dynbuf.h"
 #include "engi/error.h"
 
-void textout(struct engi_dynbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void engi_textout(struct engi_dynbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* ENGI_ETOOBIG "the WHAT output is over its CAP-byte cap or out of memory"
  * after a failed add, else 0. */
-int textout_check(const struct engi_dynbuf *b, const char *what, size_t cap,
-		  struct engi_error *err);
+int engi_textout_check(const struct engi_dynbuf *b, const char *what, size_t cap,
+		       struct engi_error *err);
 /* A CSV field, double-quoted when it holds a comma, a quote, a line break
  * or spaces at its edges (RFC 4180; readers may trim them). */
-void textout_csv_str(struct engi_dynbuf *b, const char *s);
+void engi_textout_csv_str(struct engi_dynbuf *b, const char *s);
 
 #endif

@@ -42,19 +42,19 @@ static double one(const char *name)
 	struct backend_env *env;
 	struct engi_error e;
 	engi_error_init(&e);
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	if (backend_start(qemu, &s, &env, &e) < 0) {
 		fprintf(stderr, "start: %s\n", e.msg);
 		exit(1);
 	}
-	double t = now_mono() - t0;
+	double t = clk_now_mono() - t0;
 	struct exec_opts o = {.timeout_s = 30, .out_cap = 64};
 	struct exec_result r;
 	if (backend_exec(env, "echo ok", &o, &r, &e) < 0 || strcmp(r.out, "ok\n")) {
 		fprintf(stderr, "exec after start failed: %s\n", e.msg);
 		exit(1);
 	}
-	exec_result_release(&r);
+	backend_exec_result_release(&r);
 	backend_stop(&env);
 	return t;
 }
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 	struct engi_error e;
 	engi_error_init(&e);
 	qemu = backend_lookup("qemu", &e);
-	if (!qemu || mkdir_p(work, 0700, &e) < 0) {
+	if (!qemu || fs_mkdir_p(work, 0700, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return 2;
 	}

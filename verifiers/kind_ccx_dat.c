@@ -259,8 +259,8 @@ struct found {
 	int seen;
 };
 
-static int read_file(const char *path, const char *target, char **buf, size_t *size,
-		     struct engi_error *e)
+static int ccx_read_output(const char *path, const char *target, char **buf, size_t *size,
+			   struct engi_error *e)
 {
 	FILE *fp = fopen(path, "rb");
 	if (!fp)
@@ -411,7 +411,7 @@ static int ccx_verify(const void *criteria, const char *target, const struct eng
 		rc = engi_raise(&e, ENGI_EINVALID,
 				"cannot read CalculiX output '%s': path too long", target);
 	else
-		rc = read_file(path, target, &buf, &size, &e);
+		rc = ccx_read_output(path, target, &buf, &size, &e);
 	if (rc == 0)
 		rc = scan_blocks(buf, size, target, cc, found, &e);
 	if (rc == ENGI_ENOMEM) {

@@ -43,11 +43,11 @@ static int parse_face(struct io_mesh *b, const char *s, const char *end, const c
 	size_t n = 0;
 	size_t nv = b->m->nverts;
 	for (;;) {
-		io_skip_blanks(&s, end, 0);
+		engi_io_skip_blanks(&s, end, 0);
 		if (s >= end || *s == '#')
 			break;
 		long long v;
-		if (io_integer(&s, end, &v) < 0)
+		if (engi_io_integer(&s, end, &v) < 0)
 			return obj_fail(err, ENGI_EPARSE, name, line,
 					"face corner %zu is not a vertex index", n + 1);
 		/* skip /uv/normal */
@@ -67,7 +67,7 @@ static int parse_face(struct io_mesh *b, const char *s, const char *end, const c
 		return obj_fail(err, ENGI_EPARSE, name, line, "face has %zu corners, fewer than 3",
 				n);
 	for (size_t k = 1; k + 1 < n; k++) {
-		int rc = io_add_tri(b, idx[0], idx[k], idx[k + 1]);
+		int rc = engi_io_add_tri(b, idx[0], idx[k], idx[k + 1]);
 		if (rc == ENGI_ETOOBIG)
 			return obj_fail(err, rc, name, line, "more than %zu triangles",
 					b->max_tris);
@@ -81,20 +81,20 @@ int engi_obj_parse(const char *buf, size_t len, const char *name, struct engi_me
 		   size_t max_verts, size_t max_tris, struct engi_error *err)
 {
 	struct io_mesh b;
-	io_mesh_start(&b, m, max_verts, max_tris);
+	engi_io_mesh_start(&b, m, max_verts, max_tris);
 	struct io_lines l = {buf, buf + len, 0};
 	const char *s;
 	size_t n;
 	int rc = 0;
-	while (rc == 0 && io_next_line(&l, &s, &n)) {
+	while (rc == 0 && engi_io_next_line(&l, &s, &n)) {
 		const char *end = s + n;
-		io_skip_blanks(&s, end, 0);
+		engi_io_skip_blanks(&s, end, 0);
 		n = (size_t)(end - s);
 		if (keyword(s, n, "v")) {
 			s += 1;
 			double p[3];
 			for (int d = 0; d < 3 && rc == 0; d++)
-				if (io_number(&s, end, &p[d]) < 0)
+				if (engi_io_number(&s, end, &p[d]) < 0)
 					rc = obj_fail(err, ENGI_EPARSE, name, l.lineno,
 						      "vertex %zu: coordinate %c is not a number",
 						      m->nverts + 1, "xyz"[d]);
@@ -109,7 +109,7 @@ int engi_obj_parse(const char *buf, size_t len, const char *name, struct engi_me
 					      "xyz"[bad], p[bad], engi_coord_problem(p[bad]));
 				break;
 			}
-			rc = io_add_vertex(&b, p);
+			rc = engi_io_add_vertex(&b, p);
 			if (rc == ENGI_ETOOBIG)
 				rc = obj_fail(err, rc, name, l.lineno, "more than %zu vertices",
 					      b.max_verts);
@@ -122,7 +122,7 @@ int engi_obj_parse(const char *buf, size_t len, const char *name, struct engi_me
 	if (rc == 0 && m->ntris == 0 && m->nverts == 0)
 		rc = obj_fail(err, ENGI_EPARSE, name, 0, "no vertices");
 	if (rc < 0)
-		io_mesh_abort(&b);
+		engi_io_mesh_abort(&b);
 	return rc;
 }
 
@@ -132,7 +132,7 @@ int engi_obj_read(const char *path, struct engi_mesh *m, size_t max_verts, size_
 	char *buf;
 	size_t len;
 	engi_mesh_release(m);
-	TRY(io_slurp(path, "OBJ", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
+	TRY(engi_io_slurp(path, "OBJ", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
 	int rc = engi_obj_parse(buf, len, path, m, max_verts, max_tris, err);
 	engi_free(buf);
 	return rc;

@@ -86,7 +86,7 @@ static int type_size(int t)
 /* Next word of a header line into out (NUL-terminated, truncated). */
 static size_t word(const char **s, const char *end, const char **w)
 {
-	io_skip_blanks(s, end, 0);
+	engi_io_skip_blanks(s, end, 0);
 	*w = *s;
 	while (*s < end && **s != ' ' && **s != '\t')
 		(*s)++;
@@ -103,11 +103,11 @@ static int parse_header(struct ply *y, const char *buf, size_t len)
 	struct io_lines l = {buf, buf + len, 0};
 	const char *s, *w;
 	size_t n;
-	if (!io_next_line(&l, &s, &n) || !is_word(s, n, "ply"))
+	if (!engi_io_next_line(&l, &s, &n) || !is_word(s, n, "ply"))
 		return ply_fail(y, ENGI_EPARSE, "does not start with 'ply'");
 	int have_format = 0;
 	for (;;) {
-		if (!io_next_line(&l, &s, &n))
+		if (!engi_io_next_line(&l, &s, &n))
 			return ply_fail(y, ENGI_EPARSE, "header has no 'end_header'");
 		const char *end = s + n;
 		size_t k = word(&s, end, &w);
@@ -143,7 +143,7 @@ static int parse_header(struct ply *y, const char *buf, size_t len)
 						l.lineno);
 			memcpy(e->name, w, k);
 			long long c;
-			if (io_integer(&s, end, &c) < 0 || c < 0)
+			if (engi_io_integer(&s, end, &c) < 0 || c < 0)
 				return ply_fail(y, ENGI_EPARSE,
 						"header line %zu: element '%s' has no valid count",
 						l.lineno, e->name);
@@ -210,9 +210,9 @@ static int read_value(struct ply *y, int t, double *out)
 			break;
 		}
 		if (t == T_F32 || t == T_F64)
-			return io_number(&y->p, y->end, out);
+			return engi_io_number(&y->p, y->end, out);
 		long long v;
-		if (io_integer(&y->p, y->end, &v) < 0)
+		if (engi_io_integer(&y->p, y->end, &v) < 0)
 			return -1;
 		*out = (double)v;
 		return 0;
@@ -345,7 +345,7 @@ static int read_body(struct ply *y, struct io_mesh *b)
 					return ply_fail(
 					    y, ENGI_EPARSE, "vertex %llu: coordinate %c = %g %s", i,
 					    "xyz"[bad], p[bad], engi_coord_problem(p[bad]));
-				int rc = io_add_vertex(b, p);
+				int rc = engi_io_add_vertex(b, p);
 				if (rc < 0)
 					return ply_fail(y, rc, "out of memory");
 			}
@@ -355,7 +355,7 @@ static int read_body(struct ply *y, struct io_mesh *b)
 							"face %llu has %zu corners, fewer than 3",
 							i, nidx);
 				for (size_t k = 1; k + 1 < nidx; k++) {
-					int rc = io_add_tri(b, idx[0], idx[k], idx[k + 1]);
+					int rc = engi_io_add_tri(b, idx[0], idx[k], idx[k + 1]);
 					if (rc == ENGI_ETOOBIG)
 						return ply_fail(y, rc, "more than %zu triangles",
 								b->max_tris);
@@ -372,7 +372,7 @@ int engi_ply_parse(const char *buf, size_t len, const char *name, struct engi_me
 		   size_t max_verts, size_t max_tris, struct engi_error *err)
 {
 	struct io_mesh b;
-	io_mesh_start(&b, m, max_verts, max_tris);
+	engi_io_mesh_start(&b, m, max_verts, max_tris);
 	struct ply *y = engi_calloc(1, sizeof(*y));
 	if (!y)
 		RAISE(err, ENGI_ENOMEM, "cannot read PLY '%s': out of memory", name);
@@ -394,7 +394,7 @@ int engi_ply_parse(const char *buf, size_t len, const char *name, struct engi_me
 		rc = read_body(y, &b);
 	engi_free(y);
 	if (rc < 0)
-		io_mesh_abort(&b);
+		engi_io_mesh_abort(&b);
 	return rc;
 }
 
@@ -404,7 +404,7 @@ int engi_ply_read(const char *path, struct engi_mesh *m, size_t max_verts, size_
 	char *buf;
 	size_t len;
 	engi_mesh_release(m);
-	TRY(io_slurp(path, "PLY", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
+	TRY(engi_io_slurp(path, "PLY", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
 	int rc = engi_ply_parse(buf, len, path, m, max_verts, max_tris, err);
 	engi_free(buf);
 	return rc;

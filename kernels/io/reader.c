@@ -14,8 +14,8 @@
 
 #define NUMBER_MAX 80
 
-int io_slurp(const char *path, const char *fmt, size_t cap, char **buf, size_t *len,
-	     struct engi_error *err)
+int engi_io_slurp(const char *path, const char *fmt, size_t cap, char **buf, size_t *len,
+		  struct engi_error *err)
 {
 	*buf = NULL;
 	*len = 0;
@@ -52,7 +52,7 @@ int io_slurp(const char *path, const char *fmt, size_t cap, char **buf, size_t *
 	return 0;
 }
 
-int io_next_line(struct io_lines *l, const char **s, size_t *n)
+int engi_io_next_line(struct io_lines *l, const char **s, size_t *n)
 {
 	if (l->p >= l->end)
 		return 0;
@@ -68,7 +68,7 @@ int io_next_line(struct io_lines *l, const char **s, size_t *n)
 	return 1;
 }
 
-void io_skip_blanks(const char **s, const char *end, int commas)
+void engi_io_skip_blanks(const char **s, const char *end, int commas)
 {
 	while (*s < end && (**s == ' ' || **s == '\t' || **s == '\r' || **s == '\f' ||
 			    **s == '\v' || (commas && **s == ',')))
@@ -77,7 +77,7 @@ void io_skip_blanks(const char **s, const char *end, int commas)
 
 static size_t token(const char **s, const char *end, char out[NUMBER_MAX])
 {
-	io_skip_blanks(s, end, 0);
+	engi_io_skip_blanks(s, end, 0);
 	size_t n = 0;
 	const char *p = *s;
 	while (p < end && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n' && *p != ',' &&
@@ -92,7 +92,7 @@ static size_t token(const char **s, const char *end, char out[NUMBER_MAX])
 	return n;
 }
 
-int io_number(const char **s, const char *end, double *out)
+int engi_io_number(const char **s, const char *end, double *out)
 {
 	char t[NUMBER_MAX];
 	const char *p = *s;
@@ -107,7 +107,7 @@ int io_number(const char **s, const char *end, double *out)
 	return 0;
 }
 
-int io_integer(const char **s, const char *end, long long *out)
+int engi_io_integer(const char **s, const char *end, long long *out)
 {
 	char t[NUMBER_MAX];
 	const char *p = *s;
@@ -124,7 +124,7 @@ int io_integer(const char **s, const char *end, long long *out)
 	return 0;
 }
 
-void io_mesh_start(struct io_mesh *b, struct engi_mesh *m, size_t max_verts, size_t max_tris)
+void engi_io_mesh_start(struct io_mesh *b, struct engi_mesh *m, size_t max_verts, size_t max_tris)
 {
 	engi_mesh_release(m);
 	b->m = m;
@@ -135,7 +135,7 @@ void io_mesh_start(struct io_mesh *b, struct engi_mesh *m, size_t max_verts, siz
 	b->max_tris = max_tris < idx_cap / 3 ? max_tris : idx_cap / 3;
 }
 
-int io_add_vertex(struct io_mesh *b, const double p[3])
+int engi_io_add_vertex(struct io_mesh *b, const double p[3])
 {
 	struct engi_mesh *m = b->m;
 	if (m->nverts >= b->max_verts)
@@ -155,7 +155,7 @@ int io_add_vertex(struct io_mesh *b, const double p[3])
 	return 0;
 }
 
-int io_add_tri(struct io_mesh *b, uint32_t a, uint32_t c, uint32_t d)
+int engi_io_add_tri(struct io_mesh *b, uint32_t a, uint32_t c, uint32_t d)
 {
 	struct engi_mesh *m = b->m;
 	if (m->ntris >= b->max_tris)
@@ -177,7 +177,7 @@ int io_add_tri(struct io_mesh *b, uint32_t a, uint32_t c, uint32_t d)
 	return 0;
 }
 
-void io_mesh_abort(struct io_mesh *b)
+void engi_io_mesh_abort(struct io_mesh *b)
 {
 	engi_mesh_release(b->m);
 }

@@ -16,8 +16,8 @@ struct engi_error;
 
 /* Reads path into a NUL-terminated heap buffer (*buf, *len). fmt names the
  * format in messages ("OBJ"). */
-int io_slurp(const char *path, const char *fmt, size_t cap, char **buf, size_t *len,
-	     struct engi_error *err);
+int engi_io_slurp(const char *path, const char *fmt, size_t cap, char **buf, size_t *len,
+		  struct engi_error *err);
 
 struct io_lines {
 	const char *p, *end;
@@ -25,15 +25,15 @@ struct io_lines {
 };
 
 /* Next line without its end-of-line; 0 at the end of input. */
-int io_next_line(struct io_lines *l, const char **s, size_t *n);
+int engi_io_next_line(struct io_lines *l, const char **s, size_t *n);
 
 /* Parses a number from [*s, end), skipping leading blanks; advances *s.
  * Returns 0, or -1 when there is no number there. */
-int io_number(const char **s, const char *end, double *out);
+int engi_io_number(const char **s, const char *end, double *out);
 /* An integer (optionally signed) the same way. */
-int io_integer(const char **s, const char *end, long long *out);
+int engi_io_integer(const char **s, const char *end, long long *out);
 /* Skips blanks (space, tab, \r, and commas when commas is set). */
-void io_skip_blanks(const char **s, const char *end, int commas);
+void engi_io_skip_blanks(const char **s, const char *end, int commas);
 
 struct io_mesh {
 	struct engi_mesh *m;
@@ -41,11 +41,11 @@ struct io_mesh {
 	size_t max_verts, max_tris;
 };
 
-void io_mesh_start(struct io_mesh *b, struct engi_mesh *m, size_t max_verts, size_t max_tris);
+void engi_io_mesh_start(struct io_mesh *b, struct engi_mesh *m, size_t max_verts, size_t max_tris);
 /* ENGI_ETOOBIG past the caps, ENGI_ENOMEM; no message (the caller words it). */
-int io_add_vertex(struct io_mesh *b, const double p[3]);
-int io_add_tri(struct io_mesh *b, uint32_t a, uint32_t c, uint32_t d);
+int engi_io_add_vertex(struct io_mesh *b, const double p[3]);
+int engi_io_add_tri(struct io_mesh *b, uint32_t a, uint32_t c, uint32_t d);
 /* On error: empties the mesh. */
-void io_mesh_abort(struct io_mesh *b);
+void engi_io_mesh_abort(struct io_mesh *b);
 
 #endif

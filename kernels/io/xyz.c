@@ -15,20 +15,20 @@ int engi_xyz_parse(const char *buf, size_t len, const char *name, struct engi_me
 		   size_t max_verts, struct engi_error *err)
 {
 	struct io_mesh b;
-	io_mesh_start(&b, m, max_verts, 0);
+	engi_io_mesh_start(&b, m, max_verts, 0);
 	struct io_lines l = {buf, buf + len, 0};
 	const char *s;
 	size_t n;
 	int rc = 0;
-	while (rc == 0 && io_next_line(&l, &s, &n)) {
+	while (rc == 0 && engi_io_next_line(&l, &s, &n)) {
 		const char *end = s + n;
-		io_skip_blanks(&s, end, 1);
+		engi_io_skip_blanks(&s, end, 1);
 		if (s == end || *s == '#')
 			continue;
 		double p[3];
 		for (int d = 0; d < 3 && rc == 0; d++) {
-			io_skip_blanks(&s, end, 1);
-			if (io_number(&s, end, &p[d]) < 0)
+			engi_io_skip_blanks(&s, end, 1);
+			if (engi_io_number(&s, end, &p[d]) < 0)
 				rc = engi_raise(err, ENGI_EPARSE,
 						"cannot read XYZ '%s': line %zu: coordinate %c of "
 						"point %zu is not a number",
@@ -48,7 +48,7 @@ int engi_xyz_parse(const char *buf, size_t len, const char *name, struct engi_me
 				       engi_coord_problem(p[bad]));
 			break;
 		}
-		rc = io_add_vertex(&b, p);
+		rc = engi_io_add_vertex(&b, p);
 		if (rc == ENGI_ETOOBIG)
 			rc = engi_raise(err, rc, "cannot read XYZ '%s': more than %zu points", name,
 					b.max_verts);
@@ -58,7 +58,7 @@ int engi_xyz_parse(const char *buf, size_t len, const char *name, struct engi_me
 	if (rc == 0 && m->nverts == 0)
 		rc = engi_raise(err, ENGI_EPARSE, "cannot read XYZ '%s': no points", name);
 	if (rc < 0)
-		io_mesh_abort(&b);
+		engi_io_mesh_abort(&b);
 	return rc;
 }
 
@@ -67,7 +67,7 @@ int engi_xyz_read(const char *path, struct engi_mesh *m, size_t max_verts, struc
 	char *buf;
 	size_t len;
 	engi_mesh_release(m);
-	TRY(io_slurp(path, "XYZ", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
+	TRY(engi_io_slurp(path, "XYZ", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
 	int rc = engi_xyz_parse(buf, len, path, m, max_verts, err);
 	engi_free(buf);
 	return rc;

@@ -219,7 +219,7 @@ static inline int outside(const struct hull *h, const struct hface *f, uint32_t 
 		return 1;
 	if (-v > bound)
 		return 0;
-	return pred_orient3d(o, P(h, f->v[1]), P(h, f->v[2]), x) < 0;
+	return engi_pred_orient3d(o, P(h, f->v[1]), P(h, f->v[2]), x) < 0;
 }
 
 /* A new face in a free slot or at the end; its id, NONE when out of
@@ -375,8 +375,8 @@ static int add_point(struct hull *h, uint32_t f0, uint32_t q)
  * vanish. */
 static int collinear(const double *a, const double *b, const double *c)
 {
-	return pred_orient2d(a, b, c, 0, 1) == 0 && pred_orient2d(a, b, c, 1, 2) == 0 &&
-	       pred_orient2d(a, b, c, 2, 0) == 0;
+	return engi_pred_orient2d(a, b, c, 0, 1) == 0 && engi_pred_orient2d(a, b, c, 1, 2) == 0 &&
+	       engi_pred_orient2d(a, b, c, 2, 0) == 0;
 }
 
 /*
@@ -445,9 +445,9 @@ static int initial_simplex(const double *p, size_t n, uint32_t s[4])
 			s[3] = (uint32_t)i;
 		}
 	}
-	if (pred_orient3d(a, b, c, p + 3 * (size_t)s[3]) == 0) {
+	if (engi_pred_orient3d(a, b, c, p + 3 * (size_t)s[3]) == 0) {
 		size_t i = 0;
-		while (i < n && pred_orient3d(a, b, c, p + 3 * i) == 0)
+		while (i < n && engi_pred_orient3d(a, b, c, p + 3 * i) == 0)
 			i++;
 		if (i == n)
 			return 2;
@@ -484,7 +484,7 @@ static int hull_build(struct hull *h, const double *p, size_t n, const uint32_t 
 		return -1;
 	uint32_t s[4];
 	memcpy(s, s_in, sizeof(s));
-	if (pred_orient3d(P(h, s[0]), P(h, s[1]), P(h, s[2]), P(h, s[3])) < 0) {
+	if (engi_pred_orient3d(P(h, s[0]), P(h, s[1]), P(h, s[2]), P(h, s[3])) < 0) {
 		uint32_t x = s[1];
 		s[1] = s[2];
 		s[2] = x;
@@ -589,7 +589,7 @@ static int pt2_cmp(const void *a, const void *b)
 static inline int turn(struct pt2 o, struct pt2 a, struct pt2 b)
 {
 	const double O[3] = {o.x, o.y, 0}, A[3] = {a.x, a.y, 0}, B[3] = {b.x, b.y, 0};
-	return pred_orient2d(O, A, B, 0, 1);
+	return engi_pred_orient2d(O, A, B, 0, 1);
 }
 
 /* Convex polygon (counter-clockwise, no repeated point) of the m points

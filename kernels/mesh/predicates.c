@@ -148,7 +148,7 @@ static int orient3d_exact(const double a[3], const double b[3], const double c[3
 	return sign_of(n, acc);
 }
 
-int pred_orient3d(const double a[3], const double b[3], const double c[3], const double d[3])
+int engi_pred_orient3d(const double a[3], const double b[3], const double c[3], const double d[3])
 {
 	double adx = a[0] - d[0], bdx = b[0] - d[0], cdx = c[0] - d[0];
 	double ady = a[1] - d[1], bdy = b[1] - d[1], cdy = c[1] - d[1];
@@ -171,7 +171,7 @@ int pred_orient3d(const double a[3], const double b[3], const double c[3], const
 	return orient3d_exact(a, b, c, d);
 }
 
-int pred_orient2d(const double a[3], const double b[3], const double c[3], int i, int j)
+int engi_pred_orient2d(const double a[3], const double b[3], const double c[3], int i, int j)
 {
 	double l = (b[i] - a[i]) * (c[j] - a[j]), r = (b[j] - a[j]) * (c[i] - a[i]);
 	double det = l - r, perm = fabs(l) + fabs(r);

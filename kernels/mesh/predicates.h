@@ -10,9 +10,9 @@
 /* Sign of det [a-d; b-d; c-d]: positive when d lies below the plane of
  * a, b, c seen with a, b, c counter-clockwise (d on the side the normal
  * (b-a)x(c-a) points away from). */
-int pred_orient3d(const double a[3], const double b[3], const double c[3], const double d[3]);
+int engi_pred_orient3d(const double a[3], const double b[3], const double c[3], const double d[3]);
 
 /* Sign of (b-a) x (c-a) in the plane of coordinates i and j. */
-int pred_orient2d(const double a[3], const double b[3], const double c[3], int i, int j);
+int engi_pred_orient2d(const double a[3], const double b[3], const double c[3], int i, int j);
 
 #endif

@@ -62,16 +62,16 @@ static int dominant_axes(const double *a, const double *b, const double *c, int 
 static int point_in_tri2(const double *p, const double *a, const double *b, const double *c, int i,
 			 int j)
 {
-	int o0 = pred_orient2d(a, b, p, i, j), o1 = pred_orient2d(b, c, p, i, j),
-	    o2 = pred_orient2d(c, a, p, i, j);
+	int o0 = engi_pred_orient2d(a, b, p, i, j), o1 = engi_pred_orient2d(b, c, p, i, j),
+	    o2 = engi_pred_orient2d(c, a, p, i, j);
 	return (o0 >= 0 && o1 >= 0 && o2 >= 0) || (o0 <= 0 && o1 <= 0 && o2 <= 0);
 }
 
 static int seg_seg2(const double *p, const double *q, const double *r, const double *s, int i,
 		    int j)
 {
-	int o1 = pred_orient2d(p, q, r, i, j), o2 = pred_orient2d(p, q, s, i, j);
-	int o3 = pred_orient2d(r, s, p, i, j), o4 = pred_orient2d(r, s, q, i, j);
+	int o1 = engi_pred_orient2d(p, q, r, i, j), o2 = engi_pred_orient2d(p, q, s, i, j);
+	int o3 = engi_pred_orient2d(r, s, p, i, j), o4 = engi_pred_orient2d(r, s, q, i, j);
 	if (o1 == 0 && o2 == 0) {
 		/* collinear: overlap of the projections on both coordinates */
 		for (int d = 0; d < 2; d++) {
@@ -100,24 +100,26 @@ static int coplanar_seg_tri(const double *s0, const double *s1, const double *a,
 static int seg_tri(const double *s0, const double *s1, const double *a, const double *b,
 		   const double *c)
 {
-	int d0 = pred_orient3d(a, b, c, s0), d1 = pred_orient3d(a, b, c, s1);
+	int d0 = engi_pred_orient3d(a, b, c, s0), d1 = engi_pred_orient3d(a, b, c, s1);
 	if (d0 == d1 && d0 != 0)
 		return 0;
 	if (d0 == 0 && d1 == 0)
 		return coplanar_seg_tri(s0, s1, a, b, c);
-	int e0 = pred_orient3d(s0, s1, a, b), e1 = pred_orient3d(s0, s1, b, c),
-	    e2 = pred_orient3d(s0, s1, c, a);
+	int e0 = engi_pred_orient3d(s0, s1, a, b), e1 = engi_pred_orient3d(s0, s1, b, c),
+	    e2 = engi_pred_orient3d(s0, s1, c, a);
 	return (e0 >= 0 && e1 >= 0 && e2 >= 0) || (e0 <= 0 && e1 <= 0 && e2 <= 0);
 }
 
 static int tri_tri(const double *P[3], const double *Q[3])
 {
-	int q0 = pred_orient3d(P[0], P[1], P[2], Q[0]), q1 = pred_orient3d(P[0], P[1], P[2], Q[1]),
-	    q2 = pred_orient3d(P[0], P[1], P[2], Q[2]);
+	int q0 = engi_pred_orient3d(P[0], P[1], P[2], Q[0]),
+	    q1 = engi_pred_orient3d(P[0], P[1], P[2], Q[1]),
+	    q2 = engi_pred_orient3d(P[0], P[1], P[2], Q[2]);
 	if (q0 == q1 && q1 == q2 && q0 != 0)
 		return 0;
-	int p0 = pred_orient3d(Q[0], Q[1], Q[2], P[0]), p1 = pred_orient3d(Q[0], Q[1], Q[2], P[1]),
-	    p2 = pred_orient3d(Q[0], Q[1], Q[2], P[2]);
+	int p0 = engi_pred_orient3d(Q[0], Q[1], Q[2], P[0]),
+	    p1 = engi_pred_orient3d(Q[0], Q[1], Q[2], P[1]),
+	    p2 = engi_pred_orient3d(Q[0], Q[1], Q[2], P[2]);
 	if (p0 == p1 && p1 == p2 && p0 != 0)
 		return 0;
 	for (int k = 0; k < 3; k++)
@@ -153,8 +155,8 @@ static inline int proper(const struct engi_mesh *m, const uint32_t *t)
 	const double *a = m->xyz + 3 * (size_t)t[0], *b = m->xyz + 3 * (size_t)t[1],
 		     *c = m->xyz + 3 * (size_t)t[2];
 	/* collinear corners: no interior to meet */
-	return pred_orient2d(a, b, c, 0, 1) || pred_orient2d(a, b, c, 1, 2) ||
-	       pred_orient2d(a, b, c, 2, 0);
+	return engi_pred_orient2d(a, b, c, 0, 1) || engi_pred_orient2d(a, b, c, 1, 2) ||
+	       engi_pred_orient2d(a, b, c, 2, 0);
 }
 
 /* ---- broad phase ---- */

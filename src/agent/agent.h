@@ -91,7 +91,7 @@ struct agent_ctx {
 	 * NULL: the agent paces itself within this process */
 	double (*govern)(void *govern_arg, const char *msg);
 	void *govern_arg;
-	/* now_mono() when the episode's wall time runs out (0: no limit): an
+	/* clk_now_mono() when the episode's wall time runs out (0: no limit): an
 	 * agent waiting for a model past it returns ENGI_ETIMEOUT, which the
 	 * runner records as time_limit */
 	double deadline;

@@ -286,7 +286,7 @@ static int attach_drawings(struct model_agent *m, const struct agent_ctx *ctx,
 	for (size_t i = 0; rc == 0 && mode == DRAWINGS_MESSAGE && i < t->ndrawings; i++) {
 		char *data = NULL;
 		size_t len = 0;
-		if ((rc = read_file(t->drawings[i], MODEL_DRAWING_CAP, &data, &len, err)) < 0)
+		if ((rc = fs_read_file(t->drawings[i], MODEL_DRAWING_CAP, &data, &len, err)) < 0)
 			break;
 		if (len < 8 || memcmp(data, "\x89PNG\r\n\x1a\n", 8)) {
 			engi_free(data);

@@ -66,7 +66,7 @@ static int scripted_next(struct agent *a, const struct observation *obs, struct 
 		break;
 	case STEP_WRITE_FILE: {
 		size_t len;
-		TRY(read_file(st->host, SCRIPT_FILE_CAP, &s->file, &len, err));
+		TRY(fs_read_file(st->host, SCRIPT_FILE_CAP, &s->file, &len, err));
 		act->kind = ACT_WRITE;
 		act->path = st->path;
 		act->data = s->file;

@@ -44,7 +44,7 @@ const struct backend_desc *backend_lookup(const char *name, struct engi_error *e
 	return NULL;
 }
 
-void exec_result_release(struct exec_result *r)
+void backend_exec_result_release(struct exec_result *r)
 {
 	engi_free(r->out);
 	memset(r, 0, sizeof(*r));
@@ -118,7 +118,7 @@ int backend_read_image(struct backend_env *env, const char *env_path, const char
 	size_t len = 0;
 	int rc = backend_get(env, env_path, tmp, BACKEND_IMAGE_FILE_CAP, &bytes, err);
 	if (rc == 0)
-		rc = read_file(tmp, BACKEND_IMAGE_FILE_CAP, &data, &len, err);
+		rc = fs_read_file(tmp, BACKEND_IMAGE_FILE_CAP, &data, &len, err);
 	unlink(tmp);
 	if (rc < 0)
 		return rc;

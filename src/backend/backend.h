@@ -58,7 +58,7 @@ struct exec_result {
 	double wall_s;
 };
 
-void exec_result_release(struct exec_result *r);
+void backend_exec_result_release(struct exec_result *r);
 
 struct backend_env;
 

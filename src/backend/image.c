@@ -98,7 +98,7 @@ static int complete(const char *dir)
 	char p[PATH_MAX];
 	for (const char *const *f = need; *f; f++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, *f);
-		if (!path_is_file(p))
+		if (!fs_path_is_file(p))
 			return 0;
 	}
 	return 1;
@@ -122,7 +122,7 @@ static int write_recipes(const char *dir, struct engi_error *err)
 		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
 		if (fd < 0)
 			RAISE(err, ENGI_EIO, "cannot write recipe '%s': %s", p, strerror(errno));
-		int rc = write_all_fd(fd, f->data, f->len);
+		int rc = fs_write_all_fd(fd, f->data, f->len);
 		if (close(fd) < 0 || rc < 0)
 			RAISE(err, ENGI_EIO, "cannot write recipe '%s': %s", p, strerror(errno));
 	}
@@ -145,11 +145,11 @@ static int run_recipe(const char *recipe, const char *outdir, const char *downlo
 				.out_fd = logfd,
 				.cwd_fd = -1,
 				.group = SPAWN_GROUP};
-	pid_t pid = spawn_child(&so, err);
+	pid_t pid = child_spawn(&so, err);
 	if (pid < 0)
 		return (int)pid;
 	int status;
-	if (spawn_wait(pid, &status) < 0)
+	if (child_wait(pid, &status) < 0)
 		RAISE(err, ENGI_EIO, "waiting for the image recipe: %s", strerror(errno));
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		RAISE(err, ENGI_EIO, "image recipe '%s' failed (%s %d); its output is above",
@@ -185,7 +185,7 @@ int image_build(const char *name, int force, FILE *log, struct engi_error *err)
 	char dir[PATH_MAX], hash[65], cache[PATH_MAX];
 	TRY(image_dir(name, dir, sizeof(dir), hash, err));
 	TRY(image_cache_dir(cache, sizeof(cache), err));
-	TRY(mkdir_p(cache, 0755, err));
+	TRY(fs_mkdir_p(cache, 0755, err));
 	char p[PATH_MAX];
 	/* one build at a time per cache: the recipes share the downloads */
 	snprintf(p, sizeof(p), "%s/build.lock", cache);
@@ -214,22 +214,23 @@ int image_build(const char *name, int force, FILE *log, struct engi_error *err)
 		goto out;
 	}
 	snprintf(recipe, sizeof(recipe), "%s/%s.sh", recipes, name);
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	fprintf(log, "image %s: building from recipe %.16s into %s\n", name, hash, dir);
-	if ((rc = write_recipes(recipes, err)) == 0 && (rc = mkdir_p(downloads, 0755, err)) == 0 &&
-	    (rc = rm_rf(tmp, err)) == 0 && (rc = mkdir_p(tmp, 0755, err)) == 0 &&
+	if ((rc = write_recipes(recipes, err)) == 0 &&
+	    (rc = fs_mkdir_p(downloads, 0755, err)) == 0 && (rc = fs_rm_rf(tmp, err)) == 0 &&
+	    (rc = fs_mkdir_p(tmp, 0755, err)) == 0 &&
 	    (rc = run_recipe(recipe, tmp, downloads, log, err)) == 0 &&
-	    (rc = check_output(tmp, err)) == 0 && (rc = rm_rf(dir, err)) == 0) {
+	    (rc = check_output(tmp, err)) == 0 && (rc = fs_rm_rf(dir, err)) == 0) {
 		if (rename(tmp, dir) < 0)
 			rc = engi_raise(err, ENGI_EIO, "cannot rename '%s' to '%s': %s", tmp, dir,
 					strerror(errno));
 	}
-	rm_rf(recipes, NULL);
+	fs_rm_rf(recipes, NULL);
 	if (rc < 0) {
-		rm_rf(tmp, NULL);
+		fs_rm_rf(tmp, NULL);
 		engi_error_prefix(err, "image %s", name);
 	} else {
-		fprintf(log, "image %s: built in %.0f s\n", name, now_mono() - t0);
+		fprintf(log, "image %s: built in %.0f s\n", name, clk_now_mono() - t0);
 	}
 out:
 	close(lock);

@@ -12,7 +12,7 @@
  * copied in and out here on
  * the host, resolved one component at a time with O_NOFOLLOW, so a link
  * planted by the agent cannot make us read or write outside the work
- * folder; deliverables keep their size caps (copy_fd_capped).
+ * folder; deliverables keep their size caps (fs_copy_fd_capped).
  *
  * Sandbox. Every command runs as `bwrap ... -- /bin/sh -c COMMAND` with
  *  - new mount, PID, IPC, UTS, network, cgroup and (where it can) user
@@ -154,7 +154,7 @@ static void remove_stale(const char *base)
 		if (fd < 0)
 			continue;
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			rm_rf(path, NULL);
+			fs_rm_rf(path, NULL);
 		close(fd);
 	}
 	closedir(d);
@@ -163,7 +163,7 @@ static void remove_stale(const char *base)
 static void remove_procdir(void)
 {
 	if (sb.procdir[0])
-		rm_rf(sb.procdir, NULL);
+		fs_rm_rf(sb.procdir, NULL);
 }
 
 /* This process's folder under $TMPDIR (0700), locked for its life (the
@@ -194,7 +194,7 @@ static void make_procdir(void)
 			 strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		rm_rf(dir, NULL);
+		fs_rm_rf(dir, NULL);
 		return;
 	}
 	/* fd stays open, holding the lock, until we exit */
@@ -220,7 +220,7 @@ static int make_private_root(struct local_env *le, struct engi_error *err)
 	if (mkdir(le->dir, 0700) < 0 || mkdir(le->tmp, 0700) < 0 ||
 	    (le->dirfd = open(le->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		int e = errno;
-		rm_rf(root, NULL);
+		fs_rm_rf(root, NULL);
 		le->root[0] = '\0';
 		RAISE(err, ENGI_EENV, "cannot create work folders in '%s': %s", root, strerror(e));
 	}
@@ -408,7 +408,7 @@ static char **sandbox_argv(const struct local_env *le, const char *command)
  * folders when flags has O_CREAT. */
 static int open_beneath(int dirfd, const char *rel, int flags, struct engi_error *err)
 {
-	TRY(env_path_check(rel, err));
+	TRY(fs_env_path_check(rel, err));
 	char buf[ENV_PATH_MAX + 1];
 	snprintf(buf, sizeof(buf), "%s", rel);
 	int fd = dup(dirfd);
@@ -453,7 +453,7 @@ static int local_put(struct backend_env *env, const void *data, size_t len, cons
 	if (fd < 0)
 		return fd;
 	int rc = 0;
-	if (write_all_fd(fd, data, len) < 0)
+	if (fs_write_all_fd(fd, data, len) < 0)
 		rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", env_path, strerror(errno));
 	close(fd);
 	return rc;
@@ -466,7 +466,7 @@ static int local_get(struct backend_env *env, const char *env_path, const char *
 	int in = open_beneath(le->dirfd, env_path, O_RDONLY, err);
 	if (in < 0)
 		return in;
-	int rc = copy_fd_capped(in, env_path, host_path, max_bytes, bytes, err);
+	int rc = fs_copy_fd_capped(in, env_path, host_path, max_bytes, bytes, err);
 	close(in);
 	return rc;
 }
@@ -486,10 +486,10 @@ static int run_captured(struct spawn_opts *so, const struct exec_opts *o, struct
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		RAISE(err, ENGI_EENV, "cannot create a pipe: %s", strerror(errno));
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	so->out_fd = pfd[1];
 	so->group = SPAWN_GROUP;
-	pid_t pid = spawn_child(so, err);
+	pid_t pid = child_spawn(so, err);
 	close(pfd[1]);
 	if (pid < 0) {
 		close(pfd[0]);
@@ -502,7 +502,7 @@ static int run_captured(struct spawn_opts *so, const struct exec_opts *o, struct
 	double exited_at = 0;
 	char buf[16384];
 	while (!eof || !exited) {
-		double now = now_mono();
+		double now = clk_now_mono();
 		if (!exited && now - t0 > o->timeout_s) {
 			r->timed_out = 1;
 			kill_group(pid);
@@ -541,13 +541,13 @@ static int run_captured(struct spawn_opts *so, const struct exec_opts *o, struct
 			pid_t w = waitpid(pid, &status, WNOHANG);
 			if (w == pid) {
 				exited = 1;
-				exited_at = now_mono();
+				exited_at = clk_now_mono();
 			}
 		}
 	}
 	close(pfd[0]);
 	kill_group(pid); /* nothing the command started outlives it */
-	r->wall_s = now_mono() - t0;
+	r->wall_s = clk_now_mono() - t0;
 	if (WIFEXITED(status)) {
 		r->exit_code = WEXITSTATUS(status);
 	} else {
@@ -625,9 +625,9 @@ static void sandbox_probe(void)
 		snprintf(sb.why, sizeof(sb.why), "'%s' fails its probe (exit %d%s%s)", sb.bwrap,
 			 r.exit_code, line[0] ? ": " : "", line);
 	}
-	exec_result_release(&r);
+	backend_exec_result_release(&r);
 	close(le.dirfd);
-	rm_rf(le.root, NULL);
+	fs_rm_rf(le.root, NULL);
 }
 
 static void sandbox_init(void)
@@ -682,7 +682,7 @@ static int local_start(struct backend_env *env, const struct env_spec *spec, str
 		      sb.why);
 	/* the episode's host-side scratch (protected-input checks, images)
 	 * lives in work_root; the agent's folder never does */
-	TRY(mkdir_p(spec->work_root, 0700, err));
+	TRY(fs_mkdir_p(spec->work_root, 0700, err));
 	return make_private_root(le, err);
 }
 
@@ -693,7 +693,7 @@ static void local_stop(struct backend_env *env)
 		close(le->dirfd);
 	le->dirfd = -1;
 	if (le->root[0])
-		rm_rf(le->root, NULL);
+		fs_rm_rf(le->root, NULL);
 }
 
 static const struct backend_ops local_ops = {

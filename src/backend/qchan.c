@@ -25,7 +25,7 @@ void qchan_init(struct qchan *c, const char *what, size_t max_msg)
 
 static int remaining_ms(double deadline)
 {
-	double r = deadline - now_mono();
+	double r = deadline - clk_now_mono();
 	if (r <= 0)
 		return 0;
 	return r > 1e6 ? 1000000000 : (int)(r * 1000) + 1;
@@ -51,11 +51,11 @@ int qchan_connect(struct qchan *c, const char *path, double deadline, struct eng
 		if (e != ENOENT && e != ECONNREFUSED && e != EAGAIN)
 			RAISE(err, ENGI_EENV, "cannot connect to the %s at '%s': %s", c->what, path,
 			      strerror(e));
-		if (now_mono() >= deadline)
+		if (clk_now_mono() >= deadline)
 			RAISE(err, ENGI_ETIMEOUT,
 			      "the %s socket '%s' did not accept a connection in time", c->what,
 			      path);
-		sleep_seconds(0.01);
+		clk_sleep_seconds(0.01);
 	}
 }
 
@@ -186,7 +186,7 @@ static int call(struct qchan *c, json_t *keep, unsigned id, const char *execute,
 {
 	if (ret)
 		*ret = NULL;
-	double deadline = now_mono() + timeout_s;
+	double deadline = clk_now_mono() + timeout_s;
 	json_t *m = json_pack("{s:s,s:I}", "execute", execute, "id", (json_int_t)id);
 	if (!m) {
 		json_decref(args);
@@ -251,7 +251,7 @@ int qmp_open(struct qmp *q, const char *path, double deadline, struct engi_error
 	json_decref(greet);
 	if (!ok)
 		RAISE(err, ENGI_EENV, "QMP monitor at '%s' did not greet", path);
-	double left = deadline - now_mono();
+	double left = deadline - clk_now_mono();
 	return call(&q->ch, q->events, q->next_id++, "qmp_capabilities", NULL, left > 1 ? left : 1,
 		    NULL, err);
 }
@@ -301,11 +301,11 @@ int qga_open(struct qga *g, const char *path, double deadline, struct engi_error
 	 * answers a 0xFF with an error: send the delimiter and a sync, retry
 	 * until the matching reply arrives, then confirm with a plain sync. */
 	unsigned long token =
-	    (unsigned long)getpid() * 1000003ul + (unsigned long)(now_mono() * 1e6);
+	    (unsigned long)getpid() * 1000003ul + (unsigned long)(clk_now_mono() * 1e6);
 	for (unsigned attempt = 0;; attempt++) {
 		token =
 		    (token * 6364136223846793005ull + 1442695040888963407ull) & 0x7fffffffffffull;
-		double round_end = now_mono() + (attempt < 5 ? 0.3 : 1.0);
+		double round_end = clk_now_mono() + (attempt < 5 ? 0.3 : 1.0);
 		if (round_end > deadline)
 			round_end = deadline;
 		char req[128];
@@ -330,7 +330,8 @@ int qga_open(struct qga *g, const char *path, double deadline, struct engi_error
 				json_t *args = json_pack("{s:I}", "id", (json_int_t)(token + 1));
 				json_t *ret2;
 				TRY(call(&g->ch, NULL, g->next_id++, "guest-sync", args,
-					 deadline - now_mono() > 2 ? deadline - now_mono() : 2,
+					 deadline - clk_now_mono() > 2 ? deadline - clk_now_mono()
+								       : 2,
 					 &ret2, err));
 				int ok = json_integer_value(ret2) == (json_int_t)(token + 1);
 				json_decref(ret2);
@@ -340,11 +341,11 @@ int qga_open(struct qga *g, const char *path, double deadline, struct engi_error
 				return 0;
 			}
 		}
-		if (rc == ENGI_EENV && now_mono() < deadline) {
+		if (rc == ENGI_EENV && clk_now_mono() < deadline) {
 			/* the connection broke (QEMU gone?): let the caller see it */
 			return engi_raise(err, rc, "%s", e.msg);
 		}
-		if (now_mono() >= deadline)
+		if (clk_now_mono() >= deadline)
 			RAISE(err, ENGI_ETIMEOUT,
 			      "the guest agent did not answer before the deadline");
 	}

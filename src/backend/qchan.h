@@ -5,7 +5,7 @@
  * struct qchan is the shared transport: connect with retries, send with a
  * deadline, receive one JSON object at a time with a size cap, skipping the
  * 0xFF sync bytes and any garbage before an object. Every call takes an
- * absolute deadline on the monotonic clock (now_mono()); past it the call
+ * absolute deadline on the monotonic clock (clk_now_mono()); past it the call
  * answers ENGI_ETIMEOUT. A peer that closes the socket answers ENGI_EENV.
  *
  * struct qmp and struct qga add the handshakes and command calls. Replies

@@ -135,11 +135,11 @@ static int run_tool(char *const argv[], const char *log_path, struct engi_error 
 				.out_fd = -1,
 				.out_path = log_path,
 				.cwd_fd = -1};
-	pid_t pid = spawn_child(&so, err);
+	pid_t pid = child_spawn(&so, err);
 	if (pid < 0)
 		return (int)pid;
 	int st;
-	if (spawn_wait(pid, &st) < 0)
+	if (child_wait(pid, &st) < 0)
 		RAISE(err, ENGI_EENV, "waiting for %s: %s", argv[0], strerror(errno));
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		RAISE(err, ENGI_EENV, "%s failed (%s %d)%s", argv[0],
@@ -219,7 +219,7 @@ static int write_probe_rom(const char *path, struct engi_error *err)
 	snprintf((char *)rom + 0xFF00, 64, "%s\n", PROBE_MARK);
 	static const unsigned char reset[] = {0xEA, 0x00, 0xFE, 0x00, 0xF0}; /* jmp far */
 	memcpy(rom + 0xFFF0, reset, sizeof(reset));
-	return write_file_atomic(path, rom, sizeof(rom), err);
+	return fs_write_file_atomic(path, rom, sizeof(rom), err);
 }
 
 /* Runs the probe guest; 1 when it reported, 0 otherwise (why says how). */
@@ -284,7 +284,7 @@ static int kvm_probe(char *why, size_t n)
 	arg(&a, "file:%s", console);
 	arg(&a, "-device");
 	arg(&a, "isa-debug-exit,iobase=0xf4,iosize=0x04");
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	pid_t pid = -1;
 	if (rc == 0) {
 		struct spawn_opts so = {.path = a.v[0],
@@ -294,23 +294,23 @@ static int kvm_probe(char *why, size_t n)
 					.out_path = logp,
 					.cwd_fd = -1,
 					.group = SPAWN_SESSION};
-		pid = spawn_child(&so, &e);
+		pid = child_spawn(&so, &e);
 	}
 	int st = 0, exited = 0;
-	while (pid > 0 && !exited && now_mono() - t0 < limit) {
+	while (pid > 0 && !exited && clk_now_mono() - t0 < limit) {
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			exited = 1;
 		else
-			sleep_seconds(0.01);
+			clk_sleep_seconds(0.01);
 	}
 	if (pid > 0 && !exited) {
 		kill(-pid, SIGKILL);
 		waitpid(pid, &st, 0);
 	}
-	double took = now_mono() - t0;
+	double took = clk_now_mono() - t0;
 	char *out = NULL;
 	size_t len = 0;
-	int marked = read_file(console, 4096, &out, &len, NULL) == 0 && len &&
+	int marked = fs_read_file(console, 4096, &out, &len, NULL) == 0 && len &&
 		     memmem(out, len, PROBE_MARK, strlen(PROBE_MARK));
 	engi_free(out);
 	char tail[200] = "";
@@ -324,7 +324,7 @@ static int kvm_probe(char *why, size_t n)
 		if (f)
 			fclose(f);
 	}
-	rm_rf(dir, NULL);
+	fs_rm_rf(dir, NULL);
 	if (rc < 0 || pid < 0) {
 		snprintf(why, n, "the KVM probe could not start: %s", e.msg);
 		return 0;
@@ -392,7 +392,7 @@ static int kvm_known_lifeless(void)
 		return 0;
 	char *text = NULL;
 	size_t len = 0;
-	int known = read_file(p, 256, &text, &len, NULL) == 0 && len >= strlen(boot) &&
+	int known = fs_read_file(p, 256, &text, &len, NULL) == 0 && len >= strlen(boot) &&
 		    !strncmp(text, boot, strlen(boot));
 	engi_free(text);
 	return known;
@@ -432,8 +432,8 @@ static void kvm_give_up(const char *why)
 		    no_life_marker(p, sizeof(p), boot, sizeof(boot)) == 0) {
 			char line[128];
 			int n = snprintf(line, sizeof(line), "%s\n", boot);
-			mkdir_parents(p, 0755, NULL);
-			write_file_atomic(p, line, (size_t)n, NULL);
+			fs_mkdir_parents(p, 0755, NULL);
+			fs_write_file_atomic(p, line, (size_t)n, NULL);
 		}
 	}
 	pthread_mutex_unlock(&accel_lock);
@@ -588,7 +588,7 @@ static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how, 
 				.out_path = logp,
 				.cwd_fd = -1,
 				.group = SPAWN_SESSION};
-	pid_t pid = spawn_child(&so, err);
+	pid_t pid = child_spawn(&so, err);
 	if (pid < 0)
 		return (int)pid;
 	q->pid = pid;
@@ -611,7 +611,7 @@ static void log_tail(const struct qemu_env *q, char *buf, size_t n)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/qemu.log", q->dir);
-	file_last_line(p, buf, n);
+	fs_file_last_line(p, buf, n);
 }
 
 /* Turns a failure into an environment failure when QEMU is gone, saying
@@ -619,9 +619,9 @@ static void log_tail(const struct qemu_env *q, char *buf, size_t n)
 static int env_fail(struct qemu_env *q, int rc, struct engi_error *err)
 {
 	/* a broken connection usually means QEMU is on its way out */
-	double until = now_mono() + (rc == ENGI_EENV ? 1.0 : 0.0);
-	while (!vm_gone(q) && now_mono() < until)
-		sleep_seconds(0.01);
+	double until = clk_now_mono() + (rc == ENGI_EENV ? 1.0 : 0.0);
+	while (!vm_gone(q) && clk_now_mono() < until)
+		clk_sleep_seconds(0.01);
 	if (!vm_gone(q))
 		return rc;
 	char tail[512];
@@ -649,9 +649,9 @@ static void vm_kill(struct qemu_env *q)
 	for (int s = 0; s < 3 && !vm_gone(q); s++) {
 		if (sigs[s])
 			kill(-q->pid, sigs[s]);
-		double until = now_mono() + (s == 2 ? 10.0 : 2.0);
-		while (!vm_gone(q) && now_mono() < until)
-			sleep_seconds(0.005);
+		double until = clk_now_mono() + (s == 2 ? 10.0 : 2.0);
+		while (!vm_gone(q) && clk_now_mono() < until)
+			clk_sleep_seconds(0.005);
 	}
 	if (!vm_gone(q)) {
 		kill(-q->pid, SIGKILL);
@@ -683,7 +683,7 @@ static void cleanup(struct qemu_env *q)
 	qmp_close(&q->qmp);
 	qga_close(&q->qga);
 	if (q->dir[0])
-		rm_rf(q->dir, NULL);
+		fs_rm_rf(q->dir, NULL);
 	if (q->disk[0])
 		unlink(q->disk);
 	q->dir[0] = q->disk[0] = '\0';
@@ -705,9 +705,9 @@ static int wait_migration(struct qemu_env *q, const char *what, double deadline,
 			return 0;
 		if (!strcmp(why, "failed") || !strcmp(why, "cancelled"))
 			RAISE(err, ENGI_EENV, "%s: migration %s", what, why);
-		if (now_mono() > deadline || vm_gone(q))
+		if (clk_now_mono() > deadline || vm_gone(q))
 			RAISE(err, ENGI_EENV, "%s did not finish in time", what);
-		sleep_seconds(0.005);
+		clk_sleep_seconds(0.005);
 	}
 }
 
@@ -737,7 +737,7 @@ static long long console_bytes(const struct qemu_env *q)
 static int connect_vm(struct qemu_env *q, enum restore how, double timeout_s,
 		      struct engi_error *err)
 {
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	double deadline = t0 + timeout_s;
 	double life_s =
 	    q->kvm ? env_seconds("ENGI_QEMU_LIFE_S", how == RESTORE_COLD ? 20.0 : 8.0) : 0;
@@ -750,11 +750,11 @@ static int connect_vm(struct qemu_env *q, enum restore how, double timeout_s,
 	struct engi_error oe;
 	for (;;) {
 		engi_error_init(&oe);
-		rc = qmp_open(&q->qmp, p, fmin(deadline, now_mono() + 0.5), &oe);
-		if (rc == 0 || vm_gone(q) || now_mono() >= deadline)
+		rc = qmp_open(&q->qmp, p, fmin(deadline, clk_now_mono() + 0.5), &oe);
+		if (rc == 0 || vm_gone(q) || clk_now_mono() >= deadline)
 			break;
 		qchan_close(&q->qmp.ch);
-		sleep_seconds(0.02);
+		clk_sleep_seconds(0.02);
 	}
 	if (rc < 0)
 		engi_raise(err, rc, "%s", oe.msg);
@@ -775,7 +775,7 @@ static int connect_vm(struct qemu_env *q, enum restore how, double timeout_s,
 			return 0;
 		if (vm_gone(q))
 			break;
-		if (!alive && now_mono() >= t0 + life_s) {
+		if (!alive && clk_now_mono() >= t0 + life_s) {
 			if (how == RESTORE_COLD && console_bytes(q) > 0) {
 				alive = 1;
 			} else {
@@ -784,10 +784,10 @@ static int connect_vm(struct qemu_env *q, enum restore how, double timeout_s,
 				RAISE(err, ENGI_EENV, "showed no sign of life in %.0f s", life_s);
 			}
 		}
-		if (now_mono() >= deadline)
+		if (clk_now_mono() >= deadline)
 			break;
 		qga_close(&q->qga); /* the connection broke: try again */
-		sleep_seconds(0.05);
+		clk_sleep_seconds(0.05);
 	}
 	rc = env_fail(q, ENGI_EENV, err);
 	if (!alive && vm_gone(q)) {
@@ -808,10 +808,10 @@ static int wait_ready_command(struct qemu_env *q, const char *cmd, double deadli
 			return env_fail(q, code, err);
 		if (code == 0)
 			return 0;
-		if (now_mono() > deadline)
+		if (clk_now_mono() > deadline)
 			RAISE(err, ENGI_EENV,
 			      "the image's ready_command did not succeed in time: %s", cmd);
-		sleep_seconds(0.5);
+		clk_sleep_seconds(0.5);
 	}
 	return 0;
 }
@@ -842,11 +842,11 @@ static int wait_screen_settled(struct qemu_env *q, double deadline, struct engi_
 		prev_len = n;
 		if (lit && same)
 			break;
-		if (now_mono() > deadline) {
+		if (clk_now_mono() > deadline) {
 			engi_free(prev);
 			RAISE(err, ENGI_EENV, "the guest's screen did not settle in time");
 		}
-		sleep_seconds(1.0);
+		clk_sleep_seconds(1.0);
 	}
 	engi_free(prev);
 	return 0;
@@ -872,10 +872,10 @@ static int ready_complete(const char *dir)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/state", dir);
-	if (!path_is_file(p))
+	if (!fs_path_is_file(p))
 		return 0;
 	snprintf(p, sizeof(p), "%s/disk.qcow2", dir);
-	return path_is_file(p);
+	return fs_path_is_file(p);
 }
 
 /* Boots the image cold, waits for the agent (and the ready command), saves
@@ -889,7 +889,7 @@ static int ready_save(const struct vmconf *c, const char *tmp, FILE *log, struct
 	char base[PATH_MAX];
 	snprintf(base, sizeof(base), "%s/disk.qcow2", c->imgdir);
 	snprintf(q.disk, sizeof(q.disk), "%s/disk.qcow2", tmp);
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	int rc = make_private_dir(&q, err);
 	if (rc == 0)
 		rc = make_overlay(base, q.disk, err);
@@ -904,7 +904,7 @@ static int ready_save(const struct vmconf *c, const char *tmp, FILE *log, struct
 		rc = wait_screen_settled(&q, t0 + COLD_BOOT_TIMEOUT_S, err);
 	if (rc == 0 && log)
 		fprintf(log, "ready state: guest answered %.1f s after a cold boot; saving\n",
-			now_mono() - t0);
+			clk_now_mono() - t0);
 	if (rc == 0) {
 		/* smaller state: clean page cache */
 		qga_run(&q.qga, "sync; echo 3 > /proc/sys/vm/drop_caches", 30, err);
@@ -935,7 +935,7 @@ static int ready_save(const struct vmconf *c, const char *tmp, FILE *log, struct
 		snprintf(p, sizeof(p), "%s/disk.qcow2", tmp);
 		chmod(p, 0444);
 		if (log)
-			fprintf(log, "ready state saved in %.1f s\n", now_mono() - t0);
+			fprintf(log, "ready state saved in %.1f s\n", clk_now_mono() - t0);
 	}
 	return rc;
 }
@@ -948,7 +948,7 @@ static int ready_ensure(const struct vmconf *c, char *dir, size_t n, FILE *log,
 		return 0;
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/ready", c->imgdir);
-	TRY(mkdir_p(p, 0755, err));
+	TRY(fs_mkdir_p(p, 0755, err));
 	snprintf(p, sizeof(p), "%s.lock", dir);
 	int lock = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (lock < 0)
@@ -961,16 +961,16 @@ static int ready_ensure(const struct vmconf *c, char *dir, size_t n, FILE *log,
 	if (!ready_complete(dir)) {
 		char tmp[PATH_MAX];
 		snprintf(tmp, sizeof(tmp), "%s.tmp", dir);
-		rc = rm_rf(tmp, err);
+		rc = fs_rm_rf(tmp, err);
 		if (rc == 0)
-			rc = mkdir_p(tmp, 0755, err);
+			rc = fs_mkdir_p(tmp, 0755, err);
 		if (rc == 0)
 			rc = ready_save(c, tmp, log, err);
 		if (rc == 0 && rename(tmp, dir) < 0)
 			rc = engi_raise(err, ENGI_EENV, "cannot rename '%s': %s", tmp,
 					strerror(errno));
 		if (rc < 0) {
-			rm_rf(tmp, NULL);
+			fs_rm_rf(tmp, NULL);
 			engi_error_prefix(err, "saving the ready state of '%s'", c->imgdir);
 		}
 	}
@@ -1018,7 +1018,7 @@ static enum restore restore_mode(void)
 static int set_guest_clock(struct qemu_env *q, struct engi_error *err)
 {
 	char script[96];
-	snprintf(script, sizeof(script), "date -u -s @%lld >/dev/null", (long long)now_wall());
+	snprintf(script, sizeof(script), "date -u -s @%lld >/dev/null", (long long)clk_now_wall());
 	int code = qga_run(&q->qga, script, 30, err);
 	return code < 0 ? code : 0;
 }
@@ -1039,18 +1039,18 @@ static int start_once(struct qemu_env *q, const struct env_spec *spec, const cha
 	char ready[PATH_MAX], state[PATH_MAX], src[PATH_MAX];
 	if (how != RESTORE_COLD)
 		TRY(ready_ensure(&c, ready, sizeof(ready), NULL, err));
-	TRY(mkdir_p(spec->work_root, 0700, err));
+	TRY(fs_mkdir_p(spec->work_root, 0700, err));
 	if (snprintf(q->disk, sizeof(q->disk), "%s/%s.qcow2", spec->work_root, spec->name) >=
 	    (int)sizeof(q->disk))
 		RAISE(err, ENGI_EINVALID, "work folder path too long: '%s'", spec->work_root);
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	rc = make_private_dir(q, err);
 	if (rc == 0) {
 		if (how == RESTORE_LOADVM) {
 			snprintf(src, sizeof(src), "%s/disk.qcow2", ready);
 			uint64_t copied;
 			unlink(q->disk);
-			rc = copy_file_capped(src, q->disk, UINT64_MAX, &copied, err);
+			rc = fs_copy_file_capped(src, q->disk, UINT64_MAX, &copied, err);
 			if (rc == 0)
 				chmod(q->disk, 0600);
 		} else {
@@ -1071,7 +1071,7 @@ static int start_once(struct qemu_env *q, const struct env_spec *spec, const cha
 		rc = wait_ready_command(q, c.ready_command, t0 + COLD_BOOT_TIMEOUT_S, err);
 	if (rc == 0 && how == RESTORE_COLD && c.display)
 		rc = wait_screen_settled(q, t0 + COLD_BOOT_TIMEOUT_S, err);
-	q->boot_s = now_mono() - t0;
+	q->boot_s = clk_now_mono() - t0;
 	/* a restored guest's clock is as old as its state */
 	if (rc == 0 && how != RESTORE_COLD)
 		rc = set_guest_clock(q, err);
@@ -1112,7 +1112,7 @@ static void qemu_stop(struct backend_env *env)
 
 static int guest_path(const char *rel, char *buf, size_t n, struct engi_error *err)
 {
-	TRY(env_path_check(rel, err));
+	TRY(fs_env_path_check(rel, err));
 	snprintf(buf, n, GUEST_WORKDIR "/%s", rel);
 	return 0;
 }
@@ -1156,7 +1156,7 @@ static int dump_screen(struct qemu_env *q, char **ppm, size_t *len, struct engi_
 	int rc = qmp_call(&q->qmp, "screendump", json_pack("{s:s}", "filename", p), 30, NULL, err);
 	if (rc < 0)
 		return env_fail(q, rc, err);
-	rc = read_file(p, SCREEN_CAP, ppm, len, err);
+	rc = fs_read_file(p, SCREEN_CAP, ppm, len, err);
 	unlink(p);
 	if (rc < 0)
 		return rc;
@@ -1210,7 +1210,7 @@ static int qemu_input(struct backend_env *env, const char *event_json, struct en
 				break;
 			}
 		} else if (json_is_integer(ms)) {
-			sleep_seconds((double)json_integer_value(ms) / 1000.0);
+			clk_sleep_seconds((double)json_integer_value(ms) / 1000.0);
 		}
 	}
 	json_decref(steps);

@@ -111,7 +111,7 @@ static int take_output(json_t *b64, struct engi_dynbuf *out, uint64_t *total,
 int qga_exec(struct qga *g, const char *cwd, const char *command, const struct exec_opts *o,
 	     struct exec_result *r, struct engi_error *err)
 {
-	char *qcwd = sh_quote(cwd);
+	char *qcwd = text_sh_quote(cwd);
 	size_t n = strlen(command) + (qcwd ? strlen(qcwd) : 0) + 64;
 	char *script = qcwd ? engi_malloc(n) : NULL;
 	if (!script) {
@@ -120,7 +120,7 @@ int qga_exec(struct qga *g, const char *cwd, const char *command, const struct e
 	}
 	snprintf(script, n, "cd %s || exit 125\nexec 2>&1\n%s", qcwd, command);
 	engi_free(qcwd);
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	json_int_t pid = 0;
 	int rc = spawn(g, script, &pid, err);
 	engi_free(script);
@@ -133,7 +133,7 @@ int qga_exec(struct qga *g, const char *cwd, const char *command, const struct e
 	int killed = 0;
 	double killed_at = 0;
 	for (;;) {
-		double now = now_mono();
+		double now = clk_now_mono();
 		if (killed && now - killed_at > 10) {
 			/* something in the guest still holds the output pipe */
 			r->exit_code = -1;
@@ -148,7 +148,7 @@ int qga_exec(struct qga *g, const char *cwd, const char *command, const struct e
 			if ((rc = kill_tree(g, pid, err)) < 0)
 				break;
 			killed = 1;
-			killed_at = now_mono();
+			killed_at = clk_now_mono();
 		}
 		json_t *st;
 		rc = qga_call(g, "guest-exec-status", json_pack("{s:I}", "pid", pid),
@@ -178,10 +178,10 @@ int qga_exec(struct qga *g, const char *cwd, const char *command, const struct e
 			break;
 		}
 		json_decref(st);
-		sleep_seconds(wait);
+		clk_sleep_seconds(wait);
 		wait = fmin(wait * 1.5, 0.1);
 	}
-	r->wall_s = now_mono() - t0;
+	r->wall_s = clk_now_mono() - t0;
 	if (rc < 0) {
 		engi_dynbuf_release(&out);
 		return rc;
@@ -198,7 +198,7 @@ int qga_run(struct qga *g, const char *script, double timeout_s, struct engi_err
 	struct exec_result r = {0};
 	TRY(qga_exec(g, "/", script, &o, &r, err));
 	int code = r.timed_out ? -1 : r.exit_code;
-	exec_result_release(&r);
+	backend_exec_result_release(&r);
 	if (code < 0)
 		RAISE(err, ENGI_EENV, "a helper command in the guest did not finish in %.0f s",
 		      timeout_s);
@@ -232,7 +232,7 @@ int qga_put(struct qga *g, const void *data, size_t len, const char *path, struc
 	const char *slash = strrchr(path, '/');
 	if (slash && slash != path) {
 		char *dir = engi_strndup(path, (size_t)(slash - path));
-		char *q = dir ? sh_quote(dir) : NULL;
+		char *q = dir ? text_sh_quote(dir) : NULL;
 		engi_free(dir);
 		if (!q)
 			RAISE(err, ENGI_ENOMEM, "out of memory");
@@ -283,7 +283,7 @@ int qga_get(struct qga *g, const char *path, const char *host_path, uint64_t max
 {
 	*bytes = 0;
 	/* like the local backend: only plain files, reached without links */
-	char *q = sh_quote(path);
+	char *q = text_sh_quote(path);
 	if (!q)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	char script[ENV_PATH_MAX * 8 + 160];
@@ -365,7 +365,7 @@ int qga_get(struct qga *g, const char *path, const char *host_path, uint64_t max
 					path, (unsigned long long)max_bytes);
 			break;
 		}
-		if (n && write_all_fd(fd, raw, n) < 0) {
+		if (n && fs_write_all_fd(fd, raw, n) < 0) {
 			rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", host_path,
 					strerror(errno));
 			break;

@@ -103,19 +103,19 @@ static int sim_exec(struct backend_env *env, const char *command, const struct e
 {
 	struct sim_env *se = env->priv;
 	double d = fmin(se->duration_s, o->timeout_s);
-	double t0 = now_mono();
-	while (now_mono() - t0 < d) {
+	double t0 = clk_now_mono();
+	while (clk_now_mono() - t0 < d) {
 		if (o->cancel && o->cancel(o->cancel_ctx)) {
 			r->cancelled = 1;
 			break;
 		}
-		double left = d - (now_mono() - t0);
+		double left = d - (clk_now_mono() - t0);
 		struct timespec ts = {0, (long)(fmin(left, 0.05) * 1e9)};
 		nanosleep(&ts, NULL);
 	}
 	r->timed_out = !r->cancelled && se->duration_s > o->timeout_s;
 	r->exit_code = r->timed_out || r->cancelled ? -1 : !strcmp(command, "fail") ? 1 : 0;
-	r->wall_s = now_mono() - t0;
+	r->wall_s = clk_now_mono() - t0;
 	char buf[64];
 	int n = snprintf(buf, sizeof(buf), "simulated %.6f", d);
 	size_t keep = (size_t)n < o->out_cap ? (size_t)n : o->out_cap;
@@ -131,7 +131,7 @@ static int sim_put(struct backend_env *env, const void *data, size_t len, const 
 		   struct engi_error *err)
 {
 	struct sim_env *se = env->priv;
-	TRY(env_path_check(env_path, err));
+	TRY(fs_env_path_check(env_path, err));
 	if (len > SIM_FILE_CAP)
 		RAISE(err, ENGI_ETOOBIG, "'%s' is over the simulated file cap", env_path);
 	struct sim_file *f = NULL;
@@ -170,7 +170,7 @@ static int sim_get(struct backend_env *env, const char *env_path, const char *ho
 		    open(host_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0)
 			RAISE(err, ENGI_EIO, "cannot create '%s': %s", host_path, strerror(errno));
-		int bad = write_all_fd(fd, se->files[i].data, se->files[i].len) < 0;
+		int bad = fs_write_all_fd(fd, se->files[i].data, se->files[i].len) < 0;
 		if (close(fd) < 0 || bad)
 			RAISE(err, ENGI_EIO, "cannot write '%s'", host_path);
 		if (bytes)

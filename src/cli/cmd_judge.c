@@ -169,7 +169,7 @@ int cmd_judge(int argc, char **argv)
 		size_t len = 0;
 		struct record r;
 		record_init(&r);
-		rc = read_file(tmp, (size_t)64 << 20, &json, &len, &err);
+		rc = fs_read_file(tmp, (size_t)64 << 20, &json, &len, &err);
 		if (rc == 0)
 			rc = record_from_json(json, len, &r, &err);
 		if (rc == 0)

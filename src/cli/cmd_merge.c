@@ -264,7 +264,7 @@ int cmd_merge(int argc, char **argv)
 		fputs(merge_help, stderr);
 		return EXIT_USAGE;
 	}
-	if (path_is_file(out)) {
+	if (fs_path_is_file(out)) {
 		cli_errorf("merge: '%s' exists; choose a new output file", out);
 		return EXIT_USAGE;
 	}

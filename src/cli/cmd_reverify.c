@@ -224,7 +224,7 @@ static int reverify(const char *in_path, const char *out_path, const char *suite
 		if (rc == 0 && e % 256 == 255)
 			rc = store_flush(st, err);
 	}
-	rm_rf(scratch, NULL);
+	fs_rm_rf(scratch, NULL);
 	rc = stored_finish(&st, tmp, out_path, rc, err);
 	if (rc == 0)
 		printf("reverified %zu of %zu episodes with this binary's verifiers: %zu verdict%s "

@@ -153,7 +153,7 @@ static int parse_deadline(const char *what, const char *s, double *out)
 	if (s[0] == '+') {
 		if (s[1] == '+' || s[1] == '-' || cli_num(what, s + 1, 0, 1e9, &v) < 0)
 			return -1;
-		*out = now_wall() + v;
+		*out = clk_now_wall() + v;
 		return 0;
 	}
 	if (cli_num(what, s, 1, 1e11, &v) < 0)
@@ -319,7 +319,7 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			run_only = 1;
 			if (parse_deadline("--deadline", optarg, &o->deadline) < 0)
 				return -1;
-			if (o->deadline <= now_wall()) {
+			if (o->deadline <= clk_now_wall()) {
 				cli_errorf("--deadline '%s': that time has passed", optarg);
 				return -1;
 			}

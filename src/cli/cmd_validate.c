@@ -117,7 +117,7 @@ int cmd_validate(int argc, char **argv)
 		}
 	}
 	if (sched_rank() == 0 && made_tmp && !keep)
-		rm_rf(tmpl, NULL);
+		fs_rm_rf(tmpl, NULL);
 	sweep_release(&sw);
 	engi_free(cmdline);
 	strlist_release(&conds);

@@ -15,7 +15,7 @@ void progress_init(struct progress *p, const char *status_path, size_t total, si
 	p->status_path = engi_strdup(status_path);
 	p->total = total;
 	p->before = before;
-	p->t0 = now_mono();
+	p->t0 = clk_now_mono();
 	p->tty = isatty(STDERR_FILENO);
 	p->quiet = quiet;
 	p->every = every > 0 ? every : 10;
@@ -25,7 +25,7 @@ void progress_init(struct progress *p, const char *status_path, size_t total, si
 
 static double eta_s(const struct progress *p)
 {
-	double el = now_mono() - p->t0;
+	double el = clk_now_mono() - p->t0;
 	size_t left = p->total - p->before - p->done;
 	if (p->done == 0 || left == 0)
 		return left ? -1 : 0;
@@ -55,11 +55,11 @@ static void write_status(struct progress *p, int final)
 			 "\"cost_usd\":%.6f,\"elapsed_s\":%.3f,\"eta_s\":%.1f,\"draining\":%s,"
 			 "\"finished\":%s,\"rank0_peak_rss_mb\":%.1f,\"updated_at\":%.3f}\n",
 			 p->total, p->before, p->done, p->passed, p->running, p->queued,
-			 p->interrupted, p->infra, p->cost_usd, now_mono() - p->t0, eta_s(p),
+			 p->interrupted, p->infra, p->cost_usd, clk_now_mono() - p->t0, eta_s(p),
 			 p->draining ? "true" : "false", final ? "true" : "false",
-			 ru.ru_maxrss / 1024.0, now_wall());
-	write_file_atomic(p->status_path, buf, (size_t)n, NULL);
-	p->last_status = now_mono();
+			 ru.ru_maxrss / 1024.0, clk_now_wall());
+	fs_write_file_atomic(p->status_path, buf, (size_t)n, NULL);
+	p->last_status = clk_now_mono();
 }
 
 static void print_line(struct progress *p, int newline)
@@ -73,7 +73,7 @@ static void print_line(struct progress *p, int newline)
 		p->running, eta, p->cost_usd, p->draining ? "  (draining)" : "",
 		p->tty && !newline ? "\033[K" : "\n");
 	fflush(stderr);
-	p->last_line = now_mono();
+	p->last_line = clk_now_mono();
 }
 
 void progress_result(struct progress *p, const struct record *r, const struct cell *cell)
@@ -97,7 +97,7 @@ void progress_tick(struct progress *p, const struct sched_status *st)
 	p->running = st->running;
 	p->queued = st->queued;
 	p->draining = st->draining;
-	double now = now_mono();
+	double now = clk_now_mono();
 	if (now - p->last_status >= 1.0)
 		write_status(p, 0);
 	if (p->tty && now - p->last_line >= 0.25)
@@ -118,7 +118,7 @@ void progress_finish(struct progress *p, const struct sched_status *st, size_t u
 		"%sengisweep: %zu episodes this run (%zu passed, %zu infrastructure failures), "
 		"%zu cells unrun%s, %.1f s\n",
 		p->tty ? "\n" : "", p->done, p->passed, p->infra, unrun,
-		unrun ? " (continue with --resume)" : "", now_mono() - p->t0);
+		unrun ? " (continue with --resume)" : "", clk_now_mono() - p->t0);
 }
 
 void progress_release(struct progress *p)

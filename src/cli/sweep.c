@@ -157,7 +157,7 @@ static int hook_run(void *p, size_t ci, int rank, char **payload, size_t *len)
 		rec.outcome = OUTCOME_AGENT_ERROR;
 		rec.attempts = 1;
 		rec.rank = rank;
-		rec.started_at = now_wall();
+		rec.started_at = clk_now_wall();
 		snprintf(rec.host, sizeof(rec.host), "%s", c->host);
 		snprintf(rec.run_id, sizeof(rec.run_id), "%s", c->run_id);
 		snprintf(rec.message, sizeof(rec.message), "%s", e.msg);
@@ -224,7 +224,7 @@ static int hook_admit(void *p, size_t ci)
 	struct runctx *c = p;
 	const struct cell *cell = &c->sw->matrix.cells[ci];
 	if (c->o->deadline > 0 &&
-	    now_wall() + predicted_s(c, cell) + c->o->deadline_margin_s > c->o->deadline)
+	    clk_now_wall() + predicted_s(c, cell) + c->o->deadline_margin_s > c->o->deadline)
 		return 0; /* would not fit in the allocation: leave it for the next */
 	const struct model *m = &c->sw->def.models[cell->model];
 	if (m->max_concurrent > 0 && c->model_running[cell->model] >= m->max_concurrent)
@@ -233,9 +233,9 @@ static int hook_admit(void *p, size_t ci)
 		pthread_mutex_lock(&c->gov_lock);
 		double *lim = &c->gov_limit[cell->model];
 		if (*lim < m->max_concurrent &&
-		    now_mono() - c->gov_changed[cell->model] > GOV_QUIET_S) {
+		    clk_now_mono() - c->gov_changed[cell->model] > GOV_QUIET_S) {
 			*lim = fmin(*lim + 1, m->max_concurrent);
-			c->gov_changed[cell->model] = now_mono();
+			c->gov_changed[cell->model] = clk_now_mono();
 		}
 		int cap = (int)*lim;
 		pthread_mutex_unlock(&c->gov_lock);
@@ -291,7 +291,7 @@ static double hook_govern(void *p, const char *msg)
 			pthread_mutex_lock(&c->gov_lock);
 			double lim = c->gov_limit[mi] * GOV_BACKOFF;
 			c->gov_limit[mi] = lim < 1 ? 1 : lim;
-			c->gov_changed[mi] = now_mono();
+			c->gov_changed[mi] = clk_now_mono();
 			pthread_mutex_unlock(&c->gov_lock);
 		}
 	}
@@ -350,7 +350,7 @@ static void note_result(struct sweep *sw, size_t ci, const struct record *r)
 
 static int maybe_flush(struct runctx *c, int force, struct engi_error *err)
 {
-	double now = now_mono();
+	double now = clk_now_mono();
 	if (!force && c->since_flush < FLUSH_EVERY_RECORDS && now - c->last_flush < FLUSH_EVERY_S)
 		return 0;
 	/* with nothing new, the store may still owe the readers a copy
@@ -798,11 +798,11 @@ static int rejudge(struct runctx *c, size_t ci, struct record *r, struct engi_er
 	kept.nassertions = r->nassertions;
 	int rc = judge_verdict_from_record(&kept, &v, err);
 	char infra[INFRA_REASON_MAX], why[256];
-	double v0 = now_mono();
+	double v0 = clk_now_mono();
 	if (rc == 0)
 		rc = judge_deliverables(task, art, &lim, &v, infra, sizeof(infra), why, sizeof(why),
 					err);
-	rm_rf(scratch, NULL);
+	fs_rm_rf(scratch, NULL);
 	if (rc == 1) {
 		fprintf(stderr, "engisweep: cell %s (task '%s'): the verifier failed again: %s\n",
 			r->cell, r->task_id, why);
@@ -816,7 +816,7 @@ static int rejudge(struct runctx *c, size_t ci, struct record *r, struct engi_er
 		snprintf(r->message, sizeof(r->message), "%s", msg);
 		engi_verifier_id(task->verifier, r->verifier, sizeof(r->verifier));
 		snprintf(r->version, sizeof(r->version), "%s", ENGISWEEP_VERSION);
-		r->verify_s = now_mono() - v0;
+		r->verify_s = clk_now_mono() - v0;
 		rc = record_take_verdict(r, &v);
 	}
 	engi_verdict_release(&v);
@@ -908,10 +908,10 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder, struct 
 	struct sweep *sw = c->sw;
 	const struct sweep_opts *o = c->o;
 	size_t n = sw->matrix.ncells;
-	TRY(mkdir_p(c->out, 0755, err));
+	TRY(fs_mkdir_p(c->out, 0755, err));
 	char jpath[PATH_MAX];
 	snprintf(jpath, sizeof(jpath), "%s/journal.jsonl", c->out);
-	if (!o->resume && path_is_file(jpath))
+	if (!o->resume && fs_path_is_file(jpath))
 		RAISE(err, ENGI_EINVALID,
 		      "'%s' holds the journal of an earlier sweep: use --resume to continue it, "
 		      "or choose another --out",
@@ -925,7 +925,7 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder, struct 
 	c->gov_changed = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(double));
 	for (size_t i = 0; c->gov_limit && c->gov_changed && i < sw->def.nmodels; i++) {
 		c->gov_limit[i] = sw->def.models[i].max_concurrent;
-		c->gov_changed[i] = now_mono();
+		c->gov_changed[i] = clk_now_mono();
 	}
 	c->index = engi_calloc(n ? n : 1, sizeof(*c->index));
 	c->last_line = engi_calloc(n ? n : 1, sizeof(long));
@@ -952,7 +952,7 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder, struct 
 	snprintf(tmp, sizeof(tmp), "%s.part", c->h5);
 	TRY(open_store(c, tmp, err));
 	size_t before = 0;
-	if (o->resume && path_is_file(jpath)) {
+	if (o->resume && fs_path_is_file(jpath)) {
 		c->line = 0;
 		TRY(journal_read(jpath, resume_scan, c, NULL, err));
 		c->line = 0;
@@ -1018,7 +1018,7 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 	c.sw = sw;
 	c.o = o;
 	char *abs = realpath(o->out, NULL);
-	if (!abs && sched_rank() == 0 && mkdir_p(o->out, 0755, &local) == 0)
+	if (!abs && sched_rank() == 0 && fs_mkdir_p(o->out, 0755, &local) == 0)
 		abs = realpath(o->out, NULL);
 	snprintf(c.out, sizeof(c.out), "%s", abs ? abs : o->out);
 	free(abs);
@@ -1050,7 +1050,7 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 		engi_blas_threads_set(c.kernel_threads);
 	snprintf(c.h5, sizeof(c.h5), "%s/results.h5", c.out);
 	gethostname(c.host, sizeof(c.host) - 1);
-	snprintf(c.run_id, sizeof(c.run_id), "%lx-%x", (unsigned long)now_wall(),
+	snprintf(c.run_id, sizeof(c.run_id), "%lx-%x", (unsigned long)clk_now_wall(),
 		 (unsigned)getpid());
 	sched_bcast_str(c.run_id, sizeof(c.run_id));
 
@@ -1092,7 +1092,7 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 		for (size_t i = 0; i < sw->matrix.ncells; i++)
 			sw->unrun += !sw->results[i].have;
 		progress_finish(&c.progress, &st, sw->unrun);
-		rm_rf(c.work_root, NULL);
+		fs_rm_rf(c.work_root, NULL);
 	}
 out:
 	if (sched_rank() == 0) {

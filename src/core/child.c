@@ -31,7 +31,7 @@ static char **merged_env(char *const *extra)
 	return e;
 }
 
-pid_t spawn_child(const struct spawn_opts *o, struct engi_error *err)
+pid_t child_spawn(const struct spawn_opts *o, struct engi_error *err)
 {
 	char **env = NULL;
 	if (!o->envp && o->add_env && !(env = merged_env(o->add_env)))
@@ -85,7 +85,7 @@ pid_t spawn_child(const struct spawn_opts *o, struct engi_error *err)
 	return pid;
 }
 
-int spawn_wait(pid_t pid, int *status)
+int child_wait(pid_t pid, int *status)
 {
 	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR)

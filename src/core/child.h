@@ -39,9 +39,9 @@ struct spawn_opts {
 /* The child's pid, or a negative engi error code with err set (fork or
  * memory failed). A child that cannot set itself up exits 126, one whose
  * exec fails 127. */
-pid_t spawn_child(const struct spawn_opts *o, struct engi_error *err);
+pid_t child_spawn(const struct spawn_opts *o, struct engi_error *err);
 
 /* waitpid through EINTR: 0 and *status, or -1 with errno. */
-int spawn_wait(pid_t pid, int *status);
+int child_wait(pid_t pid, int *status);
 
 #endif

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int env_path_check(const char *p, struct engi_error *err)
+int fs_env_path_check(const char *p, struct engi_error *err)
 {
 	size_t n = strlen(p);
 	if (n == 0)
@@ -47,7 +47,7 @@ int env_path_check(const char *p, struct engi_error *err)
 	return 0;
 }
 
-int mkdir_p(const char *path, unsigned mode, struct engi_error *err)
+int fs_mkdir_p(const char *path, unsigned mode, struct engi_error *err)
 {
 	char buf[PATH_MAX];
 	size_t n = strlen(path);
@@ -64,12 +64,12 @@ int mkdir_p(const char *path, unsigned mode, struct engi_error *err)
 	}
 	if (mkdir(buf, mode) < 0 && errno != EEXIST)
 		RAISE(err, ENGI_EIO, "cannot create folder '%s': %s", buf, strerror(errno));
-	if (!path_is_dir(buf))
+	if (!fs_path_is_dir(buf))
 		RAISE(err, ENGI_EIO, "'%s' exists and is not a folder", buf);
 	return 0;
 }
 
-int mkdir_parents(const char *p, unsigned mode, struct engi_error *err)
+int fs_mkdir_parents(const char *p, unsigned mode, struct engi_error *err)
 {
 	char buf[PATH_MAX];
 	size_t n = strlen(p);
@@ -80,7 +80,7 @@ int mkdir_parents(const char *p, unsigned mode, struct engi_error *err)
 	if (!slash || slash == buf)
 		return 0;
 	*slash = '\0';
-	return mkdir_p(buf, mode, err);
+	return fs_mkdir_p(buf, mode, err);
 }
 
 static int rm_at(int parent, const char *name, struct engi_error *err)
@@ -120,12 +120,12 @@ static int rm_at(int parent, const char *name, struct engi_error *err)
 	return 0;
 }
 
-int rm_rf(const char *path, struct engi_error *err)
+int fs_rm_rf(const char *path, struct engi_error *err)
 {
 	return rm_at(AT_FDCWD, path, err);
 }
 
-int open_regular(const char *path, int nofollow, struct engi_error *err)
+int fs_open_regular(const char *path, int nofollow, struct engi_error *err)
 {
 	/* O_NONBLOCK: opening a FIFO or a device must not wait for a writer */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
@@ -147,9 +147,9 @@ int open_regular(const char *path, int nofollow, struct engi_error *err)
 	return fd;
 }
 
-int sha256_regular_file(const char *path, char hex[65], struct engi_error *err)
+int fs_sha256_regular_file(const char *path, char hex[65], struct engi_error *err)
 {
-	int fd = open_regular(path, 0, err);
+	int fd = fs_open_regular(path, 0, err);
 	if (fd < 0)
 		return fd;
 	struct engi_sha256 h;
@@ -173,9 +173,9 @@ int sha256_regular_file(const char *path, char hex[65], struct engi_error *err)
 	return 0;
 }
 
-int read_file(const char *path, size_t cap, char **out, size_t *len, struct engi_error *err)
+int fs_read_file(const char *path, size_t cap, char **out, size_t *len, struct engi_error *err)
 {
-	int fd = open_regular(path, 0, err);
+	int fd = fs_open_regular(path, 0, err);
 	if (fd < 0)
 		return fd;
 	struct stat st;
@@ -211,7 +211,7 @@ int read_file(const char *path, size_t cap, char **out, size_t *len, struct engi
 	return 0;
 }
 
-int write_all_fd(int fd, const void *data, size_t len)
+int fs_write_all_fd(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 	while (len) {
@@ -226,7 +226,7 @@ int write_all_fd(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len, struct engi_error *err)
+int fs_write_file_atomic(const char *path, const void *data, size_t len, struct engi_error *err)
 {
 	char tmp[PATH_MAX];
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
@@ -234,7 +234,7 @@ int write_file_atomic(const char *path, const void *data, size_t len, struct eng
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		RAISE(err, ENGI_EIO, "cannot create '%s': %s", tmp, strerror(errno));
-	if (write_all_fd(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (fs_write_all_fd(fd, data, len) < 0 || fsync(fd) < 0) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
@@ -249,8 +249,8 @@ int write_file_atomic(const char *path, const void *data, size_t len, struct eng
 	return 0;
 }
 
-int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap, uint64_t *copied,
-		   struct engi_error *err)
+int fs_copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap, uint64_t *copied,
+		      struct engi_error *err)
 {
 	struct stat st;
 	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode))
@@ -281,7 +281,7 @@ int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap, 
 					src_name, (unsigned long long)cap);
 			break;
 		}
-		if (write_all_fd(out, buf, (size_t)r) < 0) {
+		if (fs_write_all_fd(out, buf, (size_t)r) < 0) {
 			rc = engi_raise(err, ENGI_EIO, "cannot write '%s': %s", dst,
 					strerror(errno));
 			break;
@@ -296,44 +296,44 @@ int copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t cap, 
 	return rc;
 }
 
-int copy_file_capped(const char *src, const char *dst, uint64_t cap, uint64_t *copied,
-		     struct engi_error *err)
+int fs_copy_file_capped(const char *src, const char *dst, uint64_t cap, uint64_t *copied,
+			struct engi_error *err)
 {
 	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (in < 0)
 		RAISE(err, ENGI_EIO, "cannot open '%s': %s", src, strerror(errno));
-	int rc = copy_fd_capped(in, src, dst, cap, copied, err);
+	int rc = fs_copy_fd_capped(in, src, dst, cap, copied, err);
 	close(in);
 	return rc;
 }
 
-int path_is_dir(const char *p)
+int fs_path_is_dir(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int path_is_file(const char *p)
+int fs_path_is_file(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-double now_mono(void)
+double clk_now_mono(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-double now_wall(void)
+double clk_now_wall(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void sleep_seconds(double s)
+void clk_sleep_seconds(double s)
 {
 	if (s <= 0)
 		return;
@@ -343,7 +343,7 @@ void sleep_seconds(double s)
 		;
 }
 
-void file_last_line(const char *path, char *buf, size_t n)
+void fs_file_last_line(const char *path, char *buf, size_t n)
 {
 	buf[0] = '\0';
 	FILE *f = fopen(path, "r");

@@ -42,7 +42,7 @@ int journal_open(struct journal *j, const char *path, int resume, struct engi_er
 	j->path = engi_strdup(path);
 	if (!j->path)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
-	if (resume && path_is_file(path)) {
+	if (resume && fs_path_is_file(path)) {
 		j->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
 		if (j->fd < 0) {
 			int e = errno;
@@ -63,7 +63,7 @@ int journal_open(struct journal *j, const char *path, int resume, struct engi_er
 			journal_close(j);
 			RAISE(err, ENGI_EIO, "cannot repair journal '%s': %s", path, strerror(e));
 		}
-		if (!has_header && write_all_fd(j->fd, JOURNAL_HEADER, hl) < 0) {
+		if (!has_header && fs_write_all_fd(j->fd, JOURNAL_HEADER, hl) < 0) {
 			journal_close(j);
 			RAISE(err, ENGI_EIO, "cannot write journal '%s'", path);
 		}
@@ -75,7 +75,8 @@ int journal_open(struct journal *j, const char *path, int resume, struct engi_er
 		journal_close(j);
 		RAISE(err, ENGI_EIO, "cannot create journal '%s': %s", path, strerror(e));
 	}
-	if (write_all_fd(j->fd, JOURNAL_HEADER, strlen(JOURNAL_HEADER)) < 0 || fsync(j->fd) < 0) {
+	if (fs_write_all_fd(j->fd, JOURNAL_HEADER, strlen(JOURNAL_HEADER)) < 0 ||
+	    fsync(j->fd) < 0) {
 		journal_close(j);
 		RAISE(err, ENGI_EIO, "cannot write journal '%s'", path);
 	}
@@ -92,7 +93,7 @@ int journal_append_json(struct journal *j, const char *json, size_t len, struct 
 	memcpy(buf, json, len);
 	buf[len] = '\n';
 	int rc = 0;
-	if (write_all_fd(j->fd, buf, len + 1) < 0 || fdatasync(j->fd) < 0)
+	if (fs_write_all_fd(j->fd, buf, len + 1) < 0 || fdatasync(j->fd) < 0)
 		rc = engi_raise(err, ENGI_EIO, "cannot append to journal '%s': %s", j->path,
 				strerror(errno));
 	engi_free(buf);

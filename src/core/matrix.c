@@ -372,7 +372,7 @@ int sweepdef_load_models(struct sweepdef *d, const char *path, struct engi_error
 {
 	char *text;
 	size_t len;
-	TRY(read_file(path, MODELS_FILE_CAP, &text, &len, err));
+	TRY(fs_read_file(path, MODELS_FILE_CAP, &text, &len, err));
 	json_error_t je;
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	engi_free(text);

@@ -17,7 +17,7 @@
  * \u escapes) is not recognised.
  *
  * The names of the api_key_env variables are registered too: children
- * started through spawn_child (verifier, tools, QEMU) get an environment
+ * started through child_spawn (verifier, tools, QEMU) get an environment
  * without them, nor any variable whose value holds a secret.
  *
  * All calls are thread-safe.

@@ -225,7 +225,7 @@ static int check_env_path(struct loadctx *c, const char *ptr, const char *s)
 {
 	struct engi_error e;
 	engi_error_init(&e);
-	if (env_path_check(s, &e) < 0)
+	if (fs_env_path_check(s, &e) < 0)
 		return bad(c, ptr, "%s", e.msg);
 	return 0;
 }
@@ -236,7 +236,7 @@ static int host_file(struct loadctx *c, const char *ptr, const char *rel, const 
 {
 	struct engi_error e;
 	engi_error_init(&e);
-	if (rel[0] == '/' || env_path_check(rel, &e) < 0)
+	if (rel[0] == '/' || fs_env_path_check(rel, &e) < 0)
 		return bad(
 		    c, ptr,
 		    "'%s': host paths are relative to the task file's folder and stay inside it",
@@ -252,10 +252,10 @@ static int host_file(struct loadctx *c, const char *ptr, const char *rel, const 
 	free(real);
 	if (!inside)
 		return bad(c, ptr, "'%s' leads outside the task's folder (through a link?)", rel);
-	if (!path_is_file(abs))
+	if (!fs_path_is_file(abs))
 		return bad(c, ptr, "'%s' is not a regular file", rel);
 	char hex[65];
-	if (sha256_regular_file(abs, hex, &e) < 0)
+	if (fs_sha256_regular_file(abs, hex, &e) < 0)
 		return bad(c, ptr, "%s", e.msg);
 	engi_sha256_update(c->files_hash, rel, strlen(rel) + 1);
 	engi_sha256_update(c->files_hash, hex, 64);
@@ -967,16 +967,16 @@ static void hash_verifier_files(struct loadctx *c, json_t *v)
 		char abs[PATH_MAX];
 		struct engi_error e;
 		engi_error_init(&e);
-		if (env_path_check(rel, &e) < 0 ||
+		if (fs_env_path_check(rel, &e) < 0 ||
 		    snprintf(abs, sizeof(abs), "%s/%s", c->dir, rel) >= (int)sizeof(abs) ||
-		    !path_is_file(abs))
+		    !fs_path_is_file(abs))
 			return;
 		char *real = realpath(abs, NULL);
 		size_t dl = strlen(c->dir);
 		int inside = real && !strncmp(real, c->dir, dl) && real[dl] == '/';
 		free(real);
 		char hex[65];
-		if (inside && sha256_regular_file(abs, hex, &e) == 0) {
+		if (inside && fs_sha256_regular_file(abs, hex, &e) == 0) {
 			engi_sha256_update(c->files_hash, rel, strlen(rel) + 1);
 			engi_sha256_update(c->files_hash, hex, 64);
 		}
@@ -1063,7 +1063,7 @@ static int load_one(struct suite *s, const char *file, struct engi_error *err)
 {
 	char *text = NULL;
 	size_t len = 0;
-	TRY(read_file(file, TASK_FILE_CAP, &text, &len, err));
+	TRY(fs_read_file(file, TASK_FILE_CAP, &text, &len, err));
 	json_error_t je;
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	engi_free(text);
@@ -1125,9 +1125,9 @@ static int check_task_entry(const char *dir, const char *file, struct engi_error
 static int native_probe(const char *path)
 {
 	size_t n = strlen(path);
-	if (path_is_file(path))
+	if (fs_path_is_file(path))
 		return n > 5 && !strcmp(path + n - 5, ".json") ? 10 : 0;
-	if (!path_is_dir(path))
+	if (!fs_path_is_dir(path))
 		return 0;
 	DIR *d = opendir(path);
 	int found = 0;
@@ -1187,7 +1187,7 @@ static int native_load(struct suite *s, const char *path, int strict, struct eng
 	char **files = NULL;
 	size_t nfiles = 0, alloc = 0;
 	int rc = 0;
-	if (path_is_dir(path)) {
+	if (fs_path_is_dir(path)) {
 		DIR *d = opendir(path);
 		if (!d) {
 			suite_release(s);
@@ -1234,7 +1234,7 @@ static int native_load(struct suite *s, const char *path, int strict, struct eng
 		if (rc == 0 && nfiles == 0)
 			rc = engi_raise(err, ENGI_ENOTFOUND,
 					"suite folder '%s' has no *.json task files", path);
-	} else if (path_is_file(path)) {
+	} else if (fs_path_is_file(path)) {
 		files = engi_malloc(sizeof(*files));
 		if (!files || !(files[0] = engi_strdup(path)))
 			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");

@@ -36,7 +36,7 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-char *utf8_clean(const char *s, size_t n, size_t *out_len)
+char *text_utf8_clean(const char *s, size_t n, size_t *out_len)
 {
 	/* worst case every byte becomes the 3-byte replacement character */
 	char *out = engi_malloc(n * 3 + 1);
@@ -63,7 +63,7 @@ char *utf8_clean(const char *s, size_t n, size_t *out_len)
 	return out;
 }
 
-char *sh_quote(const char *text)
+char *text_sh_quote(const char *text)
 {
 	size_t n = 3;
 	for (const char *p = text; *p; p++)

@@ -10,11 +10,11 @@
 #include <stddef.h>
 
 /* A valid UTF-8 copy of s[0..n); NULL when out of memory. */
-char *utf8_clean(const char *s, size_t n, size_t *out_len);
+char *text_utf8_clean(const char *s, size_t n, size_t *out_len);
 
 /* text as one single-quoted sh word ('...', each ' as '\''); engi_free;
  * NULL when out of memory. */
-char *sh_quote(const char *text);
+char *text_sh_quote(const char *text);
 
 /* names[0..n) joined with ", " into out (cut to cap). */
 void text_join(char *out, size_t cap, const char *const *names, size_t n);

@@ -345,7 +345,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 			a->interrupted = 1;
 			break;
 		}
-		double remaining = task->wall_s - (now_mono() - t0);
+		double remaining = task->wall_s - (clk_now_mono() - t0);
 		if (remaining <= 0 || (task->env_s > 0 && a->env_s >= task->env_s)) {
 			a->outcome = OUTCOME_TIME_LIMIT;
 			break;
@@ -355,17 +355,17 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 			env_lost(a, e.msg);
 			break;
 		}
-		double m0 = now_mono();
+		double m0 = clk_now_mono();
 		engi_error_init(&e);
 		int rc = agent_next(ag, &obs, &at, &e);
-		a->model_s += now_mono() - m0;
+		a->model_s += clk_now_mono() - m0;
 		struct engi_error pe;
 		engi_error_init(&pe);
 		if (s->pause_env && backend_pause(env, 0, &pe) < 0) {
 			env_lost(a, pe.msg);
 			break;
 		}
-		if (rc == ENGI_ETIMEOUT && task->wall_s - (now_mono() - t0) < 0.1) {
+		if (rc == ENGI_ETIMEOUT && task->wall_s - (clk_now_mono() - t0) < 0.1) {
 			/* the model was still answering when the wall time ran out */
 			a->outcome = OUTCOME_TIME_LIMIT;
 			set_msg(a, "%s", e.msg);
@@ -402,10 +402,10 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 				ended = 1;
 				break;
 			case ACT_WRITE: {
-				double e0 = now_mono();
+				double e0 = clk_now_mono();
 				engi_error_init(&e);
 				rc = backend_put(env, act->data, act->len, act->path, &e);
-				a->env_s += now_mono() - e0;
+				a->env_s += clk_now_mono() - e0;
 				tr(t,
 				   json_pack("{s:s,s:i,s:s,s:s,s:I,s:s?}", "ev", "action", "turn",
 					     turn, "kind", "write", "path", act->path, "bytes",
@@ -438,11 +438,11 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 			}
 			case ACT_IMAGE: {
 				char note[512] = "";
-				double e0 = now_mono();
+				double e0 = clk_now_mono();
 				engi_error_init(&e);
 				rc = backend_read_image(env, act->text ? act->text : "",
 							s->work_root, &img, note, sizeof(note), &e);
-				a->env_s += now_mono() - e0;
+				a->env_s += clk_now_mono() - e0;
 				tr(t,
 				   json_pack("{s:s,s:i,s:s,s:s?,s:s?,s:s?}", "ev", "action", "turn",
 					     turn, "kind", "read_image", "path", act->text, "image",
@@ -460,10 +460,10 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 				break;
 			}
 			case ACT_INPUT: {
-				double e0 = now_mono();
+				double e0 = clk_now_mono();
 				engi_error_init(&e);
 				rc = backend_input(env, act->text, &e);
-				a->env_s += now_mono() - e0;
+				a->env_s += clk_now_mono() - e0;
 				tr(t, json_pack("{s:s,s:i,s:s,s:s,s:s?}", "ev", "action", "turn",
 						turn, "kind", "input", "event", act->text, "error",
 						rc < 0 ? e.msg : NULL));
@@ -480,7 +480,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 				break;
 			}
 			case ACT_RUN: {
-				remaining = task->wall_s - (now_mono() - t0);
+				remaining = task->wall_s - (clk_now_mono() - t0);
 				if (task->env_s > 0)
 					remaining = fmin(remaining, task->env_s - a->env_s);
 				struct exec_opts o = {
@@ -490,13 +490,13 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 				    .cancel_ctx = &cc,
 				};
 				struct exec_result r;
-				double e0 = now_mono();
+				double e0 = clk_now_mono();
 				engi_error_init(&e);
 				tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "action", "turn", turn,
 						"kind", "run", "command", act->text));
 				watch_command(task, a, act->text, turn);
 				rc = backend_exec(env, act->text, &o, &r, &e);
-				a->env_s += now_mono() - e0;
+				a->env_s += clk_now_mono() - e0;
 				if (rc < 0) {
 					if (rc == ENGI_EENV)
 						env_lost(a, e.msg);
@@ -509,7 +509,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 				}
 				int truncated = r.out_total > r.out_len;
 				size_t clean_len = 0;
-				char *clean = utf8_clean(r.out, r.out_len, &clean_len);
+				char *clean = text_utf8_clean(r.out, r.out_len, &clean_len);
 				tr(t, json_pack("{s:s,s:i,s:i,s:b,s:I,s:f,s:s%}", "ev",
 						"observation", "turn", turn, "exit", r.exit_code,
 						"timed_out", r.timed_out, "bytes",
@@ -536,7 +536,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 				obs.timed_out = r.timed_out;
 				obs.truncated = truncated;
 				int cancelled = r.cancelled;
-				exec_result_release(&r);
+				backend_exec_result_release(&r);
 				if (cancelled) {
 					a->interrupted = 1;
 					ended = 1;
@@ -576,7 +576,7 @@ static int copy_inputs(const struct episode_spec *s, struct backend_env *env, ch
 		const struct task_input *in = &s->task->inputs[i];
 		char *data;
 		size_t len;
-		TRY(read_file(in->host, INPUT_FILE_CAP, &data, &len, err));
+		TRY(fs_read_file(in->host, INPUT_FILE_CAP, &data, &len, err));
 		engi_sha256_str(data, len, hashes[i]);
 		int rc = backend_put(env, data, len, in->env, err);
 		engi_free(data);
@@ -606,7 +606,7 @@ static int copy_drawings(const struct episode_spec *s, struct backend_env *env, 
 		snprintf(dest, sizeof(dest), "drawings/%s", base);
 		char *data;
 		size_t len;
-		TRY(read_file(task->drawings[i], INPUT_FILE_CAP, &data, &len, err));
+		TRY(fs_read_file(task->drawings[i], INPUT_FILE_CAP, &data, &len, err));
 		int rc = backend_put(env, data, len, dest, err);
 		engi_free(data);
 		if (rc < 0)
@@ -622,7 +622,7 @@ static int copy_drawings(const struct episode_spec *s, struct backend_env *env, 
 static void check_no_file(struct backend_env *env, const struct task_iassert *ia,
 			  struct engi_verdict *v)
 {
-	char *q = sh_quote(ia->path);
+	char *q = text_sh_quote(ia->path);
 	size_t n = q ? 2 * strlen(q) + 32 : 0;
 	char *cmd = q ? engi_malloc(n) : NULL;
 	struct engi_error e;
@@ -650,7 +650,7 @@ static void check_no_file(struct backend_env *env, const struct task_iassert *ia
 				 NAN, "cannot look for '%s': the check exited %d%s", ia->path,
 				 r.exit_code, r.timed_out ? " (timed out)" : "");
 	if (rc == 0)
-		exec_result_release(&r);
+		backend_exec_result_release(&r);
 	engi_free(cmd);
 	engi_free(q);
 }
@@ -733,11 +733,11 @@ static int scrub_artifact(const char *path, uint64_t *bytes, int *scrubbed, stru
 		return 0;
 	char *data = NULL;
 	size_t len = 0;
-	TRY(read_file(path, (size_t)*bytes, &data, &len, err));
+	TRY(fs_read_file(path, (size_t)*bytes, &data, &len, err));
 	int rc = 0;
 	if (secrets_found(data, len)) {
 		len = secrets_scrub(data, len);
-		rc = write_file_atomic(path, data, len, err);
+		rc = fs_write_file_atomic(path, data, len, err);
 		if (rc == 0) {
 			*bytes = len;
 			*scrubbed = 1;
@@ -763,7 +763,7 @@ static int copy_out(const struct episode_spec *s, struct backend_env *env, const
 		struct engi_error e;
 		engi_error_init(&e);
 		uint64_t bytes = 0;
-		int rc = mkdir_parents(dest, 0755, &e);
+		int rc = fs_mkdir_parents(dest, 0755, &e);
 		if (rc == 0)
 			rc = backend_get(env, d->path, dest, d->max_bytes, &bytes, &e);
 		int scrubbed = 0;
@@ -800,7 +800,7 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 	snprintf(rec->host, sizeof(rec->host), "%s", s->host);
 	snprintf(rec->run_id, sizeof(rec->run_id), "%s", s->run_id);
 	snprintf(rec->version, sizeof(rec->version), "%s", ENGISWEEP_VERSION);
-	rec->started_at = now_wall();
+	rec->started_at = clk_now_wall();
 
 	if (s->kernel_threads > 0)
 		engi_threads_set(s->kernel_threads);
@@ -818,7 +818,7 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 		trace_release(&t);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	struct attempt a;
 	int rc = 0;
 	struct engi_verdict v;
@@ -830,14 +830,14 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 		}
 		memset(&a, 0, sizeof(a));
 		rec->attempts = attempt;
-		double ta = now_mono();
+		double ta = clk_now_mono();
 		tr(&t, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:f}", "ev", "episode", "cell",
 				 rec->cell, "task", task->id, "model", s->model->name, "condition",
 				 s->cond->name, "trial", rec->trial, "attempt", attempt, "backend",
-				 bd->name, "started_at", now_wall()));
+				 bd->name, "started_at", clk_now_wall()));
 		struct engi_error e;
 		engi_error_init(&e);
-		if ((rc = rm_rf(art_dir, &e)) < 0 || (rc = mkdir_p(art_dir, 0755, &e)) < 0) {
+		if ((rc = fs_rm_rf(art_dir, &e)) < 0 || (rc = fs_mkdir_p(art_dir, 0755, &e)) < 0) {
 			engi_raise(err, rc, "%s", e.msg);
 			break;
 		}
@@ -854,16 +854,16 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 				      .name = name,
 				      .key = key};
 		struct backend_env *env = NULL;
-		double e0 = now_mono();
+		double e0 = clk_now_mono();
 		int brc = backend_start(bd, &es, &env, &e);
 		if (brc == 0)
-			tr(&t,
-			   json_pack("{s:s,s:f}", "ev", "env_started", "seconds", now_mono() - e0));
+			tr(&t, json_pack("{s:s,s:f}", "ev", "env_started", "seconds",
+					 clk_now_mono() - e0));
 		if (brc == 0)
 			brc = copy_inputs(s, env, hashes, &t, &e);
 		if (brc == 0)
 			brc = copy_drawings(s, env, &t, &e);
-		a.env_s += now_mono() - e0;
+		a.env_s += clk_now_mono() - e0;
 		if (brc < 0) {
 			env_lost(&a, e.msg);
 			tr(&t, json_pack("{s:s,s:s}", "ev", "env_error", "message", e.msg));
@@ -885,13 +885,13 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 		engi_verdict_init(&v);
 		if (env) {
 			engi_error_init(&e);
-			e0 = now_mono();
+			e0 = clk_now_mono();
 			char scratch[PATH_MAX];
 			snprintf(scratch, sizeof(scratch), "%s/%s.check", s->work_root, name);
 			check_protected(s, env, hashes, scratch, &v);
 			check_interaction(s, env, &a, &v);
 			int crc = copy_out(s, env, art_dir, rec, &t, &e);
-			a.env_s += now_mono() - e0;
+			a.env_s += clk_now_mono() - e0;
 			backend_stop(&env);
 			if (crc == ENGI_EENV && a.outcome != OUTCOME_ENV_CRASH) {
 				env_lost(&a, e.msg);
@@ -911,17 +911,17 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 		tr(&t, json_pack("{s:s,s:i,s:s,s:f}", "ev", "retry", "after_attempt", attempt,
 				 "reason", a.infra, "wait_s", wait));
 		/* backoff: an endpoint or host that just failed gets time to recover */
-		for (double until = now_mono() + wait; now_mono() < until;) {
+		for (double until = clk_now_mono() + wait; clk_now_mono() < until;) {
 			if (s->should_abort && s->should_abort())
 				break;
-			sleep_seconds(fmin(0.1, until - now_mono()));
+			clk_sleep_seconds(fmin(0.1, until - clk_now_mono()));
 		}
 	}
 	engi_free(hashes);
 	if (rc < 0) {
 		engi_verdict_release(&v);
 		trace_release(&t);
-		rm_rf(art_dir, NULL);
+		fs_rm_rf(art_dir, NULL);
 		record_release(rec);
 		return rc;
 	}
@@ -940,7 +940,7 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 	 * that ended in the agent's error keeps its assertions for diagnosis but
 	 * is never a success. */
 	if (!outcome_is_infra(a.outcome)) {
-		double v0 = now_mono();
+		double v0 = clk_now_mono();
 		char scratch[PATH_MAX];
 		snprintf(scratch, sizeof(scratch), "%s/judge-%s", s->work_root, rec->cell);
 		struct judge_limits lim = {.wall_s = s->verify_timeout_s,
@@ -963,7 +963,7 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 			tr(&t, json_pack("{s:s,s:s,s:s,s:i}", "ev", "verifier_error", "reason",
 					 infra, "message", why, "try", vtry + 1));
 		}
-		rm_rf(scratch, NULL);
+		fs_rm_rf(scratch, NULL);
 		if (rc < 0) {
 			engi_verdict_release(&v);
 			trace_release(&t);
@@ -981,7 +981,7 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 		} else {
 			judge_score(task, a.outcome, &v);
 		}
-		rec->verify_s = now_mono() - v0;
+		rec->verify_s = clk_now_mono() - v0;
 	}
 	json_t *asserts = json_array();
 	for (size_t i = 0; i < v.na; i++)
@@ -995,7 +995,7 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 	rc = record_take_verdict(rec, &v);
 	engi_verdict_release(&v);
 	if (rc == 0) {
-		rec->wall_s = now_mono() - t0;
+		rec->wall_s = clk_now_mono() - t0;
 		struct engi_error e;
 		engi_error_init(&e);
 		rc = trace_finish(&t, &rec->trace, &rec->trace_len, &rec->trace_raw_len, &e);

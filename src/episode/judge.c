@@ -70,7 +70,7 @@ int judge_child(const char *task_file, const char *art_dir, const char *out_path
 	if (rc == 0)
 		rc = record_to_json(&r, &json, &len, err);
 	if (rc == 0)
-		rc = write_file_atomic(out_path, json, len, err);
+		rc = fs_write_file_atomic(out_path, json, len, err);
 	engi_free(json);
 	record_release(&r);
 	engi_verdict_release(&v);
@@ -82,7 +82,7 @@ static void kill_child(pid_t pid, int *st)
 {
 	kill(-pid, SIGKILL);
 	kill(pid, SIGKILL);
-	spawn_wait(pid, st);
+	child_wait(pid, st);
 }
 
 int judge_deliverables(const struct task *task, const char *art_dir, const struct judge_limits *lim,
@@ -110,7 +110,7 @@ int judge_deliverables(const struct task *task, const char *art_dir, const struc
 	char dir[PATH_MAX];
 	if (snprintf(dir, sizeof(dir), "%s/judge.XXXXXX", scratch) >= (int)sizeof(dir))
 		RAISE(err, ENGI_EINVALID, "scratch path too long: '%s'", scratch);
-	TRY(mkdir_p(scratch, 0700, err));
+	TRY(fs_mkdir_p(scratch, 0700, err));
 	if (!mkdtemp(dir))
 		RAISE(err, ENGI_EIO, "cannot create a folder in '%s': %s", scratch,
 		      strerror(errno));
@@ -143,12 +143,12 @@ int judge_deliverables(const struct task *task, const char *art_dir, const struc
 				.cwd_fd = -1,
 				.group = SPAWN_SESSION};
 	int rc = 0;
-	pid_t pid = spawn_child(&so, err);
+	pid_t pid = child_spawn(&so, err);
 	if (pid < 0) {
-		rm_rf(dir, NULL);
+		fs_rm_rf(dir, NULL);
 		return (int)pid;
 	}
-	double t0 = now_mono(), pause = 0.002;
+	double t0 = clk_now_mono(), pause = 0.002;
 	int st = 0, timed_out = 0;
 	for (;;) {
 		pid_t w = waitpid(pid, &st, WNOHANG);
@@ -165,17 +165,17 @@ int judge_deliverables(const struct task *task, const char *art_dir, const struc
 			rc = ENGI_EINTERRUPTED;
 			break;
 		}
-		if (now_mono() - t0 > wall) {
+		if (clk_now_mono() - t0 > wall) {
 			timed_out = 1;
 			kill_child(pid, &st);
 			break;
 		}
-		sleep_seconds(pause);
+		clk_sleep_seconds(pause);
 		if (pause < 0.05)
 			pause *= 1.5;
 	}
 	char tail[200];
-	file_last_line(logp, tail, sizeof(tail));
+	fs_file_last_line(logp, tail, sizeof(tail));
 	if (rc < 0) {
 		/* interrupted or our own failure */
 	} else if (timed_out) {
@@ -211,7 +211,7 @@ int judge_deliverables(const struct task *task, const char *art_dir, const struc
 		record_init(&r);
 		struct engi_error e;
 		engi_error_init(&e);
-		int jrc = read_file(out, VERDICT_CAP, &json, &len, &e);
+		int jrc = fs_read_file(out, VERDICT_CAP, &json, &len, &e);
 		if (jrc == 0)
 			jrc = record_from_json(json, len, &r, &e);
 		engi_free(json);
@@ -226,7 +226,7 @@ int judge_deliverables(const struct task *task, const char *art_dir, const struc
 		}
 		record_release(&r);
 	}
-	rm_rf(dir, NULL);
+	fs_rm_rf(dir, NULL);
 	return rc;
 }
 

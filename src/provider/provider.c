@@ -700,11 +700,11 @@ static void scrub(char *s, const char *key)
  * the deadline came first. */
 static int sleep_until_deadline(double wait, double deadline)
 {
-	if (deadline > 0 && now_mono() + wait >= deadline) {
-		sleep_seconds(fmax(deadline - now_mono(), 0));
+	if (deadline > 0 && clk_now_mono() + wait >= deadline) {
+		clk_sleep_seconds(fmax(deadline - clk_now_mono(), 0));
 		return ENGI_ETIMEOUT;
 	}
-	sleep_seconds(wait);
+	clk_sleep_seconds(wait);
 	return 0;
 }
 
@@ -715,7 +715,7 @@ static int http_refusal(const struct provider_config *c, const char *api_key,
 			struct engi_error *e)
 {
 	size_t show = h->len < 200 ? h->len : 200;
-	char *snip = utf8_clean(h->body, show, NULL);
+	char *snip = text_utf8_clean(h->body, show, NULL);
 	scrub(snip, api_key);
 	int rc = ENGI_EIO;
 	const char *why = "";
@@ -766,7 +766,7 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 		r->attempts = attempt + 1;
 		double pace = gate && gate->ask ? gate->ask(gate->arg, est_tokens)
 						: provider_throttle_reserve(c, est_tokens);
-		double timeout = c->timeout_s, left = deadline - now_mono();
+		double timeout = c->timeout_s, left = deadline - clk_now_mono();
 		int bounded = deadline > 0 && left - pace < timeout;
 		if (sleep_until_deadline(pace, deadline) < 0 || (bounded && left - pace <= 0)) {
 			if (gate && gate->tell) /* the slot asked for goes unused */
@@ -777,7 +777,7 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 			break;
 		}
 		if (bounded)
-			timeout = deadline - now_mono();
+			timeout = deadline - clk_now_mono();
 		struct http_response h;
 		engi_error_init(&e);
 		rc = http_post(url, hdr, nh, r->request, strlen(r->request), timeout, c->reply_cap,
@@ -785,7 +785,7 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 		int retry = 0;
 		double wait = -1;
 		if (rc == 0 && h.status == 200) {
-			r->raw = utf8_clean(h.body, h.len, NULL);
+			r->raw = text_utf8_clean(h.body, h.len, NULL);
 			scrub(r->raw, api_key);
 			rc = provider_parse_reply(c, h.body, h.len, r, &e);
 			if (rc == 0 && !(gate && gate->tell))
@@ -822,9 +822,9 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 			wait = c->retry_base_s * pow(2.0, attempt) * (0.5 + 0.5 * jitter_unit());
 		if (wait > PROVIDER_RETRY_MAX_S)
 			wait = PROVIDER_RETRY_MAX_S;
-		double w0 = now_mono();
+		double w0 = clk_now_mono();
 		int src = sleep_until_deadline(wait, deadline);
-		r->wait_s += now_mono() - w0;
+		r->wait_s += clk_now_mono() - w0;
 		if (src < 0) {
 			/* the endpoint was failing when the time ran out: still its failure */
 			engi_raise(err, rc,
@@ -868,7 +868,7 @@ static struct bucket *bucket_for(const struct provider_config *c, double now)
 
 void provider_throttle(const struct provider_config *c, double est_tokens)
 {
-	sleep_seconds(provider_throttle_reserve(c, est_tokens));
+	clk_sleep_seconds(provider_throttle_reserve(c, est_tokens));
 }
 
 double provider_throttle_reserve(const struct provider_config *c, double est_tokens)
@@ -876,7 +876,7 @@ double provider_throttle_reserve(const struct provider_config *c, double est_tok
 	if (c->rpm <= 0 && c->tpm <= 0)
 		return 0;
 	pthread_mutex_lock(&throttle_lock);
-	double now = now_mono();
+	double now = clk_now_mono();
 	struct bucket *b = bucket_for(c, now);
 	double start = now;
 	if (b) {
@@ -907,7 +907,7 @@ void provider_throttle_used(const struct provider_config *c, double tokens, doub
 	if (c->tpm <= 0)
 		return;
 	pthread_mutex_lock(&throttle_lock);
-	struct bucket *b = bucket_for(c, now_mono());
+	struct bucket *b = bucket_for(c, clk_now_mono());
 	if (b)
 		b->tokens -= tokens - (est_tokens < c->tpm ? est_tokens : c->tpm);
 	pthread_mutex_unlock(&throttle_lock);

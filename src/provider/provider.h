@@ -195,7 +195,7 @@ struct provider_gate {
 };
 
 /* Sends the conversation, with retries; api_key may be NULL or "".
- * deadline (now_mono() seconds, 0: none) bounds everything: each request's
+ * deadline (clk_now_mono() seconds, 0: none) bounds everything: each request's
  * timeout, the pacing and the backoff; a request cut by it is
  * ENGI_ETIMEOUT. */
 int provider_complete(const struct provider_config *c, const char *api_key,

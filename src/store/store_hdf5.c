@@ -942,7 +942,7 @@ static int copy_out(struct store *s, struct engi_error *err)
 	int in = open(s->path, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		RAISE(err, ENGI_EIO, "cannot open '%s': %s", s->path, strerror(errno));
-	int rc = copy_fd_capped(in, s->path, s->copy_path, UINT64_MAX, NULL, err);
+	int rc = fs_copy_fd_capped(in, s->path, s->copy_path, UINT64_MAX, NULL, err);
 	close(in);
 	if (rc == 0 && rename(s->copy_path, s->publish_to) < 0) {
 		rc = engi_raise(err, ENGI_EIO, "cannot rename '%s' to '%s': %s", s->copy_path,
@@ -954,10 +954,10 @@ static int copy_out(struct store *s, struct engi_error *err)
 
 static void copy_timed(struct store *s)
 {
-	s->copy_started = now_mono();
+	s->copy_started = clk_now_mono();
 	engi_error_init(&s->copy_err);
 	s->copy_rc = copy_out(s, &s->copy_err);
-	s->copy_s = now_mono() - s->copy_started;
+	s->copy_s = clk_now_mono() - s->copy_started;
 }
 
 static void *copier_main(void *arg)
@@ -999,7 +999,7 @@ static int publish_due(const struct store *s)
 	double wait = STORE_PUBLISH_COST * s->copy_s;
 	if (wait < STORE_PUBLISH_MIN_S)
 		wait = STORE_PUBLISH_MIN_S;
-	return s->publish_to && s->unpublished && now_mono() - s->copy_started >= wait;
+	return s->publish_to && s->unpublished && clk_now_mono() - s->copy_started >= wait;
 }
 
 static int store_flush_impl(struct store *s, struct engi_error *err)

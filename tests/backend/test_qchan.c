@@ -42,7 +42,7 @@ static void *peer_main(void *p)
 	while (read(pr->fd, &c, 1) == 1 && c != '\n')
 		;
 	if (pr->script_len)
-		write_all_fd(pr->fd, pr->script, pr->script_len);
+		fs_write_all_fd(pr->fd, pr->script, pr->script_len);
 	if (pr->hang_up)
 		shutdown(pr->fd, SHUT_RDWR);
 	return NULL;
@@ -129,10 +129,10 @@ int main(void)
 
 	/* silence: the guest agent's timeout is an environment failure, QMP's a timeout */
 	engi_error_init(&e);
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	rc = one_call(0, "", 0, 0, 0, 0.3, &ret, &e, NULL);
 	CHECK(rc == ENGI_EENV && e.code == ENGI_EENV, "qga silence: %d %s", rc, e.msg);
-	CHECK(now_mono() - t0 < 3, "timeout took %.2f s", now_mono() - t0);
+	CHECK(clk_now_mono() - t0 < 3, "timeout took %.2f s", clk_now_mono() - t0);
 	engi_error_init(&e);
 	rc = one_call(1, "", 0, 0, 0, 0.3, &ret, &e, NULL);
 	CHECK(rc == ENGI_ETIMEOUT, "qmp silence: %d %s", rc, e.msg);
@@ -147,14 +147,14 @@ int main(void)
 	struct qchan c;
 	qchan_init(&c, "guest agent", 1024);
 	engi_error_init(&e);
-	rc = qchan_connect(&c, "/nonexistent/engisweep-test.sock", now_mono() + 0.2, &e);
+	rc = qchan_connect(&c, "/nonexistent/engisweep-test.sock", clk_now_mono() + 0.2, &e);
 	CHECK(rc == ENGI_ETIMEOUT, "connect: %d %s", rc, e.msg);
 	char longp[200];
 	memset(longp, 'a', sizeof(longp) - 1);
 	longp[0] = '/';
 	longp[sizeof(longp) - 1] = '\0';
 	engi_error_init(&e);
-	rc = qchan_connect(&c, longp, now_mono() + 0.2, &e);
+	rc = qchan_connect(&c, longp, clk_now_mono() + 0.2, &e);
 	CHECK(rc == ENGI_EINVALID, "long path: %d %s", rc, e.msg);
 	qchan_close(&c);
 

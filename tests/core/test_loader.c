@@ -45,7 +45,7 @@ static void remove_tree(char *dir)
 {
 	struct engi_error e;
 	engi_error_init(&e);
-	if (rm_rf(dir, &e) < 0)
+	if (fs_rm_rf(dir, &e) < 0)
 		fprintf(stderr, "cannot remove %s: %s\n", dir, e.msg);
 	engi_free(dir);
 }
@@ -56,8 +56,8 @@ static void put_file(const char *dir, const char *name, const char *text)
 	struct engi_error e;
 	engi_error_init(&e);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	CHECK(mkdir_parents(path, 0755, &e) == 0);
-	if (write_file_atomic(path, text, strlen(text), &e) < 0) {
+	CHECK(fs_mkdir_parents(path, 0755, &e) == 0);
+	if (fs_write_file_atomic(path, text, strlen(text), &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		exit(2);
 	}
@@ -68,7 +68,7 @@ static void copy_tree(const char *src, const char *dst)
 {
 	struct engi_error e;
 	engi_error_init(&e);
-	CHECK(mkdir_p(dst, 0755, &e) == 0);
+	CHECK(fs_mkdir_p(dst, 0755, &e) == 0);
 	DIR *d = opendir(src);
 	CHECK(d != NULL);
 	if (!d)
@@ -80,11 +80,11 @@ static void copy_tree(const char *src, const char *dst)
 		char s[PATH_MAX], t[PATH_MAX];
 		snprintf(s, sizeof(s), "%s/%s", src, de->d_name);
 		snprintf(t, sizeof(t), "%s/%s", dst, de->d_name);
-		if (path_is_dir(s)) {
+		if (fs_path_is_dir(s)) {
 			copy_tree(s, t);
 		} else {
 			uint64_t n;
-			CHECK(copy_file_capped(s, t, (uint64_t)1 << 30, &n, &e) == 0);
+			CHECK(fs_copy_file_capped(s, t, (uint64_t)1 << 30, &n, &e) == 0);
 		}
 	}
 	closedir(d);
@@ -220,7 +220,7 @@ static void test_corpus(const char *dir)
 		char *raw = NULL;
 		size_t len;
 		engi_error_init(&err);
-		if (read_file(exp_path, FILE_CAP, &raw, &len, &err) < 0) {
+		if (fs_read_file(exp_path, FILE_CAP, &raw, &len, &err) < 0) {
 			fprintf(stderr, "%s: %s\n", name, err.msg);
 			CHECK(0);
 			continue;
@@ -411,7 +411,7 @@ static void test_hash(const char *demo)
 	uint64_t n;
 	struct engi_error err;
 	engi_error_init(&err);
-	CHECK(copy_file_capped(src, dst, FILE_CAP, &n, &err) == 0);
+	CHECK(fs_copy_file_capped(src, dst, FILE_CAP, &n, &err) == 0);
 
 	char orig[65], copy[65], h[65];
 	find_hash(demo, "cantilever-ccx", orig);
@@ -438,7 +438,7 @@ static void test_hash(const char *demo)
 	/* the JSON itself: layout does not count, values do */
 	char *text = NULL;
 	size_t len;
-	CHECK(read_file(dst, FILE_CAP, &text, &len, &err) == 0);
+	CHECK(fs_read_file(dst, FILE_CAP, &text, &len, &err) == 0);
 	if (text) {
 		char *spaced = replace_all(text, "\"schema\": 1,", "\"schema\"  :  1 ,\n\n");
 		put_file(tmp, "cantilever-ccx.json", spaced);

@@ -359,7 +359,7 @@ static const char *write_models_at(int slot, const char *name, const char *text)
 	struct engi_error err;
 	engi_error_init(&err);
 	snprintf(path, PATH_MAX, "%s/%s", tmpdir, name);
-	if (write_file_atomic(path, text, strlen(text), &err) < 0) {
+	if (fs_write_file_atomic(path, text, strlen(text), &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		exit(2);
 	}
@@ -577,7 +577,7 @@ static void test_models(void)
 	struct engi_error e2;
 	engi_error_init(&e2);
 	char *dir = engi_strdup(tmpdir);
-	CHECK(rm_rf(dir, &e2) == 0);
+	CHECK(fs_rm_rf(dir, &e2) == 0);
 	engi_free(dir);
 }
 

@@ -20,7 +20,7 @@ static int toy_probe(const char *path)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/toy.tasks", path);
-	return path_is_file(p) ? 50 : 0;
+	return fs_path_is_file(p) ? 50 : 0;
 }
 
 static json_t *toy_task(const char *id, const char *instruction, double volume)
@@ -43,7 +43,7 @@ static int toy_load(struct suite *s, const char *path, int strict, struct engi_e
 		RAISE(err, ENGI_EIO, "cannot resolve '%s'", path);
 	char *text = NULL;
 	size_t len = 0;
-	TRY(read_file(p, 1 << 20, &text, &len, err));
+	TRY(fs_read_file(p, 1 << 20, &text, &len, err));
 	int rc = 0, line = 0;
 	for (char *l = text, *next; rc == 0 && l && *l; l = next) {
 		next = strchr(l, '\n');

@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		qchan_init(&c, "QMP monitor", 64 * (size_t)(size && data[0] ? data[0] : 1));
 		c.fd = sv[0];
 		json_t *m;
-		while ((rc = qchan_recv(&c, now_mono() + 10, &m, &e)) == 0) {
+		while ((rc = qchan_recv(&c, clk_now_mono() + 10, &m, &e)) == 0) {
 			if (!json_is_object(m))
 				abort();
 			json_decref(m);
@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (rc == 0 && (!r.out || r.out_len > o.out_cap || r.out_len > r.out_total))
 				abort();
 			if (rc == 0)
-				exec_result_release(&r);
+				backend_exec_result_release(&r);
 		} else {
 			char host[128];
 			snprintf(host, sizeof(host), "%s/got", fuzz_dir());

@@ -32,8 +32,8 @@ static void check_hull(const double *p, size_t n, const char *what, size_t want_
 			bad_nb += !mutual;
 		}
 		for (size_t q = 0; q < n; q++)
-			outside_pts += pred_orient3d(P(&h, F->v[0]), P(&h, F->v[1]), P(&h, F->v[2]),
-						     p + 3 * q) < 0;
+			outside_pts += engi_pred_orient3d(P(&h, F->v[0]), P(&h, F->v[1]),
+							  P(&h, F->v[2]), p + 3 * q) < 0;
 	}
 	for (size_t i = 0; i < n; i++)
 		nv += on[i];

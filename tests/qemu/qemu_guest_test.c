@@ -54,10 +54,10 @@ static struct backend_env *start(const char *image, const char *work, const char
 	struct backend_env *env = NULL;
 	struct engi_error e;
 	engi_error_init(&e);
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	int rc = backend_start(qemu, &s, &env, &e);
 	if (secs)
-		*secs = now_mono() - t0;
+		*secs = clk_now_mono() - t0;
 	CHECK(rc == 0, "start %s: %s", image, e.msg);
 	return rc == 0 ? env : NULL;
 }
@@ -116,22 +116,23 @@ static int test_tiny(const char *work)
 
 	/* exec: output, exit code, stderr interleaved, working folder */
 	struct exec_result r;
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	if (run(env, "echo hello; echo oops >&2; pwd; exit 3", 10, 4096, &r) == 0) {
-		printf("time exec_echo %.3f\n", now_mono() - t0);
+		printf("time exec_echo %.3f\n", clk_now_mono() - t0);
 		CHECK(r.exit_code == 3, "exit code %d, want 3", r.exit_code);
 		CHECK(strstr(r.out, "hello\n") && strstr(r.out, "oops\n") &&
 			  strstr(r.out, "/work\n"),
 		      "output '%s'", r.out);
-		exec_result_release(&r);
+		backend_exec_result_release(&r);
 	} else {
 		failures++;
 	}
 	/* the clock was set after the restore */
 	if (run(env, "date +%s", 10, 64, &r) == 0) {
 		double guest = atof(r.out);
-		CHECK(guest > now_wall() - 30 && guest < now_wall() + 30, "guest clock %s", r.out);
-		exec_result_release(&r);
+		CHECK(guest > clk_now_wall() - 30 && guest < clk_now_wall() + 30, "guest clock %s",
+		      r.out);
+		backend_exec_result_release(&r);
 	}
 
 	/* 1 MiB in and out, byte for byte */
@@ -144,55 +145,55 @@ static int test_tiny(const char *work)
 	}
 	struct engi_error e;
 	engi_error_init(&e);
-	t0 = now_mono();
+	t0 = clk_now_mono();
 	int rc = backend_put(env, data, n, "sub/dir/blob.bin", &e);
-	double put_s = now_mono() - t0;
+	double put_s = clk_now_mono() - t0;
 	CHECK(rc == 0, "put 1 MiB: %s", e.msg);
 	char host[PATH_MAX];
 	snprintf(host, sizeof(host), "%s/blob.out", work);
 	uint64_t got = 0;
-	t0 = now_mono();
+	t0 = clk_now_mono();
 	rc = backend_get(env, "sub/dir/blob.bin", host, n, &got, &e);
-	printf("time put_1mib %.3f\ntime get_1mib %.3f\n", put_s, now_mono() - t0);
+	printf("time put_1mib %.3f\ntime get_1mib %.3f\n", put_s, clk_now_mono() - t0);
 	CHECK(rc == 0 && got == n, "get 1 MiB: rc %d, %llu bytes: %s", rc, (unsigned long long)got,
 	      e.msg);
 	char *back = NULL;
 	size_t blen = 0;
-	if (rc == 0 && read_file(host, n + 1, &back, &blen, &e) == 0)
+	if (rc == 0 && fs_read_file(host, n + 1, &back, &blen, &e) == 0)
 		CHECK(blen == n && !memcmp(back, data, n), "1 MiB round trip differs");
 	engi_free(back);
 	engi_free(data);
 	unlink(host);
 
 	/* a command over its time limit is killed with its children */
-	t0 = now_mono();
+	t0 = clk_now_mono();
 	if (run(env, "sleep 300 & sleep 300; echo never", 1.5, 4096, &r) == 0) {
 		CHECK(r.timed_out && r.exit_code == -1, "timed_out %d exit %d", r.timed_out,
 		      r.exit_code);
-		CHECK(now_mono() - t0 < 30, "timeout took %.1f s", now_mono() - t0);
-		exec_result_release(&r);
+		CHECK(clk_now_mono() - t0 < 30, "timeout took %.1f s", clk_now_mono() - t0);
+		backend_exec_result_release(&r);
 	}
 	if (run(env, "ps 2>/dev/null | grep -c '[s]leep 300' || true", 10, 64, &r) == 0) {
 		CHECK(atoi(r.out) == 0, "sleep processes left: %s", r.out);
-		exec_result_release(&r);
+		backend_exec_result_release(&r);
 	}
 	/* endless output: capped, counted, the guest still answers */
 	if (run(env, "yes", 2, 1000, &r) == 0) {
 		CHECK(r.out_len == 1000 && r.out_total > 1000, "kept %zu of %llu", r.out_len,
 		      (unsigned long long)r.out_total);
-		exec_result_release(&r);
+		backend_exec_result_release(&r);
 	}
 	/* hostile deliverables: a 2 GiB file, a link, a device, bad names */
 	run(env, "truncate -s 2G huge.bin && ln -s /etc/passwd link.txt && ln -s /dev/zero zero",
 	    20, 64, &r);
-	exec_result_release(&r);
+	backend_exec_result_release(&r);
 	snprintf(host, sizeof(host), "%s/huge.out", work);
 	engi_error_init(&e);
-	t0 = now_mono();
+	t0 = clk_now_mono();
 	rc = backend_get(env, "huge.bin", host, 64 << 20, &got, &e);
-	CHECK(rc == ENGI_ETOOBIG && now_mono() - t0 < 20, "2 GiB file: rc %d in %.1f s: %s", rc,
-	      now_mono() - t0, e.msg);
-	CHECK(!path_is_file(host), "a refused file was left on the host");
+	CHECK(rc == ENGI_ETOOBIG && clk_now_mono() - t0 < 20, "2 GiB file: rc %d in %.1f s: %s", rc,
+	      clk_now_mono() - t0, e.msg);
+	CHECK(!fs_path_is_file(host), "a refused file was left on the host");
 	engi_error_init(&e);
 	rc = backend_get(env, "link.txt", host, 1 << 20, &got, &e);
 	CHECK(rc == ENGI_EIO, "link deliverable: rc %d: %s", rc, e.msg);
@@ -207,7 +208,7 @@ static int test_tiny(const char *work)
 		rc = backend_get(env, *b, host, 10, &got, &e);
 		CHECK(rc == ENGI_EINVALID, "get '%s': rc %d", *b, rc);
 	}
-	CHECK(!path_is_file(host), "something was written for a refused name");
+	CHECK(!fs_path_is_file(host), "something was written for a refused name");
 	/* no display on tiny */
 	unsigned char *png;
 	size_t plen;
@@ -219,18 +220,18 @@ static int test_tiny(const char *work)
 	CHECK(backend_pause(env, 1, &e) == 0 && backend_pause(env, 0, &e) == 0, "pause: %s", e.msg);
 	if (run(env, "echo alive", 10, 64, &r) == 0) {
 		CHECK(!strcmp(r.out, "alive\n"), "after resume: '%s'", r.out);
-		exec_result_release(&r);
+		backend_exec_result_release(&r);
 	}
 
 	/* the VM dies under the agent: an environment failure, not a hang */
 	run(env, "echo o > /proc/sysrq-trigger", 5, 64, &r);
-	exec_result_release(&r);
+	backend_exec_result_release(&r);
 	engi_error_init(&e);
-	t0 = now_mono();
+	t0 = clk_now_mono();
 	struct exec_opts o = {.timeout_s = 10, .out_cap = 64};
 	rc = backend_exec(env, "echo still here", &o, &r, &e);
 	if (rc == 0)
-		exec_result_release(&r);
+		backend_exec_result_release(&r);
 	CHECK(rc == ENGI_EENV, "exec after power-off: rc %d: %s", rc, e.msg);
 	printf("  after power-off: %s\n", e.msg);
 	backend_stop(&env);
@@ -250,21 +251,21 @@ static int test_hang(const char *work)
 		return 1;
 	struct exec_result r;
 	run(env, "kill -STOP $(pidof qemu-ga)", 5, 64, &r);
-	exec_result_release(&r);
+	backend_exec_result_release(&r);
 	struct engi_error e;
 	engi_error_init(&e);
 	struct exec_opts o = {.timeout_s = 60, .out_cap = 64};
-	double t0 = now_mono();
+	double t0 = clk_now_mono();
 	int rc = backend_exec(env, "echo hi", &o, &r, &e);
-	double took = now_mono() - t0;
+	double took = clk_now_mono() - t0;
 	if (rc == 0)
-		exec_result_release(&r);
+		backend_exec_result_release(&r);
 	CHECK(rc == ENGI_EENV, "exec with a frozen agent: rc %d: %s", rc, e.msg);
 	CHECK(took < 30, "frozen agent detected after %.1f s", took);
 	printf("  frozen agent: %s (%.1f s)\n", e.msg, took);
-	t0 = now_mono();
+	t0 = clk_now_mono();
 	backend_stop(&env);
-	printf("time stop_hung %.3f\n", now_mono() - t0);
+	printf("time stop_hung %.3f\n", clk_now_mono() - t0);
 	return 0;
 }
 
@@ -282,7 +283,7 @@ static int test_respawn(const char *work)
 	struct exec_opts o = {.timeout_s = 60, .out_cap = 64};
 	int rc = backend_exec(env, "kill -9 $(pidof qemu-ga); sleep 5; echo hi", &o, &r, &e);
 	if (rc == 0)
-		exec_result_release(&r);
+		backend_exec_result_release(&r);
 	CHECK(rc == ENGI_EENV, "exec under a restarted agent: rc %d: %s", rc, e.msg);
 	CHECK(strstr(e.msg, "guest agent lost the running command") != NULL, "message: %s", e.msg);
 	printf("  restarted agent: %s\n", e.msg);
@@ -302,12 +303,12 @@ static int test_gui(const char *work)
 	static const double scales[] = {1.0, 0.6, 0.2};
 	static const int widths[] = {1920, 1152, 384}, heights[] = {1080, 648, 216};
 	for (int i = 0; i < 3; i++) {
-		double t0 = now_mono();
+		double t0 = clk_now_mono();
 		int rc = backend_screenshot(env, scales[i], &png, &len, &e);
 		CHECK(rc == 0, "screenshot %.1f: %s", scales[i], e.msg);
 		if (rc < 0)
 			break;
-		printf("time screenshot_%.1f %.3f\n", scales[i], now_mono() - t0);
+		printf("time screenshot_%.1f %.3f\n", scales[i], clk_now_mono() - t0);
 		int w = 0, h = 0;
 		CHECK(len > 8 && !memcmp(png, "\x89PNG\r\n\x1a\n", 8), "not a PNG");
 		CHECK(screen_png_size(png, len, &w, &h) == 0 && w == widths[i] && h == heights[i],
@@ -315,7 +316,7 @@ static int test_gui(const char *work)
 		if (i == 0) {
 			char p[PATH_MAX];
 			snprintf(p, sizeof(p), "%s/../screen-before.png", work);
-			write_file_atomic(p, png, len, &e);
+			fs_write_file_atomic(p, png, len, &e);
 		}
 		if (i < 2)
 			engi_free(png);
@@ -343,7 +344,7 @@ static int test_gui(const char *work)
 			"DISPLAY=:0 xprop -root _NET_CLIENT_LIST; tail -3 /var/log/Xorg.0.log",
 			10, 8192, &r) == 0) {
 			printf("  the guest's display and X server:\n%s\n", r.out);
-			exec_result_release(&r);
+			backend_exec_result_release(&r);
 		}
 	}
 	if (rc == 0) {
@@ -352,7 +353,7 @@ static int test_gui(const char *work)
 		if (backend_screenshot(env, 1.0, &full, &flen, &e) == 0) {
 			char p[PATH_MAX];
 			snprintf(p, sizeof(p), "%s/../screen-after.png", work);
-			write_file_atomic(p, full, flen, &e);
+			fs_write_file_atomic(p, full, flen, &e);
 			engi_free(full);
 		}
 	}
@@ -386,7 +387,7 @@ static int test_net(const char *work, const char *port)
 			int has_card = strstr(r.out, "eth0") != NULL;
 			CHECK(reached == net && has_card == net, "network %d: reached %d, card %d",
 			      net, reached, has_card);
-			exec_result_release(&r);
+			backend_exec_result_release(&r);
 		} else {
 			failures++;
 		}
@@ -422,7 +423,7 @@ int main(int argc, char **argv)
 	setenv("TMPDIR", tmp, 1);
 	char work[PATH_MAX];
 	snprintf(work, sizeof(work), "%s/work", argv[2]);
-	if (mkdir_p(work, 0700, &e) < 0) {
+	if (fs_mkdir_p(work, 0700, &e) < 0) {
 		fprintf(stderr, "%s\n", e.msg);
 		return 2;
 	}
@@ -441,7 +442,7 @@ int main(int argc, char **argv)
 		rc = 2;
 	int left = private_dirs();
 	CHECK(left == 0, "%d private folder(s) left in %s", left, tmp);
-	rm_rf(tmp, NULL);
+	fs_rm_rf(tmp, NULL);
 	if (rc || failures) {
 		printf("%d check(s) failed\n", failures);
 		return 1;

@@ -114,13 +114,13 @@ static void test_spawn_env(void)
 				.cwd_fd = -1};
 	struct engi_error err;
 	engi_error_init(&err);
-	pid_t pid = spawn_child(&so, &err);
+	pid_t pid = child_spawn(&so, &err);
 	CHECK(pid > 0);
 	int st = 0;
 	if (pid > 0)
-		CHECK_INT(spawn_wait(pid, &st), 0);
+		CHECK_INT(child_wait(pid, &st), 0);
 	char *text = NULL;
-	CHECK_INT(read_file(out, 4096, &text, NULL, &err), 0);
+	CHECK_INT(fs_read_file(out, 4096, &text, NULL, &err), 0);
 	if (text)
 		CHECK_STR(text, "unset unset plain");
 	engi_free(text);
