@@ -72,6 +72,8 @@ struct runctx {
 	struct store *store;
 	int *model_running;
 	double *model_spent; /* dollars of each model's recorded episodes */
+	/* cells whose cost was booked when their episode ended (budgets) */
+	unsigned char *booked;
 	/* the request governor: per model, its provider settings (parsed on
 	 * first use) and the adaptive concurrency limit */
 	pthread_mutex_t gov_lock;
@@ -113,9 +115,8 @@ static long find_cell(const struct runctx *c, const char *id)
 
 /* ---- hooks (run on every rank; the rest on rank 0) ---- */
 
-static int hook_run(void *p, size_t ci, int rank, char **payload, size_t *len)
+static void fill_spec(struct runctx *c, size_t ci, int rank, struct episode_spec *sp)
 {
-	struct runctx *c = p;
 	const struct sweep *sw = c->sw;
 	const struct cell *cell = &sw->matrix.cells[ci];
 	struct episode_spec s;
@@ -140,10 +141,58 @@ static int hook_run(void *p, size_t ci, int rank, char **payload, size_t *len)
 	s.kernel_threads = c->kernel_threads;
 	s.replay_load = replay_source_load;
 	s.govern = sched_govern;
+	s.defer_verify = 1;
+	*sp = s;
+}
+
+/* A cell's verification item: the record its episode left, judged. */
+static int verify_item(struct runctx *c, size_t ci, int rank, const char *input, size_t input_len,
+		       char **payload, size_t *len)
+{
+	struct episode_spec s;
+	fill_spec(c, ci, rank, &s);
+	struct record rec;
+	record_init(&rec);
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc = record_from_json(input, input_len, &rec, &e);
+	if (rc == 0 && strcmp(rec.cell, c->sw->matrix.cells[ci].id) != 0)
+		rc = engi_raise(&e, ENGI_EINVALID, "a verification of cell %s carried cell %s",
+				c->sw->matrix.cells[ci].id, rec.cell);
+	if (rc == 0)
+		rc = episode_verify(&s, &rec, &e);
+	if (rc == ENGI_EINTERRUPTED) {
+		record_release(&rec);
+		return rc;
+	}
+	if (rc < 0) {
+		/* our own failure, not the agent's: not scored, judged again
+		 * by --resume from the saved deliverables */
+		rec.outcome = OUTCOME_INFRA_ERROR;
+		snprintf(rec.infra, sizeof(rec.infra), "%s", INFRA_VERIFIER_CRASH);
+		snprintf(rec.message, sizeof(rec.message), "verifying: %s", e.msg);
+	}
+	engi_error_init(&e);
+	rc = record_to_json(&rec, payload, len, &e);
+	record_release(&rec);
+	return rc < 0 ? ENGI_EINTERRUPTED : 0;
+}
+
+static int hook_run(void *p, size_t ci, int rank, const char *input, size_t input_len,
+		    char **payload, size_t *len)
+{
+	struct runctx *c = p;
+	if (input)
+		return verify_item(c, ci, rank, input, input_len, payload, len);
+	const struct sweep *sw = c->sw;
+	const struct cell *cell = &sw->matrix.cells[ci];
+	struct episode_spec s;
+	fill_spec(c, ci, rank, &s);
 	struct record rec;
 	struct engi_error e;
 	engi_error_init(&e);
 	int rc = episode_run(&s, &rec, &e);
+	int pending = rc == 1;
 	if (rc == ENGI_EINTERRUPTED)
 		return rc;
 	if (rc < 0) {
@@ -165,7 +214,7 @@ static int hook_run(void *p, size_t ci, int rank, char **payload, size_t *len)
 	engi_error_init(&e);
 	rc = record_to_json(&rec, payload, len, &e);
 	record_release(&rec);
-	return rc < 0 ? ENGI_EINTERRUPTED : 0;
+	return rc < 0 ? ENGI_EINTERRUPTED : pending;
 }
 
 /* Predicted seconds of a cell: the mean measured duration of its task and
@@ -323,6 +372,32 @@ static int hook_released(void *p, size_t ci)
 	return c->sw->def.models[cell->model].budget_usd > 0 || c->o->budget_usd > 0;
 }
 
+static int budgeted(const struct runctx *c)
+{
+	if (c->o->budget_usd > 0)
+		return 1;
+	for (size_t i = 0; i < c->sw->def.nmodels; i++)
+		if (c->sw->def.models[i].budget_usd > 0)
+			return 1;
+	return 0;
+}
+
+/* An episode is over and its verification queued: under a budget, what it
+ * spent counts now, before the next dispatch, not when its verdict comes. */
+static void hook_pending(void *p, size_t ci, const char *payload, size_t len)
+{
+	struct runctx *c = p;
+	if (!budgeted(c))
+		return;
+	struct record r;
+	record_init(&r);
+	if (record_from_json(payload, len, &r, NULL) == 0) {
+		c->model_spent[c->sw->matrix.cells[ci].model] += r.cost_usd;
+		c->booked[ci] = 1;
+	}
+	record_release(&r);
+}
+
 static void note_result(struct sweep *sw, size_t ci, const struct record *r)
 {
 	struct cell_result *cr = &sw->results[ci];
@@ -390,7 +465,9 @@ static int hook_finished(void *p, size_t ci, int rank, const char *payload, size
 		note_duration(c, ci, &r);
 	if (rc == 0) {
 		note_result(c->sw, ci, &r);
-		c->model_spent[c->sw->matrix.cells[ci].model] += r.cost_usd;
+		if (!c->booked[ci])
+			c->model_spent[c->sw->matrix.cells[ci].model] += r.cost_usd;
+		c->booked[ci] = 0;
 		if (outcome_is_infra(r.outcome))
 			c->sw->infra_failed++;
 		progress_result(&c->progress, &r, &c->sw->matrix.cells[ci]);
@@ -771,56 +848,44 @@ static int run_end(const struct record *r, int *outcome, char *msg, size_t n)
 	return *outcome >= 0 && !outcome_is_infra(*outcome) ? 0 : -1;
 }
 
-/* A cell whose verifier failed: its saved deliverables judged again. On
- * success the record becomes the run's own outcome with the new verdict;
- * otherwise it stays a verifier failure with the latest message (reported
- * as needing attention, and not tried again until the next --resume). */
+/* A cell whose verifier failed: its saved deliverables judged again, as a
+ * verification item judges them (episode_verify: its events appended to the
+ * trace). On success the record becomes the run's own outcome with the new
+ * verdict; otherwise it stays a verifier failure with the latest message
+ * (reported as needing attention, and not tried again until the next
+ * --resume). */
 static int rejudge(struct runctx *c, size_t ci, struct record *r, struct engi_error *err)
 {
-	const struct task *task = &c->sw->suite.tasks[c->sw->matrix.cells[ci].task];
 	int outcome;
 	char msg[sizeof(r->message)];
 	if (run_end(r, &outcome, msg, sizeof(msg)) < 0)
 		return 0; /* no run to judge: it stays as it is */
-	char art[PATH_MAX], scratch[PATH_MAX];
-	snprintf(art, sizeof(art), "%s/artifacts/%s", c->out, r->cell);
-	snprintf(scratch, sizeof(scratch), "%s/judge-%s", c->work_root, r->cell);
-	struct judge_limits lim = {.wall_s = c->o->verify_timeout_s,
-				   .mem_mb = c->o->verify_mem_mb,
-				   .threads = c->kernel_threads,
-				   .scratch = scratch};
-	struct engi_verdict v;
-	engi_verdict_init(&v);
-	/* the integrity and interaction assertions of the run stay */
-	struct record kept;
-	record_init(&kept);
-	kept.assertions = r->assertions;
-	kept.nassertions = r->nassertions;
-	int rc = judge_verdict_from_record(&kept, &v, err);
-	char infra[INFRA_REASON_MAX], why[256];
-	double v0 = clk_now_mono();
-	if (rc == 0)
-		rc = judge_deliverables(task, art, &lim, &v, infra, sizeof(infra), why, sizeof(why),
-					err);
-	fs_rm_rf(scratch, NULL);
-	if (rc == 1) {
-		fprintf(stderr, "engisweep: cell %s (task '%s'): the verifier failed again: %s\n",
-			r->cell, r->task_id, why);
-		snprintf(r->message, sizeof(r->message), "%s", why);
-		snprintf(r->infra, sizeof(r->infra), "%s", infra);
-		rc = 0;
-	} else if (rc == 0) {
-		judge_score(task, outcome, &v);
-		r->outcome = outcome;
-		r->infra[0] = '\0';
-		snprintf(r->message, sizeof(r->message), "%s", msg);
-		engi_verifier_id(task->verifier, r->verifier, sizeof(r->verifier));
-		snprintf(r->version, sizeof(r->version), "%s", ENGISWEEP_VERSION);
-		r->verify_s = clk_now_mono() - v0;
-		rc = record_take_verdict(r, &v);
+	struct record_backup {
+		int outcome;
+		char infra[sizeof(r->infra)], message[sizeof(r->message)];
+	} was;
+	was.outcome = r->outcome;
+	snprintf(was.infra, sizeof(was.infra), "%s", r->infra);
+	snprintf(was.message, sizeof(was.message), "%s", r->message);
+	r->outcome = outcome;
+	r->infra[0] = '\0';
+	snprintf(r->message, sizeof(r->message), "%s", msg);
+	struct episode_spec s;
+	fill_spec(c, ci, 0, &s);
+	s.should_abort = NULL;
+	int rc = episode_verify(&s, r, err);
+	if (rc < 0) {
+		r->outcome = was.outcome;
+		snprintf(r->infra, sizeof(r->infra), "%s", was.infra);
+		snprintf(r->message, sizeof(r->message), "%s", was.message);
+		return rc;
 	}
-	engi_verdict_release(&v);
-	return rc;
+	if (r->outcome == OUTCOME_INFRA_ERROR)
+		fprintf(stderr, "engisweep: cell %s (task '%s'): the verifier failed again: %s\n",
+			r->cell, r->task_id, r->message);
+	else
+		snprintf(r->version, sizeof(r->version), "%s", ENGISWEEP_VERSION);
+	return 0;
 }
 
 /* Resume, pass 3 (the journal open): the verifier failures judged again,
@@ -919,6 +984,7 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder, struct 
 	sw->results = engi_calloc(n ? n : 1, sizeof(*sw->results));
 	c->model_running = engi_calloc(sw->def.nmodels, sizeof(int));
 	c->model_spent = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(double));
+	c->booked = engi_calloc(sw->matrix.ncells ? sw->matrix.ncells : 1, 1);
 	c->gov_cfg = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(*c->gov_cfg));
 	c->gov_state = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, 1);
 	c->gov_limit = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(double));
@@ -934,9 +1000,9 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder, struct 
 	c->measured_n = engi_calloc(npairs ? npairs : 1, sizeof(int));
 	c->model_measured_s = engi_calloc(sw->def.nmodels, sizeof(double));
 	c->model_predicted_s = engi_calloc(sw->def.nmodels, sizeof(double));
-	if (!sw->results || !c->model_running || !c->model_spent || !c->gov_cfg || !c->gov_state ||
-	    !c->gov_limit || !c->gov_changed || !c->index || !c->last_line || !c->measured_sum ||
-	    !c->measured_n || !c->model_measured_s || !c->model_predicted_s)
+	if (!sw->results || !c->model_running || !c->model_spent || !c->booked || !c->gov_cfg ||
+	    !c->gov_state || !c->gov_limit || !c->gov_changed || !c->index || !c->last_line ||
+	    !c->measured_sum || !c->measured_n || !c->model_measured_s || !c->model_predicted_s)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		c->index[i].id = sw->matrix.cells[i].id;
@@ -1070,6 +1136,7 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 	sched_install_signals();
 	struct sched_hooks h = {.ctx = &c,
 				.run = hook_run,
+				.pending = hook_pending,
 				.admit = hook_admit,
 				.priority = hook_priority,
 				.prefetch = hook_prefetch,
@@ -1109,6 +1176,7 @@ out:
 	engi_free(c.pool);
 	engi_free(c.model_running);
 	engi_free(c.model_spent);
+	engi_free(c.booked);
 	for (size_t i = 0; c.gov_state && i < sw->def.nmodels; i++)
 		if (c.gov_state[i] == 1)
 			provider_config_release(&c.gov_cfg[i]);

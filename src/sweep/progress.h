@@ -21,6 +21,7 @@ struct progress {
 	int tty, quiet, every;
 	size_t last_printed;
 	size_t running, queued;
+	size_t verifying; /* episodes over, verdicts pending */
 	int draining;
 };
 

@@ -51,12 +51,13 @@ static void write_status(struct progress *p, int final)
 	char buf[1024];
 	int n = snprintf(buf, sizeof(buf),
 			 "{\"total\":%zu,\"done_before\":%zu,\"done\":%zu,\"passed\":%zu,"
-			 "\"running\":%zu,\"queued\":%zu,\"interrupted\":%zu,\"infra_failed\":%zu,"
+			 "\"running\":%zu,\"verifying\":%zu,\"queued\":%zu,\"interrupted\":%zu,"
+			 "\"infra_failed\":%zu,"
 			 "\"cost_usd\":%.6f,\"elapsed_s\":%.3f,\"eta_s\":%.1f,\"draining\":%s,"
 			 "\"finished\":%s,\"rank0_peak_rss_mb\":%.1f,\"updated_at\":%.3f}\n",
-			 p->total, p->before, p->done, p->passed, p->running, p->queued,
-			 p->interrupted, p->infra, p->cost_usd, clk_now_mono() - p->t0, eta_s(p),
-			 p->draining ? "true" : "false", final ? "true" : "false",
+			 p->total, p->before, p->done, p->passed, p->running, p->verifying,
+			 p->queued, p->interrupted, p->infra, p->cost_usd, clk_now_mono() - p->t0,
+			 eta_s(p), p->draining ? "true" : "false", final ? "true" : "false",
 			 ru.ru_maxrss / 1024.0, clk_now_wall());
 	fs_write_file_atomic(p->status_path, buf, (size_t)n, NULL);
 	p->last_status = clk_now_mono();
@@ -68,9 +69,12 @@ static void print_line(struct progress *p, int newline)
 		return;
 	char eta[16];
 	fmt_hms(eta, sizeof(eta), eta_s(p));
-	fprintf(stderr, "%s[%zu/%zu] passed %zu  running %zu  ETA %s  cost $%.2f%s%s",
+	char verifying[40] = "";
+	if (p->verifying)
+		snprintf(verifying, sizeof(verifying), "  verifying %zu", p->verifying);
+	fprintf(stderr, "%s[%zu/%zu] passed %zu  running %zu%s  ETA %s  cost $%.2f%s%s",
 		p->tty && !newline ? "\r" : "", p->before + p->done, p->total, p->passed,
-		p->running, eta, p->cost_usd, p->draining ? "  (draining)" : "",
+		p->running, verifying, eta, p->cost_usd, p->draining ? "  (draining)" : "",
 		p->tty && !newline ? "\033[K" : "\n");
 	fflush(stderr);
 	p->last_line = clk_now_mono();
@@ -95,6 +99,7 @@ void progress_interrupted(struct progress *p)
 void progress_tick(struct progress *p, const struct sched_status *st)
 {
 	p->running = st->running;
+	p->verifying = st->verifying;
 	p->queued = st->queued;
 	p->draining = st->draining;
 	double now = clk_now_mono();
@@ -107,6 +112,7 @@ void progress_tick(struct progress *p, const struct sched_status *st)
 void progress_finish(struct progress *p, const struct sched_status *st, size_t unrun)
 {
 	p->running = 0;
+	p->verifying = 0;
 	p->queued = st->queued;
 	p->draining = st->draining;
 	write_status(p, 1);
