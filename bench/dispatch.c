@@ -45,7 +45,8 @@ static double cpu_s(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
-static int run(void *p, size_t cell, int rank, char **payload, size_t *len)
+static int run(void *p, size_t cell, int rank, const char *input, size_t input_len, char **payload,
+	       size_t *len)
 {
 	struct ctx *c = p;
 	if (!c->record_mode) {

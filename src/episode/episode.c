@@ -787,6 +787,113 @@ static int copy_out(const struct episode_spec *s, struct backend_env *env, const
 	return 0;
 }
 
+/* The verdict of a run that is over (outcome its own) on the deliverables
+ * saved in <out_dir>/artifacts/<cell>/: the task's verifier in its child
+ * process (one more try when it fails), scored into v, the events in t and
+ * the verdict taken into rec. Infrastructure outcomes are not judged. */
+static int judge_run(const struct episode_spec *s, struct record *rec, int outcome,
+		     struct engi_verdict *v, struct trace *t, struct engi_error *err)
+{
+	const struct task *task = s->task;
+	char art_dir[PATH_MAX];
+	snprintf(art_dir, sizeof(art_dir), "%s/artifacts/%s", s->out_dir, rec->cell);
+	int rc = 0;
+	/* Infrastructure outcomes are not judged. Everything else is; an episode
+	 * that ended in the agent's error keeps its assertions for diagnosis but
+	 * is never a success. */
+	if (!outcome_is_infra(outcome)) {
+		double v0 = clk_now_mono();
+		char scratch[PATH_MAX];
+		snprintf(scratch, sizeof(scratch), "%s/judge-%s", s->work_root, rec->cell);
+		struct judge_limits lim = {.wall_s = s->verify_timeout_s,
+					   .mem_mb = s->verify_mem_mb,
+					   .threads = s->kernel_threads,
+					   .scratch = scratch,
+					   .should_abort = s->should_abort};
+		char infra[INFRA_REASON_MAX], why[256];
+		engi_verifier_id(task->verifier, rec->verifier, sizeof(rec->verifier));
+		/* a verifier that failed gets one more try on the same deliverables */
+		for (int vtry = 0; vtry < 2; vtry++) {
+			struct engi_error e;
+			engi_error_init(&e);
+			rc = judge_deliverables(task, art_dir, &lim, v, infra, sizeof(infra), why,
+						sizeof(why), &e);
+			if (rc < 0)
+				engi_raise(err, rc, "verifying '%s': %s", task->id, e.msg);
+			if (rc != 1)
+				break;
+			tr(t, json_pack("{s:s,s:s,s:s,s:i}", "ev", "verifier_error", "reason",
+					infra, "message", why, "try", vtry + 1));
+		}
+		fs_rm_rf(scratch, NULL);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			/* the verifier failed, not the agent: not scored. The run and
+			 * its deliverables stand (the integrity and interaction
+			 * assertions kept), and --resume judges them again. */
+			rec->outcome = OUTCOME_INFRA_ERROR;
+			snprintf(rec->infra, sizeof(rec->infra), "%s", infra);
+			snprintf(rec->message, sizeof(rec->message), "%s", why);
+			rc = 0;
+		} else {
+			judge_score(task, outcome, v);
+		}
+		rec->verify_s = clk_now_mono() - v0;
+	}
+	json_t *asserts = json_array();
+	for (size_t i = 0; i < v->na; i++)
+		json_array_append_new(asserts, json_pack("{s:s,s:s,s:s,s:b}", "name", v->a[i].name,
+							 "stage", v->a[i].stage, "state",
+							 engi_astate_name(v->a[i].state),
+							 "required", v->a[i].required));
+	tr(t, json_pack("{s:s,s:b,s:b,s:f,s:f,s:o,s:i}", "ev", "verdict", "success", v->success,
+			"feasible", v->feasible, "score", v->score, "quality", v->quality,
+			"assertions", asserts, "rank", s->rank));
+	return record_take_verdict(rec, v);
+}
+
+/* A verification item: the trace reopened, the run judged, the trace
+ * closed again (one zstd frame, as a whole episode writes it). */
+int episode_verify(const struct episode_spec *s, struct record *rec, struct engi_error *err)
+{
+	if (s->kernel_threads > 0)
+		engi_threads_set(s->kernel_threads);
+	size_t cap = s->trace_cap ? s->trace_cap : TRACE_CAP_DEFAULT;
+	struct trace t;
+	trace_init(&t, cap);
+	char *text = NULL;
+	size_t len = 0;
+	int rc = 0;
+	if (rec->trace && rec->trace_len)
+		rc = trace_decompress(rec->trace, rec->trace_len, cap, &text, &len, err);
+	if (rc == 0 && len && engi_dynbuf_add(&t.buf, text, len) < 0)
+		rc = engi_raise(err, ENGI_ENOMEM, "out of memory reopening the trace of %s",
+				rec->cell);
+	engi_free(text);
+	struct engi_verdict v;
+	engi_verdict_init(&v);
+	/* the run's integrity and interaction assertions stay */
+	if (rc == 0)
+		rc = judge_verdict_from_record(rec, &v, err);
+	if (rc == 0)
+		rc = judge_run(s, rec, rec->outcome, &v, &t, err);
+	engi_verdict_release(&v);
+	if (rc == 0) {
+		unsigned char *z = NULL;
+		size_t zlen = 0, raw = 0;
+		rc = trace_finish(&t, &z, &zlen, &raw, err);
+		if (rc == 0) {
+			engi_free(rec->trace);
+			rec->trace = z;
+			rec->trace_len = zlen;
+			rec->trace_raw_len = raw;
+		}
+	}
+	trace_release(&t);
+	return rc;
+}
+
 int episode_run(const struct episode_spec *s, struct record *rec, struct engi_error *err)
 {
 	const struct task *task = s->task;
@@ -936,64 +1043,31 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 	snprintf(rec->message, sizeof(rec->message), "%s", a.message);
 	snprintf(rec->infra, sizeof(rec->infra), "%s", outcome_is_infra(a.outcome) ? a.infra : "");
 
-	/* Infrastructure outcomes are not judged. Everything else is; an episode
-	 * that ended in the agent's error keeps its assertions for diagnosis but
-	 * is never a success. */
-	if (!outcome_is_infra(a.outcome)) {
-		double v0 = clk_now_mono();
-		char scratch[PATH_MAX];
-		snprintf(scratch, sizeof(scratch), "%s/judge-%s", s->work_root, rec->cell);
-		struct judge_limits lim = {.wall_s = s->verify_timeout_s,
-					   .mem_mb = s->verify_mem_mb,
-					   .threads = s->kernel_threads,
-					   .scratch = scratch,
-					   .should_abort = s->should_abort};
-		char infra[INFRA_REASON_MAX], why[256];
-		engi_verifier_id(task->verifier, rec->verifier, sizeof(rec->verifier));
-		/* a verifier that failed gets one more try on the same deliverables */
-		for (int vtry = 0; vtry < 2; vtry++) {
+	if (s->defer_verify && !outcome_is_infra(a.outcome)) {
+		/* the verdict is its own work item: the run's assertions kept */
+		rc = record_take_verdict(rec, &v);
+		engi_verdict_release(&v);
+		if (rc == 0) {
+			rec->wall_s = clk_now_mono() - t0;
 			struct engi_error e;
 			engi_error_init(&e);
-			rc = judge_deliverables(task, art_dir, &lim, &v, infra, sizeof(infra), why,
-						sizeof(why), &e);
+			rc =
+			    trace_finish(&t, &rec->trace, &rec->trace_len, &rec->trace_raw_len, &e);
 			if (rc < 0)
-				engi_raise(err, rc, "verifying '%s': %s", task->id, e.msg);
-			if (rc != 1)
-				break;
-			tr(&t, json_pack("{s:s,s:s,s:s,s:i}", "ev", "verifier_error", "reason",
-					 infra, "message", why, "try", vtry + 1));
+				engi_raise(err, rc, "%s", e.msg);
 		}
-		fs_rm_rf(scratch, NULL);
-		if (rc < 0) {
-			engi_verdict_release(&v);
-			trace_release(&t);
+		trace_release(&t);
+		if (rc < 0)
 			record_release(rec);
-			return rc;
-		}
-		if (rc == 1) {
-			/* the verifier failed, not the agent: not scored. The run and
-			 * its deliverables stand (the integrity and interaction
-			 * assertions kept), and --resume judges them again. */
-			rec->outcome = OUTCOME_INFRA_ERROR;
-			snprintf(rec->infra, sizeof(rec->infra), "%s", infra);
-			snprintf(rec->message, sizeof(rec->message), "%s", why);
-			rc = 0;
-		} else {
-			judge_score(task, a.outcome, &v);
-		}
-		rec->verify_s = clk_now_mono() - v0;
+		return rc < 0 ? rc : 1;
 	}
-	json_t *asserts = json_array();
-	for (size_t i = 0; i < v.na; i++)
-		json_array_append_new(asserts, json_pack("{s:s,s:s,s:s,s:b}", "name", v.a[i].name,
-							 "stage", v.a[i].stage, "state",
-							 engi_astate_name(v.a[i].state), "required",
-							 v.a[i].required));
-	tr(&t,
-	   json_pack("{s:s,s:b,s:b,s:f,s:f,s:o}", "ev", "verdict", "success", v.success, "feasible",
-		     v.feasible, "score", v.score, "quality", v.quality, "assertions", asserts));
-	rc = record_take_verdict(rec, &v);
+	rc = judge_run(s, rec, a.outcome, &v, &t, err);
 	engi_verdict_release(&v);
+	if (rc < 0) {
+		trace_release(&t);
+		record_release(rec);
+		return rc;
+	}
 	if (rc == 0) {
 		rec->wall_s = clk_now_mono() - t0;
 		struct engi_error e;

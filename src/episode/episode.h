@@ -52,6 +52,9 @@ struct episode_spec {
 	/* the sweep's request governor (agent.h), given "MODEL_INDEX msg";
 	 * NULL: none */
 	double (*govern)(const char *msg);
+	/* leave the verdict to episode_verify, run as its own work item
+	 * (episode_run returns 1 when it did) */
+	int defer_verify;
 };
 
 void episode_spec_defaults(struct episode_spec *s);
@@ -62,6 +65,15 @@ int episode_preflight(const char *backend, const struct sweepdef *d, struct engi
 /* Readies what the backend needs for every environment of the suite (the
  * qemu backend: images present, ready states saved), once. */
 int episode_prepare(const char *backend, const struct suite *suite, struct engi_error *err);
+/* Runs the cell's episode into out: 0 with the whole record, 1 (only with
+ * defer_verify) with a record whose run is over and whose deliverables are
+ * saved but not yet judged (its integrity and interaction assertions kept,
+ * outcome the run's own): episode_verify finishes it, on any rank. */
 int episode_run(const struct episode_spec *s, struct record *out, struct engi_error *err);
+/* The verdict of a record that episode_run returned with 1: the task's
+ * verifier on the saved deliverables (<out_dir>/artifacts/<cell>/), scored,
+ * its events appended to the record's trace. A verifier that fails twice
+ * makes the record an infrastructure failure (reason and message set). */
+int episode_verify(const struct episode_spec *s, struct record *rec, struct engi_error *err);
 
 #endif

@@ -17,10 +17,12 @@ enum tag {
 	TAG_RESULT = 2,	   /* worker -> 0: uint64 cell + payload */
 	TAG_ABORTED = 3,   /* worker -> 0: uint64 cell */
 	TAG_GOVERN = 4,	   /* worker -> 0: a governor message (text) */
+	TAG_PENDING = 5,   /* worker -> 0: uint64 cell + payload to verify */
 	TAG_CELL = 10,	   /* 0 -> worker: uint64 cell */
 	TAG_STOP = 11,	   /* 0 -> worker: empty */
 	TAG_GOVERNED = 12, /* 0 -> worker: double, the governor's answer */
 	TAG_DRAIN = 13,	   /* 0 -> worker: do not start a cell sent ahead */
+	TAG_VERIFY = 14,   /* 0 -> worker: uint64 cell + its episode's payload */
 };
 
 /* The queue is re-sorted by the priority hook after this many results. */
@@ -210,6 +212,8 @@ struct slot {
 	pthread_t th;
 	atomic_int state; /* 0 free, 1 running, 2 finished */
 	size_t cell;
+	char *input; /* a verification item: its episode's payload */
+	size_t input_len;
 	char *payload;
 	size_t len;
 	int rc;
@@ -222,7 +226,7 @@ static void *slot_main(void *p)
 	struct slot *s = p;
 	s->payload = NULL;
 	s->len = 0;
-	s->rc = s->h->run(s->h->ctx, s->cell, 0, &s->payload, &s->len);
+	s->rc = s->h->run(s->h->ctx, s->cell, 0, s->input, s->input_len, &s->payload, &s->len);
 	atomic_store(&s->state, 2);
 	return NULL;
 }
@@ -235,6 +239,14 @@ struct held {
 	char *buf;
 	size_t off, len;
 	int has_payload;
+	int verified; /* the result of a verification item */
+};
+
+/* A cell whose episode is over and whose verification waits for a slot. */
+struct vitem {
+	size_t cell;
+	char *input; /* the episode's payload (owned) */
+	size_t len;
 };
 
 struct master {
@@ -250,12 +262,47 @@ struct master {
 	 * ends (hides the dispatch round trip) */
 	size_t *wnext;
 	unsigned char *whas_next, *wdrained;
+	unsigned char *wverify; /* the worker's item is a verification */
 	size_t since_resort;
 	int failed;
 	struct engi_error *err;
 	struct held *held;
 	size_t nheld, aheld;
+	/* verification items, first in first out: vq[vhead..vtail) */
+	struct vitem *vq;
+	size_t vhead, vtail, vcap;
 };
+
+static int vq_push(struct master *m, size_t cell, char *input, size_t len)
+{
+	if (m->vhead > 0 && m->vtail == m->vcap) {
+		memmove(m->vq, m->vq + m->vhead, (m->vtail - m->vhead) * sizeof(*m->vq));
+		m->vtail -= m->vhead;
+		m->vhead = 0;
+	}
+	if (m->vtail == m->vcap) {
+		size_t na = m->vcap ? 2 * m->vcap : 16;
+		struct vitem *nv = engi_reallocarray(m->vq, na, sizeof(*nv));
+		if (!nv)
+			return ENGI_ENOMEM;
+		m->vq = nv;
+		m->vcap = na;
+	}
+	m->vq[m->vtail++] = (struct vitem){cell, input, len};
+	m->st.verifying++;
+	return 0;
+}
+
+/* The next verification item, or NULL. Verification is handed out before
+ * any episode (it finishes cells that are already paid for), and also
+ * while draining, until the grace time is over. */
+static struct vitem *vq_take(struct master *m, struct vitem *out)
+{
+	if (m->vhead == m->vtail || m->failed || sched_should_abort())
+		return NULL;
+	*out = m->vq[m->vhead++];
+	return out;
+}
 
 /* Position in the queue of the next admissible cell, or -1 (none
  * admissible now), or -2 (none left). */
@@ -376,11 +423,41 @@ static void feed_ahead(struct master *m, int w)
 		m->h->started(m->h->ctx, c, w);
 }
 
-/* A worker is idle: give it a cell, park it, or stop it. */
+static void send_verify(struct master *m, int w, struct vitem *v)
+{
+	char *msg = engi_malloc(v->len + 8);
+	uint64_t cell = (uint64_t)v->cell;
+	if (msg && v->len <= (size_t)INT32_MAX - 8) {
+		memcpy(msg, &cell, 8);
+		memcpy(msg + 8, v->input, v->len);
+		MPI_Send(msg, (int)(v->len + 8), MPI_BYTE, w, TAG_VERIFY, MPI_COMM_WORLD);
+	} else {
+		/* cannot send it: the worker verifies nothing and says so */
+		MPI_Send(&cell, 8, MPI_BYTE, w, TAG_VERIFY, MPI_COMM_WORLD);
+	}
+	engi_free(msg);
+	engi_free(v->input);
+	m->wverify[w] = 1;
+	m->wstate[w] = W_BUSY;
+	m->wcell[w] = v->cell;
+	m->st.running++;
+}
+
+/* A worker is idle: give it a verification or a cell, park it, or stop
+ * it. While draining it is parked, not stopped, as long as a running
+ * episode may still bring a verification to do. */
 static void feed(struct master *m, int w)
 {
+	struct vitem v;
+	if (vq_take(m, &v)) {
+		send_verify(m, w, &v);
+		return;
+	}
 	if (!dispatching(m)) {
-		send_stop(m, w);
+		if (m->st.running > 0 && !m->failed && !sched_should_abort())
+			m->wstate[w] = W_PARKED;
+		else
+			send_stop(m, w);
 		return;
 	}
 	long c = pick(m, 1);
@@ -394,6 +471,7 @@ static void feed(struct master *m, int w)
 	}
 	send_cell(w, (size_t)c);
 	m->wstate[w] = W_BUSY;
+	m->wverify[w] = 0;
 	m->wcell[w] = (size_t)c;
 	m->st.running++;
 	if (m->h->started)
@@ -407,6 +485,7 @@ static void worker_done(struct master *m, int w, size_t cell)
 {
 	if (m->whas_next[w] && m->wnext[w] != cell) {
 		m->whas_next[w] = 0;
+		m->wverify[w] = 0;
 		m->wcell[w] = m->wnext[w];
 		m->st.queued--;
 		m->st.running++;
@@ -428,9 +507,12 @@ static void recall_ahead(struct master *m)
 		}
 }
 
-static void deliver(struct master *m, size_t cell, int rank, const char *payload, size_t len)
+static void deliver(struct master *m, size_t cell, int rank, const char *payload, size_t len,
+		    int verified)
 {
 	m->st.running--;
+	if (verified)
+		m->st.verifying--;
 	m->since_resort++;
 	if (payload)
 		m->st.done++;
@@ -479,7 +561,7 @@ double sched_govern(const char *msg)
 }
 
 static int hold(struct master *m, size_t cell, int rank, char *buf, size_t off, size_t len,
-		int has_payload)
+		int has_payload, int verified)
 {
 	if (m->nheld == m->aheld) {
 		size_t na = m->aheld ? 2 * m->aheld : 16;
@@ -489,8 +571,32 @@ static int hold(struct master *m, size_t cell, int rank, char *buf, size_t off, 
 		m->held = nh;
 		m->aheld = na;
 	}
-	m->held[m->nheld++] = (struct held){cell, rank, buf, off, len, has_payload};
+	m->held[m->nheld++] = (struct held){cell, rank, buf, off, len, has_payload, verified};
 	return 0;
+}
+
+/* A cell's episode is over and its payload must be verified: the payload
+ * (buf + off, len bytes; buf is taken) becomes a verification item. */
+static void pending_at(struct master *m, size_t cell, char *buf, size_t off, size_t len)
+{
+	m->st.running--;
+	if (m->h->pending)
+		m->h->pending(m->h->ctx, cell, buf + off, len);
+	if (off) {
+		memmove(buf, buf + off, len);
+		buf[len] = '\0'; /* buf holds off + len + 1 bytes */
+	}
+	if (vq_push(m, cell, buf, len) < 0) {
+		engi_free(buf);
+		m->st.interrupted++;
+		if (m->h->finished(m->h->ctx, cell, 0, NULL, 0, m->err) < 0)
+			m->failed = 1;
+	}
+}
+
+static void pending(struct master *m, size_t cell, char *buf, size_t count)
+{
+	pending_at(m, cell, buf, 8, count >= 8 ? count - 8 : 0);
 }
 
 static int poll_workers(struct master *m)
@@ -525,21 +631,31 @@ static int poll_workers(struct master *m)
 			engi_free(buf);
 			continue;
 		}
-		if (stt.MPI_TAG == TAG_RESULT || stt.MPI_TAG == TAG_ABORTED) {
+		if (stt.MPI_TAG == TAG_RESULT || stt.MPI_TAG == TAG_ABORTED ||
+		    stt.MPI_TAG == TAG_PENDING) {
 			uint64_t cell = 0;
 			if (count >= 8)
 				memcpy(&cell, buf, 8);
-			int result = stt.MPI_TAG == TAG_RESULT;
+			int result = stt.MPI_TAG != TAG_ABORTED;
+			int verified = m->wverify[w] && m->wcell[w] == (size_t)cell;
+			/* a verification frees no caps: they went with its episode */
+			int first = 0;
+			if (!verified && m->h->released)
+				first = m->h->released(m->h->ctx, (size_t)cell);
+			if (stt.MPI_TAG == TAG_PENDING) {
+				pending(m, (size_t)cell, buf, (size_t)count);
+				worker_done(m, w, (size_t)cell);
+				continue;
+			}
 			/* the worker gets its next cell before rank 0 journals and
 			 * stores this one: an fsync is not in its way */
-			int first = m->h->released ? m->h->released(m->h->ctx, (size_t)cell) : 0;
 			if (!first && hold(m, (size_t)cell, w, buf, result ? 8 : 0,
-					   result ? (size_t)count - 8 : 0, result) == 0) {
+					   result ? (size_t)count - 8 : 0, result, verified) == 0) {
 				worker_done(m, w, (size_t)cell);
 				continue;
 			}
 			deliver(m, (size_t)cell, w, result ? buf + 8 : NULL,
-				result ? (size_t)count - 8 : 0);
+				result ? (size_t)count - 8 : 0, verified);
 			engi_free(buf);
 			worker_done(m, w, (size_t)cell);
 			continue;
@@ -560,7 +676,7 @@ static int deliver_held(struct master *m)
 	for (size_t i = 0; i < n; i++) {
 		struct held *hd = &m->held[i];
 		deliver(m, hd->cell, hd->rank, hd->has_payload ? hd->buf + hd->off : NULL,
-			hd->has_payload ? hd->len : 0);
+			hd->has_payload ? hd->len : 0, hd->verified);
 		engi_free(hd->buf);
 	}
 	m->nheld = 0;
@@ -576,6 +692,25 @@ static void free_master(struct master *m)
 	engi_free(m->wnext);
 	engi_free(m->whas_next);
 	engi_free(m->wdrained);
+	engi_free(m->wverify);
+	for (size_t i = m->vhead; i < m->vtail; i++)
+		engi_free(m->vq[i].input);
+	engi_free(m->vq);
+}
+
+/* Verifications that will not run (the grace time is over, or rank 0
+ * failed): their cells come back interrupted, to be run again. */
+static void vq_abandon(struct master *m)
+{
+	while (m->vhead < m->vtail) {
+		struct vitem *v = &m->vq[m->vhead++];
+		engi_free(v->input);
+		v->input = NULL;
+		m->st.verifying--;
+		m->st.interrupted++;
+		if (!m->failed && m->h->finished(m->h->ctx, v->cell, 0, NULL, 0, m->err) < 0)
+			m->failed = 1;
+	}
 }
 
 static int run_master(const size_t *order, size_t n, const struct sched_hooks *h, int local_slots,
@@ -592,9 +727,10 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 	m.wnext = engi_calloc((size_t)g_size, sizeof(*m.wnext));
 	m.whas_next = engi_calloc((size_t)g_size, 1);
 	m.wdrained = engi_calloc((size_t)g_size, 1);
+	m.wverify = engi_calloc((size_t)g_size, 1);
 	struct slot *slots = engi_calloc(local_slots > 0 ? (size_t)local_slots : 1, sizeof(*slots));
 	if (!m.order || !m.taken || !m.wstate || !m.wcell || !m.wnext || !m.whas_next ||
-	    !m.wdrained || !slots) {
+	    !m.wdrained || !m.wverify || !slots) {
 		free_master(&m);
 		engi_free(slots);
 		RAISE(err, ENGI_ENOMEM, "out of memory for a queue of %zu cells", n);
@@ -619,32 +755,45 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 				if (s->joinable)
 					pthread_join(s->th, NULL);
 				atomic_store(&s->state, 0);
-				int first = h->released ? h->released(h->ctx, s->cell) : 0;
-				/* refill the slot first, journal and store after */
-				if (first || hold(&m, s->cell, 0, s->payload, 0,
-						  s->rc == 0 ? s->len : 0, s->rc == 0) < 0) {
+				int verified = s->input != NULL;
+				engi_free(s->input);
+				s->input = NULL;
+				int first = 0;
+				if (!verified && h->released)
+					first = h->released(h->ctx, s->cell);
+				if (s->rc == 1 && !verified) {
+					pending_at(&m, s->cell, s->payload, 0, s->len);
+				} else if (first || hold(&m, s->cell, 0, s->payload, 0,
+							 s->rc == 0 ? s->len : 0, s->rc == 0,
+							 verified) < 0) {
+					/* refill the slot first, journal and store after */
 					deliver(&m, s->cell, 0, s->rc == 0 ? s->payload : NULL,
-						s->rc == 0 ? s->len : 0);
+						s->rc == 0 ? s->len : 0, verified);
 					engi_free(s->payload);
 				}
 				s->payload = NULL;
 				activity = 1;
 			}
-			if (atomic_load(&s->state) == 0 && dispatching(&m)) {
-				long c = pick(&m, 1);
-				if (c >= 0) {
-					s->cell = (size_t)c;
-					s->h = h;
-					atomic_store(&s->state, 1);
-					m.st.running++;
-					if (h->started)
-						h->started(h->ctx, (size_t)c, 0);
-					s->joinable =
-					    pthread_create(&s->th, NULL, slot_main, s) == 0;
-					if (!s->joinable)
-						slot_main(s); /* run it here: slower, never lost */
-					activity = 1;
-				}
+			struct vitem v;
+			long c = -1;
+			if (atomic_load(&s->state) == 0 && vq_take(&m, &v)) {
+				s->input = v.input;
+				s->input_len = v.len;
+				c = (long)v.cell;
+			} else if (atomic_load(&s->state) == 0 && dispatching(&m)) {
+				c = pick(&m, 1);
+				if (c >= 0 && h->started)
+					h->started(h->ctx, (size_t)c, 0);
+			}
+			if (c >= 0) {
+				s->cell = (size_t)c;
+				s->h = h;
+				atomic_store(&s->state, 1);
+				m.st.running++;
+				s->joinable = pthread_create(&s->th, NULL, slot_main, s) == 0;
+				if (!s->joinable)
+					slot_main(s); /* run it here: slower, never lost */
+				activity = 1;
 			}
 			local_busy |= atomic_load(&s->state) == 1 || (atomic_load(&s->state) == 2);
 		}
@@ -653,10 +802,13 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 			resort(&m);
 		if (!dispatching(&m))
 			recall_ahead(&m);
-		/* parked workers: a cap may have freed */
+		/* parked workers: a cap may have freed, or a verification come */
 		for (int w = 1; w < g_size; w++)
-			if (m.wstate[w] == W_PARKED && dispatching(&m) && pick(&m, 0) >= 0)
+			if (m.wstate[w] == W_PARKED &&
+			    (m.vhead < m.vtail || (dispatching(&m) && pick(&m, 0) >= 0)))
 				feed(&m, w);
+		if (m.vhead < m.vtail && (m.failed || sched_should_abort()))
+			vq_abandon(&m);
 		int remote_live = 0, remote_busy = 0;
 		for (int w = 1; w < g_size; w++) {
 			remote_live += m.wstate[w] != W_STOPPED;
@@ -667,7 +819,7 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 			h->tick(h->ctx, &m.st);
 			last_tick = now;
 		}
-		int running = local_busy || remote_busy;
+		int running = local_busy || remote_busy || m.vhead < m.vtail;
 		/* cells still queued but refused by admit while nothing runs
 		 * can never start (a spent budget): they stay unrun */
 		int exhausted =
@@ -690,6 +842,7 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 			nap(&nap_ns);
 	}
 	deliver_held(&m);
+	vq_abandon(&m);
 	engi_free(m.held);
 	if (final)
 		*final = m.st;
@@ -717,16 +870,45 @@ static int run_worker(const struct sched_hooks *h, struct engi_error *err)
 			if (!flag)
 				nap(&nap_ns);
 		}
-		MPI_Recv(&cell, st.MPI_TAG == TAG_CELL ? 1 : 0, MPI_UINT64_T, 0, st.MPI_TAG,
-			 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		if (st.MPI_TAG == TAG_STOP)
-			return 0;
-		if (st.MPI_TAG != TAG_CELL)
-			continue; /* a drain notice after the cell it was about started */
+		char *input = NULL;
+		size_t input_len = 0;
+		if (st.MPI_TAG == TAG_VERIFY) {
+			int count = 0;
+			MPI_Get_count(&st, MPI_BYTE, &count);
+			char *buf = engi_malloc((size_t)count + 1);
+			if (!buf) {
+				static char scratch[8];
+				MPI_Recv(scratch, 0, MPI_BYTE, 0, TAG_VERIFY, MPI_COMM_WORLD,
+					 MPI_STATUS_IGNORE);
+				MPI_Send(&cell, 8, MPI_BYTE, 0, TAG_ABORTED, MPI_COMM_WORLD);
+				continue;
+			}
+			MPI_Recv(buf, count, MPI_BYTE, 0, TAG_VERIFY, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+			if (count >= 8)
+				memcpy(&cell, buf, 8);
+			if (count <= 8) { /* rank 0 could not send the episode */
+				engi_free(buf);
+				MPI_Send(&cell, 8, MPI_BYTE, 0, TAG_ABORTED, MPI_COMM_WORLD);
+				continue;
+			}
+			input_len = (size_t)count - 8;
+			memmove(buf, buf + 8, input_len);
+			buf[input_len] = '\0';
+			input = buf;
+		} else {
+			MPI_Recv(&cell, st.MPI_TAG == TAG_CELL ? 1 : 0, MPI_UINT64_T, 0, st.MPI_TAG,
+				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			if (st.MPI_TAG == TAG_STOP)
+				return 0;
+			if (st.MPI_TAG != TAG_CELL)
+				continue; /* a drain notice after the cell it was about started */
+		}
 		/* a drain notice overtakes the cells sent before it: the cell
 		 * about to start goes back unrun (rank 0 counts it interrupted) */
 		flag = 0;
-		MPI_Iprobe(0, TAG_DRAIN, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+		if (!input)
+			MPI_Iprobe(0, TAG_DRAIN, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
 		if (flag) {
 			MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG_DRAIN, MPI_COMM_WORLD,
 				 MPI_STATUS_IGNORE);
@@ -735,14 +917,17 @@ static int run_worker(const struct sched_hooks *h, struct engi_error *err)
 		}
 		char *payload = NULL;
 		size_t len = 0;
-		int rc = h->run(h->ctx, (size_t)cell, g_rank, &payload, &len);
-		if (rc == 0 && len <= (size_t)INT32_MAX - 8) {
+		int rc = h->run(h->ctx, (size_t)cell, g_rank, input, input_len, &payload, &len);
+		engi_free(input);
+		if (rc == 1 && input)
+			rc = ENGI_EINTERRUPTED; /* a verification is never verified again */
+		if ((rc == 0 || rc == 1) && len <= (size_t)INT32_MAX - 8) {
 			char *msg = engi_malloc(len + 8);
 			if (msg) {
 				memcpy(msg, &cell, 8);
 				memcpy(msg + 8, payload, len);
-				MPI_Send(msg, (int)(len + 8), MPI_BYTE, 0, TAG_RESULT,
-					 MPI_COMM_WORLD);
+				MPI_Send(msg, (int)(len + 8), MPI_BYTE, 0,
+					 rc == 1 ? TAG_PENDING : TAG_RESULT, MPI_COMM_WORLD);
 				engi_free(msg);
 				engi_free(payload);
 				continue;

@@ -11,6 +11,14 @@
  * handed out only when the admit hook says its caps and tokens allow it.
  * Results are handed to the finished hook on rank 0, in the main thread.
  *
+ * A cell is one or two work items: its episode and, when the run hook
+ * says so, its verification, queued on rank 0 and handed to the next free
+ * slot on any rank before any new episode. So a slot that ran an episode
+ * (its VM, its model's caps) is free the moment the agent stops, and the
+ * verifier's kernels run wherever a slot is free. A drain still hands out
+ * queued verifications until the grace time is over; those left then come
+ * back interrupted (the cell runs again on resume).
+ *
  * The serial twin: a process not started by an MPI launcher never calls
  * MPI_Init and runs the same loop with local slots only, so a sweep runs the
  * same with or without mpirun.
@@ -32,15 +40,21 @@
 
 struct sched_status {
 	size_t total, queued, running, done, interrupted;
+	size_t verifying; /* cells between their episode and its verdict */
 	int draining;
 	int ranks;
 };
 
 struct sched_hooks {
 	void *ctx;
-	/* Any rank, possibly in a thread of rank 0: run the cell, return a
-	 * payload (engi_malloc) or ENGI_EINTERRUPTED. Must be thread-safe. */
-	int (*run)(void *ctx, size_t cell, int rank, char **payload, size_t *len);
+	/* Any rank, possibly in a thread of rank 0: run a work item of the
+	 * cell, its episode (input NULL) or its verification (input: the
+	 * payload its episode returned), and return 0 with the cell's final
+	 * payload (engi_malloc), 1 (episodes only) with a payload still to be
+	 * verified, which becomes the cell's verification item, or
+	 * ENGI_EINTERRUPTED. Must be thread-safe. */
+	int (*run)(void *ctx, size_t cell, int rank, const char *input, size_t input_len,
+		   char **payload, size_t *len);
 	/* Rank 0: 1 when the cell may start now. NULL: always. */
 	int (*admit)(void *ctx, size_t cell);
 	/* Rank 0: the cell went to rank. NULL: nothing to do. */
@@ -51,6 +65,10 @@ struct sched_hooks {
 	 * anything else is dispatched (a budget that the result may spend).
 	 * NULL: nothing to do. */
 	int (*released)(void *ctx, size_t cell);
+	/* Rank 0: the cell's episode is over and its verification queued;
+	 * payload is what run returned with 1 (what it spent may count
+	 * before the verdict). NULL: nothing to do. */
+	void (*pending)(void *ctx, size_t cell, const char *payload, size_t len);
 	/* Rank 0: the cell came back (payload NULL: interrupted). Negative
 	 * return: a failure of rank 0 (disk full): drain and fail the run. */
 	int (*finished)(void *ctx, size_t cell, int rank, const char *payload, size_t len,
