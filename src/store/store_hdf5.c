@@ -70,13 +70,14 @@ static const struct field condition_fields[] = {
 #undef T_
 
 /* the HDF5 type of each kind of engi/schema.h */
-#define KIND_S							F_STR
-#define KIND_M							F_STR
-#define KIND_O							F_STR
-#define KIND_I							F_I32
-#define KIND_L							F_I64
-#define KIND_B							F_I32
-#define KIND_D							F_F64
+#define KIND_S F_STR
+#define KIND_M F_STR
+#define KIND_O F_STR
+#define KIND_I F_I32
+#define KIND_L F_I64
+#define KIND_B F_I32
+#define KIND_D F_F64
+
 #define T_							struct engi_res_episode
 #define EPISODE_FIELD(name, kind, rec, row, journal, csv, dflt) FIELD(T_, name, KIND_##kind),
 static const struct field episode_fields[] = {ENGI_EPISODE_FIELDS(EPISODE_FIELD)};
