@@ -39,16 +39,9 @@ void engi_compare_data_release(struct engi_compare_data *d)
 	engi_compare_data_init(d);
 }
 
-static const char *const scored_outcomes[] = {
-    "done", "fail_declared", "turn_limit", "time_limit", "agent_error",
-};
-
 static int is_scored(const char *outcome)
 {
-	for (size_t i = 0; i < sizeof scored_outcomes / sizeof *scored_outcomes; i++)
-		if (!strcmp(outcome, scored_outcomes[i]))
-			return 1;
-	return 0;
+	return engi_outcome_scored(engi_outcome_find(outcome, SIZE_MAX));
 }
 
 /* Names (the results' whole texts) in order of first appearance. */

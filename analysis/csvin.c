@@ -131,21 +131,16 @@ static int next_record(struct csv *c, struct engi_error *err)
 
 /* ---- fields ---- */
 
+/* The columns: the episode fields of engi/schema.h that an episodes CSV
+ * has (its csv mode not "no"), in the list's order, then task metadata and
+ * the assertions CSV's own. */
+#define COL_no(name)
+#define COL_req(name)					      C_##name,
+#define COL_opt(name)					      C_##name,
+#define COL_like(name)					      C_##name,
+#define EPISODE_COL(name, kind, rec, row, journal, csv, dflt) COL_##csv(name)
 enum col {
-	C_TASK,
-	C_MODEL,
-	C_TRIAL,
-	C_SUCCESS,
-	C_SCORE,
-	C_CONDITION,
-	C_OUTCOME,
-	C_FEASIBLE,
-	C_TURNS,
-	C_TOKENS_IN,
-	C_TOKENS_OUT,
-	C_COST,
-	C_WALL,
-	C_DOMAIN,
+	ENGI_EPISODE_FIELDS(EPISODE_COL) C_DOMAIN,
 	C_TYPE,
 	C_INTERFACE,
 	C_SOFTWARE,
@@ -155,18 +150,28 @@ enum col {
 	C_STAGE,
 	C_STATE,
 	C_REQUIRED,
-	C_INFRA,
-	C_VERSION,
-	C_VERIFIER,
 	C_N
 };
+#undef EPISODE_COL
 
+#define NAME_no(name)
+#define NAME_req(name)					       #name,
+#define NAME_opt(name)					       #name,
+#define NAME_like(name)					       #name,
+#define EPISODE_NAME(name, kind, rec, row, journal, csv, dflt) NAME_##csv(name)
 static const char *const col_names[C_N] = {
-    "task_id",	"model",     "trial",	  "success",	"score",    "condition", "outcome",
-    "feasible", "turns",     "tokens_in", "tokens_out", "cost_usd", "wall_s",	 "domain",
-    "type",	"interface", "software",  "title",	"scoring",  "assertion", "stage",
-    "state",	"required",  "infra",	  "version",	"verifier",
+    ENGI_EPISODE_FIELDS(EPISODE_NAME) "domain",
+    "type",
+    "interface",
+    "software",
+    "title",
+    "scoring",
+    "assertion",
+    "stage",
+    "state",
+    "required",
 };
+#undef EPISODE_NAME
 
 #define EXTRA_MAX 64
 
@@ -533,21 +538,25 @@ static int extra_meta(struct reader *r, const struct table *t, size_t field, con
 	return 0;
 }
 
-/* Outcomes an episodes CSV may name, then the markers of unrun cells. */
-static const char *const known_outcomes[] = {
-    "done",	 "fail_declared", "turn_limit", "time_limit", "agent_error",
-    "env_crash", "infra_error",	  "missing",	"unrun",
-};
+/* The markers of unrun cells an episodes CSV may name as an outcome. */
+static const char *const unrun_markers[] = {"missing", "unrun"};
 
+static int is_unrun(const char *o)
+{
+	return !strcmp(o, unrun_markers[0]) || !strcmp(o, unrun_markers[1]);
+}
+
+/* An outcome of engi/schema.h, or a marker. */
 static int check_outcome(const struct table *t, const char *o, struct engi_error *err)
 {
-	for (size_t i = 0; i < sizeof known_outcomes / sizeof *known_outcomes; i++)
-		if (!strcmp(o, known_outcomes[i]))
-			return 0;
-	return bad(t, C_OUTCOME,
-		   "expected done, fail_declared, turn_limit, time_limit, "
-		   "agent_error, env_crash, infra_error, missing or unrun",
-		   o, err);
+	if (engi_outcome_find(o, SIZE_MAX) >= 0 || is_unrun(o))
+		return 0;
+	char what[256], scored[128], infra[128];
+	snprintf(what, sizeof what, "expected %s, %s, %s or %s",
+		 engi_outcome_list(scored, sizeof scored, 1, ", ", ", "),
+		 engi_outcome_list(infra, sizeof infra, 0, ", ", ", "), unrun_markers[0],
+		 unrun_markers[1]);
+	return bad(t, C_outcome, what, o, err);
 }
 
 /* The (task, model, condition) of a row and the span of its trials, so that
@@ -566,43 +575,98 @@ static int note_trial(struct reader *r, const struct engi_res_episode *e, struct
 	return 0;
 }
 
+/* An episode field of an episodes CSV (engi/schema.h's list): its column,
+ * kind, place in the row, and what an empty value means. */
+struct csv_field {
+	int col;
+	int kind; /* enum engi_field_kind */
+	int mode; /* enum engi_csv_mode */
+	size_t offset, size;
+	const char *dflt; /* opt: the text an empty value stands for */
+	size_t like;	  /* like: the offset of the field whose value it takes */
+};
+
+#define E_	     struct engi_res_episode
+#define DFLT_req(d)  NULL
+#define DFLT_opt(d)  d
+#define DFLT_like(d) NULL
+#define LIKE_req(d)  0
+#define LIKE_opt(d)  0
+#define LIKE_like(d) offsetof(E_, d)
+#define DESC(name, kind, csv, dflt)                                                                \
+	{C_##name,	     ENGI_FK_##kind,	      ENGI_CSV_##csv,                              \
+	 offsetof(E_, name), sizeof(((E_ *)0)->name), DFLT_##csv(dflt),                            \
+	 LIKE_##csv(dflt)},
+#define DESC_no(name, kind, csv, dflt)
+#define DESC_req					       DESC
+#define DESC_opt					       DESC
+#define DESC_like					       DESC
+#define EPISODE_DESC(name, kind, rec, row, journal, csv, dflt) DESC_##csv(name, kind, csv, dflt)
+static const struct csv_field episode_cols[] = {ENGI_EPISODE_FIELDS(EPISODE_DESC)};
+#undef EPISODE_DESC
+#undef E_
+
+/* One episode field from its column. */
+static int episode_col(const struct table *t, struct engi_results *res, const struct csv_field *f,
+		       struct engi_res_episode *e, struct engi_error *err)
+{
+	char *p = (char *)e + f->offset;
+	int required = f->mode == ENGI_CSV_req;
+	int64_t v = 0;
+	int32_t b = 0;
+	double x = 0;
+	const char *o = "";
+	switch (f->kind) {
+	case ENGI_FK_S:
+	case ENGI_FK_M:
+		return get_str(t, res, f->col, p, f->size, required ? NULL : f->dflt, err);
+	case ENGI_FK_O:
+		TRY(get_text(t, f->col, required ? NULL : f->dflt, &o, err));
+		TRY(check_outcome(t, o, err));
+		snprintf(p, f->size, "%s", o);
+		return 0;
+	case ENGI_FK_I:
+	case ENGI_FK_L:
+		TRY(get_int(t, f->col, 0, f->kind == ENGI_FK_I ? INT32_MAX : INT64_MAX,
+			    f->dflt ? strtoll(f->dflt, NULL, 10) : 0, required, &v, err));
+		if (f->kind == ENGI_FK_I) {
+			b = (int32_t)v;
+			memcpy(p, &b, sizeof b);
+		} else {
+			memcpy(p, &v, sizeof v);
+		}
+		return 0;
+	case ENGI_FK_B:
+		b = f->dflt ? (int32_t)strtol(f->dflt, NULL, 10) : 0;
+		if (f->mode == ENGI_CSV_like)
+			memcpy(&b, (char *)e + f->like, sizeof b);
+		TRY(get_bool(t, f->col, b, required, &b, err));
+		memcpy(p, &b, sizeof b);
+		return 0;
+	default:
+		TRY(get_num(t, f->col, f->dflt ? strtod(f->dflt, NULL) : 0.0, required, &x, err));
+		memcpy(p, &x, sizeof x);
+		return 0;
+	}
+}
+
 static int episode_row(struct reader *r, const struct table *t, struct engi_error *err)
 {
 	struct engi_results *res = r->res;
 	struct engi_res_episode e;
 	memset(&e, 0, sizeof e);
-	int64_t v;
-	double x;
-	const char *outcome = "";
-	TRY(get_str(t, res, C_TASK, e.task_id, sizeof e.task_id, NULL, err));
-	TRY(get_str(t, res, C_MODEL, e.model, sizeof e.model, NULL, err));
-	TRY(get_str(t, res, C_CONDITION, e.condition, sizeof e.condition, "base", err));
-	TRY(get_int(t, C_TRIAL, 0, INT32_MAX, 0, 1, &v, err));
-	e.trial = (int32_t)v;
-	TRY(get_text(t, C_OUTCOME, "done", &outcome, err));
-	TRY(check_outcome(t, outcome, err));
-	snprintf(e.outcome, sizeof e.outcome, "%s", outcome);
-	const char *ck;
-	int repeat = check_seen(r, t, &e, &ck, err);
-	TRY(repeat);
-	TRY(note_trial(r, &e, err));
-	if (!strcmp(e.outcome, "missing") || !strcmp(e.outcome, "unrun"))
-		return 0;
-	TRY(get_str(t, res, C_INFRA, e.infra, sizeof e.infra, "", err));
-	TRY(get_str(t, res, C_VERSION, e.version, sizeof e.version, "", err));
-	TRY(get_str(t, res, C_VERIFIER, e.verifier, sizeof e.verifier, "", err));
-	TRY(get_bool(t, C_SUCCESS, 0, 1, &e.success, err));
-	TRY(get_num(t, C_SCORE, 0.0, 1, &e.score, err));
+	const char *ck = NULL;
+	for (size_t i = 0; i < sizeof episode_cols / sizeof *episode_cols; i++) {
+		TRY(episode_col(t, res, &episode_cols[i], &e, err));
+		if (episode_cols[i].kind != ENGI_FK_O)
+			continue;
+		/* the cell's key and outcome are read: a marker ends the row */
+		TRY(check_seen(r, t, &e, &ck, err));
+		TRY(note_trial(r, &e, err));
+		if (is_unrun(e.outcome))
+			return 0;
+	}
 	e.quality = e.score;
-	TRY(get_bool(t, C_FEASIBLE, e.success, 0, &e.feasible, err));
-	TRY(get_int(t, C_TURNS, 0, INT32_MAX, 0, 0, &v, err));
-	e.turns = (int32_t)v;
-	TRY(get_int(t, C_TOKENS_IN, 0, INT64_MAX, 0, 0, &e.tokens_in, err));
-	TRY(get_int(t, C_TOKENS_OUT, 0, INT64_MAX, 0, 0, &e.tokens_out, err));
-	TRY(get_num(t, C_COST, 0.0, 0, &x, err));
-	e.cost_usd = x;
-	TRY(get_num(t, C_WALL, 0.0, 0, &x, err));
-	e.wall_s = x;
 	e.attempts = 1;
 	snprintf(e.cell, sizeof e.cell, "csv%013zx", res->nepisodes);
 
@@ -686,8 +750,15 @@ static int episode_row(struct reader *r, const struct table *t, struct engi_erro
 	return 0;
 }
 
-static const int episode_required[] = {C_TASK, C_MODEL, C_TRIAL, C_SUCCESS, C_SCORE};
-static const int assertion_required[] = {C_TASK, C_MODEL, C_TRIAL, C_ASSERTION, C_STAGE, C_STATE};
+#define REQ_no(name)
+#define REQ_req(name) C_##name,
+#define REQ_opt(name)
+#define REQ_like(name)
+#define EPISODE_REQ(name, kind, rec, row, journal, csv, dflt) REQ_##csv(name)
+static const int episode_required[] = {ENGI_EPISODE_FIELDS(EPISODE_REQ)};
+#undef EPISODE_REQ
+static const int assertion_required[] = {C_task_id,   C_model, C_trial,
+					 C_ASSERTION, C_STAGE, C_STATE};
 
 static int read_episodes(struct reader *r, const char *path, struct engi_error *err)
 {
@@ -722,10 +793,10 @@ static int assertion_row(struct reader *r, const struct table *t, struct engi_er
 	struct engi_results *res = r->res;
 	char task[64], model[64], cond[64];
 	int64_t trial, req;
-	TRY(get_str(t, res, C_TASK, task, sizeof task, NULL, err));
-	TRY(get_str(t, res, C_MODEL, model, sizeof model, NULL, err));
-	TRY(get_str(t, res, C_CONDITION, cond, sizeof cond, "base", err));
-	TRY(get_int(t, C_TRIAL, 0, INT32_MAX, 0, 1, &trial, err));
+	TRY(get_str(t, res, C_task_id, task, sizeof task, NULL, err));
+	TRY(get_str(t, res, C_model, model, sizeof model, NULL, err));
+	TRY(get_str(t, res, C_condition, cond, sizeof cond, "base", err));
+	TRY(get_int(t, C_trial, 0, INT32_MAX, 0, 1, &trial, err));
 	char *k = cell_key(task, model, cond, trial);
 	if (!k)
 		RAISE(err, ENGI_ENOMEM, "out of memory reading assertions");
@@ -944,14 +1015,16 @@ static const struct text_field condition_text[] = {
     TF(struct engi_res_condition, name),
     TF(struct engi_res_condition, settings),
 };
-static const struct text_field episode_text[] = {
-    TF(struct engi_res_episode, cell),	   TF(struct engi_res_episode, task_id),
-    TF(struct engi_res_episode, model),	   TF(struct engi_res_episode, condition),
-    TF(struct engi_res_episode, outcome),  TF(struct engi_res_episode, host),
-    TF(struct engi_res_episode, run_id),   TF(struct engi_res_episode, message),
-    TF(struct engi_res_episode, infra),	   TF(struct engi_res_episode, version),
-    TF(struct engi_res_episode, verifier),
-};
+#define TEXT_S(name) TF(struct engi_res_episode, name),
+#define TEXT_M(name) TF(struct engi_res_episode, name),
+#define TEXT_O(name) TF(struct engi_res_episode, name),
+#define TEXT_I(name)
+#define TEXT_L(name)
+#define TEXT_B(name)
+#define TEXT_D(name)
+#define EPISODE_TEXT(name, kind, rec, row, journal, csv, dflt) TEXT_##kind(name)
+static const struct text_field episode_text[] = {ENGI_EPISODE_FIELDS(EPISODE_TEXT)};
+#undef EPISODE_TEXT
 static const struct text_field assertion_text[] = {
     TF(struct engi_res_assertion, cell),   TF(struct engi_res_assertion, name),
     TF(struct engi_res_assertion, stage),  TF(struct engi_res_assertion, state),

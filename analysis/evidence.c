@@ -32,17 +32,9 @@ void engi_evidence_release(struct engi_evidence *ev)
 	engi_evidence_init(ev);
 }
 
-static const char *const scored_outcomes[] = {
-    "done", "fail_declared", "turn_limit", "time_limit", "agent_error",
-};
-
 static int is_scored(const char *outcome, size_t width)
 {
-	size_t n = strnlen(outcome, width);
-	for (size_t i = 0; i < sizeof scored_outcomes / sizeof *scored_outcomes; i++)
-		if (strlen(scored_outcomes[i]) == n && !memcmp(outcome, scored_outcomes[i], n))
-			return 1;
-	return 0;
+	return engi_outcome_scored(engi_outcome_find(outcome, width));
 }
 
 static void field(char *dst, size_t size, const char *src, size_t width)

@@ -14,20 +14,15 @@
 
 #define NOUT ENGI_REPORT_NOUTCOMES
 
-static const char *const outcome_names[NOUT] = {
-    "done",	 "fail_declared", "turn_limit",	 "time_limit",
-    "env_crash", "infra_error",	  "agent_error", "other",
-};
-
 static const char *const table_names[ENGI_REPORT_BUILTIN_TABLES] = {
     "overall", "type", "domain", "interface", "software",
 };
 
 const char *engi_report_outcome_name(int outcome)
 {
-	if (outcome < 0 || outcome >= NOUT)
-		return "unknown";
-	return outcome_names[outcome];
+	if (outcome == ENGI_REPORT_OTHER)
+		return "other";
+	return engi_outcome_name(outcome);
 }
 
 const char *engi_report_table_name(int table)
@@ -77,17 +72,14 @@ static size_t field_len(const char *s, size_t width)
 
 static int outcome_of(const char *s, size_t width)
 {
-	size_t n = field_len(s, width);
-	for (int i = 0; i < ENGI_REPORT_OTHER; i++)
-		if (strlen(outcome_names[i]) == n && memcmp(outcome_names[i], s, n) == 0)
-			return i;
-	return ENGI_REPORT_OTHER;
+	int oc = engi_outcome_find(s, width);
+	return oc < 0 ? ENGI_REPORT_OTHER : oc;
 }
 
-static int outcome_is_scored(int oc)
+/* The infrastructure outcomes' names: "env_crash<last>infra_error". */
+static const char *infra_names(char *buf, size_t size, const char *last)
 {
-	return oc != ENGI_REPORT_ENV_CRASH && oc != ENGI_REPORT_INFRA_ERROR &&
-	       oc != ENGI_REPORT_OTHER;
+	return engi_outcome_list(buf, size, 0, ", ", last);
 }
 
 static int64_t add_sat(int64_t a, int64_t b)
@@ -339,7 +331,7 @@ static const char *not_run_reason(const struct engi_results *r, const struct eng
 	const char *why = engi_res_str(r, ep->infra);
 	if (*why)
 		return why;
-	return oc == ENGI_REPORT_ENV_CRASH ? ENGI_REPORT_ENV_LOST : ENGI_REPORT_NO_REASON;
+	return engi_outcome_why(oc);
 }
 
 /* ---- provenance: the distinct values of a field, with counts ---- */
@@ -532,7 +524,7 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 		    .task = t,
 		    .pos = i,
 		    .trial = ep->trial,
-		    .unscored = !outcome_is_scored(oc),
+		    .unscored = !engi_outcome_scored(oc),
 		    .outcome = oc,
 		};
 	}
@@ -572,7 +564,7 @@ static int accumulate(struct ctx *c, struct engi_error *err)
 				task_mixed[f->task] = 1;
 			*tv = vf;
 		}
-		if (f->outcome == ENGI_REPORT_ENV_CRASH || f->outcome == ENGI_REPORT_INFRA_ERROR) {
+		if (engi_outcome_infra(f->outcome)) {
 			if (f->outcome == ENGI_REPORT_ENV_CRASH)
 				d->env_crash++;
 			else
@@ -1204,13 +1196,9 @@ static void row_fields(const struct engi_report_data *d, const struct engi_repor
 	FZ("mixed", r->mixed);
 	FZ("stable_failure", r->stable_failure);
 	FZ("single_trial", r->single_trial);
-	FZ("done", r->outcomes[ENGI_REPORT_DONE]);
-	FZ("fail_declared", r->outcomes[ENGI_REPORT_FAIL_DECLARED]);
-	FZ("turn_limit", r->outcomes[ENGI_REPORT_TURN_LIMIT]);
-	FZ("time_limit", r->outcomes[ENGI_REPORT_TIME_LIMIT]);
-	FZ("env_crash", r->outcomes[ENGI_REPORT_ENV_CRASH]);
-	FZ("infra_error", r->outcomes[ENGI_REPORT_INFRA_ERROR]);
-	FZ("agent_error", r->outcomes[ENGI_REPORT_AGENT_ERROR]);
+#define FOUTCOME(id, name, scored, infra, why) FZ(name, r->outcomes[ENGI_REPORT_##id]);
+	ENGI_OUTCOMES(FOUTCOME)
+#undef FOUTCOME
 	FZ("other_outcome", r->outcomes[ENGI_REPORT_OTHER]);
 	FZ("not_run", r->not_run);
 	FS("not_run_reasons", r->not_run_reasons ? r->not_run_reasons : "");
@@ -1356,12 +1344,14 @@ static void render_json(struct out *o, const struct engi_report_data *d)
 		out_str(o, "null, \"missing\": null");
 	out_fmt(o,
 		", \"recorded\": %zu, \"extra\": %zu, \"duplicates\": %zu, "
-		"\"scored\": %zu, \"env_crash\": %zu, \"infra_error\": %zu, "
+		"\"scored\": %zu, \"%s\": %zu, \"%s\": %zu, "
 		"\"other_outcome\": %zu, "
 		"\"unknown_task\": %zu, \"tasks_listed\": %zu, "
 		"\"tasks_unrun\": %zu},\n",
-		d->recorded, d->extra, d->duplicates, d->scored, d->env_crash, d->infra_error,
-		d->other_outcome, d->unknown_task, d->tasks_listed, d->tasks_unrun);
+		d->recorded, d->extra, d->duplicates, d->scored,
+		engi_outcome_name(ENGI_OUTCOME_ENV_CRASH), d->env_crash,
+		engi_outcome_name(ENGI_OUTCOME_INFRA_ERROR), d->infra_error, d->other_outcome,
+		d->unknown_task, d->tasks_listed, d->tasks_unrun);
 	out_str(o, "  \"not_run\": [");
 	for (size_t i = 0; i < d->nnot_run; i++) {
 		const struct engi_report_not_run *n = &d->not_run[i];
@@ -1513,14 +1503,10 @@ static void md_episodes(struct out *o, const struct engi_report_data *d)
 		out_str(o, "| missing | unknown |\n");
 	}
 	out_fmt(o, "| scored | %zu |\n", d->scored);
-	out_fmt(o,
-		"| env_crash (infrastructure failure, not run, not scored) "
-		"| %zu |\n",
-		d->env_crash);
-	out_fmt(o,
-		"| infra_error (infrastructure failure, not run, not "
-		"scored) | %zu |\n",
-		d->infra_error);
+	out_fmt(o, "| %s (infrastructure failure, not run, not scored) | %zu |\n",
+		engi_outcome_name(ENGI_OUTCOME_ENV_CRASH), d->env_crash);
+	out_fmt(o, "| %s (infrastructure failure, not run, not scored) | %zu |\n",
+		engi_outcome_name(ENGI_OUTCOME_INFRA_ERROR), d->infra_error);
 	out_fmt(o, "| unknown outcome (not scored) | %zu |\n", d->other_outcome);
 	out_fmt(o, "| duplicate records ignored | %zu |\n", d->duplicates);
 	out_fmt(o, "| on tasks missing from /tasks | %zu |\n", d->unknown_task);
@@ -1596,13 +1582,18 @@ static void md_stability(struct out *o, const struct engi_report_data *d)
 
 static void md_outcomes(struct out *o, const struct engi_report_data *d)
 {
+	char infra[128];
 	out_str(o, "## Terminal outcomes\n\n");
-	out_str(o, "Denominator: per model, the recorded episodes, every "
-		   "outcome (env_crash and infra_error included).\n\n");
-	md_head(o, d,
-		"episodes | done | fail_declared | turn_limit | time_limit | "
-		"env_crash | infra_error | agent_error | other",
-		"---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+	out_fmt(o,
+		"Denominator: per model, the recorded episodes, every "
+		"outcome (%s included).\n\n",
+		infra_names(infra, sizeof(infra), " and "));
+#define HEAD(id, name, scored, infra, why) " | " name
+#define RULE(id, name, scored, infra, why) "---:|"
+	md_head(o, d, "episodes" ENGI_OUTCOMES(HEAD) " | other",
+		"---:|" ENGI_OUTCOMES(RULE) "---:|");
+#undef HEAD
+#undef RULE
 	for (size_t a = 0; a < d->narms; a++) {
 		const struct engi_report_row *r = overall(d, a);
 		md_arm(o, d, r);
@@ -1620,8 +1611,11 @@ static void md_not_run(struct out *o, const struct engi_report_data *d)
 	if (!d->nnot_run)
 		return;
 	out_str(o, "## Episodes not run\n\n");
-	out_str(o, "Infrastructure outcomes (env_crash, infra_error): counted "
-		   "here, never scored, never in a denominator.\n\n");
+	char infra[128];
+	out_fmt(o,
+		"Infrastructure outcomes (%s): counted "
+		"here, never scored, never in a denominator.\n\n",
+		infra_names(infra, sizeof(infra), ", "));
 	for (size_t a = 0; a < d->narms; a++) {
 		const struct engi_report_row *r = overall(d, a);
 		if (!r->not_run)
@@ -1767,7 +1761,7 @@ static void md_groups(struct out *o, const struct engi_report_data *d, int table
 
 static void render_markdown(struct out *o, const struct engi_report_data *d)
 {
-	char pct[32];
+	char pct[32], infra[128];
 	level_percent(d, pct, sizeof(pct));
 	out_str(o, "# Sweep report\n\n");
 	out_fmt(o,
@@ -1776,11 +1770,11 @@ static void render_markdown(struct out *o, const struct engi_report_data *d)
 		"Intervals: %s %% %s bootstrap over tasks "
 		"(task-clustered; %zu draws, seed %" PRIu64
 		"; all models resampled together), shown only for at least "
-		"%zu tasks whose scores are not all equal. env_crash and "
-		"infra_error episodes are infrastructure failures, not run: "
+		"%zu tasks whose scores are not all equal. %s "
+		"episodes are infrastructure failures, not run: "
 		"counted, never scored.\n\n",
 		pct, d->boot.interval == ENGI_INTERVAL_BCA ? "BCa" : "percentile", d->boot.draws,
-		d->boot.seed, d->boot.min_tasks);
+		d->boot.seed, d->boot.min_tasks, infra_names(infra, sizeof(infra), " and "));
 	md_provenance(o, d);
 	md_episodes(o, d);
 	md_not_run(o, d);

@@ -4,7 +4,8 @@
 # include directories are PRIVATE so nobody else can include them.
 
 # engicore_record: struct record and its one JSON form (wire and journal),
-# the registry of secrets every writer scrubs with, and text made safe.
+# the registry of secrets every writer scrubs with, and text made safe. Its
+# fields and outcomes are engi/schema.h's lists (libengianalysis).
 add_library(engicore_record STATIC
   ${CMAKE_CURRENT_LIST_DIR}/core/record.c
   ${CMAKE_CURRENT_LIST_DIR}/core/base64.c
@@ -12,7 +13,7 @@ add_library(engicore_record STATIC
   ${CMAKE_CURRENT_LIST_DIR}/core/text.c
 )
 target_include_directories(engicore_record PUBLIC ${CMAKE_CURRENT_LIST_DIR}/core)
-target_link_libraries(engicore_record PUBLIC engiverify
+target_link_libraries(engicore_record PUBLIC engiverify engianalysis
   PRIVATE PkgConfig::JANSSON Threads::Threads)
 
 # engitrace: an episode's JSON-lines trace, zstd-compressed.

@@ -61,36 +61,11 @@ int stored_record(struct stored *in, size_t e, struct record *r, struct engi_err
 {
 	const struct engi_res_episode *ep = &in->res.episodes[e];
 	record_init(r);
-	memcpy(r->cell, ep->cell, sizeof(r->cell));
-	snprintf(r->task_id, sizeof(r->task_id), "%s", ep->task_id);
-	snprintf(r->model, sizeof(r->model), "%s", ep->model);
-	snprintf(r->condition, sizeof(r->condition), "%s", ep->condition);
-	r->trial = ep->trial;
-	r->outcome = outcome_from_name(ep->outcome);
-	if (r->outcome < 0)
-		RAISE(err, ENGI_EPARSE, "%s: cell %s has the unknown outcome '%s'", in->path,
-		      ep->cell, ep->outcome);
-	r->attempts = ep->attempts;
-	r->success = ep->success;
-	r->feasible = ep->feasible;
-	r->score = ep->score;
-	r->quality = ep->quality;
-	r->turns = ep->turns;
-	r->tokens_in = ep->tokens_in;
-	r->tokens_out = ep->tokens_out;
-	r->cost_usd = ep->cost_usd;
-	r->wall_s = ep->wall_s;
-	r->env_s = ep->env_s;
-	r->model_s = ep->model_s;
-	r->verify_s = ep->verify_s;
-	r->started_at = ep->started_at;
-	r->rank = ep->rank;
-	snprintf(r->host, sizeof(r->host), "%s", ep->host);
-	snprintf(r->run_id, sizeof(r->run_id), "%s", ep->run_id);
-	snprintf(r->message, sizeof(r->message), "%s", ep->message);
-	snprintf(r->infra, sizeof(r->infra), "%s", ep->infra);
-	snprintf(r->version, sizeof(r->version), "%s", ep->version);
-	snprintf(r->verifier, sizeof(r->verifier), "%s", ep->verifier);
+	int rc = record_from_row(r, ep, err);
+	if (rc < 0) {
+		engi_error_prefix(err, "%s", in->path);
+		return rc;
+	}
 
 	size_t n, at = index_range(&in->asserts, ep->cell, &n);
 	r->assertions = engi_calloc(n ? n : 1, sizeof(*r->assertions));
@@ -132,7 +107,7 @@ int stored_record(struct stored *in, size_t e, struct record *r, struct engi_err
 	uint64_t raw = 0;
 	struct engi_error te;
 	engi_error_init(&te);
-	int rc = store_reader_trace(in->reader, ep->cell, &r->trace, &r->trace_len, &raw, &te);
+	rc = store_reader_trace(in->reader, ep->cell, &r->trace, &r->trace_len, &raw, &te);
 	if (rc == ENGI_ENOTFOUND)
 		return 0;
 	if (rc < 0)

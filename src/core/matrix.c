@@ -559,7 +559,7 @@ int sweepdef_add_condition(struct sweepdef *d, const char *spec, struct engi_err
 }
 
 void cell_compute_id(const struct task *t, const struct model *mo, const struct condition *c,
-		     int trial, char id[17])
+		     int trial, char id[ENGI_CELL_STR])
 {
 	struct engi_sha256 h;
 	engi_sha256_init(&h);
@@ -658,7 +658,7 @@ static int finish(struct matrix *m, struct engi_error *err)
 			      "two cells share the id %s (a model or condition named twice?)",
 			      ids[i]);
 		}
-		engi_sha256_update(&h, ids[i], 17);
+		engi_sha256_update(&h, ids[i], ENGI_CELL_STR);
 	}
 	engi_free(ids);
 	unsigned char d[32];

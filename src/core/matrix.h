@@ -20,6 +20,7 @@
 
 #include "arena.h"
 #include "engi/error.h"
+#include "engi/schema.h"
 #include "task.h"
 
 struct model {
@@ -43,7 +44,7 @@ struct condition {
 };
 
 struct cell {
-	char id[17];
+	char id[ENGI_CELL_STR];
 	uint32_t task, model, cond;
 	int32_t trial;
 	double pred_s;
@@ -139,6 +140,6 @@ void matrix_release(struct matrix *m);
 long matrix_find(const struct matrix *m, const char *id);
 
 void cell_compute_id(const struct task *t, const struct model *mo, const struct condition *c,
-		     int trial, char id[17]);
+		     int trial, char id[ENGI_CELL_STR]);
 
 #endif

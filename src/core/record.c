@@ -9,35 +9,25 @@
 
 #include "base64.h"
 #include "engi/alloc.h"
+#include "engi/results.h"
 #include "secrets.h"
 #include "text.h"
 
 /* ---- outcomes ---- */
 
-static const char *const outcome_names[] = {
-#define OUTCOME_NAME(n, s) s,
-    OUTCOME_MAP(OUTCOME_NAME)
-#undef OUTCOME_NAME
-};
-
 const char *outcome_name(int outcome)
 {
-	if (outcome < 0 || outcome >= OUTCOME_COUNT)
-		return "unknown";
-	return outcome_names[outcome];
+	return engi_outcome_name(outcome);
 }
 
 int outcome_from_name(const char *name)
 {
-	for (int i = 0; i < OUTCOME_COUNT; i++)
-		if (strcmp(name, outcome_names[i]) == 0)
-			return i;
-	return -1;
+	return engi_outcome_find(name, SIZE_MAX);
 }
 
 int outcome_is_infra(int outcome)
 {
-	return outcome == OUTCOME_ENV_CRASH || outcome == OUTCOME_INFRA_ERROR;
+	return engi_outcome_infra(outcome);
 }
 
 /* ---- lifecycle ---- */
@@ -250,37 +240,22 @@ static json_t *trace_json(const struct record *r)
 	return j;
 }
 
+/* A field's JSON value by its kind (engi/schema.h). */
+#define JSON_S(v) json_text(v)
+#define JSON_M(v) json_message(v, sizeof(v))
+#define JSON_O(v) json_string(outcome_name(v))
+#define JSON_I(v) json_integer(v)
+#define JSON_L(v) json_integer(v)
+#define JSON_B(v) json_boolean(v)
+#define JSON_D(v) json_num(v)
+
 static json_t *record_json(const struct record *r)
 {
 	struct writer w = {0};
 	json_t *o = json_object();
-	put(&w, o, "cell", json_text(r->cell));
-	put(&w, o, "task_id", json_text(r->task_id));
-	put(&w, o, "model", json_text(r->model));
-	put(&w, o, "condition", json_text(r->condition));
-	put(&w, o, "trial", json_integer(r->trial));
-	put(&w, o, "outcome", json_string(outcome_name(r->outcome)));
-	put(&w, o, "attempts", json_integer(r->attempts));
-	put(&w, o, "success", json_boolean(r->success));
-	put(&w, o, "feasible", json_boolean(r->feasible));
-	put(&w, o, "score", json_num(r->score));
-	put(&w, o, "quality", json_num(r->quality));
-	put(&w, o, "turns", json_integer(r->turns));
-	put(&w, o, "tokens_in", json_integer(r->tokens_in));
-	put(&w, o, "tokens_out", json_integer(r->tokens_out));
-	put(&w, o, "cost_usd", json_num(r->cost_usd));
-	put(&w, o, "wall_s", json_num(r->wall_s));
-	put(&w, o, "env_s", json_num(r->env_s));
-	put(&w, o, "model_s", json_num(r->model_s));
-	put(&w, o, "verify_s", json_num(r->verify_s));
-	put(&w, o, "started_at", json_num(r->started_at));
-	put(&w, o, "rank", json_integer(r->rank));
-	put(&w, o, "host", json_text(r->host));
-	put(&w, o, "run_id", json_text(r->run_id));
-	put(&w, o, "message", json_message(r->message, sizeof(r->message)));
-	put(&w, o, "infra", json_text(r->infra));
-	put(&w, o, "version", json_text(r->version));
-	put(&w, o, "verifier", json_text(r->verifier));
+#define PUT_FIELD(name, kind, rec, row, journal, csv, dflt) put(&w, o, #name, JSON_##kind(r->name));
+	ENGI_EPISODE_FIELDS(PUT_FIELD)
+#undef PUT_FIELD
 
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < r->nassertions; i++)
@@ -553,55 +528,48 @@ static int read_trace(struct reader *rd, json_t *root, struct record *r)
 }
 
 static const char *const record_keys[] = {
-    "cell",	"task_id",   "model",	"condition",	 "trial",    "outcome",	   "attempts",
-    "success",	"feasible",  "score",	"quality",	 "turns",    "tokens_in",  "tokens_out",
-    "cost_usd", "wall_s",    "env_s",	"model_s",	 "verify_s", "started_at", "rank",
-    "host",	"run_id",    "message", "infra",	 "version",  "verifier",   "assertions",
-    "metrics",	"artifacts", "trace",	"trace_raw_len", NULL};
+#define FIELD_KEY(name, kind, rec, row, journal, csv, dflt) #name,
+    ENGI_EPISODE_FIELDS(FIELD_KEY)
+#undef FIELD_KEY
+	"assertions",
+    "metrics",
+    "artifacts",
+    "trace",
+    "trace_raw_len",
+    NULL};
+
+static int get_outcome(struct reader *rd, json_t *root, const char *key, int *dst)
+{
+	char outcome[32];
+	TRY(get_str(rd, root, key, outcome, sizeof(outcome)));
+	*dst = outcome_from_name(outcome);
+	if (*dst < 0) {
+		char all[160];
+		return engi_raise(rd->err, ENGI_EINVALID,
+				  "record: /%s: unknown outcome '%s' (expected %s)", key, outcome,
+				  engi_outcome_list(all, sizeof(all), -1, ", ", " or "));
+	}
+	return 0;
+}
+
+/* A field read by its kind (engi/schema.h); an optional one may be absent. */
+#define GET_S(key, dst) get_str(rd, root, key, dst, sizeof(dst))
+#define GET_M(key, dst) get_str(rd, root, key, dst, sizeof(dst))
+#define GET_O(key, dst) get_outcome(rd, root, key, &(dst))
+#define GET_I(key, dst) get_int(rd, root, key, 0, &(dst))
+#define GET_L(key, dst) get_i64(rd, root, key, 0, INT64_MAX, &(dst))
+#define GET_B(key, dst) get_bool(rd, root, key, &(dst))
+#define GET_D(key, dst) get_num(rd, root, key, &(dst))
 
 static int read_record(struct reader *rd, json_t *root, struct record *r)
 {
 	TRY(only_keys(rd, root, record_keys));
-	TRY(get_str(rd, root, "cell", r->cell, sizeof(r->cell)));
-	TRY(get_str(rd, root, "task_id", r->task_id, sizeof(r->task_id)));
-	TRY(get_str(rd, root, "model", r->model, sizeof(r->model)));
-	TRY(get_str(rd, root, "condition", r->condition, sizeof(r->condition)));
-	TRY(get_int(rd, root, "trial", 0, &r->trial));
-
-	char outcome[32];
-	TRY(get_str(rd, root, "outcome", outcome, sizeof(outcome)));
-	r->outcome = outcome_from_name(outcome);
-	if (r->outcome < 0)
-		return engi_raise(rd->err, ENGI_EINVALID,
-				  "record: /outcome: unknown outcome '%s' "
-				  "(expected done, fail_declared, turn_limit, "
-				  "time_limit, env_crash, agent_error or infra_error)",
-				  outcome);
-	TRY(get_int(rd, root, "attempts", 0, &r->attempts));
-	TRY(get_bool(rd, root, "success", &r->success));
-	TRY(get_bool(rd, root, "feasible", &r->feasible));
-	TRY(get_num(rd, root, "score", &r->score));
-	TRY(get_num(rd, root, "quality", &r->quality));
-	TRY(get_int(rd, root, "turns", 0, &r->turns));
-	TRY(get_i64(rd, root, "tokens_in", 0, INT64_MAX, &r->tokens_in));
-	TRY(get_i64(rd, root, "tokens_out", 0, INT64_MAX, &r->tokens_out));
-	TRY(get_num(rd, root, "cost_usd", &r->cost_usd));
-	TRY(get_num(rd, root, "wall_s", &r->wall_s));
-	TRY(get_num(rd, root, "env_s", &r->env_s));
-	TRY(get_num(rd, root, "model_s", &r->model_s));
-	TRY(get_num(rd, root, "verify_s", &r->verify_s));
-	TRY(get_num(rd, root, "started_at", &r->started_at));
-	TRY(get_int(rd, root, "rank", 0, &r->rank));
-	TRY(get_str(rd, root, "host", r->host, sizeof(r->host)));
-	TRY(get_str(rd, root, "run_id", r->run_id, sizeof(r->run_id)));
-	TRY(get_str(rd, root, "message", r->message, sizeof(r->message)));
-	/* absent in journals written before they existed */
-	if (json_object_get(root, "infra"))
-		TRY(get_str(rd, root, "infra", r->infra, sizeof(r->infra)));
-	if (json_object_get(root, "version"))
-		TRY(get_str(rd, root, "version", r->version, sizeof(r->version)));
-	if (json_object_get(root, "verifier"))
-		TRY(get_str(rd, root, "verifier", r->verifier, sizeof(r->verifier)));
+	/* an optional field is absent in journals written before it existed */
+#define GET_FIELD(name, kind, rec, row, journal, csv, dflt)                                        \
+	if (!(journal) || json_object_get(root, #name))                                            \
+		TRY(GET_##kind(#name, r->name));
+	ENGI_EPISODE_FIELDS(GET_FIELD)
+#undef GET_FIELD
 
 	json_t *arr, *el;
 	size_t i;
@@ -632,6 +600,58 @@ static int read_record(struct reader *rd, json_t *root, struct record *r)
 	}
 	rd->path[0] = '\0';
 	return read_trace(rd, root, r);
+}
+
+/* ---- the episode row ---- */
+
+/* A record's texts always fit their row (widths of engi/schema.h). */
+#define FITS(name, kind, rec, row, journal, csv, dflt)                                             \
+	_Static_assert((rec) <= (row), #name " fits its row");
+ENGI_EPISODE_FIELDS(FITS)
+#undef FITS
+
+static void copy_text(char *dst, size_t size, const char *src, size_t width)
+{
+	size_t n = strnlen(src, width < size ? width : size - 1);
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+#define TO_ROW_S(d, s) copy_text(d, sizeof(d), s, sizeof(s))
+#define TO_ROW_M(d, s) copy_text(d, sizeof(d), s, sizeof(s))
+#define TO_ROW_O(d, s) copy_text(d, sizeof(d), outcome_name(s), SIZE_MAX)
+#define TO_ROW_I(d, s) ((d) = (s))
+#define TO_ROW_L(d, s) ((d) = (s))
+#define TO_ROW_B(d, s) ((d) = (s))
+#define TO_ROW_D(d, s) ((d) = (s))
+
+void record_to_row(const struct record *r, struct engi_res_episode *e)
+{
+	memset(e, 0, sizeof(*e));
+#define TO_ROW(name, kind, rec, row, journal, csv, dflt) TO_ROW_##kind(e->name, r->name);
+	ENGI_EPISODE_FIELDS(TO_ROW)
+#undef TO_ROW
+}
+
+#define FROM_ROW_S(d, s) copy_text(d, sizeof(d), s, sizeof(s))
+#define FROM_ROW_M(d, s) copy_text(d, sizeof(d), s, sizeof(s))
+#define FROM_ROW_O(d, s) ((d) = engi_outcome_find(s, sizeof(s)))
+#define FROM_ROW_I(d, s) ((d) = (s))
+#define FROM_ROW_L(d, s) ((d) = (s))
+#define FROM_ROW_B(d, s) ((d) = (s))
+#define FROM_ROW_D(d, s) ((d) = (s))
+
+int record_from_row(struct record *r, const struct engi_res_episode *e, struct engi_error *err)
+{
+#define FROM_ROW(name, kind, rec, row, journal, csv, dflt) FROM_ROW_##kind(r->name, e->name);
+	ENGI_EPISODE_FIELDS(FROM_ROW)
+#undef FROM_ROW
+	if (r->outcome < 0)
+		RAISE(err, ENGI_EPARSE, "cell %.*s has the unknown outcome '%.*s'",
+		      (int)sizeof(e->cell), e->cell, (int)sizeof(e->outcome), e->outcome);
+	return 0;
 }
 
 int record_from_json(const char *text, size_t len, struct record *r, struct engi_error *err)

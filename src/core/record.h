@@ -20,24 +20,17 @@
 #include <stdint.h>
 
 #include "engi/error.h"
+#include "engi/schema.h"
 #include "engi/verify.h"
 
-#define CELL_ID_LEN 16 /* hex characters of a cell id */
+#define CELL_ID_LEN ENGI_CELL_ID_LEN /* hex characters of a cell id */
 
-#define OUTCOME_MAP(X)                                                                             \
-	X(DONE, "done")                                                                            \
-	X(FAIL_DECLARED, "fail_declared")                                                          \
-	X(TURN_LIMIT, "turn_limit")                                                                \
-	X(TIME_LIMIT, "time_limit")                                                                \
-	X(ENV_CRASH, "env_crash")                                                                  \
-	X(AGENT_ERROR, "agent_error")                                                              \
-	X(INFRA_ERROR, "infra_error")
-
+/* The outcomes of engi/schema.h, as OUTCOME_DONE, ... */
 enum outcome {
-#define OUTCOME_ENUM(n, s) OUTCOME_##n,
-	OUTCOME_MAP(OUTCOME_ENUM)
+#define OUTCOME_ENUM(id, name, scored, infra, why) OUTCOME_##id = ENGI_OUTCOME_##id,
+	ENGI_OUTCOMES(OUTCOME_ENUM)
 #undef OUTCOME_ENUM
-	    OUTCOME_COUNT
+	    OUTCOME_COUNT = ENGI_OUTCOME_COUNT
 };
 
 const char *outcome_name(int outcome);
@@ -49,13 +42,13 @@ int outcome_is_infra(int outcome);
 
 /* Why an episode could not be run (record.infra): what the report counts
  * under "not run". env_crash episodes carry INFRA_ENV_LOST. */
-#define INFRA_ENV_LOST	       "environment lost"
+#define INFRA_ENV_LOST	       ENGI_INFRA_ENV_LOST
 #define INFRA_ENDPOINT	       "endpoint unavailable"
 #define INFRA_AUTH	       "authentication refused"
 #define INFRA_KEY_UNSET	       "api key not set"
 #define INFRA_VERIFIER_CRASH   "verifier crashed"
 #define INFRA_VERIFIER_TIMEOUT "verifier timed out"
-#define INFRA_REASON_MAX       32
+#define INFRA_REASON_MAX       sizeof(((struct record *)0)->infra)
 
 struct artifact {
 	char path[256]; /* relative to <out>/artifacts/<cell>/ */
@@ -65,28 +58,8 @@ struct artifact {
 };
 
 struct record {
-	char cell[CELL_ID_LEN + 1];
-	char task_id[64];
-	char model[64];
-	char condition[64];
-	int trial;
-
-	int outcome;  /* enum outcome */
-	int attempts; /* 1 + infrastructure retries */
-	int success, feasible;
-	double score, quality;
-	int turns;
-	int64_t tokens_in, tokens_out;
-	double cost_usd;
-	double wall_s, env_s, model_s, verify_s;
-	double started_at; /* unix time, seconds */
-	int rank;
-	char host[64];
-	char run_id[40];	      /* which invocation produced it (for resume checks) */
-	char message[256];	      /* agent's summary or failure reason */
-	char infra[INFRA_REASON_MAX]; /* infrastructure outcomes: why (INFRA_*), else "" */
-	char version[32];	      /* engisweep version that ran and judged it */
-	char verifier[64];	      /* "kind@version" of the verifier that judged it, or "" */
+	/* the fields of engi/schema.h's list, in its order */
+	ENGI_EPISODE_FIELDS(ENGI_REC_MEMBER_)
 
 	struct engi_assertion *assertions;
 	size_t nassertions;
@@ -108,5 +81,13 @@ int record_take_verdict(struct record *r, struct engi_verdict *v);
 /* One line of JSON, no newline; caller frees with engi_free. */
 int record_to_json(const struct record *r, char **out, size_t *len, struct engi_error *err);
 int record_from_json(const char *text, size_t len, struct record *r, struct engi_error *err);
+
+/* The record's episode row (struct engi_res_episode) and back: every field
+ * of the list, texts cut to the narrower width (a record's always fit its
+ * row). record_from_row sets the fields only: arrays and trace stay; an
+ * unknown outcome is ENGI_EPARSE. */
+struct engi_res_episode;
+void record_to_row(const struct record *r, struct engi_res_episode *e);
+int record_from_row(struct record *r, const struct engi_res_episode *e, struct engi_error *err);
 
 #endif

@@ -69,18 +69,19 @@ static const struct field condition_fields[] = {
 };
 #undef T_
 
-#define T_ struct engi_res_episode
-static const struct field episode_fields[] = {
-    FIELD(T_, cell, F_STR),	 FIELD(T_, task_id, F_STR),    FIELD(T_, model, F_STR),
-    FIELD(T_, condition, F_STR), FIELD(T_, trial, F_I32),      FIELD(T_, outcome, F_STR),
-    FIELD(T_, attempts, F_I32),	 FIELD(T_, success, F_I32),    FIELD(T_, feasible, F_I32),
-    FIELD(T_, score, F_F64),	 FIELD(T_, quality, F_F64),    FIELD(T_, turns, F_I32),
-    FIELD(T_, tokens_in, F_I64), FIELD(T_, tokens_out, F_I64), FIELD(T_, cost_usd, F_F64),
-    FIELD(T_, wall_s, F_F64),	 FIELD(T_, env_s, F_F64),      FIELD(T_, model_s, F_F64),
-    FIELD(T_, verify_s, F_F64),	 FIELD(T_, started_at, F_F64), FIELD(T_, rank, F_I32),
-    FIELD(T_, host, F_STR),	 FIELD(T_, run_id, F_STR),     FIELD(T_, message, F_STR),
-    FIELD(T_, infra, F_STR),	 FIELD(T_, version, F_STR),    FIELD(T_, verifier, F_STR),
-};
+/* the HDF5 type of each kind of engi/schema.h */
+#define KIND_S F_STR
+#define KIND_M F_STR
+#define KIND_O F_STR
+#define KIND_I F_I32
+#define KIND_L F_I64
+#define KIND_B F_I32
+#define KIND_D F_F64
+
+#define T_							struct engi_res_episode
+#define EPISODE_FIELD(name, kind, rec, row, journal, csv, dflt) FIELD(T_, name, KIND_##kind),
+static const struct field episode_fields[] = {ENGI_EPISODE_FIELDS(EPISODE_FIELD)};
+#undef EPISODE_FIELD
 #undef T_
 
 #define T_ struct engi_res_assertion
@@ -426,7 +427,7 @@ struct pending_rows {
 };
 
 struct pending_trace {
-	char cell[CELL_ID_LEN + 1];
+	char cell[ENGI_CELL_STR];
 	unsigned char *z;
 	size_t zlen;
 	uint64_t raw_len;
@@ -651,23 +652,9 @@ static int store_create_impl(struct store **out, const char *path, const struct 
 	return 0;
 }
 
-/* A record's strings always fit their rows (checked below at compile time),
- * so copy_str never truncates one; the metadata rows come in as rows. */
-#define FITS(rec, row)                                                                             \
-	_Static_assert(sizeof(((struct record *)0)->rec) <=                                        \
-			   sizeof(((struct engi_res_episode *)0)->row),                            \
-		       #rec)
-FITS(cell, cell);
-FITS(task_id, task_id);
-FITS(model, model);
-FITS(condition, condition);
-FITS(host, host);
-FITS(run_id, run_id);
-FITS(message, message);
-FITS(infra, infra);
-FITS(version, version);
-FITS(verifier, verifier);
-#undef FITS
+/* A record's strings always fit their rows (checked at compile time), so
+ * copy_str never truncates one; the metadata rows come in as rows. The
+ * episode row is record_to_row's (record.h). */
 _Static_assert(sizeof(((struct engi_assertion *)0)->name) <=
 		   sizeof(((struct engi_res_assertion *)0)->name),
 	       "name");
@@ -788,34 +775,7 @@ static int store_append_impl(struct store *s, const struct record *r, struct eng
 		RAISE(err, ENGI_ENOMEM, "out of memory buffering record '%s' for '%s'", r->cell,
 		      s->path);
 
-	struct engi_res_episode *e = next_row(s, T_EPISODES);
-	copy_str(e->cell, sizeof(e->cell), r->cell);
-	copy_str(e->task_id, sizeof(e->task_id), r->task_id);
-	copy_str(e->model, sizeof(e->model), r->model);
-	copy_str(e->condition, sizeof(e->condition), r->condition);
-	e->trial = r->trial;
-	copy_str(e->outcome, sizeof(e->outcome), outcome_name(r->outcome));
-	e->attempts = r->attempts;
-	e->success = r->success;
-	e->feasible = r->feasible;
-	e->score = r->score;
-	e->quality = r->quality;
-	e->turns = r->turns;
-	e->tokens_in = r->tokens_in;
-	e->tokens_out = r->tokens_out;
-	e->cost_usd = r->cost_usd;
-	e->wall_s = r->wall_s;
-	e->env_s = r->env_s;
-	e->model_s = r->model_s;
-	e->verify_s = r->verify_s;
-	e->started_at = r->started_at;
-	e->rank = r->rank;
-	copy_str(e->host, sizeof(e->host), r->host);
-	copy_str(e->run_id, sizeof(e->run_id), r->run_id);
-	copy_str(e->message, sizeof(e->message), r->message);
-	copy_str(e->infra, sizeof(e->infra), r->infra);
-	copy_str(e->version, sizeof(e->version), r->version);
-	copy_str(e->verifier, sizeof(e->verifier), r->verifier);
+	record_to_row(r, next_row(s, T_EPISODES));
 
 	for (size_t i = 0; i < r->nassertions; i++) {
 		const struct engi_assertion *a = &r->assertions[i];
@@ -859,7 +819,7 @@ static int write_trace(struct store *s, const struct pending_trace *pt, struct e
 	hsize_t n = pt->zlen;
 	hid_t space = H5I_INVALID_HID, dset = H5I_INVALID_HID;
 	int rc = 0;
-	char name[CELL_ID_LEN + 16];
+	char name[ENGI_CELL_STR + 16];
 	snprintf(name, sizeof(name), "/traces/%s", pt->cell);
 	s->dirty = 1;
 	/* A cell appended twice keeps its latest trace, as its latest row
@@ -1285,7 +1245,7 @@ static int store_read_impl(const char *path, struct engi_results *res, struct en
 static int read_trace_bytes(hid_t file, const char *path, const char *cell, unsigned char **z,
 			    size_t *zlen, uint64_t *raw_len, struct engi_error *err)
 {
-	char name[CELL_ID_LEN + 16];
+	char name[ENGI_CELL_STR + 16];
 	snprintf(name, sizeof(name), "/traces/%s", cell);
 	*z = NULL;
 	if (H5Lexists(file, "/traces", H5P_DEFAULT) <= 0 ||
@@ -1341,7 +1301,7 @@ static int store_read_trace_impl(const char *path, const char *cell, char **out,
 		*len = 0;
 	h5_quiet();
 	TRY(check_cell(cell, err));
-	if (strlen(cell) > CELL_ID_LEN)
+	if (strlen(cell) > ENGI_CELL_ID_LEN)
 		RAISE(err, ENGI_EINVALID, "cell id '%s' is too long", cell);
 	hid_t file;
 	TRY(open_for_read(path, &file, err));

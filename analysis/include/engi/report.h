@@ -86,24 +86,21 @@ struct engi_report_opts {
 
 void engi_report_opts_init(struct engi_report_opts *o);
 
+/* The outcomes of engi/schema.h, in its order, then one for any other. */
 enum engi_report_outcome {
-	ENGI_REPORT_DONE,
-	ENGI_REPORT_FAIL_DECLARED,
-	ENGI_REPORT_TURN_LIMIT,
-	ENGI_REPORT_TIME_LIMIT,
-	ENGI_REPORT_ENV_CRASH,
-	ENGI_REPORT_INFRA_ERROR,
-	ENGI_REPORT_AGENT_ERROR,
-	ENGI_REPORT_OTHER, /* an outcome string not in this list */
+#define ENGI_REPORT_OUTCOME_(id, name, scored, infra, why) ENGI_REPORT_##id = ENGI_OUTCOME_##id,
+	ENGI_OUTCOMES(ENGI_REPORT_OUTCOME_)
+#undef ENGI_REPORT_OUTCOME_
+	    ENGI_REPORT_OTHER = ENGI_OUTCOME_COUNT, /* an outcome string not in the list */
 	ENGI_REPORT_NOUTCOMES
 };
 
 /* The reason of an env_crash that names none. */
-#define ENGI_REPORT_ENV_LOST "environment lost"
+#define ENGI_REPORT_ENV_LOST ENGI_INFRA_ENV_LOST
 /* The reason of an infra_error that names none. */
-#define ENGI_REPORT_NO_REASON "no reason given"
+#define ENGI_REPORT_NO_REASON ENGI_INFRA_NO_REASON
 
-/* "done", ..., "env_crash", "infra_error", "agent_error", "other" */
+/* The outcome's name (engi/schema.h), "other" for ENGI_REPORT_OTHER */
 const char *engi_report_outcome_name(int outcome);
 
 /*

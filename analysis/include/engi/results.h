@@ -22,8 +22,8 @@
 #include <stdint.h>
 
 #include "engi/error.h"
+#include "engi/schema.h"
 
-#define ENGI_CELL_STR 17
 /* first byte of a field that holds the alias of a longer text */
 #define ENGI_RES_LONG '\x01'
 
@@ -55,34 +55,9 @@ struct engi_res_condition {
 	char settings[512]; /* canonical JSON */
 };
 
+/* An episode: the fields of engi/schema.h's list, in its order. */
 struct engi_res_episode {
-	char cell[ENGI_CELL_STR];
-	char task_id[64];
-	char model[64];
-	char condition[64];
-	int32_t trial;
-	char outcome[16];
-	int32_t attempts;
-	int32_t success;
-	int32_t feasible;
-	double score;
-	double quality;
-	int32_t turns;
-	int64_t tokens_in;
-	int64_t tokens_out;
-	double cost_usd;
-	double wall_s;
-	double env_s;
-	double model_s;
-	double verify_s;
-	double started_at;
-	int32_t rank;
-	char host[64];
-	char run_id[40];
-	char message[256];
-	char infra[64];	    /* why an infrastructure outcome was not run, else "" */
-	char version[64];   /* engisweep version */
-	char verifier[128]; /* "kind@version" that judged it */
+	ENGI_EPISODE_FIELDS(ENGI_ROW_MEMBER_)
 };
 
 struct engi_res_assertion {
