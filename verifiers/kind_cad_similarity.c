@@ -1,6 +1,6 @@
 /*
  * Verifier kind "cad_similarity": geometry similarity of a delivered mesh to
- * the task's held-back reference mesh (DESIGN.md, parametric CAD scoring).
+ * the task's held-back reference mesh (tasks/SCHEMA-cad.md, parametric CAD scoring).
  *
  *   "verifier": {"kind": "cad_similarity", "file": "part.stl",
  *                "reference": "part/reference/part.stl",

@@ -23,7 +23,7 @@
  * Per episode: sockets, log and screen dumps in a private 0700 folder
  * (mkdtemp under $TMPDIR or /tmp, since a Unix socket path is limited to
  * 108 bytes), the overlay under the episode's work folder; no network
- * device unless the task asks (then QEMU's user-mode NAT, see README); KVM
+ * device unless the task asks (then QEMU's user-mode NAT, see docs/virtual-machines.md); KVM
  * when a probe guest runs under it, TCG otherwise (see "the accelerator";
  * ENGI_QEMU_ACCEL=kvm|tcg forces). QEMU runs in its own session (setsid) and dies with us
  * (PR_SET_PDEATHSIG); stop quits it over QMP, then TERM, then KILL to the
@@ -558,7 +558,8 @@ static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how, 
 		arg(&a, "usb-tablet");
 	}
 	arg(&a, "-nic");
-	/* user-mode NAT without host forwards; see README on what it reaches */
+	/* user-mode NAT without host forwards; docs/virtual-machines.md says
+	 * what it reaches */
 	arg(&a, "%s", c->network ? "user,model=virtio-net-pci" : "none");
 	arg(&a, "-serial");
 	arg(&a, "file:%s/console.log", q->dir);

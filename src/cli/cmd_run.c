@@ -31,7 +31,7 @@ static const char run_help[] =
     "  -t, --trials N         trials per task and model (default 1)\n"
     "  -c, --condition SPEC   NAME or NAME:key=value,... (repeat for an ablation);\n"
     "                         keys: history_turns, tools, image_tool,\n"
-    "                         screen_scale, drawings (README.md)\n"
+    "                         screen_scale, drawings (docs/running.md)\n"
     "      --grid AXIS=V1,V2  a condition axis (a key of -c); several --grid make\n"
     "                         the cartesian product of conditions\n"
     "                         AXIS-V1_AXIS2-W1, ...\n"

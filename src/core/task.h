@@ -179,7 +179,7 @@ int suite_subset(struct suite *s, const char *spec, size_t *nstrata, struct engi
 /* The assertion episode.c records for a protected input: "integrity:PATH". */
 void task_integrity_name(char *out, size_t cap, const char *env_path);
 
-/* Default limits from the seed papers (DESIGN.md). */
+/* Default limits from the benchmark papers (tasks/SCHEMA.md, "limits"). */
 int task_default_turns(int type, int iface);
 #define TASK_DEFAULT_WALL_S 18000.0
 

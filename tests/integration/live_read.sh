@@ -1,4 +1,4 @@
-# The README's h5py lines, run as they stand, read results.h5 while the sweep
+# The h5py lines of docs/outputs.md, run as they stand, read results.h5 while the sweep
 # writes it, with no HDF5 variable in the environment: every read succeeds
 # and the episodes grow. An h5py File held open across several of the
 # writer's flushes neither stops the sweep nor sees its copy change.
@@ -7,18 +7,18 @@
 bash "$HERE/make_suite.sh" suite 10 0.5
 CELLS=40
 
-# the README's block, only the results path changed
-"$PY" - "$ENGI_SRC/README.md" > readme_lines.py <<'PY'
+# the docs' block, only the results path changed
+"$PY" - "$ENGI_SRC/docs/outputs.md" > readme_lines.py <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 m = re.search(r"Loading the episodes with Debian's python3-h5py alone.*?```python\n(.*?)```",
               text, re.S)
-assert m, "the README's h5py lines are gone"
+assert m, "the h5py lines of docs/outputs.md are gone"
 code = m.group(1)
 assert code.count('"results/x/results.h5"') == 1, code
 print(code.replace('"results/x/results.h5"', '"s/results.h5"'), end="")
 PY
-grep -q 'h5py.File("s/results.h5", "r")' readme_lines.py || fail "unexpected README lines"
+grep -q 'h5py.File("s/results.h5", "r")' readme_lines.py || fail "unexpected lines in docs/outputs.md"
 
 "$ENGISWEEP" run --jobs 2 --trials 4 --quiet --out s suite > run.log 2>&1 &
 sweep=$!
@@ -53,7 +53,7 @@ f.close()
 PY
 holder=$!
 
-"$PY" - "$sweep" "$CELLS" <<'PY' || { kill "$sweep" 2>/dev/null; cat run.log; fail "the README's lines failed during the sweep"; }
+"$PY" - "$sweep" "$CELLS" <<'PY' || { kill "$sweep" 2>/dev/null; cat run.log; fail "the lines of docs/outputs.md failed during the sweep"; }
 import os, re, subprocess, sys, time
 pid, cells = int(sys.argv[1]), int(sys.argv[2])
 env = {k: v for k, v in os.environ.items() if not k.startswith("HDF5")}

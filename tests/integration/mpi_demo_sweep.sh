@@ -68,10 +68,10 @@ assert not diff, f"the serial twin disagrees with the MPI sweep: {diff}"
 print("ok:", len(ep), "episodes on ranks", sorted(ranks))
 PY
 
-# the README's lines that load the episodes work as printed
-"$PY" - "$ENGI_SRC/README.md" <<'PY' > readme.out
+# the lines of docs/outputs.md that load the episodes work as printed
+"$PY" - "$ENGI_SRC/docs/outputs.md" <<'PY' > readme.out
 import re, sys
 code = re.search(r"```python\n(.*?)```", open(sys.argv[1]).read(), re.S).group(1)
 exec(code.replace("results/x/results.h5", "mpi/results.h5"))
 PY
-grep -q "reference mean score: 1.0" readme.out || { cat readme.out; fail "the README's Python lines"; }
+grep -q "reference mean score: 1.0" readme.out || { cat readme.out; fail "the Python lines of docs/outputs.md"; }

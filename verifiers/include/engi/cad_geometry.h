@@ -1,5 +1,5 @@
 /*
- * cad_geometry.h - the parametric-CAD geometry similarity (DESIGN.md) shared
+ * cad_geometry.h - the parametric-CAD geometry similarity (tasks/SCHEMA-cad.md) shared
  * by the verifier kinds that score a delivered mesh against the task's
  * held-back reference: "cad_similarity" (the score and its gates as
  * criteria) and "param_spec" (the score beside specification consistency).
