@@ -70,7 +70,7 @@ static void print_line(struct progress *p, int newline)
 	char eta[16];
 	fmt_hms(eta, sizeof(eta), eta_s(p));
 	char verifying[40] = "";
-	if (p->verifying)
+	if (p->verifying && p->tty) /* the live line; logs stay one shape */
 		snprintf(verifying, sizeof(verifying), "  verifying %zu", p->verifying);
 	fprintf(stderr, "%s[%zu/%zu] passed %zu  running %zu%s  ETA %s  cost $%.2f%s%s",
 		p->tty && !newline ? "\r" : "", p->before + p->done, p->total, p->passed,
