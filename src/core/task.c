@@ -2,6 +2,7 @@
 #include "source.h"
 
 #include "engi/alloc.h"
+#include "engi/json.h"
 #include "engi/sha256.h"
 #include "fsutil.h"
 #include "text.h"
@@ -19,7 +20,7 @@
 
 #define TASK_FILE_CAP ((size_t)4 << 20)
 #define TASK_ID_MAX   63
-#define PTR_MAX	      512
+#define PTR_MAX	      ENGI_POINTER_MAX
 
 const char *task_type_name(int type)
 {
@@ -64,7 +65,7 @@ __attribute__((format(printf, 3, 4))) static int bad(struct loadctx *c, const ch
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return engi_raise(c->err, ENGI_EPARSE, "%s: %s: %s", c->file, ptr[0] ? ptr : "/", msg);
+	return engi_parse_error(c->err, c->file, ptr, "%s", msg);
 }
 
 static int oom(struct loadctx *c)
@@ -72,7 +73,7 @@ static int oom(struct loadctx *c)
 	return engi_raise(c->err, ENGI_ENOMEM, "%s: out of memory", c->file);
 }
 
-/* ptr + "/" + key, with JSON-pointer escaping of '~' and '/'. */
+/* The getters of engi/json.h on the task file. */
 static void ptr_key(char *out, const char *base, const char *key)
 {
 	engi_json_pointer(out, PTR_MAX, base, key);
@@ -80,123 +81,55 @@ static void ptr_key(char *out, const char *base, const char *key)
 
 static void ptr_idx(char *out, const char *base, size_t i)
 {
-	snprintf(out, PTR_MAX, "%s/%zu", base, i);
+	engi_json_pointer_index(out, PTR_MAX, base, i);
 }
 
 static int only_keys(struct loadctx *c, json_t *obj, const char *ptr, const char *const *allowed)
 {
-	const char *key;
-	json_t *v;
-	json_object_foreach(obj, key, v)
-	{
-		int ok = 0;
-		for (const char *const *a = allowed; *a; a++)
-			if (!strcmp(*a, key))
-				ok = 1;
-		if (!ok) {
-			char p[PTR_MAX];
-			ptr_key(p, ptr, key);
-			char list[256] = "";
-			for (const char *const *a = allowed; *a; a++) {
-				strncat(list, *a, sizeof(list) - strlen(list) - 1);
-				if (a[1])
-					strncat(list, ", ", sizeof(list) - strlen(list) - 1);
-			}
-			return bad(c, p, "unknown field (valid: %s)", list);
-		}
-	}
-	return 0;
+	return engi_json_only_keys(obj, allowed, c->file, ptr, c->err);
 }
 
-/* Fetches obj[key] with the expected JSON type; *out NULL when absent and
- * not required. */
 static int field(struct loadctx *c, json_t *obj, const char *ptr, const char *key, json_type want,
 		 int required, json_t **out)
 {
-	char p[PTR_MAX];
-	ptr_key(p, ptr, key);
-	json_t *v = json_object_get(obj, key);
-	*out = NULL;
-	if (!v) {
-		if (required)
-			return bad(c, p, "missing required field");
-		return 0;
-	}
-	int ok = json_typeof(v) == want || (want == JSON_REAL && json_is_integer(v)) ||
-		 (want == JSON_TRUE && json_is_boolean(v));
-	if (!ok) {
-		static const char *names[] = {
-		    [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
-		    [JSON_STRING] = "a string",	 [JSON_INTEGER] = "an integer",
-		    [JSON_REAL] = "a number",	 [JSON_TRUE] = "a boolean",
-		};
-		return bad(c, p, "expected %s, found %s", names[want], engi_json_kind(v));
-	}
-	*out = v;
-	return 0;
+	return engi_json_field(obj, key, want, required, c->file, ptr, out, c->err);
 }
 
+static int expect_object(struct loadctx *c, const char *ptr, const json_t *v)
+{
+	return engi_json_expect(v, JSON_OBJECT, c->file, ptr, c->err);
+}
+
+/* A string member copied into the task's arena. */
 static int get_str(struct loadctx *c, json_t *obj, const char *ptr, const char *key, int required,
 		   int nonempty, const char **out)
 {
-	json_t *v;
-	TRY(field(c, obj, ptr, key, JSON_STRING, required, &v));
-	*out = NULL;
-	if (!v)
-		return 0;
-	if (nonempty && json_string_length(v) == 0) {
-		char p[PTR_MAX];
-		ptr_key(p, ptr, key);
-		return bad(c, p, "must not be empty");
-	}
-	if (strlen(json_string_value(v)) != json_string_length(v)) {
-		char p[PTR_MAX];
-		ptr_key(p, ptr, key);
-		return bad(c, p, "string contains a NUL character");
-	}
-	*out = arena_strdup(c->a, json_string_value(v));
-	return *out ? 0 : oom(c);
+	const char *v;
+	TRY(engi_json_string(obj, key, required, nonempty, c->file, ptr, &v, c->err));
+	*out = v ? arena_strdup(c->a, v) : NULL;
+	return !v || *out ? 0 : oom(c);
 }
 
 static int get_int(struct loadctx *c, json_t *obj, const char *ptr, const char *key, long lo,
 		   long hi, long dflt, long *out)
 {
-	json_t *v;
-	TRY(field(c, obj, ptr, key, JSON_INTEGER, 0, &v));
-	*out = dflt;
-	if (!v)
-		return 0;
-	json_int_t x = json_integer_value(v);
-	if (x < lo || x > hi) {
-		char p[PTR_MAX];
-		ptr_key(p, ptr, key);
-		return bad(c, p, "%lld is out of range [%ld, %ld]", (long long)x, lo, hi);
-	}
-	*out = (long)x;
-	return 0;
+	return engi_json_int(obj, key, lo, hi, dflt, c->file, ptr, out, c->err);
 }
 
 static int get_num(struct loadctx *c, json_t *obj, const char *ptr, const char *key, int required,
 		   double dflt, double *out)
 {
 	json_t *v;
+	int present;
 	TRY(field(c, obj, ptr, key, JSON_REAL, required, &v));
-	*out = v ? json_number_value(v) : dflt;
-	if (v && !isfinite(*out)) {
-		char p[PTR_MAX];
-		ptr_key(p, ptr, key);
-		return bad(c, p, "must be finite");
-	}
-	return 0;
+	*out = dflt;
+	return engi_json_number(obj, key, c->file, ptr, &present, out, c->err);
 }
 
 static int get_bool(struct loadctx *c, json_t *obj, const char *ptr, const char *key, int dflt,
 		    int *out)
 {
-	json_t *v;
-	TRY(field(c, obj, ptr, key, JSON_TRUE, 0, &v));
-	*out = v ? json_is_true(v) : dflt;
-	return 0;
+	return engi_json_bool(obj, key, dflt, c->file, ptr, out, c->err);
 }
 
 static int check_name(struct loadctx *c, const char *ptr, const char *s)
@@ -204,14 +137,8 @@ static int check_name(struct loadctx *c, const char *ptr, const char *s)
 	size_t n = strlen(s);
 	if (n == 0 || n > TASK_ID_MAX)
 		return bad(c, ptr, "must be 1 to %d characters", TASK_ID_MAX);
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-		int alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			    (ch >= '0' && ch <= '9');
-		if (!alnum && (i == 0 || (ch != '.' && ch != '_' && ch != '-')))
-			return bad(c, ptr, "'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)",
-				   s);
-	}
+	if (!engi_json_name_valid(s, n))
+		return bad(c, ptr, "'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)", s);
 	return 0;
 }
 
@@ -309,8 +236,7 @@ static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr, struct t
 		json_t *st = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, ptr, i);
-		if (!json_is_object(st))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(st));
+		TRY(expect_object(c, p, st));
 		static const char *const keys[] = {"run",  "write", "from", "text",
 						   "done", "fail",  "ask",  NULL};
 		TRY(only_keys(c, st, p, keys));
@@ -398,8 +324,7 @@ static int parse_inputs(struct loadctx *c, json_t *root, struct task *t)
 		json_t *o = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/inputs", i);
-		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		TRY(expect_object(c, p, o));
 		static const char *const keys[] = {"host", "env", "protected", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_input *in = &t->inputs[i];
@@ -455,8 +380,7 @@ static int parse_deliverables(struct loadctx *c, json_t *root, struct task *t)
 		json_t *o = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/deliverables", i);
-		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		TRY(expect_object(c, p, o));
 		static const char *const keys[] = {"path", "max_bytes", "required", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_deliverable *d = &t->deliverables[i];
@@ -586,8 +510,7 @@ static int parse_flawed(struct loadctx *c, json_t *root, struct task *t)
 		json_t *o = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/flawed", i);
-		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		TRY(expect_object(c, p, o));
 		static const char *const keys[] = {"name", "steps", "expect", "failing", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_flawed *f = &t->flawed[i];
@@ -675,8 +598,7 @@ static int parse_replies(struct loadctx *c, json_t *arr, struct task *t)
 		json_t *o = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/interaction/user", i);
-		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		TRY(expect_object(c, p, o));
 		static const char *const keys[] = {"reply", "when", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_reply *r = &t->replies[i];
@@ -705,8 +627,7 @@ static int parse_iasserts(struct loadctx *c, json_t *arr, struct task *t)
 		json_t *o = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/interaction/assert", i);
-		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		TRY(expect_object(c, p, o));
 		static const char *const keys[] = {"name", "check",    "pattern",
 						   "path", "required", NULL};
 		TRY(only_keys(c, o, p, keys));
