@@ -91,6 +91,17 @@ void engi_json_join(char *out, size_t cap, const char *const *names)
 	}
 }
 
+int engi_json_parse(const char *name, const char *text, size_t len, json_t **root,
+		    struct engi_error *err)
+{
+	json_error_t je;
+	*root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!*root)
+		RAISE(err, ENGI_EPARSE, "%s: line %d column %d: %s", name, je.line, je.column,
+		      je.text);
+	return 0;
+}
+
 int engi_json_expect(const json_t *v, json_type want, const char *file, const char *pointer,
 		     struct engi_error *err)
 {

@@ -123,6 +123,19 @@ static void test_keys_and_choices(void)
 		   "t.json: /nul2: unknown kind 'text' (valid: text, other)");
 }
 
+static void test_parse(void)
+{
+	json_t *root = NULL;
+	CHECK_INT(engi_json_parse("a.json", "{\"a\": 1}", 8, &root, &err), 0);
+	CHECK(json_is_object(root));
+	json_decref(root);
+	expect_msg(engi_json_parse("a.json", "{\"a\": 1, \"a\": 2}", 16, &root, &err),
+		   "a.json: line 1 column 12: duplicate object key near '\"a\"'");
+	CHECK(root == NULL);
+	expect_msg(engi_json_parse("a.json", "{\"a\":\n 1", 9, &root, &err),
+		   "a.json: line 2 column 2: '}' expected near end of file");
+}
+
 static void test_names(void)
 {
 	char long_name[80];
@@ -151,6 +164,7 @@ int main(void)
 	test_getters();
 	test_keys_and_choices();
 	test_names();
+	test_parse();
 	json_decref(obj);
 	return check_exit();
 }

@@ -31,6 +31,11 @@ void engi_json_join(char *out, size_t cap, const char *const *names);
 int engi_parse_error(struct engi_error *err, const char *file, const char *pointer, const char *fmt,
 		     ...) __attribute__((format(printf, 4, 5)));
 
+/* text[0..len) as one JSON value, duplicate keys refused; ENGI_EPARSE
+ * "<name>: line L column C: <jansson's message>" when it is not JSON. */
+int engi_json_parse(const char *name, const char *text, size_t len, json_t **root,
+		    struct engi_error *err);
+
 /* Whether v is of type want ("expected <want>, found <kind>" if not):
  * JSON_REAL takes any number, JSON_TRUE any boolean. */
 int engi_json_expect(const json_t *v, json_type want, const char *file, const char *pointer,
