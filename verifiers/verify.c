@@ -224,148 +224,6 @@ void engi_verifier_free(const struct engi_verifier_kind *kind, void *criteria)
 
 /* ---- criterion helpers ---- */
 
-int engi_parse_error(struct engi_error *err, const char *file, const char *pointer, const char *fmt,
-		     ...)
-{
-	char msg[ENGI_ERROR_MSG_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return engi_raise(err, ENGI_EPARSE, "%s: %s: %s", file, pointer[0] ? pointer : "/", msg);
-}
-
-void engi_json_pointer(char *out, size_t cap, const char *base, const char *key)
-{
-	if (cap == 0)
-		return;
-	size_t n = 0;
-	for (const char *b = base; *b && n + 1 < cap; b++)
-		out[n++] = *b;
-	if (n + 1 < cap)
-		out[n++] = '/';
-	for (const char *k = key; *k && n + 1 < cap; k++) {
-		if (*k == '~' || *k == '/') {
-			if (n + 2 >= cap)
-				break;
-			out[n++] = '~';
-			out[n++] = *k == '~' ? '0' : '1';
-		} else {
-			out[n++] = *k;
-		}
-	}
-	out[n] = '\0';
-}
-
-void engi_json_pointer_index(char *out, size_t cap, const char *base, size_t index)
-{
-	char num[24];
-	snprintf(num, sizeof(num), "%zu", index);
-	engi_json_pointer(out, cap, base, num);
-}
-
-static void pointer_key(char out[POINTER_MAX], const char *base, const char *key)
-{
-	engi_json_pointer(out, POINTER_MAX, base, key);
-}
-
-const char *engi_json_kind(const json_t *j)
-{
-	switch (json_typeof(j)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-		return "an integer";
-	case JSON_REAL:
-		return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE:
-		return "a boolean";
-	case JSON_NULL:
-		return "null";
-	}
-	return "?";
-}
-
-static void join_list(char *out, size_t cap, const char *const *names)
-{
-	out[0] = '\0';
-	for (const char *const *a = names; *a; a++) {
-		strncat(out, *a, cap - strlen(out) - 1);
-		if (a[1])
-			strncat(out, ", ", cap - strlen(out) - 1);
-	}
-}
-
-int engi_json_only_keys(json_t *obj, const char *const *allowed, const char *file,
-			const char *pointer, struct engi_error *err)
-{
-	const char *key;
-	json_t *val;
-	json_object_foreach(obj, key, val)
-	{
-		int ok = 0;
-		for (const char *const *a = allowed; *a && !ok; a++)
-			ok = !strcmp(*a, key);
-		if (!ok) {
-			char p[POINTER_MAX], list[256];
-			pointer_key(p, pointer, key);
-			join_list(list, sizeof(list), allowed);
-			return engi_parse_error(err, file, p, "unknown field (valid: %s)", list);
-		}
-	}
-	return 0;
-}
-
-int engi_json_choice(json_t *obj, const char *key, const char *const *choices, const char *what,
-		     int required, const char *file, const char *pointer, int *index,
-		     struct engi_error *err)
-{
-	char p[POINTER_MAX];
-	pointer_key(p, pointer, key);
-	json_t *j = json_object_get(obj, key);
-	if (!j) {
-		if (required)
-			return engi_parse_error(err, file, p, "missing required field");
-		return 0;
-	}
-	if (!json_is_string(j))
-		return engi_parse_error(err, file, p, "expected a string, found %s",
-					engi_json_kind(j));
-	const char *s = json_string_value(j);
-	for (int i = 0; choices[i]; i++)
-		if (!strcmp(choices[i], s) && strlen(s) == json_string_length(j)) {
-			*index = i;
-			return 0;
-		}
-	char list[256];
-	join_list(list, sizeof(list), choices);
-	return engi_parse_error(err, file, p, "unknown %s '%s' (valid: %s)", what, s, list);
-}
-
-int engi_json_number(json_t *obj, const char *key, const char *file, const char *pointer,
-		     int *present, double *out, struct engi_error *err)
-{
-	json_t *j = json_object_get(obj, key);
-	*present = 0;
-	if (!j)
-		return 0;
-	char p[POINTER_MAX];
-	pointer_key(p, pointer, key);
-	if (!json_is_number(j))
-		return engi_parse_error(err, file, p, "expected a number, found %s",
-					engi_json_kind(j));
-	*out = json_number_value(j);
-	if (!isfinite(*out))
-		return engi_parse_error(err, file, p, "must be finite");
-	*present = 1;
-	return 0;
-}
-
 int engi_criterion_name_unique(const struct engi_criterion *first, size_t stride, size_t i,
 			       size_t skip, const char *file, const char *base, const char *pointer,
 			       struct engi_error *err)
@@ -375,7 +233,7 @@ int engi_criterion_name_unique(const struct engi_criterion *first, size_t stride
 	for (size_t j = 0; j < i; j++)
 		if (!strcmp(((const struct engi_criterion *)(at + j * stride))->name, name)) {
 			char p[POINTER_MAX];
-			pointer_key(p, pointer, "name");
+			engi_json_pointer(p, sizeof(p), pointer, "name");
 			return engi_parse_error(err, file, p, "'%s' is already %s/%zu", name + skip,
 						base, j);
 		}
@@ -394,14 +252,10 @@ size_t engi_criteria_names(const struct engi_criterion *first, size_t stride, si
 int engi_criteria_array(json_t *verifier, const char *file, const char *pointer, json_t **criteria,
 			struct engi_error *err)
 {
+	json_t *arr;
+	TRY(engi_json_field(verifier, "criteria", JSON_ARRAY, 1, file, pointer, &arr, err));
 	char p[POINTER_MAX];
-	pointer_key(p, pointer, "criteria");
-	json_t *arr = json_object_get(verifier, "criteria");
-	if (!arr)
-		return engi_parse_error(err, file, p, "missing required field");
-	if (!json_is_array(arr))
-		return engi_parse_error(err, file, p, "expected an array, found %s",
-					engi_json_kind(arr));
+	engi_json_pointer(p, sizeof(p), pointer, "criteria");
 	size_t n = json_array_size(arr);
 	if (n == 0)
 		return engi_parse_error(err, file, p, "needs at least one criterion");
@@ -409,47 +263,28 @@ int engi_criteria_array(json_t *verifier, const char *file, const char *pointer,
 		return engi_parse_error(err, file, p, "%zu criteria, over the cap of %d", n,
 					ENGI_CRITERIA_MAX);
 	for (size_t i = 0; i < n; i++) {
-		json_t *o = json_array_get(arr, i);
-		if (!json_is_object(o)) {
-			char pi[POINTER_MAX];
-			engi_json_pointer_index(pi, sizeof(pi), p, i);
-			return engi_parse_error(err, file, pi, "expected an object, found %s",
-						engi_json_kind(o));
-		}
+		char pi[POINTER_MAX];
+		engi_json_pointer_index(pi, sizeof(pi), p, i);
+		TRY(engi_json_expect(json_array_get(arr, i), JSON_OBJECT, file, pi, err));
 	}
 	*criteria = arr;
 	return 0;
 }
 
-static int valid_name(const char *s, size_t n)
-{
-	if (n == 0 || n >= ENGI_NAME_MAX || strlen(s) != n)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-		int alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			    (ch >= '0' && ch <= '9');
-		if (!alnum && (i == 0 || (ch != '.' && ch != '_' && ch != '-')))
-			return 0;
-	}
-	return 1;
-}
-
 static int parse_string(json_t *item, const char *key, const char *file, const char *pointer,
 			size_t cap, char *out, int required, struct engi_error *err)
 {
-	char p[POINTER_MAX];
-	pointer_key(p, pointer, key);
-	json_t *j = json_object_get(item, key);
+	json_t *j;
+	TRY(engi_json_field(item, key, JSON_STRING, required, file, pointer, &j, err));
 	if (!j)
-		return required ? engi_parse_error(err, file, p, "missing required field") : 0;
-	if (!json_is_string(j))
-		return engi_parse_error(err, file, p, "expected a string, found %s",
-					engi_json_kind(j));
+		return 0;
 	size_t n = json_string_length(j);
 	const char *s = json_string_value(j);
-	if (n == 0 || n >= cap || strlen(s) != n)
+	if (n == 0 || n >= cap || strlen(s) != n) {
+		char p[POINTER_MAX];
+		engi_json_pointer(p, sizeof(p), pointer, key);
 		return engi_parse_error(err, file, p, "must be 1 to %zu characters", cap - 1);
+	}
 	memcpy(out, s, n + 1);
 	return 0;
 }
@@ -485,21 +320,14 @@ int engi_criterion_parse(json_t *item, const char *file, const char *pointer, co
 	c->value = c->tol_rel = c->tol_abs = NAN;
 
 	TRY(parse_string(item, "name", file, pointer, sizeof(c->name), c->name, 1, err));
-	if (!valid_name(c->name, strlen(c->name))) {
-		pointer_key(p, pointer, "name");
+	if (!engi_json_name_valid(c->name, strlen(c->name))) {
+		engi_json_pointer(p, sizeof(p), pointer, "name");
 		return engi_parse_error(
 		    err, file, p, "'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)", c->name);
 	}
 	snprintf(c->stage, sizeof(c->stage), "%s", default_stage);
 	TRY(parse_string(item, "stage", file, pointer, sizeof(c->stage), c->stage, 0, err));
-	json_t *j = json_object_get(item, "required");
-	if (j) {
-		pointer_key(p, pointer, "required");
-		if (!json_is_boolean(j))
-			return engi_parse_error(err, file, p, "expected a boolean, found %s",
-						engi_json_kind(j));
-		c->required = json_is_true(j);
-	}
+	TRY(engi_json_bool(item, "required", 1, file, pointer, &c->required, err));
 
 	/* Which comparator keys are present, in a fixed order for messages. */
 	static const char *const keys[] = {"equals", "value", "tol_rel", "tol_abs", "min", "max"};
@@ -512,7 +340,7 @@ int engi_criterion_parse(json_t *item, const char *file, const char *pointer, co
 	if (allowed == ENGI_CMP_NONE) {
 		for (int i = 0; i < 6; i++)
 			if (k[i]) {
-				pointer_key(p, pointer, keys[i]);
+				engi_json_pointer(p, sizeof(p), pointer, keys[i]);
 				return engi_parse_error(err, file, p, "%s takes no comparator",
 							what);
 			}
@@ -529,29 +357,20 @@ int engi_criterion_parse(json_t *item, const char *file, const char *pointer, co
 	for (int i = 0; i < 6; i++) {
 		if (!k[i])
 			continue;
-		pointer_key(p, pointer, keys[i]);
-		if (i == 0) {
-			if (!json_is_integer(k[i]))
-				return engi_parse_error(err, file, p,
-							"expected an integer, found %s",
-							engi_json_kind(k[i]));
-			continue;
-		}
-		if (!json_is_number(k[i]))
-			return engi_parse_error(err, file, p, "expected a number, found %s",
-						engi_json_kind(k[i]));
-		if (!isfinite(json_number_value(k[i])))
+		engi_json_pointer(p, sizeof(p), pointer, keys[i]);
+		TRY(engi_json_expect(k[i], i == 0 ? JSON_INTEGER : JSON_REAL, file, p, err));
+		if (i > 0 && !isfinite(json_number_value(k[i])))
 			return engi_parse_error(err, file, p, "must be finite");
 	}
 	if (!k[1]) {
 		for (int i = 2; i < 4; i++)
 			if (k[i]) {
-				pointer_key(p, pointer, keys[i]);
+				engi_json_pointer(p, sizeof(p), pointer, keys[i]);
 				return engi_parse_error(err, file, p, "only applies with value");
 			}
 	}
 	if (k[0]) {
-		pointer_key(p, pointer, "equals");
+		engi_json_pointer(p, sizeof(p), pointer, "equals");
 		if (!(allowed & ENGI_CMP_EQUALS))
 			return engi_parse_error(err, file, p, "%s is not an integer count; use %s",
 						what, cmp_words(allowed));
@@ -561,7 +380,7 @@ int engi_criterion_parse(json_t *item, const char *file, const char *pointer, co
 	}
 	if (k[1]) {
 		if (!(allowed & ENGI_CMP_VALUE)) {
-			pointer_key(p, pointer, "value");
+			engi_json_pointer(p, sizeof(p), pointer, "value");
 			return engi_parse_error(err, file, p, "%s does not take value; use %s",
 						what, cmp_words(allowed));
 		}
@@ -571,14 +390,14 @@ int engi_criterion_parse(json_t *item, const char *file, const char *pointer, co
 		c->tol_abs = k[3] ? json_number_value(k[3]) : 0;
 		for (int i = 2; i < 4; i++) {
 			if (k[i] && json_number_value(k[i]) < 0) {
-				pointer_key(p, pointer, keys[i]);
+				engi_json_pointer(p, sizeof(p), pointer, keys[i]);
 				return engi_parse_error(err, file, p, "must be at least 0");
 			}
 		}
 		return 0;
 	}
 	if (!(allowed & ENGI_CMP_RANGE)) {
-		pointer_key(p, pointer, k[4] ? "min" : "max");
+		engi_json_pointer(p, sizeof(p), pointer, k[4] ? "min" : "max");
 		return engi_parse_error(err, file, p, "%s does not take bounds; use %s", what,
 					cmp_words(allowed));
 	}
@@ -588,7 +407,7 @@ int engi_criterion_parse(json_t *item, const char *file, const char *pointer, co
 	if (k[5])
 		c->max = json_number_value(k[5]);
 	if (c->min > c->max) {
-		pointer_key(p, pointer, "max");
+		engi_json_pointer(p, sizeof(p), pointer, "max");
 		return engi_parse_error(err, file, p, "must be at least min (%.17g)", c->min);
 	}
 	return 0;

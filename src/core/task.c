@@ -1,13 +1,16 @@
+/*
+ * The task file format (tasks/SCHEMA.md): one task's JSON validated into
+ * struct task, every error naming the file and the JSON pointer.
+ */
 #include "task.h"
-#include "source.h"
+#include "task_load.h"
 
 #include "engi/alloc.h"
+#include "engi/json.h"
 #include "engi/sha256.h"
 #include "fsutil.h"
 #include "text.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -15,11 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#define TASK_FILE_CAP ((size_t)4 << 20)
-#define TASK_ID_MAX   63
-#define PTR_MAX	      512
+#define TASK_ID_MAX 63
+#define PTR_MAX	    ENGI_POINTER_MAX
 
 const char *task_type_name(int type)
 {
@@ -64,7 +65,7 @@ __attribute__((format(printf, 3, 4))) static int bad(struct loadctx *c, const ch
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return engi_raise(c->err, ENGI_EPARSE, "%s: %s: %s", c->file, ptr[0] ? ptr : "/", msg);
+	return engi_parse_error(c->err, c->file, ptr, "%s", msg);
 }
 
 static int oom(struct loadctx *c)
@@ -72,7 +73,7 @@ static int oom(struct loadctx *c)
 	return engi_raise(c->err, ENGI_ENOMEM, "%s: out of memory", c->file);
 }
 
-/* ptr + "/" + key, with JSON-pointer escaping of '~' and '/'. */
+/* The getters of engi/json.h on the task file. */
 static void ptr_key(char *out, const char *base, const char *key)
 {
 	engi_json_pointer(out, PTR_MAX, base, key);
@@ -80,123 +81,55 @@ static void ptr_key(char *out, const char *base, const char *key)
 
 static void ptr_idx(char *out, const char *base, size_t i)
 {
-	snprintf(out, PTR_MAX, "%s/%zu", base, i);
+	engi_json_pointer_index(out, PTR_MAX, base, i);
 }
 
 static int only_keys(struct loadctx *c, json_t *obj, const char *ptr, const char *const *allowed)
 {
-	const char *key;
-	json_t *v;
-	json_object_foreach(obj, key, v)
-	{
-		int ok = 0;
-		for (const char *const *a = allowed; *a; a++)
-			if (!strcmp(*a, key))
-				ok = 1;
-		if (!ok) {
-			char p[PTR_MAX];
-			ptr_key(p, ptr, key);
-			char list[256] = "";
-			for (const char *const *a = allowed; *a; a++) {
-				strncat(list, *a, sizeof(list) - strlen(list) - 1);
-				if (a[1])
-					strncat(list, ", ", sizeof(list) - strlen(list) - 1);
-			}
-			return bad(c, p, "unknown field (valid: %s)", list);
-		}
-	}
-	return 0;
+	return engi_json_only_keys(obj, allowed, c->file, ptr, c->err);
 }
 
-/* Fetches obj[key] with the expected JSON type; *out NULL when absent and
- * not required. */
 static int field(struct loadctx *c, json_t *obj, const char *ptr, const char *key, json_type want,
 		 int required, json_t **out)
 {
-	char p[PTR_MAX];
-	ptr_key(p, ptr, key);
-	json_t *v = json_object_get(obj, key);
-	*out = NULL;
-	if (!v) {
-		if (required)
-			return bad(c, p, "missing required field");
-		return 0;
-	}
-	int ok = json_typeof(v) == want || (want == JSON_REAL && json_is_integer(v)) ||
-		 (want == JSON_TRUE && json_is_boolean(v));
-	if (!ok) {
-		static const char *names[] = {
-		    [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
-		    [JSON_STRING] = "a string",	 [JSON_INTEGER] = "an integer",
-		    [JSON_REAL] = "a number",	 [JSON_TRUE] = "a boolean",
-		};
-		return bad(c, p, "expected %s, found %s", names[want], engi_json_kind(v));
-	}
-	*out = v;
-	return 0;
+	return engi_json_field(obj, key, want, required, c->file, ptr, out, c->err);
 }
 
+static int expect_object(struct loadctx *c, const char *ptr, const json_t *v)
+{
+	return engi_json_expect(v, JSON_OBJECT, c->file, ptr, c->err);
+}
+
+/* A string member copied into the task's arena. */
 static int get_str(struct loadctx *c, json_t *obj, const char *ptr, const char *key, int required,
 		   int nonempty, const char **out)
 {
-	json_t *v;
-	TRY(field(c, obj, ptr, key, JSON_STRING, required, &v));
-	*out = NULL;
-	if (!v)
-		return 0;
-	if (nonempty && json_string_length(v) == 0) {
-		char p[PTR_MAX];
-		ptr_key(p, ptr, key);
-		return bad(c, p, "must not be empty");
-	}
-	if (strlen(json_string_value(v)) != json_string_length(v)) {
-		char p[PTR_MAX];
-		ptr_key(p, ptr, key);
-		return bad(c, p, "string contains a NUL character");
-	}
-	*out = arena_strdup(c->a, json_string_value(v));
-	return *out ? 0 : oom(c);
+	const char *v;
+	TRY(engi_json_string(obj, key, required, nonempty, c->file, ptr, &v, c->err));
+	*out = v ? arena_strdup(c->a, v) : NULL;
+	return !v || *out ? 0 : oom(c);
 }
 
 static int get_int(struct loadctx *c, json_t *obj, const char *ptr, const char *key, long lo,
 		   long hi, long dflt, long *out)
 {
-	json_t *v;
-	TRY(field(c, obj, ptr, key, JSON_INTEGER, 0, &v));
-	*out = dflt;
-	if (!v)
-		return 0;
-	json_int_t x = json_integer_value(v);
-	if (x < lo || x > hi) {
-		char p[PTR_MAX];
-		ptr_key(p, ptr, key);
-		return bad(c, p, "%lld is out of range [%ld, %ld]", (long long)x, lo, hi);
-	}
-	*out = (long)x;
-	return 0;
+	return engi_json_int(obj, key, lo, hi, dflt, c->file, ptr, out, c->err);
 }
 
 static int get_num(struct loadctx *c, json_t *obj, const char *ptr, const char *key, int required,
 		   double dflt, double *out)
 {
 	json_t *v;
+	int present;
 	TRY(field(c, obj, ptr, key, JSON_REAL, required, &v));
-	*out = v ? json_number_value(v) : dflt;
-	if (v && !isfinite(*out)) {
-		char p[PTR_MAX];
-		ptr_key(p, ptr, key);
-		return bad(c, p, "must be finite");
-	}
-	return 0;
+	*out = dflt;
+	return engi_json_number(obj, key, c->file, ptr, &present, out, c->err);
 }
 
 static int get_bool(struct loadctx *c, json_t *obj, const char *ptr, const char *key, int dflt,
 		    int *out)
 {
-	json_t *v;
-	TRY(field(c, obj, ptr, key, JSON_TRUE, 0, &v));
-	*out = v ? json_is_true(v) : dflt;
-	return 0;
+	return engi_json_bool(obj, key, dflt, c->file, ptr, out, c->err);
 }
 
 static int check_name(struct loadctx *c, const char *ptr, const char *s)
@@ -204,14 +137,8 @@ static int check_name(struct loadctx *c, const char *ptr, const char *s)
 	size_t n = strlen(s);
 	if (n == 0 || n > TASK_ID_MAX)
 		return bad(c, ptr, "must be 1 to %d characters", TASK_ID_MAX);
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-		int alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			    (ch >= '0' && ch <= '9');
-		if (!alnum && (i == 0 || (ch != '.' && ch != '_' && ch != '-')))
-			return bad(c, ptr, "'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)",
-				   s);
-	}
+	if (!engi_json_name_valid(s, n))
+		return bad(c, ptr, "'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)", s);
 	return 0;
 }
 
@@ -257,8 +184,7 @@ static int host_file(struct loadctx *c, const char *ptr, const char *rel, const 
 	char hex[65];
 	if (fs_sha256_regular_file(abs, hex, &e) < 0)
 		return bad(c, ptr, "%s", e.msg);
-	engi_sha256_update(c->files_hash, rel, strlen(rel) + 1);
-	engi_sha256_update(c->files_hash, hex, 64);
+	task_hash_add_file(c->files_hash, rel, hex);
 	*abs_out = arena_strdup(c->a, abs);
 	return *abs_out ? 0 : oom(c);
 }
@@ -309,8 +235,7 @@ static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr, struct t
 		json_t *st = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, ptr, i);
-		if (!json_is_object(st))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(st));
+		TRY(expect_object(c, p, st));
 		static const char *const keys[] = {"run",  "write", "from", "text",
 						   "done", "fail",  "ask",  NULL};
 		TRY(only_keys(c, st, p, keys));
@@ -398,8 +323,7 @@ static int parse_inputs(struct loadctx *c, json_t *root, struct task *t)
 		json_t *o = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/inputs", i);
-		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		TRY(expect_object(c, p, o));
 		static const char *const keys[] = {"host", "env", "protected", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_input *in = &t->inputs[i];
@@ -455,8 +379,7 @@ static int parse_deliverables(struct loadctx *c, json_t *root, struct task *t)
 		json_t *o = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/deliverables", i);
-		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		TRY(expect_object(c, p, o));
 		static const char *const keys[] = {"path", "max_bytes", "required", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_deliverable *d = &t->deliverables[i];
@@ -586,8 +509,7 @@ static int parse_flawed(struct loadctx *c, json_t *root, struct task *t)
 		json_t *o = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/flawed", i);
-		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		TRY(expect_object(c, p, o));
 		static const char *const keys[] = {"name", "steps", "expect", "failing", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_flawed *f = &t->flawed[i];
@@ -675,8 +597,7 @@ static int parse_replies(struct loadctx *c, json_t *arr, struct task *t)
 		json_t *o = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/interaction/user", i);
-		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		TRY(expect_object(c, p, o));
 		static const char *const keys[] = {"reply", "when", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_reply *r = &t->replies[i];
@@ -705,8 +626,7 @@ static int parse_iasserts(struct loadctx *c, json_t *arr, struct task *t)
 		json_t *o = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/interaction/assert", i);
-		if (!json_is_object(o))
-			return bad(c, p, "expected an object, found %s", engi_json_kind(o));
+		TRY(expect_object(c, p, o));
 		static const char *const keys[] = {"name", "check",    "pattern",
 						   "path", "required", NULL};
 		TRY(only_keys(c, o, p, keys));
@@ -774,21 +694,6 @@ static int parse_interaction(struct loadctx *c, json_t *root, struct task *t)
 	if (asserts)
 		TRY(parse_iasserts(c, asserts, t));
 	return 0;
-}
-
-/* Frees the compiled patterns of one task, loaded or half-loaded. */
-static void task_release_patterns(struct task *t)
-{
-	for (size_t i = 0; i < t->nreplies; i++)
-		if (t->replies[i].compiled) {
-			regfree(&t->replies[i].re);
-			t->replies[i].compiled = 0;
-		}
-	for (size_t i = 0; i < t->niasserts; i++)
-		if (t->iasserts[i].compiled) {
-			regfree(&t->iasserts[i].re);
-			t->iasserts[i].compiled = 0;
-		}
 }
 
 void task_integrity_name(char *out, size_t cap, const char *env_path)
@@ -948,374 +853,51 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	return check_failing(c, t);
 }
 
-/* Files a verifier kind reads from the task's folder (a reference mesh, frozen
- * truth) decide verdicts as much as the criteria do, so their content goes
- * into the task hash too: every string in the verifier object that names a
- * regular file inside the task's folder. */
-static void hash_verifier_files(struct loadctx *c, json_t *v)
+/* Frees what a task holds outside the arena, loaded or half-loaded: its
+ * criteria and compiled patterns. */
+void task_release(struct task *t)
 {
-	if (json_is_object(v)) {
-		const char *key;
-		json_t *x;
-		json_object_foreach(v, key, x) hash_verifier_files(c, x);
-	} else if (json_is_array(v)) {
-		size_t i;
-		json_t *x;
-		json_array_foreach(v, i, x) hash_verifier_files(c, x);
-	} else if (json_is_string(v)) {
-		const char *rel = json_string_value(v);
-		char abs[PATH_MAX];
-		struct engi_error e;
-		engi_error_init(&e);
-		if (fs_env_path_check(rel, &e) < 0 ||
-		    snprintf(abs, sizeof(abs), "%s/%s", c->dir, rel) >= (int)sizeof(abs) ||
-		    !fs_path_is_file(abs))
-			return;
-		char *real = realpath(abs, NULL);
-		size_t dl = strlen(c->dir);
-		int inside = real && !strncmp(real, c->dir, dl) && real[dl] == '/';
-		free(real);
-		char hex[65];
-		if (inside && fs_sha256_regular_file(abs, hex, &e) == 0) {
-			engi_sha256_update(c->files_hash, rel, strlen(rel) + 1);
-			engi_sha256_update(c->files_hash, hex, 64);
-		}
+	if (t->verifier && t->criteria) {
+		engi_verifier_free(t->verifier, t->criteria);
+		t->criteria = NULL;
 	}
+	for (size_t i = 0; i < t->nreplies; i++)
+		if (t->replies[i].compiled) {
+			regfree(&t->replies[i].re);
+			t->replies[i].compiled = 0;
+		}
+	for (size_t i = 0; i < t->niasserts; i++)
+		if (t->iasserts[i].compiled) {
+			regfree(&t->iasserts[i].re);
+			t->iasserts[i].compiled = 0;
+		}
 }
 
-/* A task from its JSON (root, borrowed), named file in messages, its
- * relative paths resolved against absdir. */
-static int task_from_json(struct suite *s, const char *file, const char *absdir, json_t *root,
-			  struct task *t, struct engi_error *err)
+int task_from_json(struct arena *a, const char *file, const char *absdir, json_t *root,
+		   struct task *t, struct engi_error *err)
 {
 	struct engi_sha256 files;
 	engi_sha256_init(&files);
-	struct loadctx c = {
-	    .file = file, .dir = absdir, .a = &s->arena, .err = err, .files_hash = &files};
+	struct loadctx c = {.file = file, .dir = absdir, .a = a, .err = err, .files_hash = &files};
 	memset(t, 0, sizeof(*t));
 	int rc = parse_task(&c, root, t);
 	if (rc == 0)
-		hash_verifier_files(&c, json_object_get(root, "verifier"));
+		task_hash_verifier_files(&files, absdir, json_object_get(root, "verifier"));
 	if (rc == 0) {
-		t->file = arena_strdup(&s->arena, file);
-		t->dir = arena_strdup(&s->arena, absdir);
+		t->file = arena_strdup(a, file);
+		t->dir = arena_strdup(a, absdir);
 		char *canon = json_dumps(root, JSON_SORT_KEYS | JSON_COMPACT);
 		if (!t->file || !t->dir || !canon) {
 			free(canon);
 			rc = oom(&c);
 		} else {
-			struct engi_sha256 h;
-			unsigned char d[32], fd[32];
-			engi_sha256_final(&files, fd);
-			engi_sha256_init(&h);
-			engi_sha256_update(&h, canon, strlen(canon));
-			engi_sha256_update(&h, fd, sizeof(fd));
-			engi_sha256_final(&h, d);
-			engi_sha256_hex(d, t->hash);
+			task_hash_final(canon, &files, t->hash);
 			free(canon);
 		}
 	}
 	if (rc < 0)
-		task_release_patterns(t);
-	if (rc < 0 && t->verifier && t->criteria) {
-		engi_verifier_free(t->verifier, t->criteria);
-		t->criteria = NULL;
-	}
+		task_release(t);
 	return rc;
-}
-
-/* A free slot at the end of s->tasks. */
-static struct task *suite_slot(struct suite *s)
-{
-	if (s->ntasks == s->tasks_alloc) {
-		size_t n = s->tasks_alloc ? 2 * s->tasks_alloc : 16;
-		struct task *v = engi_reallocarray(s->tasks, n, sizeof(*v));
-		if (!v)
-			return NULL;
-		s->tasks = v;
-		s->tasks_alloc = n;
-	}
-	return &s->tasks[s->ntasks];
-}
-
-int suite_add_json(struct suite *s, const char *file, const char *dir, json_t *root,
-		   struct engi_error *err)
-{
-	struct task *t = suite_slot(s);
-	if (!t)
-		RAISE(err, ENGI_ENOMEM, "out of memory");
-	TRY(task_from_json(s, file, dir, root, t, err));
-	for (size_t j = 0; j < s->ntasks; j++)
-		if (!strcmp(s->tasks[j].id, t->id)) {
-			/* the copy is not the suite's */
-			if (t->verifier)
-				engi_verifier_free(t->verifier, t->criteria);
-			task_release_patterns(t);
-			RAISE(err, ENGI_EPARSE, "%s: /id: '%s' is already the id of %s", file,
-			      t->id, s->tasks[j].file);
-		}
-	s->ntasks++;
-	return 0;
-}
-
-/* One task file of the native source into s. */
-static int load_one(struct suite *s, const char *file, struct engi_error *err)
-{
-	char *text = NULL;
-	size_t len = 0;
-	TRY(fs_read_file(file, TASK_FILE_CAP, &text, &len, err));
-	json_error_t je;
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	engi_free(text);
-	if (!root)
-		RAISE(err, ENGI_EPARSE, "%s: line %d column %d: %s", file, je.line, je.column,
-		      je.text);
-	char absdir[PATH_MAX];
-	char *resolved = realpath(file, NULL);
-	if (!resolved) {
-		json_decref(root);
-		RAISE(err, ENGI_EIO, "cannot resolve '%s'", file);
-	}
-	snprintf(absdir, sizeof(absdir), "%s", resolved);
-	free(resolved);
-	char *slash = strrchr(absdir, '/');
-	if (slash)
-		*slash = '\0';
-	int rc = suite_add_json(s, file, absdir, root, err);
-	json_decref(root);
-	return rc;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* A task file of a suite folder is a regular file, or a symbolic link to
- * one inside the folder: a FIFO named x.json would block the loader, a
- * device would feed it forever, a link could read files from anywhere. */
-static int check_task_entry(const char *dir, const char *file, struct engi_error *err)
-{
-	struct stat st;
-	if (lstat(file, &st) < 0)
-		RAISE(err, ENGI_EIO, "cannot read task file '%s': %s", file, strerror(errno));
-	if (S_ISREG(st.st_mode))
-		return 0;
-	if (!S_ISLNK(st.st_mode))
-		RAISE(err, ENGI_EINVALID, "task file '%s' is not a regular file", file);
-	char *real = realpath(file, NULL), *rdir = realpath(dir, NULL);
-	size_t dl = rdir ? strlen(rdir) : 0;
-	int inside = real && rdir && !strncmp(real, rdir, dl) && real[dl] == '/';
-	int regular = real && stat(real, &st) == 0 && S_ISREG(st.st_mode);
-	free(real);
-	free(rdir);
-	if (!inside)
-		RAISE(err, ENGI_EINVALID,
-		      "task file '%s' is a symbolic link that leads outside the suite folder",
-		      file);
-	if (!regular)
-		RAISE(err, ENGI_EINVALID,
-		      "task file '%s' is a symbolic link to something other than a regular file",
-		      file);
-	return 0;
-}
-
-/* ---- the native source: a folder of *.json task files, or one ---- */
-
-static int native_probe(const char *path)
-{
-	size_t n = strlen(path);
-	if (fs_path_is_file(path))
-		return n > 5 && !strcmp(path + n - 5, ".json") ? 10 : 0;
-	if (!fs_path_is_dir(path))
-		return 0;
-	DIR *d = opendir(path);
-	int found = 0;
-	struct dirent *de;
-	while (d && !found && (de = readdir(d)) != NULL) {
-		size_t k = strlen(de->d_name);
-		found = k >= 6 && !strcmp(de->d_name + k - 5, ".json") && de->d_name[0] != '.';
-	}
-	if (d)
-		closedir(d);
-	return found ? 10 : 0;
-}
-
-/* The kind of a loader message "FILE: /POINTER: what 'name' (detail)":
- * the pointer with its indices as *, what with quoted names as '…', no
- * detail; "FILE: line L column C: ..." is not valid JSON. */
-static void native_category(const char *file, const char *msg, char *out, size_t n)
-{
-	size_t fl = strlen(file);
-	const char *m = !strncmp(msg, file, fl) && !strncmp(msg + fl, ": ", 2) ? msg + fl + 2 : msg;
-	if (!strncmp(m, "line ", 5)) {
-		snprintf(out, n, "not valid JSON");
-		return;
-	}
-	size_t o = 0;
-	int in_ptr = m[0] == '/', quoted = 0;
-	for (const char *p = m; *p && o + 4 < n; p++) {
-		if (in_ptr && *p == ':')
-			in_ptr = 0;
-		if (in_ptr && *p == '/' && p[1] >= '0' && p[1] <= '9') {
-			out[o++] = '/';
-			out[o++] = '*';
-			while (p[1] >= '0' && p[1] <= '9')
-				p++;
-			continue;
-		}
-		if (!in_ptr && *p == '(' && p > m && p[-1] == ' ')
-			break;
-		if (!in_ptr && *p == '\'' && (quoted || p == m || p[-1] == ' ')) {
-			if (!quoted)
-				out[o++] = '\'', out[o++] = '.', out[o++] = '.';
-			else
-				out[o++] = '\'';
-			quoted = !quoted;
-			continue;
-		}
-		if (!quoted)
-			out[o++] = *p;
-	}
-	while (o && out[o - 1] == ' ')
-		o--;
-	out[o] = '\0';
-}
-
-static int native_load(struct suite *s, const char *path, int strict, struct engi_error *err)
-{
-	char **files = NULL;
-	size_t nfiles = 0, alloc = 0;
-	int rc = 0;
-	if (fs_path_is_dir(path)) {
-		DIR *d = opendir(path);
-		if (!d) {
-			suite_release(s);
-			RAISE(err, ENGI_EIO, "cannot open suite folder '%s'", path);
-		}
-		struct dirent *de;
-		while ((de = readdir(d)) != NULL) {
-			size_t n = strlen(de->d_name);
-			if (n < 6 || strcmp(de->d_name + n - 5, ".json") || de->d_name[0] == '.')
-				continue;
-			if (nfiles == alloc) {
-				alloc = alloc ? 2 * alloc : 16;
-				char **nf = engi_reallocarray(files, alloc, sizeof(*files));
-				if (!nf) {
-					rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
-					break;
-				}
-				files = nf;
-			}
-			char buf[PATH_MAX];
-			snprintf(buf, sizeof(buf), "%s/%s", path, de->d_name);
-			struct engi_error ce;
-			engi_error_init(&ce);
-			if (check_task_entry(path, buf, &ce) < 0) {
-				if (strict) {
-					rc = engi_raise(err, ce.code, "%s", ce.msg);
-					break;
-				}
-				rc = suite_refuse(s, buf, ce.code, "not a regular file", ce.msg);
-				if (rc < 0) {
-					engi_raise(err, rc, "out of memory");
-					break;
-				}
-				continue;
-			}
-			files[nfiles] = engi_strdup(buf);
-			if (!files[nfiles]) {
-				rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
-				break;
-			}
-			nfiles++;
-		}
-		closedir(d);
-		if (rc == 0 && nfiles == 0)
-			rc = engi_raise(err, ENGI_ENOTFOUND,
-					"suite folder '%s' has no *.json task files", path);
-	} else if (fs_path_is_file(path)) {
-		files = engi_malloc(sizeof(*files));
-		if (!files || !(files[0] = engi_strdup(path)))
-			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
-		else
-			nfiles = 1;
-	} else {
-		struct stat st;
-		if (lstat(path, &st) == 0)
-			rc = engi_raise(err, ENGI_EINVALID,
-					"'%s' is neither a task file nor a suite folder (not a "
-					"regular file)",
-					path);
-		else
-			rc = engi_raise(err, ENGI_ENOTFOUND, "no task file or suite folder '%s'",
-					path);
-	}
-	if (rc == 0)
-		qsort(files, nfiles, sizeof(*files), cmp_str);
-	for (size_t i = 0; rc == 0 && i < nfiles; i++) {
-		struct engi_error e;
-		engi_error_init(&e);
-		rc = load_one(s, files[i], &e);
-		if (rc == 0)
-			continue;
-		if (strict || rc == ENGI_ENOMEM) {
-			engi_raise(err, rc, "%s", e.msg);
-		} else {
-			char cat[96];
-			native_category(files[i], e.msg, cat, sizeof(cat));
-			rc = suite_refuse(s, files[i], rc, cat, e.msg);
-			if (rc < 0)
-				engi_raise(err, rc, "out of memory");
-		}
-	}
-	for (size_t i = 0; i < nfiles; i++)
-		engi_free(files[i]);
-	engi_free(files);
-	return rc;
-}
-
-static const struct task_source_ops native_ops = {
-    .probe = native_probe,
-    .load = native_load,
-};
-
-const struct task_source task_source_native = {
-    .name = "native",
-    .summary = "engisweep's own task JSON: a folder of *.json task files, or one (tasks/SCHEMA.md)",
-    .supports = "every field of tasks/SCHEMA.md; verifier kinds built in; references and "
-		"flawed variants",
-    .ops = &native_ops,
-};
-
-int suite_load(struct suite *s, const char *path, struct engi_error *err)
-{
-	return suite_load_from(s, path, NULL, 1, err);
-}
-
-void suite_release(struct suite *s)
-{
-	for (size_t i = 0; i < s->ntasks; i++) {
-		if (s->tasks[i].verifier)
-			engi_verifier_free(s->tasks[i].verifier, s->tasks[i].criteria);
-		task_release_patterns(&s->tasks[i]);
-	}
-	engi_free(s->refused);
-	engi_free(s->tasks);
-	arena_release(&s->arena);
-	s->tasks = NULL;
-	s->ntasks = 0;
-	s->refused = NULL;
-	s->nrefused = 0;
-	s->tasks_alloc = 0;
-}
-
-const struct task *suite_find(const struct suite *s, const char *id)
-{
-	for (size_t i = 0; i < s->ntasks; i++)
-		if (!strcmp(s->tasks[i].id, id))
-			return &s->tasks[i];
-	return NULL;
 }
 
 const struct task_flawed *task_find_flawed(const struct task *t, const char *name)

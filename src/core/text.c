@@ -1,40 +1,10 @@
 #include "text.h"
 
 #include "engi/alloc.h"
+#include "engi/utf8.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
- * surrogates, at most U+10FFFF), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	if (c >= 0x01 && c < 0x80)
-		return 1;
-	size_t len;
-	uint32_t cp, min;
-	if ((c & 0xE0) == 0xC0) {
-		len = 2, cp = c & 0x1F, min = 0x80;
-	} else if ((c & 0xF0) == 0xE0) {
-		len = 3, cp = c & 0x0F, min = 0x800;
-	} else if ((c & 0xF8) == 0xF0) {
-		len = 4, cp = c & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
 
 char *text_utf8_clean(const char *s, size_t n, size_t *out_len)
 {
@@ -45,7 +15,8 @@ char *text_utf8_clean(const char *s, size_t n, size_t *out_len)
 	const unsigned char *p = (const unsigned char *)s;
 	size_t o = 0, i = 0;
 	while (i < n) {
-		size_t k = utf8_seq(p + i, n - i);
+		/* a NUL byte becomes U+FFFD too */
+		size_t k = p[i] ? engi_utf8_seq(p + i, n - i) : 0;
 		if (k) {
 			for (size_t j = 0; j < k; j++)
 				out[o++] = (char)p[i + j];
@@ -151,7 +122,7 @@ size_t text_escape_controls(const char *s, char *out, size_t cap)
 	if (cap == 0)
 		return 0;
 	for (size_t i = 0; i < n;) {
-		size_t k = p[i] < 0x80 ? 1 : utf8_seq(p + i, n - i);
+		size_t k = engi_utf8_seq(p + i, n - i);
 		int ctl = p[i] < 0x20 || p[i] == 0x7f;
 		size_t need = ctl ? 4 : k ? k : 1;
 		if (o + need >= cap)

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the task file loader (src/core/task.c) on arbitrary bytes,
+ * Fuzz target: the task file loader (src/core/source_native.c, task.c) on arbitrary bytes,
  * written as task.json into a folder that also holds f.txt and sub/g.txt
  * for the host paths a task names (inputs, drawings, steps' "from", the
  * verifier's files). A task that loads has an id and a content hash; a

@@ -198,6 +198,27 @@ static void test_message_controls(void)
 	CHECK_INT(text_escape_controls("ab\xe2\x9c\x93", out, sizeof(out)), 5);
 	CHECK_INT(text_escape_controls("abc\xe2\x9c\x93", out, sizeof(out)), 3);
 	CHECK_INT(text_escape_controls("ab\n", out, sizeof(out)), 2);
+	/* bytes of an invalid sequence go one by one, a valid one whole */
+	char wide[32];
+	CHECK_INT(text_escape_controls("\xed\xa0\x80\xc3\xa9", wide, sizeof(wide)), 5);
+	CHECK_STR(wide, "\xed\xa0\x80\xc3\xa9");
+}
+
+/* Command output made valid UTF-8: NUL, surrogates, overlongs and cut
+ * characters become U+FFFD byte by byte, valid text stays. */
+static void test_utf8_clean(void)
+{
+	static const char in[] = "a\0b\xed\xa0\x80\xc0\xaf\xe2\x82\xac\xe2\x82";
+	size_t n = 0;
+	char *c = text_utf8_clean(in, sizeof(in) - 1, &n);
+	static const char want[] = "a\xef\xbf\xbd"
+				   "b\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+				   "\xef\xbf\xbd\xef\xbf\xbd\xe2\x82\xac"
+				   "\xef\xbf\xbd\xef\xbf\xbd";
+	CHECK(c != NULL);
+	CHECK_INT(n, sizeof(want) - 1);
+	CHECK(c && memcmp(c, want, sizeof(want)) == 0);
+	engi_free(c);
 }
 
 int main(void)
@@ -207,5 +228,6 @@ int main(void)
 	test_env();
 	test_spawn_env();
 	test_record();
+	test_utf8_clean();
 	return check_exit();
 }

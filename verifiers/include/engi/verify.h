@@ -20,8 +20,7 @@
 #include <stddef.h>
 
 #include "engi/error.h"
-
-typedef struct json_t json_t;
+#include "engi/json.h"
 
 enum engi_astate {
 	ENGI_PASS = 0,
@@ -188,30 +187,6 @@ struct engi_criterion {
 	double min, max; /* -INFINITY / INFINITY when absent */
 };
 
-#define ENGI_POINTER_MAX 512
-/* out = base + "/" + key, with '~' and '/' escaped as JSON pointers do;
- * truncated to cap bytes. */
-void engi_json_pointer(char *out, size_t cap, const char *base, const char *key);
-/* out = base + "/" + index. */
-void engi_json_pointer_index(char *out, size_t cap, const char *base, size_t index);
-/* "a string", "an integer", ...: what a JSON value is, for messages. */
-const char *engi_json_kind(const json_t *j);
-/* Raises ENGI_EPARSE with "<file>: <pointer>: <message>"; returns the code. */
-int engi_parse_error(struct engi_error *err, const char *file, const char *pointer, const char *fmt,
-		     ...) __attribute__((format(printf, 4, 5)));
-/* Fails on the first member of obj not in allowed (NULL-terminated), listing
- * the valid ones. */
-int engi_json_only_keys(json_t *obj, const char *const *allowed, const char *file,
-			const char *pointer, struct engi_error *err);
-/* Member key of obj, a string among choices (NULL-terminated): *index is its
- * position. When absent: an error if required, else *index is left alone.
- * what names the field in "unknown <what> 'x' (valid: ...)". */
-int engi_json_choice(json_t *obj, const char *key, const char *const *choices, const char *what,
-		     int required, const char *file, const char *pointer, int *index,
-		     struct engi_error *err);
-/* Optional finite number member; *present tells whether it was there. */
-int engi_json_number(json_t *obj, const char *key, const char *file, const char *pointer,
-		     int *present, double *out, struct engi_error *err);
 /* Member key of obj: an array of three finite numbers. */
 int engi_json_vec3(json_t *obj, const char *key, const char *file, const char *pointer,
 		   double out[3], struct engi_error *err);
