@@ -39,8 +39,7 @@
  * trace): the recorded reply bodies are parsed again in order by the
  * parser of the provider that the trace's model_start names (a name not in
  * the registry is refused), recorded errors are error turns again, and no
- * request is sent. Tokens and cost are
- * zero: nothing is bought.
+ * request is sent. Tokens and cost are zero: nothing is bought.
  */
 #include "agent.h"
 
@@ -647,7 +646,7 @@ static int replay_parse(struct model_agent *m, const char *jsonl, struct engi_er
 	}
 	provider_config_init(&m->cfg, ops, "replay", "replay");
 	m->have_cfg = 1;
-	json_t *tv = json_string(tools);
+	json_t *tv = json_string_nocheck(tools); /* cut to its buffer, maybe mid-character */
 	int rc = tv ? provider_config_set(&m->cfg, "tools", tv, err)
 		    : engi_raise(err, ENGI_ENOMEM, "out of memory");
 	json_decref(tv);

@@ -150,11 +150,13 @@ static int replay_load(const char *source, const char *task_id, int trial, char 
 	return *jsonl ? 0 : ENGI_ENOMEM;
 }
 
+static const char *rec_tools = "native"; /* the tool mode trace_of records */
+
 /* A recorded trace of one reply of provider prov with body raw. */
 static char *trace_of(const char *prov, const char *raw)
 {
 	json_t *start = json_pack("{s:s,s:s,s:s,s:s}", "ev", "model_start", "model", "m",
-				  "provider", prov, "tools", "native");
+				  "provider", prov, "tools", rec_tools);
 	json_t *reply = json_pack("{s:s,s:i,s:s}", "ev", "model_reply", "turn", 1, "raw", raw);
 	char *a = json_dumps(start, JSON_COMPACT), *b = json_dumps(reply, JSON_COMPACT);
 	size_t n = strlen(a) + strlen(b) + 3;
@@ -234,6 +236,13 @@ static void test_replay(void)
 	snprintf(want, sizeof(want),
 		 "replay: the provider of the recorded trace: 'acme' is not one of %s", names);
 	CHECK_STR(e.msg, want);
+	/* a tool mode cut mid-character by its buffer is a bad tool mode, not
+	 * a lack of memory */
+	rec_tools = "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9";
+	engi_error_init(&e);
+	CHECK_INT(replay_one("openai", oa_reply, &nact, &e), ENGI_EINVALID);
+	CHECK(strstr(e.msg, "/tools: expected") != NULL);
+	rec_tools = "native";
 }
 
 int main(void)
