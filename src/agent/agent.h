@@ -70,14 +70,17 @@ struct observation {
 	size_t nresults;
 };
 
+struct provider_config; /* src/provider/provider.h */
+
 struct agent_ctx {
 	const struct task *task;
 	const char *variant;	   /* flawed variant name, or NULL */
 	const char *settings_json; /* the model's settings */
 	const char *condition_json;
-	/* the model's whole models.json entry (names the key variable, never
-	 * holds a key), or NULL for built-in agents */
-	const char *model_json;
+	/* the model's models.json entry as the agent's configure parsed it
+	 * (names the key variable, never holds a key), or NULL for agents that
+	 * take no settings */
+	const struct provider_config *provider;
 	/* appends one JSON object (as text) to the episode's trace; may be NULL */
 	void (*trace)(void *trace_arg, const char *event_json);
 	void *trace_arg;
@@ -113,9 +116,13 @@ struct agent_desc {
 	const struct agent_ops *ops; /* NULL: not built */
 	const char *not_built_hint;
 	int takes_variant; /* name:VARIANT */
-	/* Checks a models.json entry (JSON text) for this agent before anything
-	 * runs; errors read "/FIELD: what is wrong". NULL: nothing to check. */
-	int (*check)(const char *entry_json, struct engi_error *err);
+	/* Parses a models.json entry (JSON text) for this agent, once, before
+	 * anything runs (episode_preflight): what start finds in ctx->provider,
+	 * freed by unconfigure. Errors read "/FIELD: what is wrong". NULL: the
+	 * agent takes no settings. */
+	int (*configure)(const char *entry_json, struct provider_config **out,
+			 struct engi_error *err);
+	void (*unconfigure)(struct provider_config *c);
 };
 
 struct agent {

@@ -36,9 +36,10 @@
  *
  * The `replay:RESULTS.h5` agent shares this loop but takes its replies from
  * the trace of an earlier episode of the same task (the last attempt in that
- * trace): the recorded reply bodies are parsed again in order, recorded
- * errors are error turns again, and no request is sent. Tokens and cost are
- * zero: nothing is bought.
+ * trace): the recorded reply bodies are parsed again in order by the
+ * parser of the provider that the trace's model_start names (a name not in
+ * the registry is refused), recorded errors are error turns again, and no
+ * request is sent. Tokens and cost are zero: nothing is bought.
  */
 #include "agent.h"
 
@@ -189,25 +190,20 @@ static const char *base_name(const char *p)
 
 /* The cell's condition overrides these settings of the model's entry: an
  * ablation of history length, tool mode or the image tool runs one model
- * under several conditions. NULL when nothing is overridden (or memory
- * ran out: the entry as written). */
-static char *entry_with_condition(const struct agent_ctx *ctx)
+ * under several conditions. */
+static int apply_condition(struct model_agent *m, const struct agent_ctx *ctx,
+			   struct engi_error *err)
 {
-	json_t *entry = NULL;
 	for (const struct cond_setting *k = cond_settings; k->key; k++) {
 		json_t *v =
 		    k->overrides_model ? cond_setting_get(ctx->condition_json, k->key) : NULL;
 		if (!v)
 			continue;
-		if (!entry && !(entry = json_loads(ctx->model_json, 0, NULL))) {
-			json_decref(v);
-			break;
-		}
-		json_object_set_new(entry, k->key, v);
+		int rc = provider_config_set(&m->cfg, k->key, v, err);
+		json_decref(v);
+		TRY(rc);
 	}
-	char *s = entry ? json_dumps(entry, JSON_COMPACT) : NULL;
-	json_decref(entry);
-	return s;
+	return 0;
 }
 
 static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi_error *err)
@@ -217,14 +213,12 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 	m->trace = ctx->trace;
 	m->trace_arg = ctx->trace_arg;
 	pconv_init(&m->conv);
-	if (!ctx->model_json)
+	if (!ctx->provider)
 		RAISE(err, ENGI_EINVALID,
 		      "agent 'model' needs a models.json entry with a provider");
-	char *entry = entry_with_condition(ctx);
-	int prc = provider_config_parse(&m->cfg, entry ? entry : ctx->model_json, err);
-	free(entry);
-	TRY(prc);
+	TRY(provider_config_copy(&m->cfg, ctx->provider, err));
 	m->have_cfg = 1;
+	TRY(apply_condition(m, ctx, err));
 	if (m->cfg.api_key_env[0]) {
 		const char *k = getenv(m->cfg.api_key_env);
 		if (!k || !k[0])
@@ -267,8 +261,7 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 		RAISE(err, rc, "model '%s': cannot build the instruction", m->cfg.name);
 	TRY(attach_drawings(m, ctx, err));
 	emit(m, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i}", "ev", "model_start", "model", m->cfg.name,
-			  "provider", m->cfg.api == PROVIDER_OPENAI ? "openai" : "anthropic",
-			  "endpoint_model", m->cfg.model, "tools",
+			  "provider", m->cfg.ops->name, "endpoint_model", m->cfg.model, "tools",
 			  m->cfg.tool_mode == TOOLS_TEXT ? "text" : "native", "history_turns",
 			  m->cfg.history_turns));
 	return 0;
@@ -645,18 +638,21 @@ static int replay_parse(struct model_agent *m, const char *jsonl, struct engi_er
 	}
 	if (!provider[0] || json_array_size(m->replies) == 0)
 		RAISE(err, ENGI_EPARSE, "replay: the recorded trace has no model replies");
-	json_t *entry = json_pack("{s:s,s:s,s:s,s:s}", "name", "replay", "provider", provider,
-				  "model", "replay", "tools", tools);
-	char *s = entry ? json_dumps(entry, JSON_COMPACT) : NULL;
-	json_decref(entry);
-	if (!s)
-		RAISE(err, ENGI_ENOMEM, "out of memory");
-	int rc = provider_config_parse(&m->cfg, s, err);
-	free(s);
-	TRY(rc);
+	/* the recorded provider's parser reads the recorded replies */
+	const struct provider_ops *ops = provider_lookup(provider, err);
+	if (!ops) {
+		engi_error_prefix(err, "replay: the provider of the recorded trace");
+		return err && err->code ? err->code : ENGI_EPARSE;
+	}
+	provider_config_init(&m->cfg, ops, "replay", "replay");
 	m->have_cfg = 1;
+	json_t *tv = json_string_nocheck(tools); /* cut to its buffer, maybe mid-character */
+	int rc = tv ? provider_config_set(&m->cfg, "tools", tv, err)
+		    : engi_raise(err, ENGI_ENOMEM, "out of memory");
+	json_decref(tv);
+	TRY(rc);
 	emit(m, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "ev", "model_start", "model", "replay",
-			  "provider", provider, "endpoint_model", "replay", "tools", tools,
+			  "provider", ops->name, "endpoint_model", "replay", "tools", tools,
 			  "replies", (json_int_t)json_array_size(m->replies)));
 	return 0;
 }
@@ -711,5 +707,6 @@ const struct agent_desc agent_model = {
     .summary = "a language model behind an OpenAI-compatible or Anthropic API",
     .priv_size = sizeof(struct model_agent),
     .ops = &model_ops,
-    .check = provider_config_check,
+    .configure = provider_config_load,
+    .unconfigure = provider_config_free,
 };

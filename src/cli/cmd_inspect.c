@@ -102,7 +102,7 @@ int cmd_inspect(int argc, char **argv)
 		printf("  %-10s %-10s %s\n", (*a)->name, (*a)->ops ? "built" : "not built",
 		       (*a)->summary);
 	printf("\nmodel providers:\n");
-	for (const struct provider_desc *const *p = provider_all(); *p; p++)
+	for (const struct provider_ops *const *p = provider_registry; *p; p++)
 		printf("  %-10s %-10s %s\n", (*p)->name, "built", (*p)->summary);
 	printf("\ntask sources:\n");
 	for (const struct task_source *const *t = task_sources(); *t; t++)

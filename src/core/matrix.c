@@ -29,6 +29,9 @@ void sweepdef_init(struct sweepdef *d)
 
 void sweepdef_release(struct sweepdef *d)
 {
+	for (size_t i = 0; i < d->nmodels; i++)
+		if (d->models[i].provider && d->models[i].provider_free)
+			d->models[i].provider_free(d->models[i].provider);
 	arena_release(&d->arena);
 	memset(d, 0, sizeof(*d));
 }

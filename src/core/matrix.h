@@ -23,6 +23,8 @@
 #include "engi/schema.h"
 #include "task.h"
 
+struct provider_config; /* src/provider/provider.h */
+
 struct model {
 	const char *name;
 	/* where it was defined, for messages: "FILE: /models/I", or NULL for
@@ -31,6 +33,11 @@ struct model {
 	const char *agent;    /* agent spec: reference, noop, flawed:NAME, model */
 	const char *settings; /* canonical JSON of the semantic settings */
 	const char *entry;    /* the whole models.json entry as JSON, or NULL */
+	/* the entry as its agent parsed it, once, at episode_preflight (the
+	 * agent 'model': its provider settings), or NULL; sweepdef_release
+	 * frees it with provider_free */
+	struct provider_config *provider;
+	void (*provider_free)(struct provider_config *c);
 	double price_in_per_mtok, price_out_per_mtok;
 	int max_concurrent; /* 0: unlimited */
 	double budget_usd;  /* 0: none */

@@ -37,16 +37,17 @@ void episode_spec_defaults(struct episode_spec *s)
 	s->run_id = "";
 }
 
-/* An agent's check of a models.json entry, "/FIELD: what is wrong", placed
- * at the entry's origin in its file. */
-static int check_model_entry(const struct agent_desc *ad, const struct model *m,
-			     struct engi_error *err)
+/* An agent's parse of a models.json entry into m->provider; its errors,
+ * "/FIELD: what is wrong", placed at the entry's origin in its file. */
+static int configure_model(const struct agent_desc *ad, struct model *m, struct engi_error *err)
 {
 	struct engi_error e;
 	engi_error_init(&e);
-	int rc = ad->check(m->entry, &e);
-	if (rc == 0)
+	int rc = ad->configure(m->entry, &m->provider, &e);
+	if (rc == 0) {
+		m->provider_free = ad->unconfigure;
 		return 0;
+	}
 	const char *origin = m->origin ? m->origin : m->name;
 	const char *colon = e.msg[0] == '/' ? strstr(e.msg, ": ") : NULL;
 	if (!colon)
@@ -59,12 +60,12 @@ static int check_model_entry(const struct agent_desc *ad, const struct model *m,
 	return rc;
 }
 
-int episode_preflight(const char *backend, const struct sweepdef *d, struct engi_error *err)
+int episode_preflight(const char *backend, struct sweepdef *d, struct engi_error *err)
 {
 	if (backend && !backend_lookup(backend, err))
 		return err && err->code ? err->code : ENGI_ENOTFOUND;
 	for (size_t i = 0; i < d->nmodels; i++) {
-		const struct model *m = &d->models[i];
+		struct model *m = &d->models[i];
 		const struct agent_desc *ad = agent_lookup(m->agent, err);
 		if (!ad) {
 			if (m->origin)
@@ -79,8 +80,8 @@ int episode_preflight(const char *backend, const struct sweepdef *d, struct engi
 			      "provider "
 			      "(--models FILE)",
 			      m->name);
-		if (ad->check && m->entry)
-			TRY(check_model_entry(ad, m, err));
+		if (ad->configure && m->entry && !m->provider)
+			TRY(configure_model(ad, m, err));
 	}
 	return 0;
 }
@@ -312,7 +313,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 				.variant = colon ? colon + 1 : NULL,
 				.settings_json = s->model->settings,
 				.condition_json = s->cond->settings,
-				.model_json = s->model->entry,
+				.provider = s->model->provider,
 				.trace = agent_trace_cb,
 				.trace_arg = t,
 				.trial = s->cell->trial,

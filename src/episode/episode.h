@@ -60,8 +60,9 @@ struct episode_spec {
 void episode_spec_defaults(struct episode_spec *s);
 /* Checks, before a sweep starts, that the backend (unless NULL) and every
  * model's agent exist and are built into this binary, and has each agent
- * check its models.json entry (the model agent: its provider settings). */
-int episode_preflight(const char *backend, const struct sweepdef *d, struct engi_error *err);
+ * parse its models.json entry, once, into model.provider (the model agent:
+ * its provider settings), which the episodes hand to their agents. */
+int episode_preflight(const char *backend, struct sweepdef *d, struct engi_error *err);
 /* Readies what the backend needs for every environment of the suite (the
  * qemu backend: images present, ready states saved), once. */
 int episode_prepare(const char *backend, const struct suite *suite, struct engi_error *err);

@@ -32,8 +32,8 @@ static json_t *text_block(const char *t)
 	return json_pack("{s:s,s:s}", "type", "text", "text", t[0] ? t : "(empty)");
 }
 
-json_t *anthropic_build(const struct provider_config *c, const struct pconv *conv,
-			struct engi_error *err)
+static json_t *anthropic_build(const struct provider_config *c, const struct pconv *conv,
+			       struct engi_error *err)
 {
 	json_t *msgs = json_array();
 	json_t *req = json_pack(
@@ -156,7 +156,7 @@ static int keep_thinking(struct preply *r, json_t *b, const char *bt, size_t i,
 	return 0;
 }
 
-int anthropic_parse(json_t *root, struct preply *r, struct engi_error *err)
+static int anthropic_parse(json_t *root, struct preply *r, struct engi_error *err)
 {
 	json_t *type = json_object_get(root, "type");
 	if (json_is_string(type) && !strcmp(json_string_value(type), "error"))
@@ -214,3 +214,17 @@ int anthropic_parse(json_t *root, struct preply *r, struct engi_error *err)
 	}
 	return 0;
 }
+
+static const char *const anthropic_headers[] = {"anthropic-version: 2023-06-01", NULL};
+
+const struct provider_ops anthropic_ops = {
+    .name = "anthropic",
+    .summary = "Anthropic Messages",
+    .base_url = "https://api.anthropic.com/v1",
+    .path = "/messages",
+    .auth = "x-api-key: ",
+    .headers = anthropic_headers,
+    .thinking = 1,
+    .build = anthropic_build,
+    .parse = anthropic_parse,
+};

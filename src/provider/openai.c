@@ -89,8 +89,8 @@ static int add_msg(json_t *msgs, const struct pmsg *m)
 	return json_array_append_new(msgs, o) < 0 ? ENGI_ENOMEM : 0;
 }
 
-json_t *openai_build(const struct provider_config *c, const struct pconv *conv,
-		     struct engi_error *err)
+static json_t *openai_build(const struct provider_config *c, const struct pconv *conv,
+			    struct engi_error *err)
 {
 	json_t *msgs = json_array();
 	json_t *req = json_pack("{s:s,s:o}", "model", c->model, "messages", msgs);
@@ -151,7 +151,7 @@ json_t *openai_build(const struct provider_config *c, const struct pconv *conv,
 	return req;
 }
 
-int openai_parse(json_t *root, struct preply *r, struct engi_error *err)
+static int openai_parse(json_t *root, struct preply *r, struct engi_error *err)
 {
 	json_t *choices = json_object_get(root, "choices");
 	json_t *msg = json_object_get(json_array_get(choices, 0), "message");
@@ -193,3 +193,13 @@ int openai_parse(json_t *root, struct preply *r, struct engi_error *err)
 	}
 	return 0;
 }
+
+const struct provider_ops openai_ops = {
+    .name = "openai",
+    .summary = "OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp server, gateways)",
+    .base_url = "https://api.openai.com/v1",
+    .path = "/chat/completions",
+    .auth = "Authorization: Bearer ",
+    .build = openai_build,
+    .parse = openai_parse,
+};

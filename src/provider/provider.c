@@ -1,7 +1,9 @@
 /*
  * The provider-neutral half: configuration, conversations, the tools,
  * retries with backoff, the text fallback and the per-process throttle.
- * The wire formats live in openai.c and anthropic.c, HTTP in http.c.
+ * Nothing here knows one API from another: what differs is in each
+ * provider's struct provider_ops (openai.c, anthropic.c), found through
+ * the registry (registry.c); HTTP is in http.c.
  */
 #include "provider.h"
 
@@ -13,27 +15,13 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* ---- registry ---- */
-
-static const struct provider_desc provider_openai = {
-    "openai", "OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp server, gateways)",
-    PROVIDER_OPENAI};
-static const struct provider_desc provider_anthropic = {"anthropic", "Anthropic Messages",
-							PROVIDER_ANTHROPIC};
-static const struct provider_desc *const provider_registry[] = {&provider_openai,
-								&provider_anthropic, NULL};
-
-const struct provider_desc *const *provider_all(void)
-{
-	return provider_registry;
-}
 
 /* ---- configuration ---- */
 
@@ -66,23 +54,38 @@ static int cfg_num(json_t *o, const char *key, double dflt, double *out, const c
 	return 0;
 }
 
-/* Anthropic extended thinking: thinking_budget_tokens, else a budget from
+/* The providers that have extended thinking, for messages. */
+static void thinking_names(char *buf, size_t n, int thinking)
+{
+	const char *names[8];
+	size_t k = 0;
+	for (const struct provider_ops *const *p = provider_registry; *p && k < 8; p++)
+		if (!(*p)->thinking == !thinking)
+			names[k++] = (*p)->name;
+	text_join(buf, n, names, k);
+}
+
+/* Extended thinking: thinking_budget_tokens, else a budget from
  * reasoning_effort; max_tokens must leave room for the answer. */
 static int cfg_thinking(struct provider_config *c, json_t *o, struct engi_error *err)
 {
 	double v;
 	TRY(cfg_num(o, "thinking_budget_tokens", 0, &v, c->name, err));
-	if (json_object_get(o, "thinking_budget_tokens") && c->api != PROVIDER_ANTHROPIC)
+	if (json_object_get(o, "thinking_budget_tokens") && !c->ops->thinking) {
+		char yes[128], no[128];
+		thinking_names(yes, sizeof(yes), 1);
+		thinking_names(no, sizeof(no), 0);
 		RAISE(err, ENGI_EINVALID,
-		      "model '%s': /thinking_budget_tokens: only the anthropic provider takes it "
-		      "(openai: reasoning_effort)",
-		      c->name);
+		      "model '%s': /thinking_budget_tokens: only the %s provider takes it "
+		      "(%s: reasoning_effort)",
+		      c->name, yes, no);
+	}
 	if (v > 0 && (v < PROVIDER_THINKING_MIN || v > 1e7))
 		RAISE(err, ENGI_EINVALID,
 		      "model '%s': /thinking_budget_tokens: expected %d to 10000000 tokens",
 		      c->name, PROVIDER_THINKING_MIN);
 	c->thinking_budget = (long)v;
-	if (c->api != PROVIDER_ANTHROPIC || c->thinking_budget || !c->reasoning_effort[0])
+	if (!c->ops->thinking || c->thinking_budget || !c->reasoning_effort[0])
 		goto budget;
 	if (!strcmp(c->reasoning_effort, "low"))
 		c->thinking_budget = PROVIDER_THINKING_LOW;
@@ -92,8 +95,8 @@ static int cfg_thinking(struct provider_config *c, json_t *o, struct engi_error 
 		c->thinking_budget = PROVIDER_THINKING_HIGH;
 	else
 		RAISE(err, ENGI_EINVALID,
-		      "model '%s': /reasoning_effort: '%s' is not low, medium or high (anthropic)",
-		      c->name, c->reasoning_effort);
+		      "model '%s': /reasoning_effort: '%s' is not low, medium or high (%s)",
+		      c->name, c->reasoning_effort, c->ops->name);
 budget:
 	if (!c->thinking_budget)
 		return 0;
@@ -135,6 +138,151 @@ static int cfg_token_field(struct provider_config *c, json_t *o, struct engi_err
 	return 0;
 }
 
+/* The fields a condition may override (provider_config_set), each from
+ * its value v (NULL: absent, the default). */
+static int cfg_history_turns(struct provider_config *c, const json_t *v, struct engi_error *err)
+{
+	double d = PROVIDER_HISTORY_TURNS_DEFAULT;
+	if (v &&
+	    (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0))
+		RAISE(err, ENGI_EINVALID, "model '%s': /history_turns: expected a number ≥ 0",
+		      c->name);
+	if (v)
+		d = json_number_value(v);
+	c->history_turns = d < 1 ? 1 : d > INT_MAX ? INT_MAX : (int)d;
+	return 0;
+}
+
+static int cfg_tools(struct provider_config *c, const json_t *v, struct engi_error *err)
+{
+	const char *s = json_string_value(v);
+	if (v && !(s && (!strcmp(s, "native") || !strcmp(s, "text"))))
+		RAISE(err, ENGI_EINVALID, "model '%s': /tools: expected \"native\" or \"text\"",
+		      c->name);
+	c->tool_mode = s && !strcmp(s, "text") ? TOOLS_TEXT : TOOLS_NATIVE;
+	return 0;
+}
+
+static int cfg_image_tool(struct provider_config *c, const json_t *v, struct engi_error *err)
+{
+	if (v && !json_is_boolean(v))
+		RAISE(err, ENGI_EINVALID, "model '%s': /image_tool: expected true or false",
+		      c->name);
+	c->image_tool = json_is_true(v);
+	return 0;
+}
+
+static const struct {
+	const char *key;
+	int (*set)(struct provider_config *c, const json_t *v, struct engi_error *err);
+} cfg_overridable[] = {
+    {"history_turns", cfg_history_turns},
+    {"tools", cfg_tools},
+    {"image_tool", cfg_image_tool},
+};
+
+int provider_config_set(struct provider_config *c, const char *key, const json_t *v,
+			struct engi_error *err)
+{
+	for (size_t i = 0; i < sizeof(cfg_overridable) / sizeof(*cfg_overridable); i++)
+		if (!strcmp(cfg_overridable[i].key, key))
+			return cfg_overridable[i].set(c, v, err);
+	RAISE(err, ENGI_EINVALID, "model '%s': /%s: not a setting a condition can change", c->name,
+	      key);
+}
+
+void provider_config_init(struct provider_config *c, const struct provider_ops *ops,
+			  const char *name, const char *model)
+{
+	memset(c, 0, sizeof(*c));
+	c->ops = ops;
+	snprintf(c->name, sizeof(c->name), "%s", name ? name : "?");
+	snprintf(c->model, sizeof(c->model), "%s", model ? model : "");
+	snprintf(c->base_url, sizeof(c->base_url), "%s", ops->base_url);
+	c->temperature = NAN;
+	c->token_field =
+	    reasoning_model(c->model) ? TOKEN_FIELD_MAX_COMPLETION_TOKENS : TOKEN_FIELD_MAX_TOKENS;
+	c->timeout_s = PROVIDER_TIMEOUT_S_DEFAULT;
+	c->max_retries = PROVIDER_RETRIES_DEFAULT;
+	c->retry_base_s = PROVIDER_RETRY_BASE_S_DEFAULT;
+	c->history_turns = PROVIDER_HISTORY_TURNS_DEFAULT;
+	c->reply_cap = PROVIDER_REPLY_CAP;
+	c->tool_mode = TOOLS_NATIVE;
+}
+
+static int cfg_headers(struct provider_config *c, json_t *h, struct engi_error *err)
+{
+	if (h && !json_is_object(h))
+		RAISE(err, ENGI_EINVALID, "model '%s': /headers: expected an object", c->name);
+	const char *key;
+	json_t *hv;
+	json_object_foreach(h, key, hv)
+	{
+		if (!json_is_string(hv) || strpbrk(key, ":\r\n") ||
+		    strpbrk(json_string_value(hv), "\r\n"))
+			RAISE(err, ENGI_EINVALID,
+			      "model '%s': /headers/%s: expected a one-line string", c->name, key);
+		if (c->nheaders == PROVIDER_MAX_HEADERS)
+			RAISE(err, ENGI_EINVALID, "model '%s': /headers: more than %d", c->name,
+			      PROVIDER_MAX_HEADERS);
+		size_t n = strlen(key) + json_string_length(hv) + 3;
+		char *line = engi_malloc(n);
+		if (!line)
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+		snprintf(line, n, "%s: %s", key, json_string_value(hv));
+		c->headers[c->nheaders++] = line;
+		/* header values are credentials as often as not */
+		if (secrets_add_header(json_string_value(hv)) < 0)
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int cfg_parse(struct provider_config *c, json_t *o, struct engi_error *err)
+{
+	char prov[32] = "", name[64];
+	double v;
+	const char *nm = json_string_value(json_object_get(o, "name"));
+	snprintf(name, sizeof(name), "%s", nm ? nm : "?");
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	TRY(cfg_str(o, "provider", prov, sizeof(prov), 1, name, err));
+	const struct provider_ops *ops = provider_lookup(prov, err);
+	if (!ops) {
+		engi_error_prefix(err, "model '%s': /provider", name);
+		return err && err->code ? err->code : ENGI_EINVALID;
+	}
+	provider_config_init(c, ops, name, NULL);
+	c->base_url[0] = '\0';
+	TRY(cfg_str(o, "base_url", c->base_url, sizeof(c->base_url), 0, c->name, err));
+	TRY(cfg_str(o, "model", c->model, sizeof(c->model), 1, c->name, err));
+	TRY(cfg_str(o, "api_key_env", c->api_key_env, sizeof(c->api_key_env), 0, c->name, err));
+	TRY(cfg_str(o, "reasoning_effort", c->reasoning_effort, sizeof(c->reasoning_effort), 0,
+		    c->name, err));
+	if (!c->base_url[0])
+		snprintf(c->base_url, sizeof(c->base_url), "%s", ops->base_url);
+	size_t bl = strlen(c->base_url);
+	while (bl && c->base_url[bl - 1] == '/')
+		c->base_url[--bl] = '\0';
+	if (json_object_get(o, "temperature"))
+		TRY(cfg_num(o, "temperature", 0, &c->temperature, c->name, err));
+	TRY(cfg_num(o, "max_tokens", 0, &v, c->name, err));
+	c->max_tokens = v >= (double)LONG_MAX ? LONG_MAX : (long)v;
+	TRY(cfg_thinking(c, o, err));
+	TRY(cfg_token_field(c, o, err));
+	TRY(cfg_num(o, "price_in_per_mtok", 0, &c->price_in_per_mtok, c->name, err));
+	TRY(cfg_num(o, "price_out_per_mtok", 0, &c->price_out_per_mtok, c->name, err));
+	TRY(cfg_num(o, "timeout_s", PROVIDER_TIMEOUT_S_DEFAULT, &c->timeout_s, c->name, err));
+	TRY(cfg_num(o, "retry_base_s", PROVIDER_RETRY_BASE_S_DEFAULT, &c->retry_base_s, c->name,
+		    err));
+	TRY(cfg_num(o, "rpm", 0, &c->rpm, c->name, err));
+	TRY(cfg_num(o, "tpm", 0, &c->tpm, c->name, err));
+	TRY(cfg_num(o, "max_retries", PROVIDER_RETRIES_DEFAULT, &v, c->name, err));
+	c->max_retries = v > INT_MAX ? INT_MAX : (int)v;
+	for (size_t i = 0; i < sizeof(cfg_overridable) / sizeof(*cfg_overridable); i++)
+		TRY(cfg_overridable[i].set(c, json_object_get(o, cfg_overridable[i].key), err));
+	return cfg_headers(c, json_object_get(o, "headers"), err);
+}
+
 int provider_config_parse(struct provider_config *c, const char *entry_json, struct engi_error *err)
 {
 	memset(c, 0, sizeof(*c));
@@ -144,135 +292,47 @@ int provider_config_parse(struct provider_config *c, const char *entry_json, str
 		json_decref(o);
 		RAISE(err, ENGI_EINVALID, "model settings: expected a JSON object");
 	}
-	int rc = 0;
-	char prov[32] = "";
-	double v;
-	const char *nm = json_string_value(json_object_get(o, "name"));
-	snprintf(c->name, sizeof(c->name), "%s", nm ? nm : "?");
-	if ((rc = cfg_str(o, "provider", prov, sizeof(prov), 1, c->name, err)) < 0)
-		goto out;
-	const struct provider_desc *const *pd = provider_registry;
-	while (*pd && strcmp((*pd)->name, prov))
-		pd++;
-	if (*pd)
-		c->api = (*pd)->api;
-	else {
-		rc = engi_raise(err, ENGI_EINVALID,
-				"model '%s': /provider: '%s' is not one of openai, anthropic",
-				c->name, prov);
-		goto out;
-	}
-	if ((rc = cfg_str(o, "base_url", c->base_url, sizeof(c->base_url), 0, c->name, err)) < 0 ||
-	    (rc = cfg_str(o, "model", c->model, sizeof(c->model), 1, c->name, err)) < 0 ||
-	    (rc = cfg_str(o, "api_key_env", c->api_key_env, sizeof(c->api_key_env), 0, c->name,
-			  err)) < 0 ||
-	    (rc = cfg_str(o, "reasoning_effort", c->reasoning_effort, sizeof(c->reasoning_effort),
-			  0, c->name, err)) < 0)
-		goto out;
-	if (!c->base_url[0])
-		snprintf(c->base_url, sizeof(c->base_url), "%s",
-			 c->api == PROVIDER_OPENAI ? "https://api.openai.com/v1"
-						   : "https://api.anthropic.com/v1");
-	size_t bl = strlen(c->base_url);
-	while (bl && c->base_url[bl - 1] == '/')
-		c->base_url[--bl] = '\0';
-	json_t *t = json_object_get(o, "temperature");
-	c->temperature = NAN;
-	if (t && (rc = cfg_num(o, "temperature", 0, &c->temperature, c->name, err)) < 0)
-		goto out;
-	if ((rc = cfg_num(o, "max_tokens", 0, &v, c->name, err)) < 0)
-		goto out;
-	c->max_tokens = (long)v;
-	if ((rc = cfg_thinking(c, o, err)) < 0 || (rc = cfg_token_field(c, o, err)) < 0)
-		goto out;
-	if ((rc = cfg_num(o, "price_in_per_mtok", 0, &c->price_in_per_mtok, c->name, err)) < 0 ||
-	    (rc = cfg_num(o, "price_out_per_mtok", 0, &c->price_out_per_mtok, c->name, err)) < 0 ||
-	    (rc = cfg_num(o, "timeout_s", PROVIDER_TIMEOUT_S_DEFAULT, &c->timeout_s, c->name,
-			  err)) < 0 ||
-	    (rc = cfg_num(o, "retry_base_s", PROVIDER_RETRY_BASE_S_DEFAULT, &c->retry_base_s,
-			  c->name, err)) < 0 ||
-	    (rc = cfg_num(o, "rpm", 0, &c->rpm, c->name, err)) < 0 ||
-	    (rc = cfg_num(o, "tpm", 0, &c->tpm, c->name, err)) < 0)
-		goto out;
-	if ((rc = cfg_num(o, "max_retries", PROVIDER_RETRIES_DEFAULT, &v, c->name, err)) < 0)
-		goto out;
-	c->max_retries = (int)v;
-	if ((rc = cfg_num(o, "history_turns", PROVIDER_HISTORY_TURNS_DEFAULT, &v, c->name, err)) <
-	    0)
-		goto out;
-	c->history_turns = v < 1 ? 1 : (int)v;
-	c->reply_cap = PROVIDER_REPLY_CAP;
-	json_t *tm = json_object_get(o, "tools");
-	if (tm && !(json_is_string(tm) && (!strcmp(json_string_value(tm), "native") ||
-					   !strcmp(json_string_value(tm), "text")))) {
-		rc = engi_raise(err, ENGI_EINVALID,
-				"model '%s': /tools: expected \"native\" or \"text\"", c->name);
-		goto out;
-	}
-	c->tool_mode = tm && !strcmp(json_string_value(tm), "text") ? TOOLS_TEXT : TOOLS_NATIVE;
-	json_t *it = json_object_get(o, "image_tool");
-	if (it && !json_is_boolean(it)) {
-		rc = engi_raise(err, ENGI_EINVALID,
-				"model '%s': /image_tool: expected true or false", c->name);
-		goto out;
-	}
-	c->image_tool = json_is_true(it);
-	json_t *h = json_object_get(o, "headers");
-	if (h && !json_is_object(h)) {
-		rc = engi_raise(err, ENGI_EINVALID, "model '%s': /headers: expected an object",
-				c->name);
-		goto out;
-	}
-	const char *key;
-	json_t *hv;
-	json_object_foreach(h, key, hv)
-	{
-		if (!json_is_string(hv) || strpbrk(key, ":\r\n") ||
-		    strpbrk(json_string_value(hv), "\r\n")) {
-			rc = engi_raise(err, ENGI_EINVALID,
-					"model '%s': /headers/%s: expected a one-line string",
-					c->name, key);
-			goto out;
-		}
-		if (c->nheaders == PROVIDER_MAX_HEADERS) {
-			rc = engi_raise(err, ENGI_EINVALID, "model '%s': /headers: more than %d",
-					c->name, PROVIDER_MAX_HEADERS);
-			goto out;
-		}
-		size_t n = strlen(key) + json_string_length(hv) + 3;
-		char *line = engi_malloc(n);
-		if (!line) {
-			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
-			goto out;
-		}
-		snprintf(line, n, "%s: %s", key, json_string_value(hv));
-		c->headers[c->nheaders++] = line;
-		/* header values are credentials as often as not */
-		if (secrets_add_header(json_string_value(hv)) < 0) {
-			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-out:
+	int rc = cfg_parse(c, o, err);
 	json_decref(o);
 	if (rc < 0)
 		provider_config_release(c);
 	return rc;
 }
 
-int provider_config_check(const char *entry_json, struct engi_error *err)
+int provider_config_load(const char *entry_json, struct provider_config **out,
+			 struct engi_error *err)
 {
-	struct provider_config c;
-	int rc = provider_config_parse(&c, entry_json, err);
-	if (rc == 0) {
-		provider_config_release(&c);
-		return 0;
+	*out = NULL;
+	struct provider_config *c = engi_malloc(sizeof(*c));
+	if (!c)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	int rc = provider_config_parse(c, entry_json, err);
+	if (rc < 0) {
+		engi_free(c);
+		/* provider_config_parse words its errors "model 'NAME': /FIELD: ..." */
+		const char *at =
+		    err && !strncmp(err->msg, "model '", 7) ? strstr(err->msg, "': /") : NULL;
+		if (at)
+			memmove(err->msg, at + 3, strlen(at + 3) + 1);
+		return rc;
 	}
-	/* provider_config_parse words its errors "model 'NAME': /FIELD: ..." */
-	const char *at = err && !strncmp(err->msg, "model '", 7) ? strstr(err->msg, "': /") : NULL;
-	if (at)
-		memmove(err->msg, at + 3, strlen(at + 3) + 1);
-	return rc;
+	*out = c;
+	return 0;
+}
+
+int provider_config_copy(struct provider_config *dst, const struct provider_config *src,
+			 struct engi_error *err)
+{
+	*dst = *src;
+	dst->nheaders = 0;
+	for (size_t i = 0; i < src->nheaders; i++) {
+		if (!(dst->headers[i] = engi_strdup(src->headers[i]))) {
+			provider_config_release(dst);
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+		}
+		dst->nheaders = i + 1;
+	}
+	return 0;
 }
 
 void provider_config_release(struct provider_config *c)
@@ -280,6 +340,14 @@ void provider_config_release(struct provider_config *c)
 	for (size_t i = 0; i < c->nheaders; i++)
 		engi_free(c->headers[i]);
 	c->nheaders = 0;
+}
+
+void provider_config_free(struct provider_config *c)
+{
+	if (!c)
+		return;
+	provider_config_release(c);
+	engi_free(c);
 }
 
 /* ---- conversations ---- */
@@ -562,8 +630,7 @@ size_t wire_tools(const struct provider_config *c, const struct wire_tool **out)
 char *provider_build_request(const struct provider_config *c, const struct pconv *conv,
 			     struct engi_error *err)
 {
-	json_t *req =
-	    c->api == PROVIDER_OPENAI ? openai_build(c, conv, err) : anthropic_build(c, conv, err);
+	json_t *req = c->ops->build(c, conv, err);
 	if (!req)
 		return NULL;
 	char *s = json_dumps(req, JSON_COMPACT);
@@ -591,8 +658,7 @@ int provider_parse_reply(const struct provider_config *c, const char *body, size
 		json_decref(root);
 		RAISE(err, ENGI_EPARSE, "model '%s': reply is not a JSON object", c->name);
 	}
-	int rc =
-	    c->api == PROVIDER_OPENAI ? openai_parse(root, r, err) : anthropic_parse(root, r, err);
+	int rc = c->ops->parse(root, r, err);
 	json_decref(root);
 	if (rc < 0) {
 		engi_error_prefix(err, "model '%s'", c->name);
@@ -741,21 +807,17 @@ int provider_complete(const struct provider_config *c, const char *api_key,
 	if (!r->request)
 		return err && err->code ? err->code : ENGI_ENOMEM;
 	char url[600];
-	snprintf(url, sizeof(url), "%s%s", c->base_url,
-		 c->api == PROVIDER_OPENAI ? "/chat/completions" : "/messages");
-	const char *hdr[PROVIDER_MAX_HEADERS + 4];
+	snprintf(url, sizeof(url), "%s%s", c->base_url, c->ops->path);
+	const char *hdr[PROVIDER_MAX_HEADERS + 8];
 	size_t nh = 0;
 	char auth[1024] = "";
 	hdr[nh++] = "Content-Type: application/json";
 	if (api_key && api_key[0]) {
-		if (c->api == PROVIDER_OPENAI)
-			snprintf(auth, sizeof(auth), "Authorization: Bearer %s", api_key);
-		else
-			snprintf(auth, sizeof(auth), "x-api-key: %s", api_key);
+		snprintf(auth, sizeof(auth), "%s%s", c->ops->auth, api_key);
 		hdr[nh++] = auth;
 	}
-	if (c->api == PROVIDER_ANTHROPIC)
-		hdr[nh++] = "anthropic-version: 2023-06-01";
+	for (const char *const *h = c->ops->headers; h && *h && nh < 8; h++)
+		hdr[nh++] = *h;
 	for (size_t i = 0; i < c->nheaders; i++)
 		hdr[nh++] = c->headers[i];
 	double est_tokens = (double)strlen(r->request) / 4.0;

@@ -39,16 +39,42 @@
 
 #include "engi/error.h"
 
-enum provider_api { PROVIDER_OPENAI, PROVIDER_ANTHROPIC };
+typedef struct json_t json_t;
+struct provider_config;
+struct pconv;
+struct preply;
 
-struct provider_desc {
-	const char *name; /* as in models.json "provider" */
-	const char *summary;
-	int api;
+/*
+ * One provider: a descriptor in its own file (openai.c, anthropic.c) and one
+ * line in registry.c. Everything that differs between the APIs is here;
+ * provider.c reads only this.
+ */
+struct provider_ops {
+	const char *name;	    /* as in models.json "provider" and the trace's model_start */
+	const char *summary;	    /* what `engisweep inspect` lists */
+	const char *base_url;	    /* the default base_url */
+	const char *path;	    /* of the endpoint, after base_url: "/messages" */
+	const char *auth;	    /* the header that carries the key, up to the key */
+	const char *const *headers; /* sent with every request, NULL-ended */
+	/* extended thinking: takes thinking_budget_tokens, and reasoning_effort
+	 * (low, medium, high) sets its budget; without it reasoning_effort goes
+	 * into the request as written */
+	int thinking;
+	/* the request body for a conversation, a new reference */
+	json_t *(*build)(const struct provider_config *c, const struct pconv *conv,
+			 struct engi_error *err);
+	/* a reply body, a JSON object, into r */
+	int (*parse)(json_t *root, struct preply *r, struct engi_error *err);
 };
 
-/* The registry, NULL-ended: what `engisweep inspect` lists. */
-const struct provider_desc *const *provider_all(void);
+/* Every provider built in, NULL-ended (src/provider/registry.c). */
+extern const struct provider_ops *const provider_registry[];
+/* The provider of that name; NULL and "'NAME' is not one of openai, ..."
+ * (the registry's names) when there is none. */
+const struct provider_ops *provider_lookup(const char *name, struct engi_error *err);
+/* The registry's names, ", "-separated, into buf. */
+void provider_names(char *buf, size_t n);
+
 enum tool_mode { TOOLS_NATIVE, TOOLS_TEXT };
 
 #define PROVIDER_TIMEOUT_S_DEFAULT     300.0
@@ -72,7 +98,7 @@ enum token_field { TOKEN_FIELD_MAX_TOKENS, TOKEN_FIELD_MAX_COMPLETION_TOKENS };
 
 struct provider_config {
 	char name[64];
-	int api;
+	const struct provider_ops *ops;
 	char base_url[512];
 	char model[128];
 	char api_key_env[128];
@@ -100,10 +126,24 @@ struct provider_config {
 int provider_config_parse(struct provider_config *c, const char *entry_json,
 			  struct engi_error *err);
 void provider_config_release(struct provider_config *c);
-/* Checks an entry as provider_config_parse reads it, keeping nothing. The
- * error, for the caller to place in its file, reads "/FIELD: what is
- * wrong" (without the model's name). */
-int provider_config_check(const char *entry_json, struct engi_error *err);
+/* provider_config_parse into a new config (provider_config_free), for a
+ * caller that keeps it; the error, for the caller to place in its file,
+ * reads "/FIELD: what is wrong" (without the model's name). */
+int provider_config_load(const char *entry_json, struct provider_config **out,
+			 struct engi_error *err);
+void provider_config_free(struct provider_config *c);
+/* The settings of a provider that no models.json entry names (a replay):
+ * the defaults of every field. */
+void provider_config_init(struct provider_config *c, const struct provider_ops *ops,
+			  const char *name, const char *model);
+/* dst becomes a copy of src that owns its own strings. */
+int provider_config_copy(struct provider_config *dst, const struct provider_config *src,
+			 struct engi_error *err);
+/* Sets one of the fields that a condition may override (history_turns,
+ * tools, image_tool: matrix.h's cond_settings) as provider_config_parse
+ * reads it from an entry. */
+int provider_config_set(struct provider_config *c, const char *key, const json_t *v,
+			struct engi_error *err);
 
 struct ptool_call {
 	char *id;

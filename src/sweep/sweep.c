@@ -74,11 +74,9 @@ struct runctx {
 	double *model_spent; /* dollars of each model's recorded episodes */
 	/* cells whose cost was booked when their episode ended (budgets) */
 	unsigned char *booked;
-	/* the request governor: per model, its provider settings (parsed on
-	 * first use) and the adaptive concurrency limit */
+	/* the request governor: per model, the adaptive concurrency limit (its
+	 * provider settings are the model's, sweepdef's) */
 	pthread_mutex_t gov_lock;
-	struct provider_config *gov_cfg;
-	unsigned char *gov_state; /* 0 unparsed, 1 parsed, 2 not a provider */
 	double *gov_limit, *gov_changed;
 	struct pool_entry *pool;
 	size_t npool;
@@ -321,21 +319,16 @@ static double hook_govern(void *p, const char *msg)
 	unsigned mi;
 	char verb[8];
 	double a = 0, b = 0, d = 0;
-	if (!c->gov_cfg || sscanf(msg, "%u %7s %lf %lf %lf", &mi, verb, &a, &b, &d) < 3 ||
+	if (!c->gov_limit || sscanf(msg, "%u %7s %lf %lf %lf", &mi, verb, &a, &b, &d) < 3 ||
 	    mi >= c->sw->def.nmodels)
 		return 0;
-	const struct model *m = &c->sw->def.models[mi];
-	if (c->gov_state[mi] == 0) {
-		c->gov_state[mi] = 2;
-		if (m->entry && provider_config_parse(&c->gov_cfg[mi], m->entry, NULL) == 0)
-			c->gov_state[mi] = 1;
-	}
-	if (c->gov_state[mi] != 1)
+	const struct provider_config *pc = c->sw->def.models[mi].provider;
+	if (!pc)
 		return 0;
 	if (!strcmp(verb, "ask"))
-		return provider_throttle_reserve(&c->gov_cfg[mi], a);
+		return provider_throttle_reserve(pc, a);
 	if (!strcmp(verb, "tell")) {
-		provider_throttle_used(&c->gov_cfg[mi], b, d);
+		provider_throttle_used(pc, b, d);
 		if ((long)a == 429) {
 			pthread_mutex_lock(&c->gov_lock);
 			double lim = c->gov_limit[mi] * GOV_BACKOFF;
@@ -985,8 +978,6 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder, struct 
 	c->model_running = engi_calloc(sw->def.nmodels, sizeof(int));
 	c->model_spent = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(double));
 	c->booked = engi_calloc(sw->matrix.ncells ? sw->matrix.ncells : 1, 1);
-	c->gov_cfg = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(*c->gov_cfg));
-	c->gov_state = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, 1);
 	c->gov_limit = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(double));
 	c->gov_changed = engi_calloc(sw->def.nmodels ? sw->def.nmodels : 1, sizeof(double));
 	for (size_t i = 0; c->gov_limit && c->gov_changed && i < sw->def.nmodels; i++) {
@@ -1000,9 +991,9 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder, struct 
 	c->measured_n = engi_calloc(npairs ? npairs : 1, sizeof(int));
 	c->model_measured_s = engi_calloc(sw->def.nmodels, sizeof(double));
 	c->model_predicted_s = engi_calloc(sw->def.nmodels, sizeof(double));
-	if (!sw->results || !c->model_running || !c->model_spent || !c->booked || !c->gov_cfg ||
-	    !c->gov_state || !c->gov_limit || !c->gov_changed || !c->index || !c->last_line ||
-	    !c->measured_sum || !c->measured_n || !c->model_measured_s || !c->model_predicted_s)
+	if (!sw->results || !c->model_running || !c->model_spent || !c->booked || !c->gov_limit ||
+	    !c->gov_changed || !c->index || !c->last_line || !c->measured_sum || !c->measured_n ||
+	    !c->model_measured_s || !c->model_predicted_s)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		c->index[i].id = sw->matrix.cells[i].id;
@@ -1177,11 +1168,6 @@ out:
 	engi_free(c.model_running);
 	engi_free(c.model_spent);
 	engi_free(c.booked);
-	for (size_t i = 0; c.gov_state && i < sw->def.nmodels; i++)
-		if (c.gov_state[i] == 1)
-			provider_config_release(&c.gov_cfg[i]);
-	engi_free(c.gov_cfg);
-	engi_free(c.gov_state);
 	engi_free(c.gov_limit);
 	engi_free(c.gov_changed);
 	pthread_mutex_destroy(&c.gov_lock);
