@@ -1,5 +1,5 @@
 /*
- * Fuzz target for the GUI actions of `computer` calls (src/backend/screen.c):
+ * Fuzz target for the GUI actions of `computer` calls (src/backend/screen_action.c):
  * the agent's action JSON mapped to the steps the qemu backend performs. The
  * first byte picks the guest's screen (low three bits) and the screenshot
  * scale (next two bits); the rest is the action's text. After the parse:
@@ -14,7 +14,7 @@
  */
 #include "fuzz_file.h"
 
-#include "screen.h"
+#include "screen_action.h"
 
 #include <jansson.h>
 #include <stddef.h>
