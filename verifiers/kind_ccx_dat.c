@@ -11,6 +11,7 @@
 #include "engi/verify.h"
 
 #include "engi/alloc.h"
+#include "engi/slurp.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #define CCX_FILE_MAX ((size_t)256 << 20)
 #define CCX_LINE_MAX 4096
@@ -259,35 +259,6 @@ struct found {
 	int seen;
 };
 
-static int ccx_read_output(const char *path, const char *target, char **buf, size_t *size,
-			   struct engi_error *e)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return engi_raise(e, ENGI_EIO, "cannot read CalculiX output '%s': %s", target,
-				  strerror(errno));
-	struct stat st;
-	int rc = 0;
-	if (fstat(fileno(fp), &st) < 0 || !S_ISREG(st.st_mode)) {
-		rc = engi_raise(e, ENGI_EIO, "cannot read CalculiX output '%s': not a regular file",
-				target);
-	} else if ((unsigned long long)st.st_size > CCX_FILE_MAX) {
-		rc = engi_raise(e, ENGI_ETOOBIG,
-				"cannot read CalculiX output '%s': %lld bytes, over the cap of %zu",
-				target, (long long)st.st_size, CCX_FILE_MAX);
-	} else {
-		*size = (size_t)st.st_size;
-		*buf = engi_malloc(*size + 1);
-		if (!*buf)
-			rc = engi_raise(e, ENGI_ENOMEM, "out of memory reading '%s'", target);
-		else if (fread(*buf, 1, *size, fp) != *size)
-			rc = engi_raise(e, ENGI_EIO, "cannot read CalculiX output '%s': short read",
-					target);
-	}
-	fclose(fp);
-	return rc;
-}
-
 /* Finds, for every criterion, the last block of its quantity and set. */
 static int scan_blocks(const char *buf, size_t size, const char *target,
 		       const struct ccx_criteria *cc, struct found *found, struct engi_error *e)
@@ -383,6 +354,13 @@ static int judge(const struct ccx_criterion *c, const char *buf, size_t size, co
 		m = total;
 		break;
 	}
+	/* finite values whose magnitude or sum overflows: no measurement */
+	if (!isfinite(m))
+		return engi_criterion_report(&c->c, ENGI_UNAVAILABLE, NAN, v, err,
+					     "cannot read CalculiX output '%s': the %s %s of set "
+					     "'%s' (line %zu) overflows a double",
+					     target, reduce_names[c->reduce],
+					     component_names[c->component], c->set, f->line_no);
 	int rc = engi_verdict_metric(v, c->c.name, m);
 	if (rc < 0)
 		RAISE(err, rc, "cannot record metric '%s': %s", c->c.name, engi_strerror(rc));
@@ -411,7 +389,7 @@ static int ccx_verify(const void *criteria, const char *target, const struct eng
 		rc = engi_raise(&e, ENGI_EINVALID,
 				"cannot read CalculiX output '%s': path too long", target);
 	else
-		rc = ccx_read_output(path, target, &buf, &size, &e);
+		rc = engi_io_slurp(path, target, "CalculiX output", CCX_FILE_MAX, &buf, &size, &e);
 	if (rc == 0)
 		rc = scan_blocks(buf, size, target, cc, found, &e);
 	if (rc == ENGI_ENOMEM) {
@@ -439,7 +417,7 @@ static size_t ccx_names(const void *criteria, const char **out, size_t cap)
 const struct engi_verifier_kind engi_verifier_ccx_dat = {
     .name = "ccx_dat",
     .summary = "CalculiX .dat nodal results (*NODE PRINT)",
-    .version = 1,
+    .version = 2,
     .parse = ccx_parse,
     .verify = ccx_verify,
     .free_criteria = ccx_free,

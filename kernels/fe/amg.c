@@ -365,10 +365,36 @@ static void dinv_apply(const struct level *l, const double *X, double *Y, int nv
 #undef DINV_CALL
 }
 
-/* C = A B, rows in parallel, columns unsorted. */
-static int spgemm(const struct csr *a, const struct csr *b, struct csr *c)
+/* Per-thread scratch of a product with b: one int32 a column of b, all -1;
+ * NULL when out of memory. */
+static int32_t *spgemm_marks(const struct csr *b)
 {
+	int32_t *mark = engi_malloc(((size_t)b->m + 1) * sizeof(*mark));
+	for (int32_t k = 0; mark && k < b->m; k++)
+		mark[k] = -1;
+	return mark;
+}
+
+/*
+ * C = A B, rows in parallel, columns in the order they first appear. The
+ * rows of A come in ngrp groups (grp[g] .. grp[g+1]) that share one pattern,
+ * as the rows of a coarse node do in R = P': one pass over the group's
+ * pattern serves all its rows (at most AMG_MAX_BLOCK of them). grp NULL:
+ * every row is its own group (ngrp = a->n). Each entry of C sums its
+ * products in the order of A's and B's entries, whatever the grouping.
+ */
+static int spgemm(const struct csr *a, const struct csr *b, int32_t ngrp, const int32_t *grp,
+		  struct csr *c)
+{
+#define GRP(g) (grp ? grp[g] : (g))
 	int rc = 0;
+	/* a group is a few rows: smaller chunks; a matrix of single rows is
+	 * parallel only when it is large enough */
+	const int chunk = grp ? 32 : 256, par = grp || a->n > AMG_PAR_MIN;
+	/* what the first product is added to: -0.0 leaves every product as
+	 * it is; grouped rows start from +0.0, which turns a first product
+	 * of -0.0 into +0.0, as their zeroed sums always did */
+	const double base = grp ? 0.0 : -0.0;
 	memset(c, 0, sizeof(*c));
 	c->n = a->n;
 	c->m = b->m;
@@ -376,30 +402,29 @@ static int spgemm(const struct csr *a, const struct csr *b, struct csr *c)
 	if (!c->p)
 		return ENGI_ENOMEM;
 	int64_t total = 0;
-#pragma omp parallel reduction(+ : total) if (a->n > AMG_PAR_MIN)
+#pragma omp parallel reduction(+ : total) if (par)
 	{
-		int32_t *mark = engi_malloc(((size_t)b->m + 1) * sizeof(*mark));
+		int32_t *mark = spgemm_marks(b);
 		if (!mark) {
 #pragma omp atomic write
 			rc = ENGI_ENOMEM;
 		}
-		for (int32_t k = 0; mark && k < b->m; k++)
-			mark[k] = -1;
-#pragma omp for schedule(dynamic, 256)
-		for (int32_t i = 0; i < a->n; i++) {
-			int32_t cnt = 0;
-			if (!mark) /* no memory: to the barrier */
+#pragma omp for schedule(dynamic, chunk)
+		for (int32_t g = 0; g < ngrp; g++) {
+			int32_t i = GRP(g), cnt = 0;
+			if (!mark || GRP(g + 1) == i) /* no memory: to the barrier */
 				continue;
 			for (int32_t q = a->p[i]; q < a->p[i + 1]; q++) {
 				int32_t k = a->j[q];
 				for (int32_t t = b->p[k]; t < b->p[k + 1]; t++)
-					if (mark[b->j[t]] != i) {
-						mark[b->j[t]] = i;
+					if (mark[b->j[t]] != g) {
+						mark[b->j[t]] = g;
 						cnt++;
 					}
 			}
-			c->p[i + 1] = cnt;
-			total += cnt;
+			for (int32_t i2 = i; i2 < GRP(g + 1); i2++)
+				c->p[i2 + 1] = cnt;
+			total += (int64_t)cnt * (GRP(g + 1) - i);
 		}
 		engi_free(mark);
 	}
@@ -415,130 +440,41 @@ static int spgemm(const struct csr *a, const struct csr *b, struct csr *c)
 		csr_free(c);
 		return ENGI_ENOMEM;
 	}
-#pragma omp parallel if (a->n > AMG_PAR_MIN)
+#pragma omp parallel if (par)
 	{
-		int32_t *pos = engi_malloc(((size_t)b->m + 1) * sizeof(*pos));
+		int32_t *pos = spgemm_marks(b);
 		if (!pos) {
 #pragma omp atomic write
 			rc = ENGI_ENOMEM;
 		}
-		for (int32_t k = 0; pos && k < b->m; k++)
-			pos[k] = -1;
-#pragma omp for schedule(dynamic, 256)
-		for (int32_t i = 0; i < a->n; i++) {
-			int32_t at = c->p[i], first = at;
-			if (!pos) /* no memory: to the barrier */
-				continue;
-			for (int32_t q = a->p[i]; q < a->p[i + 1]; q++) {
-				int32_t k = a->j[q];
-				double v = a->x[q];
-				for (int32_t t = b->p[k]; t < b->p[k + 1]; t++) {
-					int32_t col = b->j[t];
-					if (pos[col] < first) {
-						pos[col] = at;
-						c->j[at] = col;
-						c->x[at++] = v * b->x[t];
-					} else {
-						c->x[pos[col]] += v * b->x[t];
-					}
-				}
-			}
-		}
-		engi_free(pos);
-	}
-	if (rc < 0)
-		csr_free(c);
-	return rc;
-}
-
-/* C = R B where the rows of R come in groups (grp[g] .. grp[g+1]) that
- * share one pattern, as the rows of a coarse node do in R = P': one pass
- * over the group's pattern serves all its rows. */
-static int spgemm_grouped(const struct csr *r, const struct csr *b, int32_t ngrp,
-			  const int32_t *grp, struct csr *c)
-{
-	int rc = 0;
-	memset(c, 0, sizeof(*c));
-	c->n = r->n;
-	c->m = b->m;
-	c->p = engi_calloc((size_t)r->n + 1, sizeof(*c->p));
-	if (!c->p)
-		return ENGI_ENOMEM;
-	int64_t total = 0;
-#pragma omp parallel reduction(+ : total)
-	{
-		int32_t *mark = engi_malloc(((size_t)b->m + 1) * sizeof(*mark));
-		if (!mark) {
-#pragma omp atomic write
-			rc = ENGI_ENOMEM;
-		}
-		for (int32_t k = 0; mark && k < b->m; k++)
-			mark[k] = -1;
-#pragma omp for schedule(dynamic, 32)
+#pragma omp for schedule(dynamic, chunk)
 		for (int32_t g = 0; g < ngrp; g++) {
-			int32_t i = grp[g], cnt = 0;
-			if (!mark || grp[g + 1] == i) /* no memory: to the barrier */
-				continue;
-			for (int32_t q = r->p[i]; q < r->p[i + 1]; q++) {
-				int32_t k = r->j[q];
-				for (int32_t t = b->p[k]; t < b->p[k + 1]; t++)
-					if (mark[b->j[t]] != g) {
-						mark[b->j[t]] = g;
-						cnt++;
-					}
-			}
-			for (int32_t i2 = i; i2 < grp[g + 1]; i2++)
-				c->p[i2 + 1] = cnt;
-			total += (int64_t)cnt * (grp[g + 1] - i);
-		}
-		engi_free(mark);
-	}
-	if (rc < 0 || total >= INT32_MAX) {
-		csr_free(c);
-		return rc < 0 ? rc : ENGI_ETOOBIG;
-	}
-	for (int32_t i = 0; i < r->n; i++)
-		c->p[i + 1] += c->p[i];
-	c->j = engi_malloc((size_t)(total ? total : 1) * sizeof(*c->j));
-	c->x = engi_calloc((size_t)(total ? total : 1), sizeof(*c->x));
-	if (!c->j || !c->x) {
-		csr_free(c);
-		return ENGI_ENOMEM;
-	}
-#pragma omp parallel
-	{
-		int32_t *pos = engi_malloc(((size_t)b->m + 1) * sizeof(*pos));
-		if (!pos) {
-#pragma omp atomic write
-			rc = ENGI_ENOMEM;
-		}
-		for (int32_t k = 0; pos && k < b->m; k++)
-			pos[k] = -1;
-#pragma omp for schedule(dynamic, 32)
-		for (int32_t g = 0; g < ngrp; g++) {
-			int32_t i0 = grp[g], w = grp[g + 1] - i0;
+			int32_t i0 = GRP(g), w = GRP(g + 1) - i0;
 			if (!pos || !w) /* no memory: to the barrier */
 				continue;
 			int32_t *cols = c->j + c->p[i0], u = 0;
 			/* the rows' entries at the same position of the
-			 * shared pattern: column q of r row i0 is column
+			 * shared pattern: column q of a row i0 is column
 			 * q of the others */
-			for (int32_t q = r->p[i0]; q < r->p[i0 + 1]; q++) {
-				int32_t k = r->j[q];
-				int32_t off = q - r->p[i0];
-				double rv[AMG_MAX_BLOCK];
+			for (int32_t q = a->p[i0]; q < a->p[i0 + 1]; q++) {
+				int32_t k = a->j[q];
+				int32_t off = q - a->p[i0];
+				double av[AMG_MAX_BLOCK];
 				for (int32_t t = 0; t < w; t++)
-					rv[t] = r->x[r->p[i0 + t] + off];
+					av[t] = a->x[a->p[i0 + t] + off];
 				for (int32_t t = b->p[k]; t < b->p[k + 1]; t++) {
 					int32_t col = b->j[t];
+					double v = b->x[t];
 					if (pos[col] < 0) {
 						pos[col] = u;
+						for (int32_t s2 = 0; s2 < w; s2++)
+							c->x[c->p[i0 + s2] + u] = base + av[s2] * v;
 						cols[u++] = col;
+						continue;
 					}
-					double v = b->x[t];
 					int32_t at = pos[col];
 					for (int32_t s2 = 0; s2 < w; s2++)
-						c->x[c->p[i0 + s2] + at] += rv[s2] * v;
+						c->x[c->p[i0 + s2] + at] += av[s2] * v;
 				}
 			}
 			for (int32_t s2 = 1; s2 < w; s2++)
@@ -551,6 +487,7 @@ static int spgemm_grouped(const struct csr *r, const struct csr *b, int32_t ngrp
 	if (rc < 0)
 		csr_free(c);
 	return rc;
+#undef GRP
 }
 
 /* Whether the rows of each group have one pattern (and at most
@@ -1052,7 +989,7 @@ static int coarsen(struct level *l, const struct csr *T, int32_t ncb, const int3
 {
 	int rc;
 	struct csr AT = {0}, AP = {0};
-	if ((rc = spgemm(&l->A, T, &AT)) < 0)
+	if ((rc = spgemm(&l->A, T, l->A.n, NULL, &AT)) < 0)
 		return rc;
 	double w = 4.0 / 3.0 / l->lam;
 	/* P = T - w Dinv (A T): Dinv mixes the rows of a node, whose
@@ -1132,12 +1069,12 @@ static int coarsen(struct level *l, const struct csr *T, int32_t ncb, const int3
 	}
 	if ((rc = transpose(&l->P, &l->R)) < 0)
 		goto out;
-	if ((rc = spgemm(&l->A, &l->P, &AP)) < 0)
+	if ((rc = spgemm(&l->A, &l->P, l->A.n, NULL, &AP)) < 0)
 		goto out;
 	if (same_patterns(&l->R, ncb, cblk))
-		rc = spgemm_grouped(&l->R, &AP, ncb, cblk, Ac);
+		rc = spgemm(&l->R, &AP, ncb, cblk, Ac);
 	else
-		rc = spgemm(&l->R, &AP, Ac);
+		rc = spgemm(&l->R, &AP, l->R.n, NULL, Ac);
 out:
 	engi_free(cnt);
 	engi_free(pos);

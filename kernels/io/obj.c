@@ -132,7 +132,7 @@ int engi_obj_read(const char *path, struct engi_mesh *m, size_t max_verts, size_
 	char *buf;
 	size_t len;
 	engi_mesh_release(m);
-	TRY(engi_io_slurp(path, "OBJ", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
+	TRY(engi_io_slurp(path, NULL, "OBJ", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
 	int rc = engi_obj_parse(buf, len, path, m, max_verts, max_tris, err);
 	engi_free(buf);
 	return rc;

@@ -404,7 +404,7 @@ int engi_ply_read(const char *path, struct engi_mesh *m, size_t max_verts, size_
 	char *buf;
 	size_t len;
 	engi_mesh_release(m);
-	TRY(engi_io_slurp(path, "PLY", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
+	TRY(engi_io_slurp(path, NULL, "PLY", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
 	int rc = engi_ply_parse(buf, len, path, m, max_verts, max_tris, err);
 	engi_free(buf);
 	return rc;

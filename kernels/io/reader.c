@@ -14,37 +14,39 @@
 
 #define NUMBER_MAX 80
 
-int engi_io_slurp(const char *path, const char *fmt, size_t cap, char **buf, size_t *len,
-		  struct engi_error *err)
+int engi_io_slurp(const char *path, const char *name, const char *fmt, size_t cap, char **buf,
+		  size_t *len, struct engi_error *err)
 {
+	if (!name)
+		name = path;
 	*buf = NULL;
 	*len = 0;
 	FILE *fp = fopen(path, "rb");
 	if (!fp)
-		RAISE(err, ENGI_EIO, "cannot read %s '%s': %s", fmt, path, strerror(errno));
+		RAISE(err, ENGI_EIO, "cannot read %s '%s': %s", fmt, name, strerror(errno));
 	struct stat st;
 	if (fstat(fileno(fp), &st) < 0 || !S_ISREG(st.st_mode)) {
 		fclose(fp);
-		RAISE(err, ENGI_EIO, "cannot read %s '%s': not a regular file", fmt, path);
+		RAISE(err, ENGI_EIO, "cannot read %s '%s': not a regular file", fmt, name);
 	}
 	if ((unsigned long long)st.st_size > cap) {
 		fclose(fp);
 		RAISE(err, ENGI_ETOOBIG, "cannot read %s '%s': %lld bytes, over the cap of %zu",
-		      fmt, path, (long long)st.st_size, cap);
+		      fmt, name, (long long)st.st_size, cap);
 	}
 	size_t n = (size_t)st.st_size;
 	char *b = engi_malloc(n + 1);
 	if (!b) {
 		fclose(fp);
 		RAISE(err, ENGI_ENOMEM, "cannot read %s '%s': out of memory for %zu bytes", fmt,
-		      path, n);
+		      name, n);
 	}
 	size_t got = fread(b, 1, n, fp);
 	int bad = ferror(fp);
 	fclose(fp);
 	if (bad || got != n) {
 		engi_free(b);
-		RAISE(err, ENGI_EIO, "cannot read %s '%s': short read", fmt, path);
+		RAISE(err, ENGI_EIO, "cannot read %s '%s': short read", fmt, name);
 	}
 	b[n] = 0;
 	*buf = b;

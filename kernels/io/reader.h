@@ -1,8 +1,8 @@
 /*
  * reader.h - what the mesh readers share (private to kernels/io): reading a
- * whole file under a byte cap, a line cursor over bytes, number parsing
- * without locale or NUL-termination surprises, and a mesh under
- * construction with capped growth.
+ * whole file under a byte cap (engi/slurp.h), a line cursor over bytes,
+ * number parsing without locale or NUL-termination surprises, and a mesh
+ * under construction with capped growth.
  */
 #ifndef ENGI_IO_READER_H
 #define ENGI_IO_READER_H
@@ -11,13 +11,9 @@
 #include <stdint.h>
 
 #include "engi/mesh.h"
+#include "engi/slurp.h" /* engi_io_slurp */
 
 struct engi_error;
-
-/* Reads path into a NUL-terminated heap buffer (*buf, *len). fmt names the
- * format in messages ("OBJ"). */
-int engi_io_slurp(const char *path, const char *fmt, size_t cap, char **buf, size_t *len,
-		  struct engi_error *err);
 
 struct io_lines {
 	const char *p, *end;

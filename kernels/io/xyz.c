@@ -67,7 +67,7 @@ int engi_xyz_read(const char *path, struct engi_mesh *m, size_t max_verts, struc
 	char *buf;
 	size_t len;
 	engi_mesh_release(m);
-	TRY(engi_io_slurp(path, "XYZ", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
+	TRY(engi_io_slurp(path, NULL, "XYZ", ENGI_MESHIO_BYTES_MAX, &buf, &len, err));
 	int rc = engi_xyz_parse(buf, len, path, m, max_verts, err);
 	engi_free(buf);
 	return rc;

@@ -3,7 +3,7 @@
 #include "base64.h"
 #include "engi/alloc.h"
 #include "fsutil.h"
-#include "screen.h"
+#include "screen_image.h"
 
 #include <stdio.h>
 #include <stdlib.h>

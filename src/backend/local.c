@@ -285,16 +285,8 @@ static int find_bwrap(char *out, size_t n)
 			 name);
 		return -1;
 	}
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		size_t len = strcspn(path, ":");
-		if (len && snprintf(out, n, "%.*s/%s", (int)len, path, name) < (int)n &&
-		    out[0] == '/' && access(out, X_OK) == 0)
-			return 0;
-		path += len + (path[len] == ':');
-	}
+	if (child_find_program(name, out, n) == 0)
+		return 0;
 	snprintf(sb.why, sizeof(sb.why),
 		 "bubblewrap is not installed (no '%s' in PATH; scripts/deps installs it, "
 		 "ENGI_BWRAP names another)",

@@ -37,7 +37,8 @@
 #include "image.h"
 #include "qchan.h"
 #include "qemu.h"
-#include "screen.h"
+#include "screen_action.h"
+#include "screen_image.h"
 
 #include <errno.h>
 #include <fcntl.h>

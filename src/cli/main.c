@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "judge.h"
+#include "step.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +57,9 @@ int main(int argc, char **argv)
 	}
 	/* verification runs in a child process of this very binary */
 	judge_set_program("/proc/self/exe");
+	/* the mesh readers take STEP files through gmsh, which kernels/ do
+	 * not start themselves */
+	step_install();
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(*subcommands); i++)
 		if (!strcmp(argv[1], subcommands[i].name))
 			return subcommands[i].fn(argc - 1, argv + 1);

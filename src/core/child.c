@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -83,6 +85,21 @@ pid_t child_spawn(const struct spawn_opts *o, struct engi_error *err)
 		setpgid(pid, pid); /* also here: no race with a first kill of the group */
 	engi_free(env);
 	return pid;
+}
+
+int child_find_program(const char *name, char *out, size_t n)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		if (len && snprintf(out, n, "%.*s/%s", (int)len, path, name) < (int)n &&
+		    out[0] == '/' && access(out, X_OK) == 0)
+			return 0;
+		path += len + (path[len] == ':');
+	}
+	return -1;
 }
 
 int child_wait(pid_t pid, int *status)

@@ -14,6 +14,7 @@
 #ifndef ENGI_CHILD_H
 #define ENGI_CHILD_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "engi/error.h"
@@ -40,6 +41,11 @@ struct spawn_opts {
  * memory failed). A child that cannot set itself up exits 126, one whose
  * exec fails 127. */
 pid_t child_spawn(const struct spawn_opts *o, struct engi_error *err);
+
+/* The program name as found in PATH (the absolute folders of it; /usr/bin
+ * and /bin when PATH is unset or empty) into out: 0, or -1 when no folder
+ * holds an executable of that name. */
+int child_find_program(const char *name, char *out, size_t n);
 
 /* waitpid through EINTR: 0 and *status, or -1 with errno. */
 int child_wait(pid_t pid, int *status);

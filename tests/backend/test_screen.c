@@ -1,16 +1,20 @@
 /*
- * The screen helpers of the qemu backend: PPM to scaled PNG (decoded here
- * with zlib and compared pixel by pixel), hostile PPMs, and GUI actions to
- * QMP input events.
+ * The screen helpers of the qemu backend: PPM to scaled PNG (encoded with
+ * libpng, decoded here with zlib alone and compared pixel by pixel), image
+ * files (interlaced ones written by libpng), hostile PPMs, and GUI actions
+ * to QMP input events.
  */
 #include "check.h"
-#include "screen.h"
+#include "screen_action.h"
+#include "screen_image.h"
 
 #include "engi/alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <png.h>
+#include <setjmp.h>
 #include <zlib.h>
 
 /* ------------------------------------------------------------ helpers */
@@ -655,6 +659,48 @@ static unsigned char *make_png(int w, int h, int ctype, int interlace, const uns
 	return o;
 }
 
+/* An Adam7-interlaced 8-bit RGB PNG of rgb (w*h*3 bytes), written with
+ * libpng; malloc'd, or NULL. */
+struct mem_png {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+static void mem_png_write(png_structp png, png_bytep data, size_t n)
+{
+	struct mem_png *m = png_get_io_ptr(png);
+	if (m->n + n > m->cap) {
+		m->cap = 2 * (m->n + n);
+		m->p = realloc(m->p, m->cap);
+	}
+	memcpy(m->p + m->n, data, n);
+	m->n += n;
+}
+
+static unsigned char *make_png_adam7(int w, int h, const unsigned char *rgb, size_t *len)
+{
+	struct mem_png m = {NULL, 0, 0};
+	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	png_infop info = png_create_info_struct(png);
+	if (setjmp(png_jmpbuf(png))) {
+		png_destroy_write_struct(&png, &info);
+		free(m.p);
+		return NULL;
+	}
+	png_set_write_fn(png, &m, mem_png_write, NULL);
+	png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
+		     PNG_INTERLACE_ADAM7, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	png_write_info(png, info);
+	int passes = png_set_interlace_handling(png);
+	for (int pass = 0; pass < passes; pass++)
+		for (int y = 0; y < h; y++)
+			png_write_row(png, rgb + (size_t)y * w * 3);
+	png_write_end(png, NULL);
+	png_destroy_write_struct(&png, &info);
+	*len = m.n;
+	return m.p;
+}
+
 static void test_image_fit(void)
 {
 	struct engi_error e;
@@ -698,7 +744,8 @@ static void test_image_fit(void)
 
 	/* a palette PNG (Paeth- and Up-filtered rows) and an RGBA one over white */
 	unsigned char plte[6] = {255, 0, 0, 0, 0, 255};
-	unsigned char rows[2 * 5] = {4, 0, 1, 0, 1, 2, 0, 0, 0, 0}; /* row 2 = row 1 (Up) */
+	/* indices 0 1 0 1: Paeth on the first row adds the left byte */
+	unsigned char rows[2 * 5] = {4, 0, 1, 255, 1, 2, 0, 0, 0, 0}; /* row 2 = row 1 (Up) */
 	size_t len;
 	unsigned char *pal = make_png(4, 2, 3, 0, rows, sizeof(rows), plte, 6, &len);
 	CHECK_INT(screen_image_fit(pal, len, 2, 1 << 20, &im, &e), 0);
@@ -719,12 +766,31 @@ static void test_image_fit(void)
 	free(a);
 	engi_free(im.data);
 	engi_free(pal);
-	/* interlaced, needing a scale: refused with a reason */
-	pal = make_png(4, 2, 3, 1, rows, sizeof(rows), plte, 6, &len);
+	/* interlaced (Adam7, written by libpng), needing a scale: the same
+	 * pixels as the plain PNG of the same image */
+	ppm = make_ppm(13, 9, "", &plen, pattern);
+	CHECK_INT(screen_ppm_to_png(ppm, plen, 1.0, &png, &pnglen, NULL, NULL, NULL), 0);
+	size_t ilen;
+	unsigned char *inter = make_png_adam7(13, 9, ppm + plen - 13 * 9 * 3, &ilen);
+	CHECK(inter != NULL && inter[28] == 1);
+	struct screen_image im2;
 	engi_error_init(&e);
-	CHECK_INT(screen_image_fit(pal, len, 2, 1 << 20, &im, &e), ENGI_ENOTSUP);
-	CHECK(strstr(e.msg, "interlaced") != NULL);
-	engi_free(pal);
+	CHECK_INT(screen_image_fit(inter, ilen, 7, 1 << 20, &im, &e), 0);
+	CHECK_INT(screen_image_fit(png, pnglen, 7, 1 << 20, &im2, &e), 0);
+	CHECK(im.w == 7 && im.h == 5 && im.len == im2.len && !memcmp(im.data, im2.data, im.len));
+	engi_free(im.data);
+	engi_free(im2.data);
+	/* a garbled one: refused with libpng's reason, nothing leaked */
+	inter[ilen / 2] ^= 0x55;
+	inter[ilen / 2 + 1] ^= 0x55;
+	engi_error_init(&e);
+	int grc = screen_image_fit(inter, ilen, 7, 1 << 20, &im, &e);
+	CHECK(grc == 0 || (grc == ENGI_EPARSE && strstr(e.msg, "cannot decode the PNG") != NULL));
+	if (grc == 0)
+		engi_free(im.data);
+	free(inter);
+	engi_free(png);
+	free(ppm);
 	/* JPEG: passed through under the cap, refused over it; others refused */
 	static const unsigned char jpg[] = {0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 0xff, 0xd9};
 	CHECK_INT(screen_image_fit(jpg, sizeof(jpg), 1, 1 << 20, &im, &e), 0);

@@ -1,6 +1,6 @@
 /* Fuzz target: the STL reader, which reads files, on arbitrary bytes written
  * to a file. STEP files reach it too: gmsh tessellates them to STL
- * (kernels/io/step.c), so gmsh's output is part of the corpus. */
+ * (src/core/step.c), so gmsh's output is part of the corpus. */
 #include "fuzz_file.h"
 #include "fuzz_readers.h"
 

@@ -14,7 +14,7 @@
 #include "backend.h"
 #include "engi/alloc.h"
 #include "fsutil.h"
-#include "screen.h"
+#include "screen_image.h"
 
 #include <dirent.h>
 #include <limits.h>

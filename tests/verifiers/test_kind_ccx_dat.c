@@ -277,6 +277,19 @@ static void test_synthetic(void)
 	       "cannot read CalculiX output 'long.dat': line 1 is longer than 4096 characters");
 	engi_verdict_release(&v);
 
+	/* Finite values whose sum overflows a double: unavailable, no metric
+	 * (the sum was inf, and NaN once the compensation overflowed too). */
+	write_tmp("huge.dat", " displacements (vx,vy,vz) for set S and time  1.0\n"
+			      " 1 1.0E+308 0 0\n 2 1.5E+308 0 0\n 3 -1.7E+308 0 0\n"
+			      " forces (fx,fy,fz) for set S and time  1.0\n 1 0 0 2\n");
+	run(tmpdir, "huge.dat", crit, &v);
+	EXPECT(&v, "u", ENGI_UNAVAILABLE,
+	       "cannot read CalculiX output 'huge.dat': the sum x of set 'S' (line 1) overflows a "
+	       "double");
+	CHECK(engi_verdict_get_metric(&v, "u", &x) == ENGI_ENOTFOUND);
+	EXPECT(&v, "f", ENGI_PASS, NULL);
+	engi_verdict_release(&v);
+
 	/* Not delivered. */
 	run(tmpdir, "none.dat", crit, &v);
 	EXPECT(&v, "delivered:none.dat", ENGI_FAIL, "'none.dat' was not delivered");

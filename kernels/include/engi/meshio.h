@@ -1,7 +1,7 @@
 /*
  * meshio.h - readers for meshes and point clouds beside STL: Wavefront OBJ,
- * PLY (ASCII and binary little-endian), XYZ point lists, and STEP through
- * tessellation by gmsh run as a host tool.
+ * PLY (ASCII and binary little-endian), XYZ point lists, and dispatch by
+ * extension, STEP files through a converter the program provides.
  *
  * Each reader exists twice: on a file (engi_*_read, which reads at most
  * ENGI_MESHIO_BYTES_MAX bytes) and on bytes in memory (engi_*_parse, what
@@ -14,7 +14,7 @@
  * into triangle fans. m must have been initialised; its contents are
  * replaced on success and left empty on error. Point clouds are returned as
  * a mesh without triangles. Nothing here blocks except on the file system
- * (and on gmsh for STEP).
+ * (and on the STEP converter).
  */
 #ifndef ENGI_MESHIO_H
 #define ENGI_MESHIO_H
@@ -43,7 +43,8 @@ int engi_xyz_read(const char *path, struct engi_mesh *m, size_t max_verts, struc
 int engi_xyz_parse(const char *buf, size_t len, const char *name, struct engi_mesh *m,
 		   size_t max_verts, struct engi_error *err);
 
-/* By extension (case-insensitive): .stl, .obj, .ply, .step/.stp. */
+/* By extension (case-insensitive): .stl, .obj, .ply, .step/.stp (through
+ * the converter of engi_meshio_set_step). */
 int engi_mesh_read(const char *path, struct engi_mesh *m, size_t max_verts, size_t max_tris,
 		   struct engi_error *err);
 /* Points by extension: .ply, .xyz (also .txt, .pts), or the vertices of any
@@ -51,10 +52,16 @@ int engi_mesh_read(const char *path, struct engi_mesh *m, size_t max_verts, size
 int engi_cloud_read(const char *path, struct engi_mesh *m, size_t max_verts,
 		    struct engi_error *err);
 
-/* Tessellates a STEP file with `gmsh` found on PATH (ENGI_EENV with a clear
- * message when it is not there), then reads the STL it writes. tol is the
- * largest element size gmsh may use (model units; 0: gmsh's default). */
-int engi_step_read(const char *path, double tol, struct engi_mesh *m, size_t max_tris,
-		   struct engi_error *err);
+/*
+ * STEP files: kernels/ start no programs, and a STEP file is a mesh only
+ * once a program (gmsh) has tessellated it. The program that links the
+ * kernels hands engi_mesh_read a converter for .step/.stp files (engisweep:
+ * step_install, src/core/step.c, which runs gmsh and reads its STL with
+ * engi_stl_read); without one such a file is ENGI_ENOTSUP. fn NULL removes
+ * it. Set it once, before any thread reads meshes.
+ */
+typedef int (*engi_step_fn)(const char *path, struct engi_mesh *m, size_t max_tris,
+			    struct engi_error *err);
+void engi_meshio_set_step(engi_step_fn fn);
 
 #endif
