@@ -181,11 +181,10 @@ void engi_verdict_score(struct engi_verdict *v, const struct engi_scoring_spec *
 	}
 }
 
-int engi_verify_file(const struct engi_verifier_kind *kind, const void *criteria,
-		     const char *target, const struct engi_verify_ctx *ctx, struct engi_verdict *v,
-		     struct engi_error *err)
+/* The delivery check of target: delivered:TARGET passes for a regular file. */
+static int check_delivered(const char *target, const struct engi_verify_ctx *ctx,
+			   struct engi_verdict *v, struct engi_error *err)
 {
-	BUG_ON(!kind || !target || !ctx || !ctx->artifact_dir);
 	char name[ENGI_NAME_MAX];
 	engi_delivered_name(name, sizeof(name), target);
 	char path[PATH_MAX];
@@ -206,9 +205,37 @@ int engi_verify_file(const struct engi_verifier_kind *kind, const void *criteria
 				      "'%s' delivered, %lld bytes", target, (long long)st.st_size);
 	if (rc < 0)
 		RAISE(err, rc, "cannot record assertion '%s': %s", name, engi_strerror(rc));
+	return 0;
+}
+
+int engi_verify_file(const struct engi_verifier_kind *kind, const void *criteria,
+		     const char *target, const struct engi_verify_ctx *ctx, struct engi_verdict *v,
+		     struct engi_error *err)
+{
+	BUG_ON(!kind || !target || !ctx || !ctx->artifact_dir);
+	TRY(check_delivered(target, ctx, v, err));
 	if (!kind->verify)
-		RAISE(err, ENGI_ENOTSUP, "verifier kind '%s' does not verify files", kind->name);
+		RAISE(err, ENGI_ENOTSUP, "verifier kind '%s' judges in an environment, not files",
+		      kind->name);
 	return kind->verify(criteria, target, ctx, v, err);
+}
+
+int engi_verifier_env(const struct engi_verifier_kind *kind, const void *criteria)
+{
+	return kind && kind->env ? kind->env(criteria) : ENGI_VENV_NONE;
+}
+
+int engi_verify_in_env(const struct engi_verifier_kind *kind, const void *criteria,
+		       const char *target, const struct engi_verify_env_ops *env,
+		       const struct engi_verify_ctx *ctx, struct engi_verdict *v,
+		       struct engi_error *err)
+{
+	BUG_ON(!kind || !target || !env || !ctx || !ctx->artifact_dir);
+	TRY(check_delivered(target, ctx, v, err));
+	if (!kind->verify_env)
+		RAISE(err, ENGI_ENOTSUP, "verifier kind '%s' does not judge in an environment",
+		      kind->name);
+	return kind->verify_env(criteria, env, ctx, v, err);
 }
 
 void engi_delivered_name(char *out, size_t cap, const char *target)

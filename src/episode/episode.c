@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define INPUT_FILE_CAP	((size_t)256 << 20)
@@ -788,12 +789,123 @@ static int copy_out(const struct episode_spec *s, struct backend_env *env, const
 	return 0;
 }
 
+/* ---- verifier kinds that judge in an environment ---- */
+
+struct venv {
+	struct backend_env *env;
+	const struct episode_spec *s;
+};
+
+#define VENV_PUT_MAX ((size_t)256 << 20)
+
+static int venv_put(void *ctx, const char *host_path, const char *env_path, struct engi_error *err)
+{
+	struct venv *ve = ctx;
+	char *data = NULL;
+	size_t len = 0;
+	TRY(fs_read_file(host_path, VENV_PUT_MAX, &data, &len, err));
+	int rc = backend_put(ve->env, data, len, env_path, err);
+	engi_free(data);
+	return rc;
+}
+
+static int venv_exec(void *ctx, const char *command, double timeout_s, size_t out_cap, int *status,
+		     char **out, size_t *out_len, struct engi_error *err)
+{
+	struct venv *ve = ctx;
+	struct exec_opts o = {.timeout_s = timeout_s, .out_cap = out_cap};
+	struct exec_result r;
+	memset(&r, 0, sizeof(r));
+	TRY(backend_exec(ve->env, command, &o, &r, err));
+	*status = r.timed_out || r.cancelled || r.exit_code < 0 ? -1 : r.exit_code;
+	*out = r.out;
+	*out_len = r.out_len;
+	r.out = NULL;
+	backend_exec_result_release(&r);
+	return 0;
+}
+
+/* The kind's judging in env: 0 with its assertions in v; 1 when the
+ * evaluator failed (infra and why set: never a verdict); ENGI_EENV when the
+ * environment did; other negative codes for our own failures. */
+static int judge_in_env(const struct episode_spec *s, struct backend_env *env, const char *art_dir,
+			struct engi_verdict *v, char *infra, size_t infra_n, char *why,
+			size_t why_n, struct engi_error *err)
+{
+	const struct task *task = s->task;
+	struct venv ve = {env, s};
+	struct engi_verify_env_ops ops = {.ctx = &ve, .put = venv_put, .exec = venv_exec};
+	struct engi_verify_ctx vc = {.artifact_dir = art_dir, .task_dir = task->dir};
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc = engi_verify_in_env(task->verifier, task->criteria, task->verifier_file, &ops, &vc,
+				    v, &e);
+	if (rc == 0 || rc == ENGI_ENOMEM || rc == ENGI_EENV) {
+		if (rc < 0)
+			engi_raise(err, rc, "%s", e.msg);
+		return rc;
+	}
+	snprintf(infra, infra_n, "%s",
+		 rc == ENGI_ETIMEOUT ? INFRA_VERIFIER_TIMEOUT : INFRA_VERIFIER_CRASH);
+	snprintf(why, why_n, "verifier '%s': %s", task->verifier->name, e.msg);
+	return 1;
+}
+
+/* A kind that judges in a clean environment: one of the task's image,
+ * the saved deliverables put back at their paths. */
+static int judge_in_clean_env(const struct episode_spec *s, const struct record *rec,
+			      const char *art_dir, struct engi_verdict *v, char *infra,
+			      size_t infra_n, char *why, size_t why_n, struct engi_error *err)
+{
+	const struct task *task = s->task;
+	const struct backend_desc *bd = backend_lookup(s->backend, err);
+	if (!bd)
+		return err ? err->code : ENGI_ENOTFOUND;
+	char name[96];
+	snprintf(name, sizeof(name), "%s-verify-r%d-p%d", rec->cell, s->rank, (int)getpid());
+	struct env_spec es = {.image = task->env.image,
+			      .cpus = task->env.cpus,
+			      .memory_mb = task->env.memory_mb,
+			      .network = task->env.network,
+			      .work_root = s->work_root,
+			      .name = name,
+			      .key = task->id};
+	struct backend_env *env = NULL;
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc = backend_start(bd, &es, &env, &e);
+	for (size_t i = 0; rc == 0 && i < rec->nartifacts; i++) {
+		const struct artifact *a = &rec->artifacts[i];
+		if (a->note[0] && strstr(a->note, "not copied"))
+			continue;
+		char host[PATH_MAX];
+		snprintf(host, sizeof(host), "%s/%s", art_dir, a->path);
+		struct stat st;
+		if (lstat(host, &st) == 0 && S_ISREG(st.st_mode))
+			rc = venv_put(&(struct venv){env, s}, host, a->path, &e);
+	}
+	if (rc == 0)
+		rc = judge_in_env(s, env, art_dir, v, infra, infra_n, why, why_n, &e);
+	backend_stop(&env);
+	if (rc == ENGI_EENV || (rc < 0 && rc != ENGI_ENOMEM)) {
+		/* no clean environment to judge in: the verifier failed, not the agent */
+		snprintf(infra, infra_n, "%s", INFRA_VERIFIER_CRASH);
+		snprintf(why, why_n, "verifier '%s': its clean environment failed: %s",
+			 task->verifier->name, e.msg);
+		return 1;
+	}
+	if (rc < 0)
+		engi_raise(err, rc, "%s", e.msg);
+	return rc;
+}
+
 /* The verdict of a run that is over (outcome its own) on the deliverables
  * saved in <out_dir>/artifacts/<cell>/: the task's verifier in its child
  * process (one more try when it fails), scored into v, the events in t and
  * the verdict taken into rec. Infrastructure outcomes are not judged. */
 static int judge_run(const struct episode_spec *s, struct record *rec, int outcome,
-		     struct engi_verdict *v, struct trace *t, struct engi_error *err)
+		     struct engi_verdict *v, struct trace *t, int pre_rc, const char *pre_infra,
+		     const char *pre_why, struct engi_error *err)
 {
 	const struct task *task = s->task;
 	char art_dir[PATH_MAX];
@@ -814,17 +926,37 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 		char infra[INFRA_REASON_MAX], why[256];
 		engi_verifier_id(task->verifier, rec->verifier, sizeof(rec->verifier));
 		/* a verifier that failed gets one more try on the same deliverables */
+		int venv = engi_verifier_env(task->verifier, task->criteria);
 		for (int vtry = 0; vtry < 2; vtry++) {
 			struct engi_error e;
 			engi_error_init(&e);
-			rc = judge_deliverables(task, art_dir, &lim, v, infra, sizeof(infra), why,
-						sizeof(why), &e);
+			if (venv == ENGI_VENV_EPISODE && pre_rc >= 0) {
+				rc = pre_rc; /* judged in the episode's environment */
+				snprintf(infra, sizeof(infra), "%s", pre_infra ? pre_infra : "");
+				snprintf(why, sizeof(why), "%s", pre_why ? pre_why : "");
+			} else if (venv == ENGI_VENV_EPISODE) {
+				/* its environment is gone (a resume's re-judging) */
+				rc = 1;
+				snprintf(infra, sizeof(infra), "%s", INFRA_VERIFIER_CRASH);
+				snprintf(why, sizeof(why),
+					 "verifier '%s' judges in the episode's environment, which "
+					 "is gone: the cell must run again",
+					 task->verifier->name);
+			} else if (venv == ENGI_VENV_CLEAN) {
+				rc = judge_in_clean_env(s, rec, art_dir, v, infra, sizeof(infra),
+							why, sizeof(why), &e);
+			} else {
+				rc = judge_deliverables(task, art_dir, &lim, v, infra,
+							sizeof(infra), why, sizeof(why), &e);
+			}
 			if (rc < 0)
 				engi_raise(err, rc, "verifying '%s': %s", task->id, e.msg);
 			if (rc != 1)
 				break;
 			tr(t, json_pack("{s:s,s:s,s:s,s:i}", "ev", "verifier_error", "reason",
 					infra, "message", why, "try", vtry + 1));
+			if (venv == ENGI_VENV_EPISODE)
+				break; /* no second go in an environment that is gone */
 		}
 		fs_rm_rf(scratch, NULL);
 		if (rc < 0)
@@ -878,7 +1010,7 @@ int episode_verify(const struct episode_spec *s, struct record *rec, struct engi
 	if (rc == 0)
 		rc = judge_verdict_from_record(rec, &v, err);
 	if (rc == 0)
-		rc = judge_run(s, rec, rec->outcome, &v, &t, err);
+		rc = judge_run(s, rec, rec->outcome, &v, &t, -1, NULL, NULL, err);
 	engi_verdict_release(&v);
 	if (rc == 0) {
 		unsigned char *z = NULL;
@@ -931,7 +1063,13 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 	int rc = 0;
 	struct engi_verdict v;
 	engi_verdict_init(&v);
+	/* a kind that judges in the episode's environment: its outcome */
+	int pre_rc = -1;
+	char pre_infra[INFRA_REASON_MAX] = "", pre_why[256] = "";
+	double pre_verify_s = 0;
+	int venv = engi_verifier_env(task->verifier, task->criteria);
 	for (int attempt = 1; attempt <= 1 + s->max_retries; attempt++) {
+		pre_rc = -1;
 		if (attempt > 1 && s->should_abort && s->should_abort()) {
 			rc = ENGI_EINTERRUPTED; /* the retry waits for the next run */
 			break;
@@ -1000,6 +1138,23 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 			check_interaction(s, env, &a, &v);
 			int crc = copy_out(s, env, art_dir, rec, &t, &e);
 			a.env_s += clk_now_mono() - e0;
+			/* the benchmark's evaluator, after the deliverables are saved */
+			if (crc == 0 && venv == ENGI_VENV_EPISODE && !outcome_is_infra(a.outcome)) {
+				double j0 = clk_now_mono();
+				int jrc =
+				    judge_in_env(s, env, art_dir, &v, pre_infra, sizeof(pre_infra),
+						 pre_why, sizeof(pre_why), &e);
+				pre_verify_s = clk_now_mono() - j0;
+				if (jrc == ENGI_EENV) {
+					crc = ENGI_EENV;
+				} else if (jrc < 0) {
+					backend_stop(&env);
+					rc = engi_raise(err, jrc, "%s", e.msg);
+					break;
+				} else {
+					pre_rc = jrc;
+				}
+			}
 			backend_stop(&env);
 			if (crc == ENGI_EENV && a.outcome != OUTCOME_ENV_CRASH) {
 				env_lost(&a, e.msg);
@@ -1044,7 +1199,7 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 	snprintf(rec->message, sizeof(rec->message), "%s", a.message);
 	snprintf(rec->infra, sizeof(rec->infra), "%s", outcome_is_infra(a.outcome) ? a.infra : "");
 
-	if (s->defer_verify && !outcome_is_infra(a.outcome)) {
+	if (s->defer_verify && !outcome_is_infra(a.outcome) && venv != ENGI_VENV_EPISODE) {
 		/* the verdict is its own work item: the run's assertions kept */
 		rc = record_take_verdict(rec, &v);
 		engi_verdict_release(&v);
@@ -1062,7 +1217,9 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 			record_release(rec);
 		return rc < 0 ? rc : 1;
 	}
-	rc = judge_run(s, rec, a.outcome, &v, &t, err);
+	rc = judge_run(s, rec, a.outcome, &v, &t, pre_rc, pre_infra, pre_why, err);
+	if (pre_rc >= 0)
+		rec->verify_s += pre_verify_s;
 	engi_verdict_release(&v);
 	if (rc < 0) {
 		trace_release(&t);

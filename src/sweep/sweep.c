@@ -921,7 +921,11 @@ static int resume_load(void *p, struct record *r, struct engi_error *err)
 	c->line++;
 	long ci = find_cell(c, r->cell);
 	int rc = 0;
-	if (ci >= 0 && c->last_line[ci] == (long)c->line && verifier_failed(r)) {
+	/* a kind that judges in the episode's environment cannot judge the
+	 * saved deliverables again: its cell runs again, as any infra failure */
+	const struct task *vt = ci >= 0 ? &c->sw->suite.tasks[c->sw->matrix.cells[ci].task] : NULL;
+	int rejudgeable = vt && engi_verifier_env(vt->verifier, vt->criteria) != ENGI_VENV_EPISODE;
+	if (ci >= 0 && c->last_line[ci] == (long)c->line && verifier_failed(r) && rejudgeable) {
 		/* the run stands: its deliverables are judged again, not rerun */
 		struct record *v = engi_realloc(c->rejudge, (c->nrejudge + 1) * sizeof(*v));
 		if (!v) {

@@ -203,7 +203,7 @@ static void test_registry(void)
 	int n = 0;
 	while (k[n])
 		n++;
-	CHECK_INT(n, 7);
+	CHECK_INT(n, 8);
 	struct engi_error e;
 	engi_error_init(&e);
 	const struct engi_verifier_kind *mesh = engi_verifier_lookup("mesh", &e);
@@ -212,7 +212,7 @@ static void test_registry(void)
 	CHECK(engi_verifier_lookup("stl", &e) == NULL);
 	CHECK_INT(e.code, ENGI_ENOTFOUND);
 	CHECK_STR(e.msg, "unknown verifier kind 'stl' (valid: mesh, ccx_dat, occupancy, "
-			 "cad_similarity, structural, fe_solid, param_spec)");
+			 "cad_similarity, structural, fe_solid, param_spec, command)");
 	engi_verifier_free(mesh, NULL);
 	engi_verifier_free(NULL, NULL);
 }

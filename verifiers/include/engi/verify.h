@@ -99,6 +99,29 @@ struct engi_verify_ctx {
 	const char *task_dir;	  /* the task's folder, for held-back references */
 };
 
+/*
+ * Where a kind judges. Most read the saved deliverables anywhere (NONE: in
+ * the `engisweep judge` child, as a verification work item on any rank).
+ * A kind that runs the benchmark's own evaluator needs an environment:
+ * EPISODE, the episode's own after the agent stops (its deliverables
+ * already saved, the evaluator's files put in only then); CLEAN, a fresh
+ * one of the task's image with the saved deliverables put back in.
+ */
+enum engi_verify_env { ENGI_VENV_NONE = 0, ENGI_VENV_EPISODE = 1, ENGI_VENV_CLEAN = 2 };
+
+/* What such a kind can do in its environment; the episode runner provides
+ * it over the backend. Paths in the environment are relative to its work
+ * folder unless absolute. */
+struct engi_verify_env_ops {
+	void *ctx;
+	/* host_path (a file of the task's folder) into env_path */
+	int (*put)(void *ctx, const char *host_path, const char *env_path, struct engi_error *err);
+	/* runs command there: exit status (-1 when killed or timed out), its
+	 * output (NUL-terminated, at most out_cap bytes kept; engi_free) */
+	int (*exec)(void *ctx, const char *command, double timeout_s, size_t out_cap, int *status,
+		    char **out, size_t *out_len, struct engi_error *err);
+};
+
 struct engi_verifier_kind {
 	const char *name;
 	const char *summary;
@@ -122,7 +145,24 @@ struct engi_verifier_kind {
 	 * pointers into criteria or static text; returns how many there are.
 	 * What a flawed variant's `failing` may name. */
 	size_t (*names)(const void *criteria, const char **out, size_t cap);
+	/* Kinds that judge in an environment: which one these criteria need
+	 * (NULL: ENGI_VENV_NONE, verify is used), and the judging there:
+	 * assertions and metrics from what the evaluator says. An environment
+	 * that fails (ENGI_EENV) is returned as such: never a verdict. */
+	int (*env)(const void *criteria);
+	int (*verify_env)(const void *criteria, const struct engi_verify_env_ops *env,
+			  const struct engi_verify_ctx *ctx, struct engi_verdict *v,
+			  struct engi_error *err);
 };
+
+/* Where kind judges these criteria (enum engi_verify_env). */
+int engi_verifier_env(const struct engi_verifier_kind *kind, const void *criteria);
+/* The framework's delivery check of target (relative to ctx->artifact_dir),
+ * as engi_verify_file starts with, then kind->verify_env in env. */
+int engi_verify_in_env(const struct engi_verifier_kind *kind, const void *criteria,
+		       const char *target, const struct engi_verify_env_ops *env,
+		       const struct engi_verify_ctx *ctx, struct engi_verdict *v,
+		       struct engi_error *err);
 
 /* NULL with a message listing the valid names when unknown. */
 const struct engi_verifier_kind *engi_verifier_lookup(const char *name, struct engi_error *err);

@@ -1,0 +1,362 @@
+/*
+ * Verifier kind "command": a benchmark's own evaluator, run in an
+ * environment after the agent has stopped and its deliverables are saved.
+ * The evaluator's files come from the task's folder, which the agent never
+ * sees, and are put into the environment only then; what the evaluator
+ * prints and its exit status are judged by the criteria:
+ *
+ *   {"kind": "command", "file": "model.stl", "env": "episode",
+ *    "upload": [{"from": "eval/check.py", "to": "/tmp/eval/check.py"}],
+ *    "run": "python3 /tmp/eval/check.py", "timeout_s": 120,
+ *    "criteria": [
+ *      {"name": "passes", "check": "output_equals", "text": "True\n"},
+ *      {"name": "says_ok", "check": "output_contains", "text": "OK"},
+ *      {"name": "score", "check": "last_number", "min": 0.8},
+ *      {"name": "clean_exit", "check": "exit_status", "equals": 0}]}
+ *
+ * "env" is "episode" (the episode's own environment, the default) or
+ * "clean" (a fresh one of the task's image with the saved deliverables put
+ * back at their paths). "last_number" is the last line of the output that
+ * is a number and nothing else. An evaluator that runs past timeout_s, or
+ * an environment that fails, is never a verdict: the former is returned as
+ * ENGI_ETIMEOUT, the latter as ENGI_EENV, for the runner to record as an
+ * infrastructure failure.
+ */
+#include "engi/verify.h"
+
+#include "engi/alloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CMD_UPLOADS_MAX 16
+#define CMD_PATH_MAX	256
+#define CMD_RUN_MAX	4096
+#define CMD_TEXT_MAX	4096
+#define CMD_OUT_CAP	((size_t)1 << 20)
+#define CMD_TIMEOUT_S	600.0
+#define CMD_TIMEOUT_MAX 86400.0
+#define POINTER_MAX	ENGI_POINTER_MAX
+
+enum cmd_check { CHECK_OUTPUT_EQUALS, CHECK_OUTPUT_CONTAINS, CHECK_LAST_NUMBER, CHECK_EXIT_STATUS };
+
+static const char *const check_names[] = {"output_equals", "output_contains", "last_number",
+					  "exit_status", NULL};
+
+struct cmd_criterion {
+	struct engi_criterion c;
+	int check;
+	char text[CMD_TEXT_MAX]; /* output_* */
+};
+
+struct cmd_upload {
+	char from[CMD_PATH_MAX]; /* relative to the task's folder */
+	char to[CMD_PATH_MAX];
+};
+
+struct cmd_criteria {
+	int env;
+	char task_dir[PATH_MAX];
+	char run[CMD_RUN_MAX];
+	double timeout_s;
+	size_t nuploads;
+	struct cmd_upload uploads[CMD_UPLOADS_MAX];
+	size_t n;
+	struct cmd_criterion v[];
+};
+
+static void cmd_free(void *criteria)
+{
+	engi_free(criteria);
+}
+
+/* A string member copied into out (cap bytes), required, non-empty, with no
+ * control characters but newlines and tabs where text_ok. */
+static int copy_str(json_t *obj, const char *key, char *out, size_t cap, int text_ok,
+		    const char *file, const char *ptr, struct engi_error *err)
+{
+	const char *s = NULL;
+	TRY(engi_json_string(obj, key, 1, 1, file, ptr, &s, err));
+	char p[POINTER_MAX];
+	engi_json_pointer(p, sizeof(p), ptr, key);
+	size_t n = strlen(s);
+	if (n >= cap)
+		return engi_parse_error(err, file, p, "longer than %zu bytes", cap - 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch < 0x20 && !(text_ok && (ch == '\n' || ch == '\t' || ch == '\r')))
+			return engi_parse_error(err, file, p, "holds a control character");
+	}
+	memcpy(out, s, n + 1);
+	return 0;
+}
+
+/* A path relative to the task's folder that stays inside it: no leading
+ * '/', no '..' component. */
+static int relative_inside(const char *path)
+{
+	if (path[0] == '/')
+		return 0;
+	for (const char *s = path; *s;) {
+		size_t len = strcspn(s, "/");
+		if (len == 2 && s[0] == '.' && s[1] == '.')
+			return 0;
+		s += len;
+		while (*s == '/')
+			s++;
+	}
+	return 1;
+}
+
+static int parse_upload(json_t *item, const char *file, const char *ptr, const char *task_dir,
+			struct cmd_upload *u, struct engi_error *err)
+{
+	static const char *const keys[] = {"from", "to", NULL};
+	if (!json_is_object(item))
+		return engi_parse_error(err, file, ptr, "expected an object, got %s",
+					engi_json_kind(item));
+	TRY(engi_json_only_keys(item, keys, file, ptr, err));
+	TRY(copy_str(item, "from", u->from, sizeof(u->from), 0, file, ptr, err));
+	TRY(copy_str(item, "to", u->to, sizeof(u->to), 0, file, ptr, err));
+	char p[POINTER_MAX];
+	engi_json_pointer(p, sizeof(p), ptr, "from");
+	if (!relative_inside(u->from))
+		return engi_parse_error(err, file, p,
+					"'%s' must be a path inside the task's folder", u->from);
+	char host[PATH_MAX];
+	struct stat st;
+	if (snprintf(host, sizeof(host), "%s/%s", task_dir, u->from) >= (int)sizeof(host))
+		return engi_parse_error(err, file, p, "path too long");
+	if (lstat(host, &st) < 0)
+		return engi_parse_error(err, file, p, "'%s': %s", u->from, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return engi_parse_error(err, file, p, "'%s' is not a regular file", u->from);
+	return 0;
+}
+
+static int parse_item(json_t *item, const char *file, const char *ptr, struct cmd_criterion *c,
+		      struct engi_error *err)
+{
+	static const char *const keys[] = {"name",  "check",	"text",	   "equals",
+					   "value", "tol_rel",	"tol_abs", "min",
+					   "max",   "required", "stage",   NULL};
+	if (!json_is_object(item))
+		return engi_parse_error(err, file, ptr, "expected an object, got %s",
+					engi_json_kind(item));
+	TRY(engi_json_only_keys(item, keys, file, ptr, err));
+	TRY(engi_json_choice(item, "check", check_names, "check", 1, file, ptr, &c->check, err));
+	int texty = c->check == CHECK_OUTPUT_EQUALS || c->check == CHECK_OUTPUT_CONTAINS;
+	char p[POINTER_MAX];
+	if (!texty && json_object_get(item, "text")) {
+		engi_json_pointer(p, sizeof(p), ptr, "text");
+		return engi_parse_error(err, file, p, "does not apply to check '%s'",
+					check_names[c->check]);
+	}
+	unsigned allowed = c->check == CHECK_LAST_NUMBER   ? (ENGI_CMP_VALUE | ENGI_CMP_RANGE)
+			   : c->check == CHECK_EXIT_STATUS ? ENGI_CMP_EQUALS
+							   : ENGI_CMP_NONE;
+	char what[64];
+	snprintf(what, sizeof(what), "check '%s'", check_names[c->check]);
+	TRY(engi_criterion_parse(item, file, ptr, what, allowed, "evaluator", &c->c, err));
+	if (c->check == CHECK_EXIT_STATUS && c->c.cmp != ENGI_CMP_EQUALS) {
+		engi_json_pointer(p, sizeof(p), ptr, "equals");
+		return engi_parse_error(err, file, p, "check 'exit_status' needs 'equals'");
+	}
+	if (texty) {
+		const char *s = NULL;
+		TRY(engi_json_string(item, "text", 1, 0, file, ptr, &s, err));
+		engi_json_pointer(p, sizeof(p), ptr, "text");
+		if (strlen(s) >= sizeof(c->text))
+			return engi_parse_error(err, file, p, "longer than %zu bytes",
+						sizeof(c->text) - 1);
+		snprintf(c->text, sizeof(c->text), "%s", s);
+	}
+	return 0;
+}
+
+static int cmd_parse(json_t *ver, const char *file, const char *pointer, void **criteria,
+		     struct engi_error *err)
+{
+	static const char *const keys[] = {"kind",	"file",	    "env",	 "upload", "run",
+					   "timeout_s", "criteria", "objective", "reward", NULL};
+	static const char *const envs[] = {"episode", "clean", NULL};
+	*criteria = NULL;
+	TRY(engi_json_only_keys(ver, keys, file, pointer, err));
+	json_t *arr;
+	TRY(engi_criteria_array(ver, file, pointer, &arr, err));
+	size_t n = json_array_size(arr);
+	struct cmd_criteria *cc = engi_calloc(1, sizeof(*cc) + n * sizeof(struct cmd_criterion));
+	if (!cc)
+		RAISE(err, ENGI_ENOMEM, "%s: out of memory", file);
+	int env = 0, rc = 0;
+	char p[POINTER_MAX];
+	rc = engi_json_choice(ver, "env", envs, "env", 0, file, pointer, &env, err);
+	cc->env = env == 1 ? ENGI_VENV_CLEAN : ENGI_VENV_EPISODE;
+	/* the task's folder: where the task file lies */
+	const char *slash = strrchr(file, '/');
+	if (slash)
+		snprintf(cc->task_dir, sizeof(cc->task_dir), "%.*s", (int)(slash - file), file);
+	else
+		snprintf(cc->task_dir, sizeof(cc->task_dir), ".");
+	if (rc == 0)
+		rc = copy_str(ver, "run", cc->run, sizeof(cc->run), 1, file, pointer, err);
+	int present = 0;
+	cc->timeout_s = CMD_TIMEOUT_S;
+	if (rc == 0)
+		rc = engi_json_number(ver, "timeout_s", file, pointer, &present, &cc->timeout_s,
+				      err);
+	if (rc == 0 && present && !(cc->timeout_s > 0 && cc->timeout_s <= CMD_TIMEOUT_MAX)) {
+		engi_json_pointer(p, sizeof(p), pointer, "timeout_s");
+		rc = engi_parse_error(err, file, p, "must be more than 0 and at most %.0f",
+				      CMD_TIMEOUT_MAX);
+	}
+	json_t *up = json_object_get(ver, "upload");
+	engi_json_pointer(p, sizeof(p), pointer, "upload");
+	if (rc == 0 && up && !json_is_array(up))
+		rc =
+		    engi_parse_error(err, file, p, "expected an array, got %s", engi_json_kind(up));
+	if (rc == 0 && json_array_size(up) > CMD_UPLOADS_MAX)
+		rc = engi_parse_error(err, file, p, "at most %d files", CMD_UPLOADS_MAX);
+	for (size_t i = 0; rc == 0 && i < json_array_size(up); i++) {
+		char ip[POINTER_MAX];
+		engi_json_pointer_index(ip, sizeof(ip), p, i);
+		rc = parse_upload(json_array_get(up, i), file, ip, cc->task_dir, &cc->uploads[i],
+				  err);
+		cc->nuploads = i + 1;
+	}
+	cc->n = n;
+	char base[POINTER_MAX];
+	engi_json_pointer(base, sizeof(base), pointer, "criteria");
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char ptr[POINTER_MAX];
+		engi_json_pointer_index(ptr, sizeof(ptr), base, i);
+		rc = parse_item(json_array_get(arr, i), file, ptr, &cc->v[i], err);
+		if (rc == 0)
+			rc = engi_criterion_name_unique(&cc->v[0].c, sizeof(cc->v[0]), i, 0, file,
+							base, ptr, err);
+	}
+	if (rc < 0) {
+		cmd_free(cc);
+		return rc;
+	}
+	*criteria = cc;
+	return 0;
+}
+
+static int cmd_env(const void *criteria)
+{
+	const struct cmd_criteria *cc = criteria;
+	return cc ? cc->env : ENGI_VENV_EPISODE;
+}
+
+/* The last line of out that is a number and nothing else (spaces aside). */
+static int last_number(const char *out, size_t len, double *x)
+{
+	int found = 0;
+	size_t i = 0;
+	while (i < len) {
+		size_t j = i;
+		while (j < len && out[j] != '\n')
+			j++;
+		char line[128];
+		size_t a = i, b = j;
+		while (a < b && isspace((unsigned char)out[a]))
+			a++;
+		while (b > a && isspace((unsigned char)out[b - 1]))
+			b--;
+		if (b > a && b - a < sizeof(line)) {
+			memcpy(line, out + a, b - a);
+			line[b - a] = '\0';
+			char *end = NULL;
+			errno = 0;
+			double v = strtod(line, &end);
+			if (end && *end == '\0' && errno == 0 && isfinite(v)) {
+				*x = v;
+				found = 1;
+			}
+		}
+		i = j + 1;
+	}
+	return found;
+}
+
+static int judge_one(const struct cmd_criterion *c, int status, const char *out, size_t len,
+		     struct engi_verdict *v, struct engi_error *err)
+{
+	switch (c->check) {
+	case CHECK_EXIT_STATUS:
+		return engi_criterion_judge(&c->c, "exit status", status, NULL, v, err);
+	case CHECK_LAST_NUMBER: {
+		double x;
+		if (!last_number(out, len, &x))
+			return engi_criterion_report(&c->c, ENGI_FAIL, NAN, v, err,
+						     "the evaluator printed no number on a line "
+						     "of its own (%zu bytes of output)",
+						     len);
+		return engi_criterion_judge(&c->c, "last number", x, NULL, v, err);
+	}
+	case CHECK_OUTPUT_EQUALS: {
+		int same = strlen(c->text) == len && !memcmp(c->text, out, len);
+		return engi_criterion_report(&c->c, same ? ENGI_PASS : ENGI_FAIL, (double)len, v,
+					     err, "the output (%zu bytes) %s the expected text",
+					     len, same ? "is" : "is not");
+	}
+	default: {
+		int in = memmem(out, len, c->text, strlen(c->text)) != NULL;
+		return engi_criterion_report(&c->c, in ? ENGI_PASS : ENGI_FAIL, (double)len, v, err,
+					     "the output (%zu bytes) %s the expected text", len,
+					     in ? "holds" : "does not hold");
+	}
+	}
+}
+
+static int cmd_verify_env(const void *criteria, const struct engi_verify_env_ops *env,
+			  const struct engi_verify_ctx *ctx, struct engi_verdict *v,
+			  struct engi_error *err)
+{
+	const struct cmd_criteria *cc = criteria;
+	for (size_t i = 0; i < cc->nuploads; i++) {
+		char host[PATH_MAX];
+		snprintf(host, sizeof(host), "%s/%s", ctx->task_dir ? ctx->task_dir : cc->task_dir,
+			 cc->uploads[i].from);
+		TRY(env->put(env->ctx, host, cc->uploads[i].to, err));
+	}
+	int status = -1;
+	char *out = NULL;
+	size_t len = 0;
+	TRY(env->exec(env->ctx, cc->run, cc->timeout_s, CMD_OUT_CAP, &status, &out, &len, err));
+	if (status < 0) {
+		engi_free(out);
+		RAISE(err, ENGI_ETIMEOUT, "the evaluator '%.80s' ran past its limit of %.0f s",
+		      cc->run, cc->timeout_s);
+	}
+	int rc = engi_verdict_metric(v, "evaluator_exit_status", status);
+	for (size_t i = 0; i < cc->n && rc == 0; i++)
+		rc = judge_one(&cc->v[i], status, out ? out : "", len, v, err);
+	engi_free(out);
+	return rc;
+}
+
+static size_t cmd_names(const void *criteria, const char **out, size_t cap)
+{
+	const struct cmd_criteria *cc = criteria;
+	return engi_criteria_names(&cc->v[0].c, sizeof(cc->v[0]), cc->n, out, cap);
+}
+
+const struct engi_verifier_kind engi_verifier_command = {
+    .name = "command",
+    .summary = "a benchmark's own evaluator run in the environment after the agent stops",
+    .version = 1,
+    .parse = cmd_parse,
+    .free_criteria = cmd_free,
+    .names = cmd_names,
+    .env = cmd_env,
+    .verify_env = cmd_verify_env,
+};
