@@ -9,6 +9,7 @@
 
 #include "base64.h"
 #include "engi/alloc.h"
+#include "engi/utf8.h"
 #include "engi/results.h"
 #include "secrets.h"
 #include "text.h"
@@ -68,41 +69,6 @@ int record_take_verdict(struct record *r, struct engi_verdict *v)
 
 /* ---- writing ---- */
 
-/* Length of the well-formed UTF-8 sequence at s (as jansson accepts it:
- * no overlong forms, no surrogates, nothing past U+10FFFF), 0 if none. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] < 0xC2)
-		return 0;
-	if (s[0] < 0xE0) {
-		len = 2;
-		cp = s[0] & 0x1F;
-	} else if (s[0] < 0xF0) {
-		len = 3;
-		cp = s[0] & 0x0F;
-	} else if (s[0] < 0xF5) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3F);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-		return 0;
-	return len;
-}
-
 /*
  * A JSON string from a fixed-size C string. Messages and details come from
  * agents and guests and may have been cut in the middle of a character: such
@@ -125,7 +91,7 @@ static json_t *json_text(const char *s)
 	}
 	const unsigned char *u = (const unsigned char *)clean;
 	for (size_t i = 0; i < n;) {
-		size_t k = utf8_seq_len(u + i, n - i);
+		size_t k = engi_utf8_seq(u + i, n - i);
 		if (k == 0) {
 			clean[i++] = '?';
 			continue;
