@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "engi/error.h"
+#include "govern.h"
 #include "task.h"
 
 /* ACT_ASK puts a question to the task's simulated user (interaction.user);
@@ -89,10 +90,10 @@ struct agent_ctx {
 	 * trial (the caller's, engi_free); NULL where no results file is read */
 	int (*replay_load)(const char *source, const char *task_id, int trial, char **jsonl,
 			   size_t *len, struct engi_error *err);
-	/* the sweep's request governor: "ask EST_TOKENS" answers the seconds to
-	 * wait before a request, "tell STATUS TOKENS EST_TOKENS" reports one;
-	 * NULL: the agent paces itself within this process */
-	double (*govern)(void *govern_arg, const char *msg);
+	/* the sweep's request governor (govern.h): GOVERN_ASK answers the
+	 * seconds to wait before a request, GOVERN_TELL reports one; NULL: the
+	 * agent paces itself within this process */
+	double (*govern)(void *govern_arg, struct govern_msg *msg);
 	void *govern_arg;
 	/* clk_now_mono() when the episode's wall time runs out (0: no limit): an
 	 * agent waiting for a model past it returns ENGI_ETIMEOUT, which the

@@ -508,17 +508,16 @@ static int replay_reply(struct model_agent *m, struct engi_error *err)
 static double gate_ask(void *arg, double est_tokens)
 {
 	const struct agent_ctx *ctx = arg;
-	char msg[64];
-	snprintf(msg, sizeof(msg), "ask %.0f", est_tokens);
-	return ctx->govern(ctx->govern_arg, msg);
+	struct govern_msg msg = {.verb = GOVERN_ASK, .est_tokens = est_tokens};
+	return ctx->govern(ctx->govern_arg, &msg);
 }
 
 static void gate_tell(void *arg, long status, double tokens, double est_tokens)
 {
 	const struct agent_ctx *ctx = arg;
-	char msg[96];
-	snprintf(msg, sizeof(msg), "tell %ld %.0f %.0f", status, tokens, est_tokens);
-	ctx->govern(ctx->govern_arg, msg);
+	struct govern_msg msg = {
+	    .verb = GOVERN_TELL, .status = status, .tokens = tokens, .est_tokens = est_tokens};
+	ctx->govern(ctx->govern_arg, &msg);
 }
 
 static int model_next(struct agent *a, const struct observation *obs, struct agent_turn *turn,

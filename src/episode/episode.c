@@ -151,12 +151,11 @@ static void agent_trace_cb(void *arg, const char *event_json)
 }
 
 /* The agent's governor messages, tagged with the model's index. */
-static double agent_govern_cb(void *arg, const char *msg)
+static double agent_govern_cb(void *arg, struct govern_msg *msg)
 {
 	const struct episode_spec *s = arg;
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%u %s", (unsigned)s->cell->model, msg);
-	return s->govern(buf);
+	msg->model = (uint32_t)s->cell->model;
+	return s->govern(msg);
 }
 
 struct cancel_ctx {

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "engi/error.h"
+#include "govern.h"
 #include "matrix.h"
 #include "record.h"
 #include "task.h"
@@ -51,7 +52,7 @@ struct episode_spec {
 			   size_t *len, struct engi_error *err);
 	/* the sweep's request governor (agent.h), given "MODEL_INDEX msg";
 	 * NULL: none */
-	double (*govern)(const char *msg);
+	double (*govern)(const struct govern_msg *msg);
 	/* leave the verdict to episode_verify, run as its own work item
 	 * (episode_run returns 1 when it did) */
 	int defer_verify;

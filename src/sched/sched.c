@@ -16,7 +16,7 @@ enum tag {
 	TAG_READY = 1,	   /* worker -> 0: give me work (empty) */
 	TAG_RESULT = 2,	   /* worker -> 0: uint64 cell + payload */
 	TAG_ABORTED = 3,   /* worker -> 0: uint64 cell */
-	TAG_GOVERN = 4,	   /* worker -> 0: a governor message (text) */
+	TAG_GOVERN = 4,	   /* worker -> 0: a governor message (fixed-layout bytes) */
 	TAG_PENDING = 5,   /* worker -> 0: uint64 cell + payload to verify */
 	TAG_CELL = 10,	   /* 0 -> worker: uint64 cell */
 	TAG_STOP = 11,	   /* 0 -> worker: empty */
@@ -528,25 +528,24 @@ static void deliver(struct master *m, size_t cell, int rank, const char *payload
 static const struct sched_hooks *g_hooks;
 static pthread_mutex_t g_govern_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static double govern_here(const char *msg)
+static double govern_here(const void *msg, size_t len)
 {
 	const struct sched_hooks *h = g_hooks;
 	if (!h || !h->govern)
 		return 0;
 	pthread_mutex_lock(&g_govern_lock);
-	double v = h->govern(h->ctx, msg);
+	double v = h->govern(h->ctx, msg, len);
 	pthread_mutex_unlock(&g_govern_lock);
 	return v;
 }
 
-double sched_govern(const char *msg)
+double sched_govern(const void *msg, size_t n)
 {
-	size_t n = strlen(msg);
 	if (!g_hooks || n > SCHED_GOVERN_MSG_MAX)
 		return 0;
 	if (!g_mpi || g_rank == 0)
-		return govern_here(msg);
-	MPI_Send(msg, (int)n, MPI_CHAR, 0, TAG_GOVERN, MPI_COMM_WORLD);
+		return govern_here(msg, n);
+	MPI_Send(msg, (int)n, MPI_BYTE, 0, TAG_GOVERN, MPI_COMM_WORLD);
 	int flag = 0;
 	long nap_ns = 0;
 	MPI_Status st;
@@ -626,7 +625,7 @@ static int poll_workers(struct master *m)
 		buf[count] = '\0';
 		if (stt.MPI_TAG == TAG_GOVERN) {
 			/* a question from a running cell: answer, the worker stays busy */
-			double v = govern_here(buf);
+			double v = govern_here(buf, (size_t)count);
 			MPI_Send(&v, 1, MPI_DOUBLE, w, TAG_GOVERNED, MPI_COMM_WORLD);
 			engi_free(buf);
 			continue;

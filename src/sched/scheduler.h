@@ -84,10 +84,11 @@ struct sched_hooks {
 	int (*prefetch)(void *ctx, size_t cell);
 	/* Rank 0: about every 0.5 s and after each result. NULL: none. */
 	void (*tick)(void *ctx, const struct sched_status *st);
-	/* Rank 0: answers a governor message (sched_govern) from any rank with
+	/* Rank 0: answers a governor message (sched_govern: len bytes of a
+	 * fixed-layout struct the caller and the hook agree on) from any rank with
 	 * a number (seconds to wait). Called under one lock, from the main
 	 * thread or a slot thread. NULL: every answer is 0. */
-	double (*govern)(void *ctx, const char *msg);
+	double (*govern)(void *ctx, const void *msg, size_t len);
 };
 
 #define SCHED_GOVERN_MSG_MAX 256
@@ -96,10 +97,10 @@ struct sched_hooks {
  * Asks rank 0's govern hook, from the thread running a cell, and returns its
  * answer: on worker ranks (where cells run in the main thread) through a
  * message round trip, on rank 0 and in the serial twin by a direct call.
- * Outside sched_run, or when msg is longer than SCHED_GOVERN_MSG_MAX, 0.
+ * Outside sched_run, or when len is over SCHED_GOVERN_MSG_MAX, 0.
  * Not collective; blocks for the round trip only.
  */
-double sched_govern(const char *msg);
+double sched_govern(const void *msg, size_t len);
 
 struct sched_opts {
 	int local_slots; /* episodes rank 0 runs itself; -1: automatic */

@@ -6,6 +6,7 @@
 #include "engi/verify.h"
 #include "episode.h"
 #include "fsutil.h"
+#include "govern.h"
 #include "journal.h"
 #include "judge.h"
 #include "progress.h"
@@ -113,6 +114,11 @@ static long find_cell(const struct runctx *c, const char *id)
 
 /* ---- hooks (run on every rank; the rest on rank 0) ---- */
 
+static double govern_via_sched(const struct govern_msg *msg)
+{
+	return sched_govern(msg, sizeof(*msg));
+}
+
 static void fill_spec(struct runctx *c, size_t ci, int rank, struct episode_spec *sp)
 {
 	const struct sweep *sw = c->sw;
@@ -138,7 +144,7 @@ static void fill_spec(struct runctx *c, size_t ci, int rank, struct episode_spec
 	s.run_id = c->run_id;
 	s.kernel_threads = c->kernel_threads;
 	s.replay_load = replay_source_load;
-	s.govern = sched_govern;
+	s.govern = govern_via_sched;
 	s.defer_verify = 1;
 	*sp = s;
 }
@@ -308,28 +314,29 @@ static int hook_admit(void *p, size_t ci)
 	return 1;
 }
 
-/* The governor on rank 0: "MODEL ask EST" answers the seconds a request
- * must wait (token buckets shared by all ranks); "MODEL tell STATUS TOKENS
- * EST" books the tokens and, on a 429, lowers the model's concurrency limit
- * to 0.8 of itself (hook_admit raises it by one after a quiet period).
- * Called under the scheduler's governor lock. */
-static double hook_govern(void *p, const char *msg)
+/* The governor on rank 0 (govern.h): GOVERN_ASK answers the seconds a
+ * request must wait (token buckets shared by all ranks); GOVERN_TELL books
+ * the tokens and, on a 429, lowers the model's concurrency limit to 0.8 of
+ * itself (hook_admit raises it by one after a quiet period). Called under
+ * the scheduler's governor lock. */
+static double hook_govern(void *p, const void *raw, size_t len)
 {
 	struct runctx *c = p;
-	unsigned mi;
-	char verb[8];
-	double a = 0, b = 0, d = 0;
-	if (!c->gov_limit || sscanf(msg, "%u %7s %lf %lf %lf", &mi, verb, &a, &b, &d) < 3 ||
-	    mi >= c->sw->def.nmodels)
+	struct govern_msg msg;
+	if (!c->gov_limit || len != sizeof(msg))
+		return 0;
+	memcpy(&msg, raw, sizeof(msg));
+	size_t mi = msg.model;
+	if (mi >= c->sw->def.nmodels)
 		return 0;
 	const struct provider_config *pc = c->sw->def.models[mi].provider;
 	if (!pc)
 		return 0;
-	if (!strcmp(verb, "ask"))
-		return provider_throttle_reserve(pc, a);
-	if (!strcmp(verb, "tell")) {
-		provider_throttle_used(pc, b, d);
-		if ((long)a == 429) {
+	if (msg.verb == GOVERN_ASK)
+		return provider_throttle_reserve(pc, msg.est_tokens);
+	if (msg.verb == GOVERN_TELL) {
+		provider_throttle_used(pc, msg.tokens, msg.est_tokens);
+		if (msg.status == 429) {
 			pthread_mutex_lock(&c->gov_lock);
 			double lim = c->gov_limit[mi] * GOV_BACKOFF;
 			c->gov_limit[mi] = lim < 1 ? 1 : lim;
