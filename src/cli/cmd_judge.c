@@ -172,6 +172,28 @@ int cmd_judge(int argc, char **argv)
 		rc = fs_read_file(tmp, (size_t)64 << 20, &json, &len, &err);
 		if (rc == 0)
 			rc = record_from_json(json, len, &r, &err);
+		/* by hand: scored as a run that ended on its own would be (the
+		 * parent of a sweep scores it with the run's outcome) */
+		struct suite su;
+		memset(&su, 0, sizeof(su));
+		int loaded = 0;
+		if (rc == 0 && (rc = suite_load(&su, argv[optind], &err)) == 0)
+			loaded = 1;
+		if (rc == 0 && su.ntasks == 1) {
+			struct engi_verdict v;
+			engi_verdict_init(&v);
+			rc = judge_verdict_from_record(&r, &v, &err);
+			if (rc == 0) {
+				judge_score(&su.tasks[0], OUTCOME_DONE, &v);
+				r.success = v.success;
+				r.feasible = v.feasible;
+				r.score = v.score;
+				r.quality = v.quality;
+			}
+			engi_verdict_release(&v);
+		}
+		if (loaded)
+			suite_release(&su);
 		if (rc == 0)
 			print_verdict(&r);
 		else

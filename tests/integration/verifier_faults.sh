@@ -95,3 +95,12 @@ import results as R
 ep = R.episodes("r-mpi/results.h5")
 assert len(ep) == 3 and all(e["infra"] == "verifier crashed" for e in ep), ep
 PY
+
+# judged by hand, the saved deliverables get the task's scoring on the first
+# line (a closed tetrahedron of the right volume: a success); --out keeps the
+# verifier's assertions unscored for the parent to score
+art=$(ls -d r-segv/artifacts/*/ | head -1)
+"$ENGISWEEP" judge suite/tetra-1.json "$art" > byhand.txt 2>&1 || { cat byhand.txt; fail "judge by hand"; }
+head -1 byhand.txt | grep -q "^success 1  feasible 1  score 1" || { cat byhand.txt; fail "judge by hand is unscored"; }
+grep -q "pass *closed" byhand.txt || { cat byhand.txt; fail "judge by hand lists no assertion"; }
+echo ok
