@@ -9,7 +9,9 @@ expect_rc 2 "$ENGISWEEP" nosuchcommand
 expect_rc 2 "$ENGISWEEP" run
 expect_rc 2 "$ENGISWEEP" run --trials zero "$ENGI_SRC/tasks/demo"
 expect_rc 2 "$ENGISWEEP" run --backend nosuch --out x "$ENGI_SRC/tasks/demo"
-says "$ENGISWEEP" run --backend nosuch --out x "$ENGI_SRC/tasks/demo" | grep -q "unknown backend 'nosuch' (valid: local, qemu, simulate)" \
+backends=$("$ENGISWEEP" inspect | sed -n '/^backends:/,/^$/p' | awk 'NR > 1 && $2 ~ /built/ {print $1}' | paste -sd, | sed 's/,/, /g')
+echo "$backends" | grep -q "local, qemu, simulate" || fail "inspect lists backends '$backends'"
+says "$ENGISWEEP" run --backend nosuch --out x "$ENGI_SRC/tasks/demo" | grep -qF "unknown backend 'nosuch' (valid: $backends)" \
 	|| fail "unknown backend message"
 ENGISWEEP_IMAGES="$T/images" ENGI_QEMU_NO_BUILD=1 says "$ENGISWEEP" run --backend qemu --out x "$ENGI_SRC/tasks/demo" |
 	grep -q "image 'tools' is not built (expected in '$T/images/tools-.*'): run \`engisweep image build tools\`" \

@@ -203,7 +203,8 @@ static void test_registry(void)
 	int n = 0;
 	while (k[n])
 		n++;
-	CHECK_INT(n, 8);
+	/* the kinds this suite tests are there; a new kind adds itself */
+	CHECK(n >= 8);
 	struct engi_error e;
 	engi_error_init(&e);
 	const struct engi_verifier_kind *mesh = engi_verifier_lookup("mesh", &e);
@@ -211,8 +212,15 @@ static void test_registry(void)
 	CHECK(engi_verifier_lookup("ccx_dat", &e) != NULL);
 	CHECK(engi_verifier_lookup("stl", &e) == NULL);
 	CHECK_INT(e.code, ENGI_ENOTFOUND);
-	CHECK_STR(e.msg, "unknown verifier kind 'stl' (valid: mesh, ccx_dat, occupancy, "
-			 "cad_similarity, structural, fe_solid, param_spec, command)");
+	/* the message lists every registered kind, in registry order */
+	char want[512] = "unknown verifier kind 'stl' (valid: ";
+	for (int i = 0; i < n; i++) {
+		strncat(want, k[i]->name, sizeof(want) - strlen(want) - 1);
+		strncat(want, i + 1 < n ? ", " : ")", sizeof(want) - strlen(want) - 1);
+	}
+	CHECK_STR(e.msg, want);
+	CHECK(strstr(e.msg, "mesh, ccx_dat, occupancy, cad_similarity, structural, fe_solid, "
+			    "param_spec, command") != NULL);
 	engi_verifier_free(mesh, NULL);
 	engi_verifier_free(NULL, NULL);
 }
