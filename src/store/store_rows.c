@@ -129,17 +129,7 @@ static void *next_row(struct store *s, int t)
 static int check_appendable(const struct record *r, struct engi_error *err)
 {
 	TRY(store_check_cell(r->cell, err));
-	if (r->outcome < 0 || r->outcome >= OUTCOME_COUNT)
-		RAISE(err, ENGI_EINVALID, "record '%s': outcome %d is not valid", r->cell,
-		      r->outcome);
-	for (size_t i = 0; i < r->nassertions; i++) {
-		int st = r->assertions[i].state;
-		if (st < ENGI_PASS || st > ENGI_UNAVAILABLE)
-			RAISE(err, ENGI_EINVALID,
-			      "record '%s': assertion '%s' has state %d, which "
-			      "is not valid",
-			      r->cell, r->assertions[i].name, st);
-	}
+	TRY(record_check_values(r, err));
 	if (r->trace_len && !r->trace)
 		RAISE(err, ENGI_EINVALID, "record '%s': trace of %zu bytes has no data", r->cell,
 		      r->trace_len);
