@@ -24,7 +24,12 @@ target_link_libraries(engitrace PUBLIC engikernels PkgConfig::JANSSON
 
 # engistore: the results file (engicore for its file copy). The parallel HDF5 headers include <mpi.h>,
 # hence MPI::MPI_C even though the store itself is a single serial writer.
-add_library(engistore STATIC ${CMAKE_CURRENT_LIST_DIR}/store/store_hdf5.c)
+add_library(engistore STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/store/store_hdf5.c
+  ${CMAKE_CURRENT_LIST_DIR}/store/store_file.c
+  ${CMAKE_CURRENT_LIST_DIR}/store/store_rows.c
+  ${CMAKE_CURRENT_LIST_DIR}/store/store_read.c
+)
 target_include_directories(engistore PUBLIC ${CMAKE_CURRENT_LIST_DIR}/store)
 target_include_directories(engistore PRIVATE ${HDF5_INCLUDE_DIRS})
 if(HDF5_DEFINITIONS)

@@ -165,7 +165,7 @@ static json_t *artifact_json(struct writer *w, const struct artifact *a)
 	return o;
 }
 
-static int check_writable(const struct record *r, struct engi_error *err)
+int record_check_values(const struct record *r, struct engi_error *err)
 {
 	if (r->outcome < 0 || r->outcome >= OUTCOME_COUNT)
 		RAISE(err, ENGI_EINVALID, "record '%s': outcome %d is not valid", r->cell,
@@ -178,6 +178,12 @@ static int check_writable(const struct record *r, struct engi_error *err)
 			      "is not valid",
 			      r->cell, r->assertions[i].name, st);
 	}
+	return 0;
+}
+
+static int check_writable(const struct record *r, struct engi_error *err)
+{
+	TRY(record_check_values(r, err));
 	for (size_t i = 0; i < r->nartifacts; i++)
 		if (r->artifacts[i].bytes > (uint64_t)INT64_MAX)
 			RAISE(err, ENGI_EINVALID,

@@ -78,6 +78,10 @@ void record_release(struct record *r);
 /* Takes the verdict's assertions and metrics and its scoring fields. */
 int record_take_verdict(struct record *r, struct engi_verdict *v);
 
+/* The outcome and the assertion states are values of their lists, else
+ * ENGI_EINVALID naming the record: what every writer checks first. */
+int record_check_values(const struct record *r, struct engi_error *err);
+
 /* One line of JSON, no newline; caller frees with engi_free. */
 int record_to_json(const struct record *r, char **out, size_t *len, struct engi_error *err);
 int record_from_json(const char *text, size_t len, struct record *r, struct engi_error *err);

@@ -1,5 +1,6 @@
 /*
- * store.h - the HDF5 results file. The only place that includes <hdf5.h>.
+ * store.h - the HDF5 results file. Only src/store/ includes <hdf5.h> (through
+ * its private store_hdf5.h, which also says which file does what).
  *
  * One writer (rank 0, or the serial run) creates the file with the sweep's
  * metadata tables and frozen configuration, appends episode records to

@@ -520,11 +520,29 @@ static void test_errors(void)
 	CHECK_INT(store_append(s, &r, &err), ENGI_EINVALID);
 	CHECK_MSG(err, "outcome");
 	r.outcome = OUTCOME_DONE;
+	/* an assertion state outside the list: refused by the store and by the
+	 * journal line alike (one check, record_check_values), nothing buffered */
+	struct record bad;
+	record_init(&bad);
+	fixture_record(&bad, 5, 0);
+	bad.assertions[bad.nassertions - 1].state = ENGI_UNAVAILABLE + 1;
+	engi_error_init(&err);
+	CHECK_INT(store_append(s, &bad, &err), ENGI_EINVALID);
+	CHECK_MSG(err, "assertion 'a5.2' has state");
+	engi_error_init(&err);
+	char *line = NULL;
+	CHECK_INT(record_to_json(&bad, &line, NULL, &err), ENGI_EINVALID);
+	CHECK_MSG(err, "assertion 'a5.2' has state");
+	CHECK(line == NULL);
+	record_release(&bad);
 	engi_error_init(&err);
 	CHECK_INT(store_read_trace(path, "a/b", &(char *){NULL}, NULL, &err), ENGI_EINVALID);
 	engi_error_init(&err);
 	CHECK_INT(store_append(s, &r, &err), 0);
 	CHECK_INT(store_close(&s, &err), 0);
+	CHECK_INT(store_read(path, &res, &err), 0);
+	CHECK(res.nepisodes == 1 && res.nassertions == 0 && res.nmetrics == 0);
+	engi_results_release(&res);
 	CHECK_INT(store_read_trace(path, "ok", &(char *){NULL}, NULL, &err), ENGI_ENOTFOUND);
 	record_release(&r);
 

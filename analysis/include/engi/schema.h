@@ -8,7 +8,8 @@
  *   the HDF5 /episodes compound type and its reader (src/store),
  *   the record from a row and back (record_to_row / record_from_row),
  *   the episodes CSV columns (analysis/csvin.c) and the outcome columns of
- *   the report (analysis/report.c), evidence and compare.
+ *   the report (analysis/report_files.c, report_markdown.c), evidence and
+ *   compare.
  * The names are the journal keys, the HDF5 members and the CSV columns
  * alike, and the order is the order of all of them: a new field goes where
  * it belongs and every path carries it; renaming or reordering one breaks

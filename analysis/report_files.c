@@ -1,0 +1,327 @@
+/*
+ * report_files.c - the report as CSV and JSON for programs: one list of
+ * fields per row, written as a CSV line or a JSON object with the same keys
+ * in the same order (report_render.h; the columns in engi/report.h).
+ */
+#include "report_render.h"
+
+#include "textout.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;
+		if (c == 0xed)
+			hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		if (c == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
+static void json_string(struct report_out *o, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str);
+	out_str(o, "\"");
+	for (size_t i = 0; i < n;) {
+		unsigned char ch = s[i];
+		if (ch == '"' || ch == '\\') {
+			char esc[2] = {'\\', (char)ch};
+			out_bytes(o, esc, 2);
+		} else if (ch == '\n') {
+			out_str(o, "\\n");
+		} else if (ch == '\r') {
+			out_str(o, "\\r");
+		} else if (ch == '\t') {
+			out_str(o, "\\t");
+		} else if (ch == '\b') {
+			out_str(o, "\\b");
+		} else if (ch == '\f') {
+			out_str(o, "\\f");
+		} else if (ch < 0x20) {
+			out_fmt(o, "\\u%04x", ch);
+		} else if (ch < 0x80) {
+			out_bytes(o, (const char *)&s[i], 1);
+		} else {
+			size_t len = utf8_seq(&s[i], n - i);
+			if (len) {
+				out_bytes(o, (const char *)&s[i], len);
+				i += len;
+				continue;
+			}
+			out_str(o, "\\ufffd");
+		}
+		i++;
+	}
+	out_str(o, "\"");
+}
+
+/* A CSV field, quoted as the compare tables quote theirs (textout.h). */
+static void csv_string(struct report_out *o, const char *s)
+{
+	if (!o->rc)
+		engi_textout_csv_str(&o->b, s);
+}
+
+/* ---- the row as a list of fields, shared by CSV and JSON ---- */
+
+enum field_kind { F_STR, F_SIZE, F_I64, F_NUM };
+
+struct field {
+	const char *key;
+	int kind;
+	const char *s;
+	size_t z;
+	int64_t i;
+	double x;
+};
+
+#define ROW_FIELDS 36
+
+static void row_fields(const struct engi_report_data *d, const struct engi_report_row *r,
+		       struct field *f)
+{
+	size_t n = 0;
+/* clang-format off */
+#define FS(k, v) f[n++] = (struct field){.key = k, .kind = F_STR, .s = (v)}
+#define FZ(k, v) f[n++] = (struct field){.key = k, .kind = F_SIZE, .z = (v)}
+#define FI(k, v) f[n++] = (struct field){.key = k, .kind = F_I64, .i = (v)}
+#define FN(k, v) f[n++] = (struct field){.key = k, .kind = F_NUM, .x = (v)}
+	/* clang-format on */
+	FS("table", d->ntables ? d->table_name[r->table] : "overall");
+	FS("group", r->group ? r->group : "");
+	FS("model", r->model ? r->model : "");
+	FS("condition", r->condition ? r->condition : "");
+	FZ("tasks", r->tasks);
+	FZ("episodes", r->episodes);
+	FZ("scored", r->scored);
+	FN("score_x100", r->score.mean);
+	FN("ci_lo_x100", r->score.lo);
+	FN("ci_hi_x100", r->score.hi);
+	FS("ci_flag", engi_ci_flag_name(r->score.flag));
+	FZ("ci_draws", r->score.draws);
+	FN("reward_x100", r->reward.mean);
+	FN("reward_lo_x100", r->reward.lo);
+	FN("reward_hi_x100", r->reward.hi);
+	FS("reward_flag", engi_ci_flag_name(r->reward.flag));
+	FN("success_rate", r->success_rate);
+	FZ("stable_success", r->stable_success);
+	FZ("mixed", r->mixed);
+	FZ("stable_failure", r->stable_failure);
+	FZ("single_trial", r->single_trial);
+#define FOUTCOME(id, name, scored, infra, why) FZ(name, r->outcomes[ENGI_REPORT_##id]);
+	ENGI_OUTCOMES(FOUTCOME)
+#undef FOUTCOME
+	FZ("other_outcome", r->outcomes[ENGI_REPORT_OTHER]);
+	FZ("not_run", r->not_run);
+	FS("not_run_reasons", r->not_run_reasons ? r->not_run_reasons : "");
+	FN("mean_turns", r->mean_turns);
+	FN("mean_wall_s", r->mean_wall_s);
+	FI("tokens_in", r->tokens_in);
+	FI("tokens_out", r->tokens_out);
+	FN("cost_usd", r->cost_usd);
+#undef FS
+#undef FZ
+#undef FI
+#undef FN
+	BUG_ON(n != ROW_FIELDS);
+}
+
+/* Numbers in files: 12 significant digits, far beyond what a bootstrap
+ * supports, and the same text on every machine (glibc rounds exactly). */
+static void field_value(struct report_out *o, const struct field *f, int json)
+{
+	switch (f->kind) {
+	case F_STR:
+		if (json)
+			json_string(o, f->s);
+		else
+			csv_string(o, f->s);
+		break;
+	case F_SIZE:
+		out_fmt(o, "%zu", f->z);
+		break;
+	case F_I64:
+		out_fmt(o, "%" PRId64, f->i);
+		break;
+	default:
+		if (isfinite(f->x))
+			out_fmt(o, "%.12g", f->x);
+		else if (json)
+			out_str(o, "null");
+		break;
+	}
+}
+
+void engi_report_render_csv(struct report_out *o, const struct engi_report_data *d)
+{
+	struct field f[ROW_FIELDS];
+	struct engi_report_row empty;
+	memset(&empty, 0, sizeof(empty));
+	row_fields(d, &empty, f);
+	for (size_t i = 0; i < ROW_FIELDS; i++)
+		out_fmt(o, "%s%s", i ? "," : "", f[i].key);
+	out_str(o, "\r\n");
+	for (size_t r = 0; r < d->nrows; r++) {
+		row_fields(d, &d->rows[r], f);
+		for (size_t i = 0; i < ROW_FIELDS; i++) {
+			if (i)
+				out_str(o, ",");
+			field_value(o, &f[i], 0);
+		}
+		out_str(o, "\r\n");
+	}
+}
+
+static double ratio(double x, double y)
+{
+	return y > 0 ? x / y : NAN;
+}
+
+static void json_num(struct report_out *o, const char *key, double v)
+{
+	if (isfinite(v))
+		out_fmt(o, ", \"%s\": %.12g", key, v);
+	else
+		out_fmt(o, ", \"%s\": null", key);
+}
+
+/* The evidence ladder, the "evidence" member of the JSON file. */
+static void json_evidence(struct report_out *o, const struct engi_evidence *ev)
+{
+	out_str(o, ",\n  \"evidence\": {\"stages\": [");
+	for (size_t s = 0; s < ev->nstages; s++) {
+		out_str(o, s ? ", " : "");
+		json_string(o, ev->stages[s]);
+	}
+	out_str(o, "],\n    \"arms\": [");
+	for (size_t a = 0; a < ev->narms; a++) {
+		const struct engi_evidence_arm *arm = &ev->arms[a];
+		out_str(o, a ? ",\n      {\"model\": " : "\n      {\"model\": ");
+		json_string(o, arm->model);
+		out_str(o, ", \"condition\": ");
+		json_string(o, arm->condition);
+		out_fmt(o,
+			", \"episodes\": %zu, \"tasks\": %zu, "
+			"\"perfect_tasks\": %zu",
+			arm->episodes, arm->tasks, arm->perfect);
+		json_num(o, "perfect_rate", ratio((double)arm->perfect, (double)arm->tasks));
+		json_num(o, "score_x100", arm->score_x100);
+		json_num(o, "cost_usd", arm->cost_usd);
+		json_num(o, "cost_per_task", ratio(arm->cost_usd, (double)arm->tasks));
+		json_num(o, "cost_per_point", ratio(arm->cost_usd, arm->score_x100));
+		out_str(o, ", \"ladder\": [");
+		for (size_t s = 0; s < ev->nstages; s++) {
+			out_str(o, s ? ", {\"stage\": " : "{\"stage\": ");
+			json_string(o, ev->stages[s]);
+			out_fmt(o, ", \"denominator\": %zu, \"passed\": %zu", arm->denominator[s],
+				arm->passed[s]);
+			json_num(o, "pass_rate",
+				 ratio((double)arm->passed[s], (double)arm->denominator[s]));
+			out_fmt(o, ", \"first_failed\": %zu}", arm->first_failed[s]);
+		}
+		out_fmt(o, "], \"passed_every_stage\": %zu}", arm->first_failed[ev->nstages]);
+	}
+	out_str(o, ev->narms ? "\n    ]}" : "]}");
+}
+
+static void json_values(struct report_out *o, const struct engi_report_value *v, size_t n)
+{
+	out_str(o, "[");
+	for (size_t i = 0; i < n; i++) {
+		out_str(o, i ? ", {\"value\": " : "{\"value\": ");
+		json_string(o, v[i].value);
+		out_fmt(o, ", \"episodes\": %zu}", v[i].episodes);
+	}
+	out_str(o, "]");
+}
+
+void engi_report_render_json(struct report_out *o, const struct engi_report_data *d)
+{
+	out_str(o, "{\n  \"format\": \"engisweep-report\",\n"
+		   "  \"format_version\": 3,\n");
+	out_fmt(o,
+		"  \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
+		"\"level\": %.12g, \"min_tasks\": %zu, \"interval\": \"%s\"},\n",
+		d->boot.seed, d->boot.draws, d->boot.level, d->boot.min_tasks,
+		engi_interval_name(d->boot.interval));
+	out_str(o, "  \"episodes\": {\"planned\": ");
+	if (d->planned)
+		out_fmt(o, "%" PRIu64 ", \"missing\": %" PRIu64, d->planned, d->missing);
+	else
+		out_str(o, "null, \"missing\": null");
+	out_fmt(o,
+		", \"recorded\": %zu, \"extra\": %zu, \"duplicates\": %zu, "
+		"\"scored\": %zu, \"%s\": %zu, \"%s\": %zu, "
+		"\"other_outcome\": %zu, "
+		"\"unknown_task\": %zu, \"tasks_listed\": %zu, "
+		"\"tasks_unrun\": %zu},\n",
+		d->recorded, d->extra, d->duplicates, d->scored,
+		engi_outcome_name(ENGI_OUTCOME_ENV_CRASH), d->env_crash,
+		engi_outcome_name(ENGI_OUTCOME_INFRA_ERROR), d->infra_error, d->other_outcome,
+		d->unknown_task, d->tasks_listed, d->tasks_unrun);
+	out_str(o, "  \"not_run\": [");
+	for (size_t i = 0; i < d->nnot_run; i++) {
+		const struct engi_report_not_run *n = &d->not_run[i];
+		const struct engi_report_row *r = overall(d, n->arm);
+		out_str(o, i ? ",\n    {\"model\": " : "\n    {\"model\": ");
+		json_string(o, r->model);
+		out_str(o, ", \"condition\": ");
+		json_string(o, r->condition);
+		out_str(o, ", \"reason\": ");
+		json_string(o, n->reason);
+		out_fmt(o, ", \"episodes\": %zu}", n->episodes);
+	}
+	out_str(o, d->nnot_run ? "\n  ],\n" : "],\n");
+	out_str(o, "  \"provenance\": {\"versions\": ");
+	json_values(o, d->versions, d->nversions);
+	out_str(o, ", \"verifiers\": ");
+	json_values(o, d->verifiers, d->nverifiers);
+	out_fmt(o, ", \"mixed_versions\": %s, \"mixed_verifiers\": %s},\n",
+		d->mixed_versions ? "true" : "false", d->mixed_verifiers ? "true" : "false");
+	out_str(o, "  \"tables\": [");
+	for (size_t t = 0; t < d->ntables; t++) {
+		out_str(o, t ? ", " : "");
+		json_string(o, d->table_name[t]);
+	}
+	out_str(o, "],\n");
+	out_str(o, "  \"rows\": [");
+	struct field f[ROW_FIELDS];
+	for (size_t r = 0; r < d->nrows; r++) {
+		row_fields(d, &d->rows[r], f);
+		out_str(o, r ? ",\n    {" : "\n    {");
+		for (size_t i = 0; i < ROW_FIELDS; i++) {
+			out_fmt(o, "%s\"%s\": ", i ? ", " : "", f[i].key);
+			field_value(o, &f[i], 1);
+		}
+		out_str(o, "}");
+	}
+	out_str(o, d->nrows ? "\n  ]" : "]");
+	if (d->evidence)
+		json_evidence(o, d->evidence);
+	out_str(o, "\n}\n");
+}
