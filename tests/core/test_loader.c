@@ -6,7 +6,8 @@
  *
  * Every NN-name.json in BAD_TASKS_FOLDER must fail to load with exactly the
  * message in NN-name.expect, where @FILE@ stands for the task file's path as
- * passed to suite_load and @DIR@ for the folder's absolute, resolved path.
+ * passed to suite_load, @DIR@ for the folder's absolute, resolved path and
+ * @KINDS@ for the registered verifier kinds as the loader lists them.
  * base.task in the same folder is the valid task the cases are made from.
  */
 #include <dirent.h>
@@ -19,6 +20,7 @@
 
 #include "check.h"
 #include "engi/alloc.h"
+#include "engi/verify.h"
 #include "fsutil.h"
 #include "task.h"
 
@@ -178,6 +180,15 @@ static void test_corpus(const char *dir)
 		perror(dir);
 		exit(2);
 	}
+	/* "mesh, ccx_dat, ...": the registry's kinds, as the loader lists them */
+	char kinds[512] = "";
+	const struct engi_verifier_kind *const *k = engi_verifier_kinds();
+	for (size_t i = 0; k[i]; i++) {
+		strncat(kinds, k[i]->name, sizeof(kinds) - strlen(kinds) - 1);
+		if (k[i + 1])
+			strncat(kinds, ", ", sizeof(kinds) - strlen(kinds) - 1);
+	}
+	CHECK(strstr(kinds, "mesh, ccx_dat") == kinds);
 	struct engi_error err;
 	struct suite s;
 
@@ -229,8 +240,10 @@ static void test_corpus(const char *dir)
 			raw[--len] = '\0';
 		CHECK(strchr(raw, '\n') == NULL); /* one message, one line */
 		char *with_file = replace_all(raw, "@FILE@", path);
-		char *expected = replace_all(with_file, "@DIR@", absdir);
+		char *with_dir = replace_all(with_file, "@DIR@", absdir);
+		char *expected = replace_all(with_dir, "@KINDS@", kinds);
 		engi_free(with_file);
+		engi_free(with_dir);
 		engi_free(raw);
 
 		engi_error_init(&err);
@@ -242,7 +255,9 @@ static void test_corpus(const char *dir)
 			suite_release(&s);
 		if (strcmp(err.msg, expected)) {
 			char *got_file = replace_all(err.msg, path, "@FILE@");
-			char *got = replace_all(got_file, absdir, "@DIR@");
+			char *got_dir = replace_all(got_file, absdir, "@DIR@");
+			char *got = replace_all(got_dir, kinds, "@KINDS@");
+			engi_free(got_dir);
 			fprintf(stderr, "%s:\n  expected: %s\n  got:      %s\n  as .expect: %s\n",
 				name, expected, err.msg, got);
 			engi_free(got_file);
