@@ -7,39 +7,11 @@
 
 #include "textout.h"
 
+#include "engi/utf8.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xbf;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0;
-		if (c == 0xed)
-			hi = 0x9f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		if (c == 0xf4)
-			hi = 0x8f;
-	} else
-		return 0;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
 
 /* A JSON string; bytes that are not UTF-8 become U+FFFD. */
 static void json_string(struct report_out *o, const char *str)
@@ -67,7 +39,7 @@ static void json_string(struct report_out *o, const char *str)
 		} else if (ch < 0x80) {
 			out_bytes(o, (const char *)&s[i], 1);
 		} else {
-			size_t len = utf8_seq(&s[i], n - i);
+			size_t len = engi_utf8_seq(&s[i], n - i);
 			if (len) {
 				out_bytes(o, (const char *)&s[i], len);
 				i += len;
