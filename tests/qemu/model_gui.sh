@@ -21,10 +21,12 @@ t["verifier"]["file"] = "out.stl"
 t["reference"] = [{"run": "cp tetra.stl out.stl"}, {"done": "copied"}]
 t.pop("flawed", None)
 json.dump(t, open("suite/gui-copy.json", "w"), indent=1)
+# the shell in the xterm runs the copy, which in a guest under TCG on a loaded
+# host takes seconds: the model waits 6 s before it says done
 # the xterm sits at native (80..1080, 60..660); at scale 0.6 its middle is (300, 200)
 gui = [{"calls": [{"name": "computer", "args": {"action": "click", "x": 300, "y": 200}}]},
        {"calls": [{"name": "computer", "args": {"action": "type", "text": "cp tetra.stl out.stl\n"}},
-                  {"name": "computer", "args": {"action": "wait", "seconds": 2}}]},
+                  {"name": "computer", "args": {"action": "wait", "seconds": 6}}]},
        {"calls": [{"name": "done", "args": {"summary": "copied"}}]}]
 json.dump({"models": {"gui": gui}}, open("script.json", "w"))
 PY
