@@ -87,6 +87,19 @@ int episode_preflight(const char *backend, struct sweepdef *d, struct engi_error
 	return 0;
 }
 
+/* The environment a task asks for, as a backend starts it. */
+static struct env_spec task_env_spec(const struct task *t, const char *work_root, const char *name,
+				     const char *key)
+{
+	return (struct env_spec){.image = t->env.image,
+				 .cpus = t->env.cpus,
+				 .memory_mb = t->env.memory_mb,
+				 .network = t->env.network,
+				 .work_root = work_root,
+				 .name = name,
+				 .key = key};
+}
+
 int episode_prepare(const char *backend, const struct suite *suite, struct engi_error *err)
 {
 	const struct backend_desc *bd = backend_lookup(backend, err);
@@ -103,10 +116,7 @@ int episode_prepare(const char *backend, const struct suite *suite, struct engi_
 		}
 		if (seen)
 			continue;
-		struct env_spec es = {.image = t->env.image,
-				      .cpus = t->env.cpus,
-				      .memory_mb = t->env.memory_mb,
-				      .network = t->env.network};
+		struct env_spec es = task_env_spec(t, NULL, NULL, NULL);
 		int rc = backend_prepare(bd, &es, err);
 		if (rc < 0) {
 			engi_error_prefix(err, "task '%s'", suite->tasks[i].id);
@@ -862,13 +872,7 @@ static int judge_in_clean_env(const struct episode_spec *s, const struct record 
 		return err ? err->code : ENGI_ENOTFOUND;
 	char name[96];
 	snprintf(name, sizeof(name), "%s-verify-r%d-p%d", rec->cell, s->rank, (int)getpid());
-	struct env_spec es = {.image = task->env.image,
-			      .cpus = task->env.cpus,
-			      .memory_mb = task->env.memory_mb,
-			      .network = task->env.network,
-			      .work_root = s->work_root,
-			      .name = name,
-			      .key = task->id};
+	struct env_spec es = task_env_spec(task, s->work_root, name, task->id);
 	struct backend_env *env = NULL;
 	struct engi_error e;
 	engi_error_init(&e);
@@ -1091,13 +1095,7 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 			 (int)getpid());
 		char key[2 * 160];
 		snprintf(key, sizeof(key), "%s/%s", task->id, s->model->name);
-		struct env_spec es = {.image = task->env.image,
-				      .cpus = task->env.cpus,
-				      .memory_mb = task->env.memory_mb,
-				      .network = task->env.network,
-				      .work_root = s->work_root,
-				      .name = name,
-				      .key = key};
+		struct env_spec es = task_env_spec(task, s->work_root, name, key);
 		struct backend_env *env = NULL;
 		double e0 = clk_now_mono();
 		int brc = backend_start(bd, &es, &env, &e);
