@@ -294,7 +294,8 @@ static void md_not_run(struct report_out *o, const struct engi_report_data *d)
 	if (attention)
 		out_fmt(o,
 			"**Needs attention:** the verifier failed on the deliverables of %zu "
-			"episode%s (crashed or reached a limit). Their runs stand; `run --resume` "
+			"episode%s (crashed, reached a limit or was interrupted). Their runs "
+			"stand; `run --resume` "
 			"judges them again, and `engisweep judge TASK.json "
 			"RESULTS/artifacts/CELL` reproduces one by hand.\n\n",
 			attention, attention == 1 ? "" : "s");

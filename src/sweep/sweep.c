@@ -70,6 +70,11 @@ struct runctx {
 	int kernel_threads;
 	/* rank 0 */
 	struct journal journal;
+	/* episodes over whose verification has not come back (verifying.jsonl):
+	 * after a kill, --resume judges them from their saved deliverables
+	 * instead of running them again */
+	struct journal vjournal;
+	int vjournal_warned;
 	struct store *store;
 	int *model_running;
 	double *model_spent; /* dollars of each model's recorded episodes */
@@ -387,6 +392,14 @@ static int budgeted(const struct runctx *c)
 static void hook_pending(void *p, size_t ci, const char *payload, size_t len)
 {
 	struct runctx *c = p;
+	struct engi_error e;
+	engi_error_init(&e);
+	if (c->vjournal.fd >= 0 && journal_append_json(&c->vjournal, payload, len, &e) < 0 &&
+	    !c->vjournal_warned++)
+		fprintf(stderr,
+			"engisweep: warning: %s; an episode whose verification a kill "
+			"interrupts will run again\n",
+			e.msg);
 	if (!budgeted(c))
 		return;
 	struct record r;
@@ -817,7 +830,8 @@ static int resume_scan(void *p, struct record *r, struct engi_error *err)
 static int verifier_failed(const struct record *r)
 {
 	return r->outcome == OUTCOME_INFRA_ERROR && (!strcmp(r->infra, INFRA_VERIFIER_CRASH) ||
-						     !strcmp(r->infra, INFRA_VERIFIER_TIMEOUT));
+						     !strcmp(r->infra, INFRA_VERIFIER_TIMEOUT) ||
+						     !strcmp(r->infra, INFRA_VERIFY_STOPPED));
 }
 
 /* The run's own end (outcome and message) from its trace's last "end". */
@@ -909,6 +923,7 @@ static int rejudge_all(struct runctx *c, struct engi_error *err)
 			rc = store_append(c->store, r, err);
 		if (rc == 0 && ci >= 0) {
 			note_result(c->sw, (size_t)ci, r);
+			c->model_spent[c->sw->matrix.cells[ci].model] += r->cost_usd;
 			note_duration(c, (size_t)ci, r);
 			c->since_flush++;
 		}
@@ -970,6 +985,44 @@ static int resume_load(void *p, struct record *r, struct engi_error *err)
 	}
 	record_release(r);
 	return rc;
+}
+
+/* Resume, pass 2b: the episodes that were over, their verification not yet
+ * back when the sweep stopped (verifying.jsonl), and that the journal does
+ * not finish: judged again from their saved deliverables, as a verifier
+ * failure is, not run again. The last line of a cell counts. */
+static int resume_verifying(void *p, struct record *r, struct engi_error *err)
+{
+	struct runctx *c = p;
+	long ci = find_cell(c, r->cell);
+	const struct task *vt = ci >= 0 ? &c->sw->suite.tasks[c->sw->matrix.cells[ci].task] : NULL;
+	if (!vt || c->sw->results[ci].have ||
+	    engi_verifier_env(vt->verifier, vt->criteria) == ENGI_VENV_EPISODE) {
+		record_release(r);
+		return 0;
+	}
+	/* what it stays if it cannot be judged now: not a verdict, never the
+	 * unjudged run's record */
+	r->outcome = OUTCOME_INFRA_ERROR;
+	snprintf(r->infra, sizeof(r->infra), "%s", INFRA_VERIFY_STOPPED);
+	snprintf(r->message, sizeof(r->message),
+		 "the sweep stopped before this episode's verification came back");
+	for (size_t i = 0; i < c->nrejudge; i++)
+		if (!strcmp(c->rejudge[i].cell, r->cell)) {
+			record_release(&c->rejudge[i]);
+			c->rejudge[i] = *r;
+			record_init(r);
+			return 0;
+		}
+	struct record *v = engi_realloc(c->rejudge, (c->nrejudge + 1) * sizeof(*v));
+	if (!v) {
+		record_release(r);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	c->rejudge = v;
+	c->rejudge[c->nrejudge++] = *r;
+	record_init(r);
+	return 0;
 }
 
 static int setup_rank0(struct runctx *c, size_t **order, size_t *norder, struct engi_error *err)
@@ -1036,10 +1089,16 @@ static int setup_rank0(struct runctx *c, size_t **order, size_t *norder, struct 
 		for (size_t i = 0; i < n; i++)
 			before += sw->results[i].have;
 	}
+	char vpath[PATH_MAX];
+	snprintf(vpath, sizeof(vpath), "%s/verifying.jsonl", c->out);
+	if (o->resume && fs_path_is_file(vpath))
+		TRY(journal_read(vpath, resume_verifying, c, NULL, err));
 	TRY(maybe_flush(c, 1, err));
 	TRY(store_publish(c->store, c->h5, err));
 	TRY(journal_open(&c->journal, jpath, o->resume, err));
 	TRY(rejudge_all(c, err));
+	/* every episode it held is judged now: it starts again empty */
+	TRY(journal_open(&c->vjournal, vpath, 0, err));
 
 	*order = engi_calloc(n ? n : 1, sizeof(**order));
 	if (!*order)
@@ -1083,6 +1142,7 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 	memset(&c, 0, sizeof(c));
 	pthread_mutex_init(&c.gov_lock, NULL);
 	c.journal.fd = -1;
+	c.vjournal.fd = -1;
 	c.sw = sw;
 	c.o = o;
 	char *abs = realpath(o->out, NULL);
@@ -1162,6 +1222,10 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 			sw->unrun += !sw->results[i].have;
 		progress_finish(&c.progress, &st, sw->unrun);
 		fs_rm_rf(c.work_root, NULL);
+		if (sw->unrun == 0 && c.vjournal.path) {
+			/* every verification came back: nothing for a resume */
+			unlink(c.vjournal.path);
+		}
 	}
 out:
 	if (sched_rank() == 0) {
@@ -1171,6 +1235,7 @@ out:
 			store_close(&c.store, &e3);
 		}
 		journal_close(&c.journal);
+		journal_close(&c.vjournal);
 		progress_release(&c.progress);
 	}
 	for (size_t i = 0; i < c.npool; i++)

@@ -8,6 +8,7 @@
 
 #include "fsutil.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +39,9 @@ static void *peer_main(void *p)
 {
 	struct peer *pr = p;
 	char c;
+	/* the socketpair is non-blocking for the client; the peer blocks, or it
+	 * would answer (and hang up) before the request was sent */
+	fcntl(pr->fd, F_SETFL, fcntl(pr->fd, F_GETFL) & ~O_NONBLOCK);
 	/* wait for one request line */
 	while (read(pr->fd, &c, 1) == 1 && c != '\n')
 		;

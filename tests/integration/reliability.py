@@ -23,7 +23,10 @@ final journal and results file are compared with what the kills left:
               as episodes run at once; the others had finished and their
               result had not reached the journal yet (a slot is refilled
               before its result is journaled): at most one per slot, so a
-              kill re-runs at most twice as many cells as run at once
+              kill re-runs at most twice as many cells as run at once. An
+              episode that was over, its verification queued or running,
+              is in verifying.jsonl: --resume judges it, it does not run
+              again (its started_at stays the interrupted run's)
   changed     a cell finished at a kill whose outcome, success or score
               differs in the final file, or differs from the uninterrupted
               sweep

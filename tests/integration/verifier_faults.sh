@@ -87,6 +87,35 @@ names = sorted(a["name"] for a in last["assertions"])
 assert names == ["closed", "delivered:tetra.stl", "volume"], names
 PY
 
+# killed while an episode's verification runs: the episode is over and in
+# verifying.jsonl, so --resume judges its saved deliverables and does not
+# run the agent again (its started_at is the killed run's)
+ENGI_JUDGE_FAULT=sleep setsid "$ENGISWEEP" run --agents reference --quiet --out r-kill \
+	--verify-timeout 600 suite > kill.log 2>&1 &
+pid=$!
+for _ in $(seq 300); do
+	[ -s r-kill/verifying.jsonl ] && [ "$(wc -l < r-kill/verifying.jsonl)" -ge 2 ] && break
+	sleep 0.1
+done
+[ "$(wc -l < r-kill/verifying.jsonl)" -ge 2 ] || { cat kill.log; fail "no episode waits for its verification"; }
+kill -9 -- -"$pid" 2>/dev/null || kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+cp r-kill/verifying.jsonl r-kill/verifying.jsonl.seen
+"$ENGISWEEP" run --resume --agents reference --quiet --out r-kill suite > kill-resume.log 2>&1 \
+	|| { cat kill-resume.log; fail "resume after a kill during verification"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import json, os
+import results as R
+pend = [json.loads(l) for l in open("r-kill/verifying.jsonl.seen")][1:]
+ep = R.episodes("r-kill/results.h5")
+assert len(ep) == 1 and len(pend) == 1, (ep, pend)
+e = ep[0]
+assert e["cell"] == pend[0]["cell"] and abs(e["started_at"] - pend[0]["started_at"]) < 1e-6, \
+    ("the agent ran again", e["started_at"], pend[0]["started_at"])
+assert e["outcome"] == "done" and e["success"] == 1 and e["infra"] == "", e
+assert not os.path.exists("r-kill/verifying.jsonl"), "verifying.jsonl is left after a complete sweep"
+PY
+
 # under mpirun the crashing verifier does not take a rank down
 ENGI_JUDGE_FAULT=segv mpirun_ -np 3 -x ENGI_JUDGE_FAULT "$ENGISWEEP" run --agents reference \
 	--trials 3 --quiet --out r-mpi suite > mpi.log 2>&1 || { cat mpi.log; fail "mpirun sweep failed"; }
