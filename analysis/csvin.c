@@ -791,7 +791,7 @@ static int read_episodes(struct reader *r, const char *path, struct engi_error *
 static int assertion_row(struct reader *r, const struct table *t, struct engi_error *err)
 {
 	struct engi_results *res = r->res;
-	char task[64], model[64], cond[64];
+	char task[ENGI_TASK_ID_STR], model[64], cond[64];
 	int64_t trial, req;
 	TRY(get_str(t, res, C_task_id, task, sizeof task, NULL, err));
 	TRY(get_str(t, res, C_model, model, sizeof model, NULL, err));

@@ -233,7 +233,12 @@ int engi_json_choice(json_t *obj, const char *key, const char *const *choices, c
 
 int engi_json_name_valid(const char *s, size_t n)
 {
-	if (n == 0 || n > ENGI_JSON_NAME_MAX || strlen(s) != n)
+	return engi_json_name_valid_max(s, n, ENGI_JSON_NAME_MAX);
+}
+
+int engi_json_name_valid_max(const char *s, size_t n, size_t max)
+{
+	if (n == 0 || n > max || strlen(s) != n)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		char ch = s[i];

@@ -7,6 +7,7 @@
 
 #include "engi/alloc.h"
 #include "engi/json.h"
+#include "engi/schema.h"
 #include "engi/sha256.h"
 #include "fsutil.h"
 #include "text.h"
@@ -19,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TASK_ID_MAX 63
+#define TASK_ID_MAX (ENGI_TASK_ID_STR - 1)
 #define PTR_MAX	    ENGI_POINTER_MAX
 
 const char *task_type_name(int type)
@@ -132,14 +133,20 @@ static int get_bool(struct loadctx *c, json_t *obj, const char *ptr, const char 
 	return engi_json_bool(obj, key, dflt, c->file, ptr, out, c->err);
 }
 
-static int check_name(struct loadctx *c, const char *ptr, const char *s)
+static int check_name_max(struct loadctx *c, const char *ptr, const char *s, size_t max)
 {
 	size_t n = strlen(s);
-	if (n == 0 || n > TASK_ID_MAX)
-		return bad(c, ptr, "must be 1 to %d characters", TASK_ID_MAX);
-	if (!engi_json_name_valid(s, n))
+	if (n == 0 || n > max)
+		return bad(c, ptr, "must be 1 to %zu characters", max);
+	if (!engi_json_name_valid_max(s, n, max))
 		return bad(c, ptr, "'%s' is not a valid name ([A-Za-z0-9][A-Za-z0-9._-]*)", s);
 	return 0;
+}
+
+/* a criterion's, a flawed variant's or an assertion's name */
+static int check_name(struct loadctx *c, const char *ptr, const char *s)
+{
+	return check_name_max(c, ptr, s, ENGI_JSON_NAME_MAX);
 }
 
 static const char *path_base(const char *p)
@@ -774,7 +781,7 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 			   "unsupported schema version %ld (this engisweep reads version 1)",
 			   schema);
 	TRY(get_str(c, root, "", "id", 1, 1, &t->id));
-	TRY(check_name(c, "/id", t->id));
+	TRY(check_name_max(c, "/id", t->id, TASK_ID_MAX));
 	TRY(get_str(c, root, "", "title", 0, 0, &t->title));
 	if (!t->title)
 		t->title = t->id;

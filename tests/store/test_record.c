@@ -358,11 +358,11 @@ static void test_errors(void)
 	expect_error("{\"cell\":1}", ENGI_EPARSE, "/cell: expected a string");
 	expect_error("{\"cell\":\"a\"}", ENGI_EPARSE, "/task_id: missing");
 
-	char long_id[80];
-	memset(long_id, 'x', 64);
-	long_id[64] = '\0';
+	char long_id[ENGI_TASK_ID_STR + 8];
+	memset(long_id, 'x', ENGI_TASK_ID_STR);
+	long_id[ENGI_TASK_ID_STR] = '\0';
 	expect_edit("task_id", json_string(long_id), 0, ENGI_ETOOBIG,
-		    "/task_id: string of 64 bytes is longer than the 63");
+		    "/task_id: string of 128 bytes is longer than the 127");
 	expect_edit("cell", json_string("0123456789abcdef0"), 0, ENGI_ETOOBIG, "/cell");
 	char long_detail[300];
 	memset(long_detail, 'y', 256);

@@ -30,7 +30,7 @@
 struct engi_strpool;
 
 struct engi_res_task {
-	char id[64];
+	char id[ENGI_TASK_ID_STR];
 	char title[256];
 	char domain[64];
 	char type[64];
@@ -90,7 +90,7 @@ struct engi_res_artifact {
  * rows of a task is not task metadata for that task: value holds the first
  * row's, conflict says where they differ. Not an HDF5 dataset. */
 struct engi_res_task_meta {
-	char task_id[64];
+	char task_id[ENGI_TASK_ID_STR];
 	char key[64];
 	char value[128];
 	char conflict[256]; /* "" when the value is the task's */

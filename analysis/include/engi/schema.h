@@ -27,6 +27,8 @@
 /* A cell id: 16 hex characters, then the NUL. */
 #define ENGI_CELL_ID_LEN 16
 #define ENGI_CELL_STR	 (ENGI_CELL_ID_LEN + 1)
+/* a task id, NUL included: benchmarks' own ids reach 84 characters */
+#define ENGI_TASK_ID_STR 128
 
 /* The reason of an env_crash that names none (record.infra, the report). */
 #define ENGI_INFRA_ENV_LOST "environment lost"
@@ -87,7 +89,7 @@ char *engi_outcome_list(char *buf, size_t size, int scored, const char *sep, con
  */
 #define ENGI_EPISODE_FIELDS(X)                                                                     \
 	X(cell, S, ENGI_CELL_STR, ENGI_CELL_STR, 0, no, 0)                                         \
-	X(task_id, S, 64, 64, 0, req, 0)                                                           \
+	X(task_id, S, ENGI_TASK_ID_STR, ENGI_TASK_ID_STR, 0, req, 0)                               \
 	X(model, S, 64, 64, 0, req, 0)                                                             \
 	X(condition, S, 64, 64, 0, opt, "base")                                                    \
 	X(trial, I, 0, 0, 0, req, 0)                                                               \

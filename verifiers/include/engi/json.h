@@ -67,9 +67,11 @@ int engi_json_choice(json_t *obj, const char *key, const char *const *choices, c
 		     int required, const char *file, const char *pointer, int *index,
 		     struct engi_error *err);
 
-/* Names of tasks, criteria and variants: 1 to 63 characters of n bytes
- * (no NUL), [A-Za-z0-9][A-Za-z0-9._-]*. */
+/* Names of criteria and variants (task ids: engi_json_name_valid_max): 1 to 63 characters of n
+ * bytes (no NUL), [A-Za-z0-9][A-Za-z0-9._-]*. */
 #define ENGI_JSON_NAME_MAX 63
 int engi_json_name_valid(const char *s, size_t n);
+/* The same rule with another length limit (task ids: 127). */
+int engi_json_name_valid_max(const char *s, size_t n, size_t max);
 
 #endif
