@@ -12,12 +12,17 @@
  *      {"name": "passes", "check": "output_equals", "text": "True\n"},
  *      {"name": "says_ok", "check": "output_contains", "text": "OK"},
  *      {"name": "score", "check": "last_number", "min": 0.8},
- *      {"name": "clean_exit", "check": "exit_status", "equals": 0}]}
+ *      {"name": "clean_exit", "check": "exit_status", "equals": 0},
+ *      {"name": "verdict", "check": "true_false"}]}
  *
  * "env" is "episode" (the episode's own environment, the default) or
  * "clean" (a fresh one of the task's image with the saved deliverables put
  * back at their paths). "last_number" is the last line of the output that
- * is a number and nothing else. An evaluator that runs past timeout_s, or
+ * is a number and nothing else. "true_false" is the evaluator protocol of
+ * EngiWorld (after OSWorld's): the output, CRLF read as LF, is exactly
+ * "True\n" (exit status 0: pass) or "False\n" (exit status 0 or 1: fail);
+ * anything else is the evaluator's failure, ENGI_EPARSE, never a verdict.
+ * An evaluator that runs past timeout_s, or
  * an environment that fails, is never a verdict: the former is returned as
  * ENGI_ETIMEOUT, the latter as ENGI_EENV, for the runner to record as an
  * infrastructure failure.
@@ -45,10 +50,16 @@
 #define CMD_TIMEOUT_MAX 86400.0
 #define POINTER_MAX	ENGI_POINTER_MAX
 
-enum cmd_check { CHECK_OUTPUT_EQUALS, CHECK_OUTPUT_CONTAINS, CHECK_LAST_NUMBER, CHECK_EXIT_STATUS };
+enum cmd_check {
+	CHECK_OUTPUT_EQUALS,
+	CHECK_OUTPUT_CONTAINS,
+	CHECK_LAST_NUMBER,
+	CHECK_EXIT_STATUS,
+	CHECK_TRUE_FALSE
+};
 
 static const char *const check_names[] = {"output_equals", "output_contains", "last_number",
-					  "exit_status", NULL};
+					  "exit_status",   "true_false",      NULL};
 
 struct cmd_criterion {
 	struct engi_criterion c;
@@ -287,10 +298,49 @@ static int last_number(const char *out, size_t len, double *x)
 	return found;
 }
 
+/* What the evaluator printed, for a message: at most 60 bytes, control
+ * characters as '?'. */
+static void output_excerpt(const char *out, size_t len, char *buf, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < len && k + 4 < n && i < 60; i++)
+		buf[k++] = (unsigned char)out[i] < 0x20 || out[i] == 0x7f ? '?' : out[i];
+	if (len > 60 && k + 4 < n)
+		buf[k++] = '.', buf[k++] = '.', buf[k++] = '.';
+	buf[k] = '\0';
+}
+
+static int judge_true_false(const struct cmd_criterion *c, int status, const char *out, size_t len,
+			    struct engi_verdict *v, struct engi_error *err)
+{
+	/* CRLF read as LF */
+	char norm[8];
+	size_t k = 0;
+	for (size_t i = 0; i < len && k < sizeof(norm); i++)
+		if (!(out[i] == '\r' && i + 1 < len && out[i + 1] == '\n'))
+			norm[k++] = out[i];
+	int is_true = len <= 7 && k == 5 && !memcmp(norm, "True\n", 5);
+	int is_false = len <= 8 && k == 6 && !memcmp(norm, "False\n", 6);
+	char ex[80];
+	output_excerpt(out, len, ex, sizeof(ex));
+	if (!is_true && !is_false)
+		RAISE(err, ENGI_EPARSE,
+		      "the evaluator printed neither True nor False (exit status %d, %zu bytes: "
+		      "'%s')",
+		      status, len, ex);
+	if ((is_true && status != 0) || (is_false && status != 0 && status != 1))
+		RAISE(err, ENGI_EPARSE, "the evaluator printed %s and exited with status %d",
+		      is_true ? "True" : "False", status);
+	return engi_criterion_report(&c->c, is_true ? ENGI_PASS : ENGI_FAIL, is_true ? 1 : 0, v,
+				     err, "the evaluator printed %s", is_true ? "True" : "False");
+}
+
 static int judge_one(const struct cmd_criterion *c, int status, const char *out, size_t len,
 		     struct engi_verdict *v, struct engi_error *err)
 {
 	switch (c->check) {
+	case CHECK_TRUE_FALSE:
+		return judge_true_false(c, status, out, len, v, err);
 	case CHECK_EXIT_STATUS:
 		return engi_criterion_judge(&c->c, "exit status", status, NULL, v, err);
 	case CHECK_LAST_NUMBER: {

@@ -177,6 +177,11 @@ char *backend_events(struct backend_env *env)
 int backend_prepare(const struct backend_desc *d, const struct env_spec *spec,
 		    struct engi_error *err)
 {
+	if (spec->workdir && !(d->caps & BACKEND_CAP_WORKDIR))
+		RAISE(err, ENGI_EINVALID,
+		      "backend '%s' cannot give an episode the working folder '%s' the task needs "
+		      "(its paths are the guest's): use a backend that runs a guest, such as qemu",
+		      d->name, spec->workdir);
 	return d->ops->prepare ? d->ops->prepare(spec, err) : 0;
 }
 

@@ -28,6 +28,7 @@ enum backend_caps {
 	BACKEND_CAP_SCREEN = 1u << 2,
 	BACKEND_CAP_INPUT = 1u << 3,
 	BACKEND_CAP_ISOLATED = 1u << 4, /* a VM: the agent cannot touch the host */
+	BACKEND_CAP_WORKDIR = 1u << 5,	/* honours env_spec.workdir */
 };
 
 struct env_spec {
@@ -36,8 +37,11 @@ struct env_spec {
 	int memory_mb;
 	int network;
 	const char *work_root; /* a host folder the backend may use */
-	const char *name;      /* unique per episode attempt, safe as a file name */
-	const char *key;       /* "TASK/MODEL", the same for every trial (or NULL) */
+	/* the working folder in the guest, absolute (NULL: the backend's);
+	 * only for backends with BACKEND_CAP_WORKDIR */
+	const char *workdir;
+	const char *name; /* unique per episode attempt, safe as a file name */
+	const char *key;  /* "TASK/MODEL", the same for every trial (or NULL) */
 };
 
 struct exec_opts {

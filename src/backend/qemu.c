@@ -85,9 +85,10 @@ struct qemu_env {
 	double scale;
 	int paused;
 	double boot_s;
-	int kvm;       /* started under KVM: its sign of life is watched */
-	int no_life;   /* ... and it showed none */
-	int fake_hang; /* ENGI_QEMU_FAKE_KVM=hang: never continue the guest */
+	int kvm;			/* started under KVM: its sign of life is watched */
+	int no_life;			/* ... and it showed none */
+	int fake_hang;			/* ENGI_QEMU_FAKE_KVM=hang: never continue the guest */
+	char workdir[ENV_PATH_MAX + 1]; /* the agent's working folder in the guest */
 };
 
 /* ---- small helpers ---- */
@@ -1018,6 +1019,21 @@ static enum restore restore_mode(void)
 
 /* ---- backend ops ---- */
 
+/* The task's own working folder (an absolute guest path, checked by the
+ * loader: no quote can reach the shell) made in the guest. */
+static int make_workdir(struct qemu_env *q, struct engi_error *err)
+{
+	char script[2 * ENV_PATH_MAX];
+	snprintf(script, sizeof(script), "mkdir -p -- '%s'", q->workdir);
+	int rc = qga_run(&q->qga, script, 30, err);
+	if (rc < 0)
+		return rc;
+	if (rc != 0)
+		RAISE(err, ENGI_EENV, "cannot make the working folder '%s' in the guest (exit %d)",
+		      q->workdir, rc);
+	return 0;
+}
+
 static int set_guest_clock(struct qemu_env *q, struct engi_error *err)
 {
 	char script[96];
@@ -1078,6 +1094,10 @@ static int start_once(struct qemu_env *q, const struct env_spec *spec, const cha
 	/* a restored guest's clock is as old as its state */
 	if (rc == 0 && how != RESTORE_COLD)
 		rc = set_guest_clock(q, err);
+	snprintf(q->workdir, sizeof(q->workdir), "%s",
+		 spec->workdir ? spec->workdir : GUEST_WORKDIR);
+	if (rc == 0 && spec->workdir)
+		rc = make_workdir(q, err);
 	if (rc < 0 && q->no_life)
 		kvm_give_up(err && err->msg[0] ? err->msg : "showed no sign of life");
 	if (rc < 0) {
@@ -1113,10 +1133,12 @@ static void qemu_stop(struct backend_env *env)
 	cleanup(env->priv);
 }
 
-static int guest_path(const char *rel, char *buf, size_t n, struct engi_error *err)
+static int guest_path(const struct qemu_env *q, const char *rel, char *buf, size_t n,
+		      struct engi_error *err)
 {
 	TRY(fs_env_path_check(rel, err));
-	snprintf(buf, n, GUEST_WORKDIR "/%s", rel);
+	if (snprintf(buf, n, "%s/%s", q->workdir, rel) >= (int)n)
+		RAISE(err, ENGI_EINVALID, "guest path '%s/%s' is too long", q->workdir, rel);
 	return 0;
 }
 
@@ -1124,7 +1146,7 @@ static int qemu_exec(struct backend_env *env, const char *command, const struct 
 		     struct exec_result *r, struct engi_error *err)
 {
 	struct qemu_env *q = env->priv;
-	int rc = qga_exec(&q->qga, GUEST_WORKDIR, command, o, r, err);
+	int rc = qga_exec(&q->qga, q->workdir, command, o, r, err);
 	return rc < 0 ? env_fail(q, rc, err) : 0;
 }
 
@@ -1132,8 +1154,8 @@ static int qemu_put(struct backend_env *env, const void *data, size_t len, const
 		    struct engi_error *err)
 {
 	struct qemu_env *q = env->priv;
-	char p[ENV_PATH_MAX + 16];
-	TRY(guest_path(env_path, p, sizeof(p), err));
+	char p[2 * ENV_PATH_MAX + 4];
+	TRY(guest_path(q, env_path, p, sizeof(p), err));
 	int rc = qga_put(&q->qga, data, len, p, err);
 	return rc < 0 ? env_fail(q, rc, err) : 0;
 }
@@ -1142,8 +1164,8 @@ static int qemu_get(struct backend_env *env, const char *env_path, const char *h
 		    uint64_t max_bytes, uint64_t *bytes, struct engi_error *err)
 {
 	struct qemu_env *q = env->priv;
-	char p[ENV_PATH_MAX + 16];
-	TRY(guest_path(env_path, p, sizeof(p), err));
+	char p[2 * ENV_PATH_MAX + 4];
+	TRY(guest_path(q, env_path, p, sizeof(p), err));
 	int rc = qga_get(&q->qga, p, host_path, max_bytes, bytes, err);
 	return rc < 0 ? env_fail(q, rc, err) : 0;
 }
@@ -1268,7 +1290,7 @@ const struct backend_desc backend_qemu = {
     .summary =
 	"clean QEMU virtual machine per episode (qcow2 overlay, saved state, guest agent, QMP)",
     .caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES | BACKEND_CAP_SCREEN | BACKEND_CAP_INPUT |
-	    BACKEND_CAP_ISOLATED,
+	    BACKEND_CAP_WORKDIR | BACKEND_CAP_ISOLATED,
     .priv_size = sizeof(struct qemu_env),
     .ops = &qemu_ops,
 };

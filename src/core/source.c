@@ -15,6 +15,7 @@ extern const struct task_source ENGI_EXTRA_TASK_SOURCE;
 
 static const struct task_source *const sources[] = {
     &task_source_native,
+    &task_source_engiworld,
 #ifdef ENGI_EXTRA_TASK_SOURCE
     &ENGI_EXTRA_TASK_SOURCE,
 #endif
@@ -103,7 +104,7 @@ int suite_load_from(struct suite *s, const char *path, const char *source, int s
 		suite_release(s);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
-	int rc = src->ops->load(s, path, strict, err);
+	int rc = src->ops->load(s, path, strict && !src->partial, err);
 	if (rc < 0)
 		suite_release(s);
 	return rc;

@@ -28,6 +28,10 @@ struct task_source {
 	const char *summary;  /* one line for inspect */
 	const char *supports; /* what of the format it reads, for inspect */
 	const struct task_source_ops *ops;
+	/* a benchmark's own tree: its tasks that engisweep cannot run are
+	 * refused with their reasons and the others run, even where a strict
+	 * load is asked for (a typo in engisweep's own format stays an error) */
+	int partial;
 };
 
 /* The registry, NULL-ended. */
@@ -57,5 +61,19 @@ int suite_add_json(struct suite *s, const char *file, const char *dir, json_t *r
 		   struct engi_error *err);
 
 extern const struct task_source task_source_native;
+extern const struct task_source task_source_engiworld;
+
+/* An EngiWorld task id, <category>--<cli|gui>--<folder>--<task>--<os>
+ * (the folder may itself hold "--": several applications). */
+struct engiworld_id {
+	char category[40];
+	const char *type; /* engisweep's task type of the category */
+	char interface[4];
+	char folder[96];
+	char task[32]; /* task-NN, or task-NN-suffix */
+	char os[8];    /* ubuntu or windows */
+};
+/* 0 when id is one, -1 else. */
+int source_engiworld_id(const char *id, struct engiworld_id *out);
 
 #endif

@@ -20,8 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TASK_ID_MAX (ENGI_TASK_ID_STR - 1)
-#define PTR_MAX	    ENGI_POINTER_MAX
+#define TASK_ID_MAX   (ENGI_TASK_ID_STR - 1)
+#define WORKDIR_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/-"
+#define PTR_MAX	      ENGI_POINTER_MAX
 
 const char *task_type_name(int type)
 {
@@ -299,14 +300,26 @@ static int parse_environment(struct loadctx *c, json_t *root, struct task *t)
 	t->env.cpus = 1;
 	t->env.memory_mb = 1024;
 	t->env.network = 0;
+	t->env.workdir = NULL;
 	if (!env)
 		return 0;
-	static const char *const keys[] = {"image", "cpus", "memory_mb", "network", NULL};
+	static const char *const keys[] = {"image",	"workdir", "cpus",
+					   "memory_mb", "network", NULL};
 	TRY(only_keys(c, env, "/environment", keys));
 	const char *image;
 	TRY(get_str(c, env, "/environment", "image", 0, 1, &image));
 	if (image)
 		t->env.image = image;
+	const char *wd;
+	TRY(get_str(c, env, "/environment", "workdir", 0, 1, &wd));
+	if (wd && (wd[0] != '/' || strlen(wd) > 200 || strspn(wd, WORKDIR_CHARS) != strlen(wd) ||
+		   fs_env_path_check(wd + 1, NULL) < 0))
+		return bad(
+		    c, "/environment/workdir",
+		    "'%s' is not an absolute guest path of [A-Za-z0-9._/-] without '.', '..' "
+		    "or empty components, at most 200 characters",
+		    wd);
+	t->env.workdir = wd;
 	long v;
 	TRY(get_int(c, env, "/environment", "cpus", 1, 64, 1, &v));
 	t->env.cpus = (int)v;

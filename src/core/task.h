@@ -117,6 +117,7 @@ struct task {
 	size_t ndrawings;
 	struct {
 		const char *image;
+		const char *workdir; /* absolute guest path, NULL: the backend's */
 		int cpus;
 		int memory_mb;
 		int network;

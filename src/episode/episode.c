@@ -92,6 +92,7 @@ static struct env_spec task_env_spec(const struct task *t, const char *work_root
 				     const char *key)
 {
 	return (struct env_spec){.image = t->env.image,
+				 .workdir = t->env.workdir,
 				 .cpus = t->env.cpus,
 				 .memory_mb = t->env.memory_mb,
 				 .network = t->env.network,
@@ -112,7 +113,8 @@ int episode_prepare(const char *backend, const struct suite *suite, struct engi_
 			const struct task *o = &suite->tasks[j];
 			seen = !strcmp(o->env.image, t->env.image) && o->env.cpus == t->env.cpus &&
 			       o->env.memory_mb == t->env.memory_mb &&
-			       o->env.network == t->env.network;
+			       o->env.network == t->env.network &&
+			       !o->env.workdir == !t->env.workdir;
 		}
 		if (seen)
 			continue;

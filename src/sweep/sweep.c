@@ -562,10 +562,41 @@ static int local_sandbox_hide(const struct sweep *sw, const struct sweep_opts *o
 	return 0;
 }
 
+/* A benchmark's tasks that engisweep cannot run: said, by reason, and an
+ * error when none is left. */
+static int say_refused(const struct suite *s, const struct sweep_opts *o, struct engi_error *err)
+{
+	if (!s->nrefused)
+		return 0;
+	if (!s->ntasks)
+		RAISE(err, ENGI_EINVALID,
+		      "'%s': none of its %zu tasks can run here (engisweep inspect '%s' says why)",
+		      o->suite, s->nrefused, o->suite);
+	if (o->quiet || sched_rank() != 0)
+		return 0;
+	fprintf(stderr, "engisweep: '%s' (%s): %zu tasks run, %zu refused:", o->suite, s->source,
+		s->ntasks, s->nrefused);
+	for (size_t i = 0; i < s->nrefused; i++) {
+		const char *cat = s->refused[i].category;
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(s->refused[j].category, cat);
+		if (seen)
+			continue;
+		size_t n = 0;
+		for (size_t j = i; j < s->nrefused; j++)
+			n += !strcmp(s->refused[j].category, cat);
+		fprintf(stderr, "%s %zu %s", i ? "," : "", n, cat);
+	}
+	fprintf(stderr, " (engisweep inspect '%s' lists them)\n", o->suite);
+	return 0;
+}
+
 int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o, size_t *nstrata,
 		 struct engi_error *err)
 {
 	TRY(suite_load_from(s, o->suite, o->source, 1, err));
+	TRY(say_refused(s, o, err));
 	if (o->subset)
 		TRY(suite_subset(s, o->subset, nstrata, err));
 	d->trials = o->trials;

@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 	snprintf(p, sizeof(p), "%s/toy.tasks", toy);
 	write_text(p, "cube|Model a unit cube.|1\nbroken line\nsphere|Model a sphere.|4.18879\n"
 		      "cube|A second cube.|1\n");
-	CHECKM(task_source_detect(toy, NULL) == all[1], "toy folder not detected");
+	CHECKM(task_source_detect(toy, NULL) == toy_src, "toy folder not detected");
 	CHECKM(task_source_detect(demo, NULL) == all[0], "demo not detected as native");
 
 	/* tolerant: two tasks load, the broken line and the repeated id are refused */

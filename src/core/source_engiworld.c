@@ -1,0 +1,637 @@
+/*
+ * The engiworld task source: an EngiWorld task tree as the benchmark
+ * publishes it, task/<category>/<gui|cli>/<folder>/<task-NN>/<task-NN>.json
+ * (a path to the tree, or to a checkout holding task/), every task file
+ * read and translated into engisweep's own task JSON (tasks/SCHEMA.md):
+ *
+ *   id              the benchmark's id, checked against the file's place
+ *   category        -> type (single, selection, vision, optimization,
+ *                      cross, open); the folder's software -> domain
+ *   related_apps    -> software
+ *   snapshot        -> environment.image (the snapshot name; an images map
+ *                      names engisweep images for it)
+ *   config          upload_file -> inputs (host path relative to the
+ *                      folder of the task folders, guest path under the
+ *                      guest's Desktop, the working folder)
+ *   artifact_paths  -> deliverables
+ *   evaluator       postconfig upload_file -> the command verifier's
+ *                      uploads; vm_command_line -> its command; exact_match
+ *                      against "True\n" -> check true_false (any other
+ *                      output is an evaluator error, never a verdict)
+ *   ground_truth/   files named like a deliverable -> the reference
+ *
+ * What engisweep does not run yet is refused with its reason, never half
+ * run: Windows guests, setup steps other than upload_file, evaluators
+ * other than one vm_command_line with exact_match or quantified_score,
+ * paths outside the guest's Desktop, files the task names that are not
+ * in the tree.
+ */
+#include "source.h"
+
+#include "engi/alloc.h"
+#include "engi/json.h"
+#include "engi/schema.h"
+#include "fsutil.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define EW_FILE_CAP ((size_t)4 << 20)
+#define EW_DESKTOP  "/home/user/Desktop"
+
+static const struct {
+	const char *slug, *type;
+	int turns_cli, turns_gui;
+} ew_categories[] = {
+    {"single-software-execution", "single", 100, 200},
+    {"software-selection", "selection", 100, 200},
+    {"vision-guided-modeling", "vision", 100, 200},
+    {"design-optimization", "optimization", 100, 200},
+    {"cross-software-coordination", "cross", 150, 300},
+    {"open-environment-engineering", "open", 150, 150},
+};
+
+/* the paper's table of software environments: each application's domain */
+static const struct {
+	const char *slug, *domain;
+} ew_software[] = {
+    {"freecad", "CAD"},		{"autocad", "CAD"},  {"solidworks", "CAD"},    {"brl-cad", "CAD"},
+    {"openscad", "CAD"},	{"librecad", "CAD"}, {"solvespace", "CAD"},    {"ansys", "CAE"},
+    {"abaqus", "CAE"},		{"openfoam", "CAE"}, {"fenics", "CAE"},	       {"calculix", "CAE"},
+    {"floris", "CAE"},		{"openfast", "CAE"}, {"cadence-orcad", "EDA"}, {"eagle", "EDA"},
+    {"altium-designer", "EDA"}, {"kicad", "EDA"},    {"freecad-path", "CAM"},  {"solidcam", "CAM"},
+    {"archicad", "BIM"},	{"bonsai", "BIM"},   {"openstudio", "BIM"},    {"revit", "BIM"},
+    {"blender", "DCC"},		{"zbrush", "DCC"},
+};
+
+/* Snapshots whose software Debian 12 ships close enough, in engisweep's own
+ * images: CalculiX 2.21 as Debian's ccx 2.20, OpenSCAD 2021.01 as it is. */
+static const struct {
+	const char *snapshot, *image;
+} ew_images[] = {
+    {"CalculiX-2.21", "tools"},
+    {"OpenSCAD2021.01", "tools"},
+};
+
+static const char *ew_image(const char *snapshot)
+{
+	for (size_t i = 0; i < sizeof(ew_images) / sizeof(*ew_images); i++)
+		if (!strcmp(ew_images[i].snapshot, snapshot))
+			return ew_images[i].image;
+	return NULL;
+}
+
+static int ew_category(const char *slug)
+{
+	for (size_t i = 0; i < sizeof(ew_categories) / sizeof(*ew_categories); i++)
+		if (!strcmp(ew_categories[i].slug, slug))
+			return (int)i;
+	return -1;
+}
+
+static const char *ew_domain(const char *software)
+{
+	for (size_t i = 0; i < sizeof(ew_software) / sizeof(*ew_software); i++)
+		if (!strcmp(ew_software[i].slug, software))
+			return ew_software[i].domain;
+	return NULL;
+}
+
+int source_engiworld_id(const char *id, struct engiworld_id *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t n = strlen(id);
+	if (n == 0 || n >= ENGI_TASK_ID_STR)
+		return -1;
+	const char *first = strstr(id, "--");
+	if (!first || first == id || (size_t)(first - id) >= sizeof(out->category))
+		return -1;
+	memcpy(out->category, id, (size_t)(first - id));
+	int ci = ew_category(out->category);
+	if (ci < 0)
+		return -1;
+	out->type = ew_categories[ci].type;
+	const char *p = first + 2;
+	if (!strncmp(p, "cli--", 5) || !strncmp(p, "gui--", 5))
+		memcpy(out->interface, p, 3);
+	else
+		return -1;
+	p += 5;
+	/* the last two parts: task-NN[-suffix] and the os */
+	const char *os = NULL, *task = NULL;
+	for (const char *q = p; (q = strstr(q, "--")) != NULL; q += 2) {
+		task = os;
+		os = q;
+	}
+	if (!os || !task || task < p)
+		return -1;
+	size_t fl = (size_t)(task - p), tl = (size_t)(os - task - 2);
+	if (!fl || fl >= sizeof(out->folder) || tl < 6 || tl >= sizeof(out->task))
+		return -1;
+	memcpy(out->folder, p, fl);
+	memcpy(out->task, task + 2, tl);
+	snprintf(out->os, sizeof(out->os), "%s", os + 2);
+	if (strcmp(out->os, "ubuntu") && strcmp(out->os, "windows"))
+		return -1;
+	if (strncmp(out->task, "task-", 5) || out->task[5] < '0' || out->task[5] > '9')
+		return -1;
+	for (const char *c = out->folder; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-'))
+			return -1;
+	return 0;
+}
+
+/* The tree: path itself, or path/task. */
+static int ew_root(const char *path, char *root, size_t n)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/taxonomy.json", path);
+	if (fs_path_is_file(p)) {
+		snprintf(root, n, "%s", path);
+		return 1;
+	}
+	snprintf(p, sizeof(p), "%s/task/taxonomy.json", path);
+	if (fs_path_is_file(p)) {
+		snprintf(root, n, "%s/task", path);
+		return 1;
+	}
+	return 0;
+}
+
+static int ew_probe(const char *path)
+{
+	char root[PATH_MAX], p[PATH_MAX + 32];
+	if (!fs_path_is_dir(path) || !ew_root(path, root, sizeof(root)))
+		return 0;
+	for (size_t i = 0; i < sizeof(ew_categories) / sizeof(*ew_categories); i++) {
+		snprintf(p, sizeof(p), "%s/%s", root, ew_categories[i].slug);
+		if (fs_path_is_dir(p))
+			return 90;
+	}
+	return 0;
+}
+
+/* A refusal under construction: its kind and its message. */
+struct ew_refusal {
+	char category[96];
+	char msg[512];
+	/* the first file the task names that is not there: the reason only
+	 * once everything else of the task is known to be supported */
+	char missing_category[96];
+	char missing[512];
+};
+
+#define REFUSE(r, cat, ...)                                                                        \
+	do {                                                                                       \
+		snprintf((r)->category, sizeof((r)->category), "%s", cat);                         \
+		snprintf((r)->msg, sizeof((r)->msg), __VA_ARGS__);                                 \
+		return -1;                                                                         \
+	} while (0)
+
+/* A guest path of an EngiWorld task as a path under the working folder
+ * (the Desktop), into out; -1 when it is elsewhere. */
+static int ew_guest_rel(const char *guest, char *out, size_t n)
+{
+	size_t dl = strlen(EW_DESKTOP);
+	if (strncmp(guest, EW_DESKTOP, dl) || guest[dl] != '/' || !guest[dl + 1])
+		return -1;
+	const char *rel = guest + dl + 1;
+	size_t k = strlen(rel);
+	while (k && rel[k - 1] == '/')
+		k--;
+	if (!k || k >= n)
+		return -1;
+	memcpy(out, rel, k);
+	out[k] = '\0';
+	return fs_env_path_check(out, NULL) < 0 ? -1 : 0;
+}
+
+/* Each file of an upload_file step: host path (relative to dir, the folder
+ * of the task folders, and inside the task's own folder taskdir) and guest
+ * path. Appends {"host"|"from": path in taskdir, "env"|"to"} objects to
+ * list. */
+static int ew_uploads(const char *dir, const char *taskdir, json_t *step, const char *where,
+		      const char *hkey, const char *gkey, json_t *list, struct ew_refusal *r)
+{
+	json_t *files = json_object_get(json_object_get(step, "parameters"), "files");
+	if (!json_is_array(files) || !json_array_size(files))
+		REFUSE(r, "malformed step", "%s: upload_file without files", where);
+	size_t i;
+	json_t *f;
+	json_array_foreach(files, i, f)
+	{
+		const char *local = json_string_value(json_object_get(f, "local_path"));
+		const char *guest = json_string_value(json_object_get(f, "path"));
+		if (!local || !guest)
+			REFUSE(r, "malformed step",
+			       "%s/parameters/files/%zu: a file needs local_path and path", where,
+			       i);
+		char rel[256], host[PATH_MAX];
+		if (ew_guest_rel(guest, rel, sizeof(rel)) < 0)
+			REFUSE(r, "guest path outside the Desktop",
+			       "%s/parameters/files/%zu: guest path '%s' is not under " EW_DESKTOP,
+			       where, i, guest);
+		size_t tl = strlen(taskdir);
+		if (fs_env_path_check(local, NULL) < 0 || strncmp(local, taskdir, tl) ||
+		    local[tl] != '/')
+			REFUSE(r, "shared file outside the task folder",
+			       "%s/parameters/files/%zu: '%s' is not in the task's folder '%s' "
+			       "(files shared "
+			       "between tasks are not supported yet)",
+			       where, i, local, taskdir);
+		snprintf(host, sizeof(host), "%s/%s", dir, local);
+		if (!fs_path_is_file(host) && !r->missing[0]) {
+			snprintf(r->missing_category, sizeof(r->missing_category), "%s",
+				 !strcmp(hkey, "from") ? "evaluator file missing"
+						       : "input file missing");
+			snprintf(r->missing, sizeof(r->missing),
+				 "%s/parameters/files/%zu: '%s' is not in the task tree", where, i,
+				 local);
+		}
+		json_array_append_new(list,
+				      json_pack("{s:s, s:s}", hkey, local + tl + 1, gkey, rel));
+	}
+	return 0;
+}
+
+/* The reference: each ground-truth file named like a deliverable, written
+ * at its path; a task without any says so and fails. */
+static json_t *ew_reference(const char *dir, const char *taskdir, json_t *deliverables)
+{
+	json_t *steps = json_array();
+	size_t i;
+	json_t *d;
+	json_array_foreach(deliverables, i, d)
+	{
+		const char *path = json_string_value(json_object_get(d, "path"));
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		char rel[PATH_MAX], host[PATH_MAX + 8];
+		snprintf(rel, sizeof(rel), "ground_truth/%s", base);
+		snprintf(host, sizeof(host), "%s/%s/%s", dir, taskdir, rel);
+		if (fs_path_is_file(host))
+			json_array_append_new(steps,
+					      json_pack("{s:s, s:s}", "write", path, "from", rel));
+	}
+	if (!json_array_size(steps))
+		json_array_append_new(
+		    steps,
+		    json_pack("{s:s}", "fail", "this task's ground_truth/ holds no deliverable"));
+	return steps;
+}
+
+/* The evaluator as a command verifier. */
+static int ew_verifier(const char *dir, const char *taskdir, json_t *ev, json_t *deliverables,
+		       json_t **out, struct ew_refusal *r)
+{
+	if (!json_is_object(ev))
+		REFUSE(r, "malformed evaluator", "/evaluator: expected an object");
+	json_t *func = json_object_get(ev, "func"), *res = json_object_get(ev, "result");
+	if (!json_is_string(func))
+		REFUSE(r, "evaluator not supported",
+		       "/evaluator/func: a list of functions is not supported yet");
+	const char *fn = json_string_value(func);
+	if (strcmp(fn, "exact_match") && strcmp(fn, "quantified_score"))
+		REFUSE(r, "evaluator not supported", "/evaluator/func: '%s' is not supported", fn);
+	if (!json_is_object(res))
+		REFUSE(r, "evaluator not supported",
+		       "/evaluator/result: one getter object is supported");
+	const char *gt = json_string_value(json_object_get(res, "type"));
+	if (!gt || strcmp(gt, "vm_command_line"))
+		REFUSE(r, "evaluator not supported",
+		       "/evaluator/result/type: '%s' is not supported", gt ? gt : "(none)");
+	const char *cmd = json_string_value(json_object_get(res, "command"));
+	if (!cmd || !*cmd)
+		REFUSE(r, "malformed evaluator", "/evaluator/result/command: expected a command");
+	if (json_object_get(res, "prepare_command"))
+		REFUSE(r, "evaluator not supported",
+		       "/evaluator/result/prepare_command is not supported yet");
+	if (!strcmp(fn, "exact_match")) {
+		const char *want = json_string_value(json_object_get(
+		    json_object_get(json_object_get(ev, "expected"), "rules"), "expected"));
+		if (!want || strcmp(want, "True\n"))
+			REFUSE(r, "evaluator not supported",
+			       "/evaluator/expected: only the rule \"True\\n\" is supported");
+	} else {
+		const char *field = json_string_value(
+		    json_object_get(json_object_get(ev, "metric"), "output_field"));
+		if (field && strcmp(field, "score"))
+			REFUSE(r, "evaluator not supported",
+			       "/evaluator/metric/output_field: '%s' is not supported", field);
+		REFUSE(r, "evaluator not supported",
+		       "/evaluator/func: quantified_score is not supported yet");
+	}
+	json_t *uploads = json_array();
+	json_t *post = json_object_get(ev, "postconfig");
+	size_t i;
+	json_t *st;
+	json_array_foreach(post, i, st)
+	{
+		char where[64];
+		snprintf(where, sizeof(where), "/evaluator/postconfig/%zu", i);
+		const char *type = json_string_value(json_object_get(st, "type"));
+		if (!type || strcmp(type, "upload_file")) {
+			json_decref(uploads);
+			REFUSE(r, "setup step not supported", "%s: step type '%s' is not supported",
+			       where, type ? type : "(none)");
+		}
+		if (ew_uploads(dir, taskdir, st, where, "from", "to", uploads, r) < 0) {
+			json_decref(uploads);
+			return -1;
+		}
+	}
+	const char *file =
+	    json_string_value(json_object_get(json_array_get(deliverables, 0), "path"));
+	/* the protocol judges what the evaluator writes to stdout */
+	char run[4096];
+	if (snprintf(run, sizeof(run), "{ %s\n} 2>/tmp/.engisweep-evaluator.stderr", cmd) >=
+	    (int)sizeof(run)) {
+		json_decref(uploads);
+		REFUSE(r, "malformed evaluator",
+		       "/evaluator/result/command: longer than 4000 bytes");
+	}
+	*out = json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:[{s:s, s:s}]}", "kind", "command",
+			 "file", file, "env", "episode", "upload", uploads, "run", run, "timeout_s",
+			 600.0, "criteria", "name", "evaluator", "check", "true_false");
+	return 0;
+}
+
+/* One task file into s (0), or refused (r filled, -1). */
+static int ew_translate(struct suite *s, const char *dir, const char *cat, const char *iface,
+			const char *folder, const char *taskdir, const char *file, json_t *root,
+			struct ew_refusal *r, struct engi_error *err)
+{
+	const char *id = json_string_value(json_object_get(root, "id"));
+	if (!id)
+		REFUSE(r, "malformed task", "/id: expected a string");
+	struct engiworld_id pid;
+	if (source_engiworld_id(id, &pid) < 0)
+		REFUSE(r, "malformed task",
+		       "/id: '%s' is not an EngiWorld id "
+		       "(<category>--<cli|gui>--<folder>--task-NN--<ubuntu|windows>)",
+		       id);
+	if (strcmp(pid.category, cat) || strcmp(pid.interface, iface) ||
+	    strcmp(pid.folder, folder) || strcmp(pid.task, taskdir))
+		REFUSE(r, "id does not match its folder",
+		       "/id: '%s' is not the id of the folder %s/%s/%s/%s", id, cat, iface, folder,
+		       taskdir);
+	if (!strcmp(pid.os, "windows"))
+		REFUSE(r, "windows guest",
+		       "'%s' runs in a Windows guest, which engisweep does not run", id);
+	int ci = ew_category(cat);
+	const char *instruction = json_string_value(json_object_get(root, "instruction"));
+	const char *snapshot = json_string_value(json_object_get(root, "snapshot"));
+	if (!instruction || !snapshot)
+		REFUSE(r, "malformed task", "/%s: expected a string",
+		       instruction ? "snapshot" : "instruction");
+	json_t *apps = json_object_get(root, "related_apps");
+	const char *domain = NULL;
+	size_t i;
+	json_t *a;
+	json_array_foreach(apps, i, a)
+	{
+		if (!domain && json_is_string(a))
+			domain = ew_domain(json_string_value(a));
+	}
+	if (!json_is_array(apps) || !json_array_size(apps))
+		REFUSE(r, "malformed task", "/related_apps: expected a non-empty list");
+	if (!domain)
+		REFUSE(r, "unknown software",
+		       "/related_apps: no application of the benchmark's tables");
+	int gui = !strcmp(iface, "gui");
+
+	json_t *inputs = json_array();
+	json_t *config = json_object_get(root, "config");
+	json_t *st;
+	json_array_foreach(config, i, st)
+	{
+		char where[64];
+		snprintf(where, sizeof(where), "/config/%zu", i);
+		const char *type = json_string_value(json_object_get(st, "type"));
+		if (!type || strcmp(type, "upload_file")) {
+			json_decref(inputs);
+			REFUSE(r, "setup step not supported",
+			       "%s: step type '%s' is not supported yet", where,
+			       type ? type : "(none)");
+		}
+		if (ew_uploads(dir, taskdir, st, where, "host", "env", inputs, r) < 0) {
+			json_decref(inputs);
+			return -1;
+		}
+	}
+	json_t *deliverables = json_array();
+	json_t *arts = json_object_get(root, "artifact_paths");
+	json_array_foreach(arts, i, a)
+	{
+		char rel[256];
+		const char *g = json_string_value(a);
+		if (!g || ew_guest_rel(g, rel, sizeof(rel)) < 0) {
+			json_decref(inputs);
+			json_decref(deliverables);
+			REFUSE(r, "guest path outside the Desktop",
+			       "/artifact_paths/%zu: '%s' is not under " EW_DESKTOP, i,
+			       g ? g : "?");
+		}
+		json_array_append_new(deliverables, json_pack("{s:s}", "path", rel));
+	}
+	if (!json_array_size(deliverables)) {
+		json_decref(inputs);
+		json_decref(deliverables);
+		REFUSE(r, "no artifact paths", "/artifact_paths: the task names no artifact");
+	}
+	json_t *verifier = NULL;
+	if (ew_verifier(dir, taskdir, json_object_get(root, "evaluator"), deliverables, &verifier,
+			r) < 0) {
+		json_decref(inputs);
+		json_decref(deliverables);
+		return -1;
+	}
+	const char *image = ew_image(snapshot);
+	if (!image) {
+		json_decref(inputs);
+		json_decref(deliverables);
+		json_decref(verifier);
+		REFUSE(r, "no image for the snapshot",
+		       "/snapshot: no engisweep image runs '%s' (the images that do: see "
+		       "docs/engiworld.md)",
+		       snapshot);
+	}
+	if (r->missing[0]) {
+		json_decref(inputs);
+		json_decref(deliverables);
+		json_decref(verifier);
+		REFUSE(r, r->missing_category, "%s", r->missing);
+	}
+	json_t *task = json_pack(
+	    "{s:s, s:s, s:O, s:s, s:s, s:s, s:{s:s, s:s, s:i, s:i}, s:o, s:{s:i, s:f}, s:o, s:o}",
+	    "id", id, "domain", domain, "software", apps, "type", ew_categories[ci].type,
+	    "interface", iface, "instruction", instruction, "environment", "image", image,
+	    "workdir", EW_DESKTOP, "cpus", 4, "memory_mb", 16384, "inputs", inputs, "limits",
+	    "turns", gui ? ew_categories[ci].turns_gui : ew_categories[ci].turns_cli, "wall_s",
+	    18000.0, "deliverables", deliverables, "verifier", verifier);
+	json_object_set_new(task, "reference", ew_reference(dir, taskdir, deliverables));
+	char tdir[PATH_MAX];
+	snprintf(tdir, sizeof(tdir), "%.2000s/%.200s", dir, taskdir);
+	int rc = suite_add_json(s, file, tdir, task, err);
+	json_decref(task);
+	return rc;
+}
+
+static int ew_load_file(struct suite *s, const char *dir, const char *cat, const char *iface,
+			const char *folder, const char *taskdir, const char *file, int strict,
+			struct engi_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct engi_error e;
+	engi_error_init(&e);
+	json_t *root = NULL;
+	struct ew_refusal r = {"", "", "", ""};
+	int rc = fs_read_file(file, EW_FILE_CAP, &text, &len, &e);
+	if (rc == 0)
+		rc = engi_json_parse(file, text, len, &root, &e);
+	engi_free(text);
+	if (rc < 0) {
+		snprintf(r.category, sizeof(r.category), "not valid JSON");
+		snprintf(r.msg, sizeof(r.msg), "%s", e.msg);
+	} else {
+		rc = ew_translate(s, dir, cat, iface, folder, taskdir, file, root, &r, &e);
+		if (rc < 0 && !r.category[0]) {
+			/* refused by engisweep's own task rules */
+			if (rc == ENGI_ENOMEM) {
+				json_decref(root);
+				return engi_raise(err, rc, "%s", e.msg);
+			}
+			snprintf(r.category, sizeof(r.category), "not a valid engisweep task");
+			snprintf(r.msg, sizeof(r.msg), "%s", e.msg);
+		} else if (rc < 0) {
+			char m[sizeof(r.msg)];
+			snprintf(m, sizeof(m), "%s", r.msg);
+			snprintf(r.msg, sizeof(r.msg), "%s: %s", file, m);
+		}
+	}
+	json_decref(root);
+	if (rc == 0)
+		return 0;
+	if (strict)
+		return engi_raise(err, ENGI_EINVALID, "%s", r.msg);
+	if (suite_refuse(s, file, ENGI_EINVALID, r.category, r.msg) < 0)
+		return engi_raise(err, ENGI_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The sorted names of the sub-folders of dir (engi_free each and the list). */
+static int ew_subdirs(const char *dir, char ***out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	struct dirent *de;
+	size_t alloc = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || de->d_name[0] == '_')
+			continue;
+		char p[PATH_MAX];
+		struct stat st;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			char **nv = engi_reallocarray(*out, alloc, sizeof(**out));
+			if (!nv)
+				break;
+			*out = nv;
+		}
+		(*out)[(*n)++] = engi_strdup(de->d_name);
+	}
+	closedir(d);
+	for (size_t i = 1; i < *n; i++)
+		for (size_t j = i; j > 0 && strcmp((*out)[j - 1], (*out)[j]) > 0; j--) {
+			char *t = (*out)[j];
+			(*out)[j] = (*out)[j - 1];
+			(*out)[j - 1] = t;
+		}
+	return 0;
+}
+
+static void ew_free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		engi_free(v[i]);
+	engi_free(v);
+}
+
+static int ew_load(struct suite *s, const char *path, int strict, struct engi_error *err)
+{
+	char given[PATH_MAX], root[PATH_MAX];
+	char *abs = realpath(path, NULL);
+	if (!abs || !fs_path_is_dir(abs) || !ew_root(abs, given, sizeof(given))) {
+		free(abs);
+		RAISE(err, ENGI_ENOTFOUND, "'%s' is not an EngiWorld task tree (no taxonomy.json)",
+		      path);
+	}
+	free(abs);
+	snprintf(root, sizeof(root), "%s", given);
+	int rc = 0;
+	size_t found = 0;
+	for (size_t c = 0; rc == 0 && c < sizeof(ew_categories) / sizeof(*ew_categories); c++) {
+		const char *cat = ew_categories[c].slug;
+		for (int g = 0; rc == 0 && g < 2; g++) {
+			const char *iface = g ? "gui" : "cli";
+			char idir[PATH_MAX];
+			snprintf(idir, sizeof(idir), "%s/%s/%s", root, cat, iface);
+			char **folders;
+			size_t nf;
+			if (ew_subdirs(idir, &folders, &nf) < 0)
+				continue;
+			for (size_t f = 0; rc == 0 && f < nf; f++) {
+				char fdir[PATH_MAX];
+				snprintf(fdir, sizeof(fdir), "%s/%s", idir, folders[f]);
+				char **tasks;
+				size_t nt;
+				if (ew_subdirs(fdir, &tasks, &nt) < 0)
+					continue;
+				for (size_t t = 0; rc == 0 && t < nt; t++) {
+					if (strncmp(tasks[t], "task-", 5))
+						continue;
+					char file[PATH_MAX];
+					snprintf(file, sizeof(file), "%.1500s/%.200s/%.200s.json",
+						 fdir, tasks[t], tasks[t]);
+					if (!fs_path_is_file(file))
+						continue;
+					found++;
+					rc = ew_load_file(s, fdir, cat, iface, folders[f], tasks[t],
+							  file, strict, err);
+				}
+				ew_free_list(tasks, nt);
+			}
+			ew_free_list(folders, nf);
+		}
+	}
+	if (rc == 0 && !found)
+		rc =
+		    engi_raise(err, ENGI_ENOTFOUND, "EngiWorld tree '%s' holds no task file", root);
+	return rc;
+}
+
+static const struct task_source_ops ew_ops = {
+    .probe = ew_probe,
+    .load = ew_load,
+};
+
+const struct task_source task_source_engiworld = {
+    .name = "engiworld",
+    .summary = "an EngiWorld task tree (task/<category>/<gui|cli>/<folder>/<task-NN>/)",
+    .supports = "Ubuntu tasks; setup step upload_file; evaluator postconfig upload_file, getter "
+		"vm_command_line, func exact_match against \"True\\n\"; ground_truth/ as the "
+		"reference",
+    .ops = &ew_ops,
+    .partial = 1,
+};

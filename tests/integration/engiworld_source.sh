@@ -1,0 +1,62 @@
+# The engiworld task source: the benchmark's own task files (the subset in
+# ../shared/benchmarks/engiworld) each load or are refused with a named
+# reason, counted; a tree of our own tasks in the benchmark's format loads
+# what engisweep runs and refuses one task per reason; a sweep of it on a
+# backend without guests is refused before anything runs.
+. "$(dirname "$0")/lib.sh"
+SHARED=$ENGI_SRC/../shared/benchmarks/engiworld
+[ -f "$SHARED/task/taxonomy.json" ] || fail "the benchmark's task files are not at $SHARED"
+
+# (inspect exits 1 when some tasks are refused)
+expect_rc 1 "$ENGISWEEP" inspect "$SHARED" > shared.txt 2>&1
+"$PY" - shared.txt <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+assert "source: engiworld (detected)" in text, text
+m = re.search(r"tasks: (\d+) loaded, (\d+) refused", text)
+assert m and (int(m[1]), int(m[2])) == (0, 151), m and m.group(0)
+reasons = dict((r.strip(), int(n)) for n, r in re.findall(r"^  (\d+) +(.+)$", text, re.M))
+# the evaluators (eval.py) and many inputs are not published with the
+# task files: those tasks name what is missing, after every other check
+want = {"windows guest": 35, "setup step not supported": 46, "no image for the snapshot": 12,
+        "evaluator not supported": 10, "no artifact paths": 2,
+        "shared file outside the task folder": 1, "evaluator file missing": 28,
+        "input file missing": 17}
+assert reasons == want, reasons
+assert sum(want.values()) == 151
+# every refusal names its file and what in it
+lines = [l for l in text.splitlines() if l.startswith("  /") and ".json: " in l]
+assert len(lines) == 151, len(lines)
+assert any("calculix/task-01/task-01.json: /evaluator/postconfig/0/parameters/files/0: "
+           "'task-01/eval.py' is not in the task tree" in l for l in lines)
+assert any("/config/1: step type 'launch' is not supported yet" in l for l in lines)
+print("ok: the benchmark's 151 task files: 0 loaded, 151 refused by 8 reasons")
+PY
+
+bash "$ENGI_SRC/tests/engiworld/make_tree.sh" ew
+expect_rc 1 "$ENGISWEEP" inspect ew > ew.txt 2>&1
+expect_rc 1 "$ENGISWEEP" inspect --source engiworld ew/task > ew2.txt 2>&1
+"$PY" - ew.txt ew2.txt <<'PY'
+import re, sys
+for f in sys.argv[1:]:
+    text = open(f).read()
+    assert re.search(r"tasks: 2 loaded, 9 refused", text), text
+    reasons = dict((r.strip(), int(n)) for n, r in re.findall(r"^  (\d+) +(.+)$", text, re.M))
+    assert reasons == {"windows guest": 1, "setup step not supported": 1, "input file missing": 1,
+                       "shared file outside the task folder": 1, "evaluator not supported": 2,
+                       "guest path outside the Desktop": 1, "id does not match its folder": 1,
+                       "no artifact paths": 1}, reasons
+print("ok: our tree: 2 loaded, one refusal per reason")
+PY
+
+# the local backend has no guest: refused before any output exists
+set +e
+"$ENGISWEEP" run --agents reference --out r ew > run.log 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || { cat run.log; fail "a sweep on the local backend exited $rc, not 2"; }
+grep -q "2 tasks run, 9 refused: 1 windows guest" run.log || { cat run.log; fail "no refusal summary"; }
+grep -q "backend 'local' cannot give an episode the working folder '/home/user/Desktop'" run.log \
+	|| { cat run.log; fail "the local backend was not refused"; }
+[ ! -e r ] || fail "the refused sweep left an output folder"
+echo ok
