@@ -13,7 +13,8 @@
  *      {"name": "says_ok", "check": "output_contains", "text": "OK"},
  *      {"name": "score", "check": "last_number", "min": 0.8},
  *      {"name": "clean_exit", "check": "exit_status", "equals": 0},
- *      {"name": "verdict", "check": "true_false"}]}
+ *      {"name": "verdict", "check": "true_false"},
+ *      {"name": "score", "check": "quantified_score", "field": "score"}]}
  *
  * "env" is "episode" (the episode's own environment, the default) or
  * "clean" (a fresh one of the task's image with the saved deliverables put
@@ -22,6 +23,15 @@
  * EngiWorld (after OSWorld's): the output, CRLF read as LF, is exactly
  * "True\n" (exit status 0: pass) or "False\n" (exit status 0 or 1: fail);
  * anything else is the evaluator's failure, ENGI_EPARSE, never a verdict.
+ * "quantified_score" is its scored protocol: the number is read from
+ * score.json, then quant_metrics.json in the working folder, then from the
+ * output (as JSON: "field", default "score", then "score", "metric_value",
+ * metrics.<field>; else its lines from the last, each as JSON or a bare
+ * number); it is the metric "evaluator_score" (the task's objective) and
+ * the criterion's value, passing when above 0. No number, an empty output
+ * or an exit status other than 0 (1 with "False") is the evaluator's
+ * failure. A score file the evaluator did not write (there before it ran,
+ * unchanged after) is said by the assertion "score_written_by_evaluator".
  * An evaluator that runs past timeout_s, or
  * an environment that fails, is never a verdict: the former is returned as
  * ENGI_ETIMEOUT, the latter as ENGI_EENV, for the runner to record as an
@@ -55,16 +65,18 @@ enum cmd_check {
 	CHECK_OUTPUT_CONTAINS,
 	CHECK_LAST_NUMBER,
 	CHECK_EXIT_STATUS,
-	CHECK_TRUE_FALSE
+	CHECK_TRUE_FALSE,
+	CHECK_QUANTIFIED
 };
 
-static const char *const check_names[] = {"output_equals", "output_contains", "last_number",
-					  "exit_status",   "true_false",      NULL};
+static const char *const check_names[] = {
+    "output_equals", "output_contains",	 "last_number", "exit_status",
+    "true_false",    "quantified_score", NULL};
 
 struct cmd_criterion {
 	struct engi_criterion c;
 	int check;
-	char text[CMD_TEXT_MAX]; /* output_* */
+	char text[CMD_TEXT_MAX]; /* output_*; quantified_score: the field */
 };
 
 struct cmd_upload {
@@ -155,9 +167,9 @@ static int parse_upload(json_t *item, const char *file, const char *ptr, const c
 static int parse_item(json_t *item, const char *file, const char *ptr, struct cmd_criterion *c,
 		      struct engi_error *err)
 {
-	static const char *const keys[] = {"name",  "check",	"text",	   "equals",
-					   "value", "tol_rel",	"tol_abs", "min",
-					   "max",   "required", "stage",   NULL};
+	static const char *const keys[] = {"name",    "check",	 "text", "equals", "value",
+					   "tol_rel", "tol_abs", "min",	 "max",	   "required",
+					   "stage",   "field",	 NULL};
 	if (!json_is_object(item))
 		return engi_parse_error(err, file, ptr, "expected an object, got %s",
 					engi_json_kind(item));
@@ -165,6 +177,11 @@ static int parse_item(json_t *item, const char *file, const char *ptr, struct cm
 	TRY(engi_json_choice(item, "check", check_names, "check", 1, file, ptr, &c->check, err));
 	int texty = c->check == CHECK_OUTPUT_EQUALS || c->check == CHECK_OUTPUT_CONTAINS;
 	char p[POINTER_MAX];
+	if (c->check != CHECK_QUANTIFIED && json_object_get(item, "field")) {
+		engi_json_pointer(p, sizeof(p), ptr, "field");
+		return engi_parse_error(err, file, p, "does not apply to check '%s'",
+					check_names[c->check]);
+	}
 	if (!texty && json_object_get(item, "text")) {
 		engi_json_pointer(p, sizeof(p), ptr, "text");
 		return engi_parse_error(err, file, p, "does not apply to check '%s'",
@@ -179,6 +196,16 @@ static int parse_item(json_t *item, const char *file, const char *ptr, struct cm
 	if (c->check == CHECK_EXIT_STATUS && c->c.cmp != ENGI_CMP_EQUALS) {
 		engi_json_pointer(p, sizeof(p), ptr, "equals");
 		return engi_parse_error(err, file, p, "check 'exit_status' needs 'equals'");
+	}
+	if (c->check == CHECK_QUANTIFIED) {
+		const char *s = "score";
+		TRY(engi_json_string(item, "field", 0, 0, file, ptr, &s, err));
+		engi_json_pointer(p, sizeof(p), ptr, "field");
+		if (!s)
+			s = "score";
+		if (!engi_json_name_valid(s, strlen(s)))
+			return engi_parse_error(err, file, p, "'%s' is not a valid name", s);
+		snprintf(c->text, sizeof(c->text), "%s", s);
 	}
 	if (texty) {
 		const char *s = NULL;
@@ -335,10 +362,129 @@ static int judge_true_false(const struct cmd_criterion *c, int status, const cha
 				     err, "the evaluator printed %s", is_true ? "True" : "False");
 }
 
+/* A score in a JSON value: a number, or an object's field, "score",
+ * "metric_value" or metrics.<field>; booleans are not scores. */
+static int json_score(json_t *j, const char *field, double *x)
+{
+	if (json_is_object(j)) {
+		json_t *m = json_object_get(j, "metrics");
+		json_t *c[] = {json_object_get(j, field), json_object_get(j, "score"),
+			       json_object_get(j, "metric_value"),
+			       json_is_object(m) ? json_object_get(m, field) : NULL};
+		for (size_t i = 0; i < sizeof(c) / sizeof(*c); i++)
+			if (json_is_number(c[i])) {
+				*x = json_number_value(c[i]);
+				return 1;
+			}
+		return 0;
+	}
+	if (json_is_number(j)) {
+		*x = json_number_value(j);
+		return 1;
+	}
+	return 0;
+}
+
+/* The score of one text: the whole as JSON, else its lines from the last,
+ * each as JSON or as a bare number. 1 found, 0 not. */
+static int text_score(const char *t, size_t len, const char *field, double *x)
+{
+	json_t *j = json_loadb(t, len, JSON_DECODE_ANY, NULL);
+	int found = j && json_score(j, field, x);
+	json_decref(j);
+	if (found || j)
+		return found;
+	size_t end = len;
+	while (end > 0) {
+		size_t b = end;
+		while (b > 0 && t[b - 1] != '\n')
+			b--;
+		size_t s = b, e = end;
+		while (s < e && isspace((unsigned char)t[s]))
+			s++;
+		while (e > s && isspace((unsigned char)t[e - 1]))
+			e--;
+		if (e > s) {
+			j = json_loadb(t + s, e - s, JSON_DECODE_ANY, NULL);
+			found = j && json_score(j, field, x);
+			json_decref(j);
+			if (!found && !j && e - s < 64) {
+				char num[64];
+				memcpy(num, t + s, e - s);
+				num[e - s] = '\0';
+				char *endp = NULL;
+				errno = 0;
+				double v = strtod(num, &endp);
+				found = endp && *endp == '\0' && endp != num && errno == 0;
+				if (found)
+					*x = v;
+			}
+			if (found)
+				return 1;
+		}
+		end = b > 0 ? b - 1 : 0;
+	}
+	return 0;
+}
+
+/* The evaluator's score files, read after it ran (text engi_free, NULL
+ * when absent) */
+struct score_files {
+	char *text[2];
+	size_t len[2];
+	int agents[2]; /* there before the evaluator, unchanged after */
+};
+
+static const char *const score_file_names[] = {"score.json", "quant_metrics.json"};
+
+static int judge_quantified(const struct cmd_criterion *c, int status, const char *out, size_t len,
+			    const struct score_files *sf, struct engi_verdict *v,
+			    struct engi_error *err)
+{
+	size_t a = 0, b = len;
+	while (a < b && isspace((unsigned char)out[a]))
+		a++;
+	while (b > a && isspace((unsigned char)out[b - 1]))
+		b--;
+	if (status != 0 && !(status == 1 && b - a == 5 && !memcmp(out + a, "False", 5)))
+		RAISE(err, ENGI_EPARSE, "the evaluator exited with status %d", status);
+	if (a == b)
+		RAISE(err, ENGI_EPARSE, "the evaluator printed nothing");
+	double x = NAN;
+	int found = 0, from = -1;
+	for (int i = 0; i < 2 && !found; i++)
+		if (sf->text[i] && text_score(sf->text[i], sf->len[i], c->text, &x)) {
+			found = 1;
+			from = i;
+		}
+	if (!found)
+		found = text_score(out, len, c->text, &x);
+	if (!found)
+		RAISE(err, ENGI_EPARSE, "the evaluator gave no score (field '%s')", c->text);
+	if (!isfinite(x))
+		RAISE(err, ENGI_EPARSE, "the evaluator's score is not finite");
+	TRY(engi_verdict_metric(v, "evaluator_score", x));
+	if (from >= 0 && sf->agents[from]) {
+		struct engi_criterion g = c->c;
+		snprintf(g.name, sizeof(g.name), "score_written_by_evaluator");
+		snprintf(g.stage, sizeof(g.stage), "integrity");
+		g.required = 0;
+		TRY(engi_criterion_report(&g, ENGI_FAIL, NAN, v, err,
+					  "the score came from %s, which was there before the "
+					  "evaluator ran and which it did not rewrite",
+					  score_file_names[from]));
+	}
+	return engi_criterion_report(&c->c, x > 0 ? ENGI_PASS : ENGI_FAIL, x, v, err,
+				     "the evaluator's score is %.6g (from %s)", x,
+				     from >= 0 ? score_file_names[from] : "its output");
+}
+
 static int judge_one(const struct cmd_criterion *c, int status, const char *out, size_t len,
-		     struct engi_verdict *v, struct engi_error *err)
+		     const struct score_files *sf, struct engi_verdict *v, struct engi_error *err)
 {
 	switch (c->check) {
+	case CHECK_QUANTIFIED:
+		return judge_quantified(c, status, out, len, sf, v, err);
 	case CHECK_TRUE_FALSE:
 		return judge_true_false(c, status, out, len, v, err);
 	case CHECK_EXIT_STATUS:
@@ -378,19 +524,65 @@ static int cmd_verify_env(const void *criteria, const struct engi_verify_env_ops
 			 cc->uploads[i].from);
 		TRY(env->put(env->ctx, host, cc->uploads[i].to, err));
 	}
+	int quantified = 0;
+	for (size_t i = 0; i < cc->n; i++)
+		quantified |= cc->v[i].check == CHECK_QUANTIFIED;
+	struct score_files sf;
+	memset(&sf, 0, sizeof(sf));
+	char *before = NULL;
+	size_t before_len = 0;
+	int st = -1;
+	/* what score files the working folder held before the evaluator */
+	static const char hash_cmd[] = "sha256sum score.json quant_metrics.json 2>/dev/null";
+	if (quantified)
+		TRY(env->exec(env->ctx, hash_cmd, 60, 4096, &st, &before, &before_len, err));
 	int status = -1;
 	char *out = NULL;
 	size_t len = 0;
-	TRY(env->exec(env->ctx, cc->run, cc->timeout_s, CMD_OUT_CAP, &status, &out, &len, err));
+	int rc = env->exec(env->ctx, cc->run, cc->timeout_s, CMD_OUT_CAP, &status, &out, &len, err);
+	char *after = NULL;
+	size_t after_len = 0;
+	if (rc == 0 && status >= 0 && quantified)
+		rc = env->exec(env->ctx, hash_cmd, 60, 4096, &st, &after, &after_len, err);
+	for (int i = 0; rc == 0 && status >= 0 && quantified && i < 2; i++) {
+		char cat[64];
+		snprintf(cat, sizeof(cat), "cat -- %s 2>/dev/null", score_file_names[i]);
+		char *t = NULL;
+		size_t tl = 0;
+		rc = env->exec(env->ctx, cat, 60, CMD_OUT_CAP, &st, &t, &tl, err);
+		if (rc == 0 && st == 0) {
+			sf.text[i] = t;
+			sf.len[i] = tl;
+			/* the same "HASH  NAME" line before and after: not the evaluator's */
+			char line[128];
+			snprintf(line, sizeof(line), "  %s\n", score_file_names[i]);
+			const char *pb = before ? strstr(before, line) : NULL;
+			const char *pa = after ? strstr(after, line) : NULL;
+			sf.agents[i] = pb && pa && pb - before >= 64 && pa - after >= 64 &&
+				       !memcmp(pb - 64, pa - 64, 64);
+		} else {
+			engi_free(t);
+		}
+	}
+	engi_free(before);
+	engi_free(after);
+	if (rc < 0) {
+		engi_free(out);
+		engi_free(sf.text[0]);
+		engi_free(sf.text[1]);
+		return rc;
+	}
 	if (status < 0) {
 		engi_free(out);
 		RAISE(err, ENGI_ETIMEOUT, "the evaluator '%.80s' ran past its limit of %.0f s",
 		      cc->run, cc->timeout_s);
 	}
-	int rc = engi_verdict_metric(v, "evaluator_exit_status", status);
+	rc = engi_verdict_metric(v, "evaluator_exit_status", status);
 	for (size_t i = 0; i < cc->n && rc == 0; i++)
-		rc = judge_one(&cc->v[i], status, out ? out : "", len, v, err);
+		rc = judge_one(&cc->v[i], status, out ? out : "", len, &sf, v, err);
 	engi_free(out);
+	engi_free(sf.text[0]);
+	engi_free(sf.text[1]);
 	return rc;
 }
 

@@ -285,9 +285,10 @@ static json_t *ew_reference(const char *dir, const char *taskdir, json_t *delive
 }
 
 /* The evaluator as a command verifier. */
-static int ew_verifier(const char *dir, const char *taskdir, json_t *ev, json_t *deliverables,
-		       json_t **out, struct ew_refusal *r)
+static int ew_verifier(const char *dir, const char *taskdir, int optimization, json_t *ev,
+		       json_t *deliverables, json_t **out, struct ew_refusal *r)
 {
+	const char *field = "score";
 	if (!json_is_object(ev))
 		REFUSE(r, "malformed evaluator", "/evaluator: expected an object");
 	json_t *func = json_object_get(ev, "func"), *res = json_object_get(ev, "result");
@@ -317,13 +318,19 @@ static int ew_verifier(const char *dir, const char *taskdir, json_t *ev, json_t 
 			REFUSE(r, "evaluator not supported",
 			       "/evaluator/expected: only the rule \"True\\n\" is supported");
 	} else {
-		const char *field = json_string_value(
-		    json_object_get(json_object_get(ev, "metric"), "output_field"));
-		if (field && strcmp(field, "score"))
-			REFUSE(r, "evaluator not supported",
-			       "/evaluator/metric/output_field: '%s' is not supported", field);
-		REFUSE(r, "evaluator not supported",
-		       "/evaluator/func: quantified_score is not supported yet");
+		json_t *f = json_object_get(json_object_get(ev, "metric"), "output_field");
+		if (f &&
+		    (!json_is_string(f) ||
+		     !engi_json_name_valid(json_string_value(f), strlen(json_string_value(f)))))
+			REFUSE(r, "malformed evaluator",
+			       "/evaluator/metric/output_field: expected a name");
+		if (f)
+			field = json_string_value(f);
+		if (!optimization)
+			REFUSE(
+			    r, "evaluator not supported",
+			    "/evaluator/func: quantified_score outside design-optimization is not "
+			    "supported yet");
 	}
 	json_t *uploads = json_array();
 	json_t *post = json_object_get(ev, "postconfig");
@@ -354,9 +361,21 @@ static int ew_verifier(const char *dir, const char *taskdir, json_t *ev, json_t 
 		REFUSE(r, "malformed evaluator",
 		       "/evaluator/result/command: longer than 4000 bytes");
 	}
-	*out = json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:[{s:s, s:s}]}", "kind", "command",
-			 "file", file, "env", "episode", "upload", uploads, "run", run, "timeout_s",
-			 600.0, "criteria", "name", "evaluator", "check", "true_false");
+	if (strcmp(fn, "quantified_score")) {
+		*out = json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:[{s:s, s:s}]}", "kind",
+				 "command", "file", file, "env", "episode", "upload", uploads,
+				 "run", run, "timeout_s", 600.0, "criteria", "name", "evaluator",
+				 "check", "true_false");
+		return 0;
+	}
+	/* the evaluator's own number is the quality, 0 to 1 (its eval.py clamps
+	 * it and gives 0 when a constraint fails) */
+	*out = json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:[{s:s, s:s, s:s, s:b}], "
+			 "s:{s:s, s:s, s:f, s:f}}",
+			 "kind", "command", "file", file, "env", "episode", "upload", uploads,
+			 "run", run, "timeout_s", 600.0, "criteria", "name", "evaluator", "check",
+			 "quantified_score", "field", field, "required", 0, "objective", "metric",
+			 "evaluator_score", "sense", "max", "baseline", 0.0, "reference", 1.0);
 	return 0;
 }
 
@@ -444,8 +463,8 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 		REFUSE(r, "no artifact paths", "/artifact_paths: the task names no artifact");
 	}
 	json_t *verifier = NULL;
-	if (ew_verifier(dir, taskdir, json_object_get(root, "evaluator"), deliverables, &verifier,
-			r) < 0) {
+	if (ew_verifier(dir, taskdir, !strcmp(ew_categories[ci].type, "optimization"),
+			json_object_get(root, "evaluator"), deliverables, &verifier, r) < 0) {
 		json_decref(inputs);
 		json_decref(deliverables);
 		return -1;
@@ -630,8 +649,8 @@ const struct task_source task_source_engiworld = {
     .name = "engiworld",
     .summary = "an EngiWorld task tree (task/<category>/<gui|cli>/<folder>/<task-NN>/)",
     .supports = "Ubuntu tasks; setup step upload_file; evaluator postconfig upload_file, getter "
-		"vm_command_line, func exact_match against \"True\\n\"; ground_truth/ as the "
-		"reference",
+		"vm_command_line, func exact_match against \"True\\n\" or quantified_score "
+		"(design-optimization); ground_truth/ as the reference",
     .ops = &ew_ops,
     .partial = 1,
 };

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Writes a small EngiWorld task tree (the benchmark's layout and keys, our
 # own tasks, inputs and evaluators) into DIR/task: tasks that load and run
-# (an OpenSCAD-free shell task judged by an eval.py that prints True or
-# False), and one task per reason the engiworld source refuses.
+# (judged by an eval.py that prints True or False, or that writes its score
+# to score.json), and one task per reason the engiworld source refuses.
 # Usage: make_tree.sh DIR
 set -euo pipefail
 root=$1/task
@@ -86,5 +86,54 @@ refuse 09 't["id"] = "single-software-execution--cli--openscad--task-09--ubuntu"
 refuse 10 't["evaluator"]["result"]["type"] = "vm_file"'
 refuse 11 'del t["artifact_paths"]'
 rm "$root/$cli/task-05/init_file/question.txt"
+# design optimisation: a number in design.txt, at most 10, scored x/10 by
+# an evaluator that writes score.json (the benchmark's scored protocol)
+opt=design-optimization/cli/openscad
+task $opt/task-01 <<JSON
+{
+  "id": "design-optimization--cli--openscad--task-01--ubuntu",
+  "snapshot": "OpenSCAD2021.01",
+  "instruction": "Write to $D/design.txt the largest number you can that is at most 10.",
+  "source": "engisweep tests",
+  "config": [],
+  "trajectory": "trajectories/",
+  "related_apps": ["openscad"],
+  "artifact_paths": ["$D/design.txt"],
+  "evaluator": {
+    "postconfig": [{"type": "upload_file", "parameters": {"files": [
+      {"local_path": "task-01/eval.py", "path": "$D/eval.py"}]}}],
+    "func": "quantified_score",
+    "result": {"type": "vm_command_line", "command": "python3 $D/eval.py", "shell": "true"},
+    "metric": {"name": "largest", "direction": "maximize", "output_field": "score",
+               "baseline_score": 0.0, "max_score": 1.0}
+  },
+  "proxy": false, "fixed_ip": false, "possibility_of_env_change": "low"
+}
+JSON
+mkdir -p "$root/$opt/task-01/ground_truth"
+echo 7 > "$root/$opt/task-01/ground_truth/design.txt"
+cat > "$root/$opt/task-01/eval.py" <<'PY'
+import json
+try:
+    x = float(open("/home/user/Desktop/design.txt").read())
+    valid = x <= 10
+except (OSError, ValueError):
+    x, valid = 0.0, False
+score = max(0.0, min(1.0, x / 10)) if valid else 0.0
+json.dump({"valid": valid, "score": score}, open("/home/user/Desktop/score.json", "w"))
+print("True" if valid else "False")
+PY
+# 02: its artifacts include score.json, and its evaluator does not write
+# one: the score is the agent's own file (said, not hidden)
+mkdir -p "$root/$opt/task-02/ground_truth"
+python3 - "$root/$opt/task-01/task-01.json" "$root/$opt/task-02/task-02.json" <<'PY'
+import json, sys
+t = json.loads(open(sys.argv[1]).read().replace("task-01", "task-02"))
+t["artifact_paths"].append("/home/user/Desktop/score.json")
+open(sys.argv[2], "w").write(json.dumps(t, indent=2) + "\n")
+PY
+echo 3 > "$root/$opt/task-02/ground_truth/design.txt"
+echo '{"score": 0.9}' > "$root/$opt/task-02/ground_truth/score.json"
+printf 'print("True")\n' > "$root/$opt/task-02/eval.py"
 echo "single-software-execution--cli--calculix--task-01--ubuntu" > "$root/splits/two.txt"
 echo "single-software-execution--cli--calculix--task-02--ubuntu" >> "$root/splits/two.txt"

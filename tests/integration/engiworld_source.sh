@@ -18,10 +18,10 @@ assert m and (int(m[1]), int(m[2])) == (0, 151), m and m.group(0)
 reasons = dict((r.strip(), int(n)) for n, r in re.findall(r"^  (\d+) +(.+)$", text, re.M))
 # the evaluators (eval.py) and many inputs are not published with the
 # task files: those tasks name what is missing, after every other check
-want = {"windows guest": 35, "setup step not supported": 46, "no image for the snapshot": 12,
-        "evaluator not supported": 10, "no artifact paths": 2,
+want = {"windows guest": 35, "setup step not supported": 46, "no image for the snapshot": 15,
+        "evaluator not supported": 2, "no artifact paths": 2,
         "shared file outside the task folder": 1, "evaluator file missing": 28,
-        "input file missing": 17}
+        "input file missing": 22}
 assert reasons == want, reasons
 assert sum(want.values()) == 151
 # every refusal names its file and what in it
@@ -40,7 +40,7 @@ expect_rc 1 "$ENGISWEEP" inspect --source engiworld ew/task > ew2.txt 2>&1
 import re, sys
 for f in sys.argv[1:]:
     text = open(f).read()
-    assert re.search(r"tasks: 2 loaded, 9 refused", text), text
+    assert re.search(r"tasks: 4 loaded, 9 refused", text), text
     reasons = dict((r.strip(), int(n)) for n, r in re.findall(r"^  (\d+) +(.+)$", text, re.M))
     assert reasons == {"windows guest": 1, "setup step not supported": 1, "input file missing": 1,
                        "shared file outside the task folder": 1, "evaluator not supported": 2,
@@ -55,7 +55,7 @@ set +e
 rc=$?
 set -e
 [ "$rc" -eq 2 ] || { cat run.log; fail "a sweep on the local backend exited $rc, not 2"; }
-grep -q "2 tasks run, 9 refused: 1 windows guest" run.log || { cat run.log; fail "no refusal summary"; }
+grep -q "4 tasks run, 9 refused: 1 windows guest" run.log || { cat run.log; fail "no refusal summary"; }
 grep -q "backend 'local' cannot give an episode the working folder '/home/user/Desktop'" run.log \
 	|| { cat run.log; fail "the local backend was not refused"; }
 [ ! -e r ] || fail "the refused sweep left an output folder"

@@ -10,14 +10,15 @@ ENGI_QEMU_NO_BUILD=1 "$ENGISWEEP" run --backend qemu --agents reference,noop --r
 	--out r ew > run.log 2>&1 || { cat run.log; fail "the sweep failed"; }
 PYTHONPATH="$ENGI_SRC/tests/integration" "$PY" - <<'PY'
 import results as R
-ep = {(e["task_id"].split("--")[3], e["model"]): e for e in R.episodes("r/results.h5")}
-assert len(ep) == 4, sorted(ep)
-ok = ep["task-01", "reference"]
+ep = {(e["task_id"].split("--")[0][:6] + "/" + e["task_id"].split("--")[3], e["model"]): e
+      for e in R.episodes("r/results.h5")}
+assert len(ep) == 8, sorted(ep)
+ok = ep["single/task-01", "reference"]
 assert ok["outcome"] == "done" and ok["success"] == 1 and ok["score"] == 1, ok
-no = ep["task-01", "noop"]
+no = ep["single/task-01", "noop"]
 assert no["outcome"] == "done" and no["success"] == 0 and no["score"] == 0, no
 for m in ("reference", "noop"):
-    e = ep["task-02", m]
+    e = ep["single/task-02", m]
     assert e["outcome"] == "infra_error" and e["infra"] == "verifier crashed", e
     assert "printed neither True nor False" in e["message"], e["message"]
 import h5py
@@ -25,5 +26,18 @@ with h5py.File("r/results.h5", "r") as f:
     rows = f["assertions"][:]
 names = {R.s(x["name"]): R.s(x["state"]) for x in rows if R.s(x["cell"]) == ok["cell"]}
 assert names.get("evaluator") == "pass" and names.get("delivered:answer.txt") == "pass", names
+# the scored protocol: the evaluator's score.json is the quality
+opt = ep["design/task-01", "reference"]
+assert opt["outcome"] == "done" and opt["success"] == 1 and abs(opt["score"] - 0.7) < 1e-12, opt
+opt0 = ep["design/task-01", "noop"]
+assert opt0["outcome"] == "done" and opt0["success"] == 0 and opt0["score"] == 0, opt0
+# a score file the agent delivered and the evaluator did not write: scored
+# as the benchmark scores it, and said
+forged = ep["design/task-02", "reference"]
+assert abs(forged["score"] - 0.9) < 1e-12, forged
+fa = {R.s(x["name"]): R.s(x["state"]) for x in rows if R.s(x["cell"]) == forged["cell"]}
+assert fa.get("score_written_by_evaluator") == "fail", fa
+oa = {R.s(x["name"]): R.s(x["state"]) for x in rows if R.s(x["cell"]) == opt["cell"]}
+assert "score_written_by_evaluator" not in oa and oa.get("evaluator") == "pass", oa
 print("ok:", {k: (v["outcome"], v["score"]) for k, v in ep.items()})
 PY
