@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #define EW_FILE_CAP ((size_t)4 << 20)
@@ -284,6 +285,48 @@ static json_t *ew_reference(const char *dir, const char *taskdir, json_t *delive
 	return steps;
 }
 
+static int ew_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A vision task's drawings: the images of its init_file/ folder, which the
+ * benchmark attaches to every request (PNG: engisweep's drawings). */
+static json_t *ew_drawings(const char *dir, const char *taskdir)
+{
+	char idir[PATH_MAX];
+	snprintf(idir, sizeof(idir), "%.2000s/%.200s/init_file", dir, taskdir);
+	json_t *list = json_array();
+	char **names = NULL;
+	size_t n = 0;
+	DIR *d = opendir(idir);
+	struct dirent *de;
+	while (d && n < 64 && (de = readdir(d)) != NULL) {
+		size_t k = strlen(de->d_name);
+		if (de->d_name[0] == '.' || k < 5 || strcasecmp(de->d_name + k - 4, ".png"))
+			continue;
+		char **nv = engi_reallocarray(names, n + 1, sizeof(*names));
+		if (!nv)
+			break;
+		names = nv;
+		if ((names[n] = engi_strdup(de->d_name)) != NULL)
+			n++;
+	}
+	if (d)
+		closedir(d);
+	/* in name order: the task's hash must not depend on the folder's */
+	if (n)
+		qsort(names, n, sizeof(*names), ew_cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		char rel[PATH_MAX];
+		snprintf(rel, sizeof(rel), "init_file/%s", names[i]);
+		json_array_append_new(list, json_string(rel));
+		engi_free(names[i]);
+	}
+	engi_free(names);
+	return list;
+}
+
 /* The evaluator as a command verifier. */
 static int ew_verifier(const char *dir, const char *taskdir, int optimization, json_t *ev,
 		       json_t *deliverables, json_t **out, struct ew_refusal *r)
@@ -493,6 +536,13 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	    "turns", gui ? ew_categories[ci].turns_gui : ew_categories[ci].turns_cli, "wall_s",
 	    18000.0, "deliverables", deliverables, "verifier", verifier);
 	json_object_set_new(task, "reference", ew_reference(dir, taskdir, deliverables));
+	if (!strcmp(ew_categories[ci].type, "vision")) {
+		json_t *dr = ew_drawings(dir, taskdir);
+		if (json_array_size(dr))
+			json_object_set_new(task, "drawings", dr);
+		else
+			json_decref(dr);
+	}
 	char tdir[PATH_MAX];
 	snprintf(tdir, sizeof(tdir), "%.2000s/%.200s", dir, taskdir);
 	int rc = suite_add_json(s, file, tdir, task, err);
@@ -571,12 +621,8 @@ static int ew_subdirs(const char *dir, char ***out, size_t *n)
 		(*out)[(*n)++] = engi_strdup(de->d_name);
 	}
 	closedir(d);
-	for (size_t i = 1; i < *n; i++)
-		for (size_t j = i; j > 0 && strcmp((*out)[j - 1], (*out)[j]) > 0; j--) {
-			char *t = (*out)[j];
-			(*out)[j] = (*out)[j - 1];
-			(*out)[j - 1] = t;
-		}
+	if (*n)
+		qsort(*out, *n, sizeof(**out), ew_cmp_str);
 	return 0;
 }
 

@@ -3,10 +3,15 @@
  * ../shared/benchmarks/engiworld/inventory.tsv) parses into the category,
  * interface, folder, task and os its row gives, the totals are the
  * benchmark's (931/140/120/40/60/10 by category, 691 CLI and 610 GUI, 687
- * Ubuntu and 614 Windows), and malformed ids are refused.
- * Usage: test_engiworld INVENTORY.tsv
+ * Ubuntu and 614 Windows), and malformed ids are refused. Then a tree of
+ * our own tasks in the benchmark's format (tests/engiworld/make_tree.sh)
+ * is loaded and each task's translation checked field by field.
+ * Usage: test_engiworld INVENTORY.tsv MAKE_TREE.sh SCRATCH
  */
 #include "source.h"
+#include "task.h"
+
+#include "engi/verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +28,86 @@ static int failures;
 		}                                                                                  \
 	} while (0)
 
+static const struct task *find(const struct suite *s, const char *id)
+{
+	for (size_t i = 0; i < s->ntasks; i++)
+		if (!strcmp(s->tasks[i].id, id))
+			return &s->tasks[i];
+	printf("FAIL: task '%s' did not load\n", id);
+	failures++;
+	return NULL;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t a = strlen(s), b = strlen(tail);
+	return a >= b && !strcmp(s + a - b, tail);
+}
+
+/* Our own tree, loaded by the source and checked field by field. */
+static void check_tree(const char *make_tree, const char *scratch)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && bash '%s' '%s'", scratch, make_tree, scratch);
+	CHECK(system(cmd) == 0, "%s failed", cmd);
+	struct suite s;
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK(suite_load_from(&s, scratch, NULL, 1, &err) == 0, "load: %s", err.msg);
+	CHECK(!strcmp(s.source, "engiworld"), "detected as %s", s.source);
+	CHECK(s.ntasks == 5 && s.nrefused == 9, "%zu loaded, %zu refused", s.ntasks, s.nrefused);
+	const struct task *t =
+	    find(&s, "single-software-execution--cli--calculix--task-01--ubuntu");
+	if (t) {
+		CHECK(!strcmp(t->domain, "CAE") && t->nsoftware == 1 &&
+			  !strcmp(t->software[0], "calculix"),
+		      "domain %s, software %s", t->domain, t->software[0]);
+		CHECK(t->type == TASK_SINGLE && t->interface == IFACE_CLI, "type %d interface %d",
+		      t->type, t->interface);
+		CHECK(t->turn_limit == 100 && t->wall_s == 18000, "limits %d %g", t->turn_limit,
+		      t->wall_s);
+		CHECK(!strcmp(t->env.image, "tools") && t->env.workdir &&
+			  !strcmp(t->env.workdir, "/home/user/Desktop") && t->env.cpus == 4 &&
+			  t->env.memory_mb == 16384,
+		      "environment %s %s %d %d", t->env.image, t->env.workdir, t->env.cpus,
+		      t->env.memory_mb);
+		CHECK(t->ninputs == 1 && !strcmp(t->inputs[0].env, "question.txt") &&
+			  ends_with(t->inputs[0].host, "/calculix/task-01/init_file/question.txt"),
+		      "inputs %zu %s", t->ninputs, t->ninputs ? t->inputs[0].host : "");
+		CHECK(t->ndeliverables == 1 && !strcmp(t->deliverables[0].path, "answer.txt"),
+		      "deliverables");
+		CHECK(!strcmp(t->verifier->name, "command") &&
+			  engi_verifier_env(t->verifier, t->criteria) == ENGI_VENV_EPISODE,
+		      "verifier %s", t->verifier->name);
+		CHECK(t->reference.n == 1, "reference of %zu steps (the ground truth written)",
+		      t->reference.n);
+		CHECK(t->ndrawings == 0, "drawings");
+	}
+	t = find(&s, "design-optimization--cli--openscad--task-01--ubuntu");
+	if (t) {
+		CHECK(t->type == TASK_OPTIMIZATION && !strcmp(t->domain, "CAD"), "type %d %s",
+		      t->type, t->domain);
+		CHECK(t->ninputs == 0, "inputs");
+	}
+	t = find(&s, "vision-guided-modeling--cli--openscad--task-01--ubuntu");
+	if (t)
+		CHECK(t->type == TASK_VISION && t->ndrawings == 1 &&
+			  ends_with(t->drawings[0], "/init_file/drawing.png"),
+		      "vision: %zu drawings", t->ndrawings);
+	/* the same tree twice: the same content hashes */
+	struct suite s2;
+	CHECK(suite_load_from(&s2, scratch, "engiworld", 0, &err) == 0, "load again: %s", err.msg);
+	for (size_t i = 0; i < s.ntasks && i < s2.ntasks; i++)
+		CHECK(!strcmp(s.tasks[i].hash, s2.tasks[i].hash), "%s: hash differs",
+		      s.tasks[i].id);
+	suite_release(&s2);
+	suite_release(&s);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_engiworld INVENTORY.tsv\n");
+	if (argc != 4) {
+		fprintf(stderr, "usage: test_engiworld INVENTORY.tsv MAKE_TREE.sh SCRATCH\n");
 		return 2;
 	}
 	FILE *f = fopen(argv[1], "r");
@@ -106,6 +187,7 @@ int main(int argc, char **argv)
 		  !strcmp(id.folder, "librecad--freecad--kicad--blender") &&
 		  !strcmp(id.task, "task-03-reverse") && !strcmp(id.type, "cross"),
 	      "a several-application folder and a suffixed task");
+	check_tree(argv[2], argv[3]);
 	if (failures) {
 		printf("FAILED (%d failures)\n", failures);
 		return 1;

@@ -135,5 +135,28 @@ PY
 echo 3 > "$root/$opt/task-02/ground_truth/design.txt"
 echo '{"score": 0.9}' > "$root/$opt/task-02/ground_truth/score.json"
 printf 'print("True")\n' > "$root/$opt/task-02/eval.py"
+# a vision task: the drawing in init_file/ is shown to the agent
+vis=vision-guided-modeling/cli/openscad
+mkdir -p "$root/$vis/task-01/init_file" "$root/$vis/task-01/ground_truth"
+python3 - "$root/$cli/task-01/task-01.json" "$root/$vis/task-01/task-01.json" <<'PY'
+import json, sys
+t = json.loads(open(sys.argv[1]).read())
+t = json.loads(json.dumps(t).replace("single-software-execution--cli--calculix", "vision-guided-modeling--cli--openscad"))
+t["snapshot"], t["related_apps"] = "OpenSCAD2021.01", ["openscad"]
+t["instruction"] = "The drawing supplied with this message gives the answer: write it to /home/user/Desktop/answer.txt."
+open(sys.argv[2], "w").write(json.dumps(t, indent=2) + "\n")
+PY
+cp "$root/$cli/task-01/init_file/question.txt" "$root/$vis/task-01/init_file/"
+cp "$root/$cli/task-01/eval.py" "$root/$cli/task-01/ground_truth/answer.txt" "$root/$vis/task-01/"
+mv "$root/$vis/task-01/answer.txt" "$root/$vis/task-01/ground_truth/"
+python3 - "$root/$vis/task-01/init_file/drawing.png" <<'PY'
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+raw = b"".join(b"\0" + bytes([255, 255, 255] * 8) for _ in range(8))
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 8, 8, 2, 0, 0, 0)) + \
+    chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+open(sys.argv[1], "wb").write(png)
+PY
 echo "single-software-execution--cli--calculix--task-01--ubuntu" > "$root/splits/two.txt"
 echo "single-software-execution--cli--calculix--task-02--ubuntu" >> "$root/splits/two.txt"

@@ -40,13 +40,13 @@ expect_rc 1 "$ENGISWEEP" inspect --source engiworld ew/task > ew2.txt 2>&1
 import re, sys
 for f in sys.argv[1:]:
     text = open(f).read()
-    assert re.search(r"tasks: 4 loaded, 9 refused", text), text
+    assert re.search(r"tasks: 5 loaded, 9 refused", text), text
     reasons = dict((r.strip(), int(n)) for n, r in re.findall(r"^  (\d+) +(.+)$", text, re.M))
     assert reasons == {"windows guest": 1, "setup step not supported": 1, "input file missing": 1,
                        "shared file outside the task folder": 1, "evaluator not supported": 2,
                        "guest path outside the Desktop": 1, "id does not match its folder": 1,
                        "no artifact paths": 1}, reasons
-print("ok: our tree: 2 loaded, one refusal per reason")
+print("ok: our tree: 5 loaded, one refusal per reason")
 PY
 
 # the local backend has no guest: refused before any output exists
@@ -55,7 +55,7 @@ set +e
 rc=$?
 set -e
 [ "$rc" -eq 2 ] || { cat run.log; fail "a sweep on the local backend exited $rc, not 2"; }
-grep -q "4 tasks run, 9 refused: 1 windows guest" run.log || { cat run.log; fail "no refusal summary"; }
+grep -q "5 tasks run, 9 refused: 1 windows guest" run.log || { cat run.log; fail "no refusal summary"; }
 grep -q "backend 'local' cannot give an episode the working folder '/home/user/Desktop'" run.log \
 	|| { cat run.log; fail "the local backend was not refused"; }
 [ ! -e r ] || fail "the refused sweep left an output folder"

@@ -12,7 +12,7 @@ PYTHONPATH="$ENGI_SRC/tests/integration" "$PY" - <<'PY'
 import results as R
 ep = {(e["task_id"].split("--")[0][:6] + "/" + e["task_id"].split("--")[3], e["model"]): e
       for e in R.episodes("r/results.h5")}
-assert len(ep) == 8, sorted(ep)
+assert len(ep) == 10, sorted(ep)
 ok = ep["single/task-01", "reference"]
 assert ok["outcome"] == "done" and ok["success"] == 1 and ok["score"] == 1, ok
 no = ep["single/task-01", "noop"]
@@ -26,6 +26,8 @@ with h5py.File("r/results.h5", "r") as f:
     rows = f["assertions"][:]
 names = {R.s(x["name"]): R.s(x["state"]) for x in rows if R.s(x["cell"]) == ok["cell"]}
 assert names.get("evaluator") == "pass" and names.get("delivered:answer.txt") == "pass", names
+vis = ep["vision/task-01", "reference"]
+assert vis["outcome"] == "done" and vis["success"] == 1, vis
 # the scored protocol: the evaluator's score.json is the quality
 opt = ep["design/task-01", "reference"]
 assert opt["outcome"] == "done" and opt["success"] == 1 and abs(opt["score"] - 0.7) < 1e-12, opt
