@@ -29,7 +29,7 @@ static const char plan_help[] =
     "  -c, --condition SPEC   NAME or NAME:key=value,... (repeat)\n"
     "      --history FILE     results.h5 of an earlier sweep: measured durations\n"
     "      --grid AXIS=V1,V2  a condition axis (repeat: cartesian product)\n"
-    "      --subset SPEC      stratified subset, as for run\n"
+    "      --subset SPEC      stratified subset, or file:PATH of task ids, as for run\n"
     "      --source NAME      the suite's task source (default: detected)\n"
     "  -n, --ranks R          ranks running episodes (default 1)\n"
     "  -h, --help             this text\n";
@@ -157,7 +157,9 @@ int cmd_plan(int argc, char **argv)
 	       argv[optind], s.ntasks, d.nmodels, d.trials, d.nconds, m.ncells);
 	if (m.skipped)
 		printf(" (%zu pairs skipped: no such flawed variant)", m.skipped);
-	if (subset)
+	if (subset && !strncmp(subset, "file:", 5))
+		printf("\nsubset '%s': %zu tasks listed", subset, s.ntasks);
+	else if (subset)
 		printf("\nsubset '%s': %zu tasks from %zu strata", subset, s.ntasks, nstrata);
 	printf("\nsweep id %.16s; predictions from %s\n\n", m.sweep_id,
 	       history ? "measured durations where known, else turn limits"

@@ -7,6 +7,7 @@
 
 #include "engi/alloc.h"
 #include "engi/sha256.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -166,6 +167,72 @@ static int same_stratum(const struct spec *sp, const struct task *x, const struc
 		if (strcmp(key_of(x, sp->keys[k]), key_of(y, sp->keys[k])))
 			return 0;
 	return 1;
+}
+
+#define SELECT_FILE_CAP ((size_t)16 << 20)
+
+int suite_select_file(struct suite *s, const char *path, size_t *unmatched, struct engi_error *err)
+{
+	*unmatched = 0;
+	char *text = NULL;
+	size_t len = 0;
+	TRY(fs_read_file(path, SELECT_FILE_CAP, &text, &len, err));
+	size_t n = s->ntasks;
+	unsigned char *keep = engi_calloc(n ? n : 1, 1);
+	if (!keep) {
+		engi_free(text);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	int rc = 0;
+	size_t lineno = 0, listed = 0;
+	char *p = text;
+	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+		p += 3;
+	while (rc == 0 && p < text + len) {
+		char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		char *end = nl ? nl : text + len;
+		lineno++;
+		char *a = p, *b = end;
+		while (a < b && (*a == ' ' || *a == '\t'))
+			a++;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r'))
+			b--;
+		p = nl ? nl + 1 : end;
+		if (a == b || *a == '#')
+			continue;
+		listed++;
+		size_t k = (size_t)(b - a);
+		long found = -1;
+		for (size_t i = 0; i < n && found < 0; i++)
+			if (strlen(s->tasks[i].id) == k && !memcmp(s->tasks[i].id, a, k))
+				found = (long)i;
+		if (found >= 0) {
+			keep[found] = 1;
+		} else if (s->nrefused) {
+			(*unmatched)++;
+		} else {
+			rc = engi_raise(err, ENGI_EINVALID,
+					"%s: line %zu: '%.*s' is no task of the suite", path,
+					lineno, (int)(k > 200 ? 200 : k), a);
+		}
+	}
+	engi_free(text);
+	if (rc == 0 && listed == 0)
+		rc = engi_raise(err, ENGI_EINVALID, "%s lists no task id", path);
+	if (rc < 0) {
+		engi_free(keep);
+		return rc;
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i])
+			s->tasks[w++] = s->tasks[i];
+		else if (s->tasks[i].verifier)
+			engi_verifier_free(s->tasks[i].verifier, s->tasks[i].criteria);
+	}
+	s->ntasks = w;
+	engi_free(keep);
+	return 0;
 }
 
 int suite_subset(struct suite *s, const char *text, size_t *nstrata, struct engi_error *err)

@@ -176,6 +176,13 @@ const struct task_flawed *task_find_flawed(const struct task *t, const char *nam
  * draw does not depend on file order; `all=KEY:VALUE` keeps every such task
  * too. *nstrata (may be NULL) gets the number of groups. */
 int suite_subset(struct suite *s, const char *spec, size_t *nstrata, struct engi_error *err);
+/* Keeps the tasks whose ids a file lists, one per line (blank lines and
+ * lines starting with '#' skipped; CR, a BOM and surrounding spaces
+ * stripped; repeats counted once), as a benchmark's splits are given.
+ * unmatched: listed ids that are no loaded task, when the suite refused
+ * some (then they may be refused ones); without refusals an unknown id is
+ * the error, naming file and line. */
+int suite_select_file(struct suite *s, const char *path, size_t *unmatched, struct engi_error *err);
 
 /* The assertion episode.c records for a protected input: "integrity:PATH". */
 void task_integrity_name(char *out, size_t cap, const char *env_path);

@@ -597,8 +597,22 @@ int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o
 {
 	TRY(suite_load_from(s, o->suite, o->source, 1, err));
 	TRY(say_refused(s, o, err));
-	if (o->subset)
+	if (o->subset && !strncmp(o->subset, "file:", 5)) {
+		size_t unmatched = 0;
+		TRY(suite_select_file(s, o->subset + 5, &unmatched, err));
+		if (!s->ntasks)
+			RAISE(err, ENGI_EINVALID, "--subset %s: none of its tasks loaded",
+			      o->subset);
+		if (unmatched && !o->quiet && sched_rank() == 0)
+			fprintf(stderr,
+				"engisweep: --subset %s: %zu of its ids are no task that loaded "
+				"(refused, or not in the suite); %zu tasks selected\n",
+				o->subset, unmatched, s->ntasks);
+		if (nstrata)
+			*nstrata = 0;
+	} else if (o->subset) {
 		TRY(suite_subset(s, o->subset, nstrata, err));
+	}
 	d->trials = o->trials;
 	if (o->validation)
 		return 0;

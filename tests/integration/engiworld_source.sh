@@ -60,3 +60,21 @@ grep -q "backend 'local' cannot give an episode the working folder '/home/user/D
 	|| { cat run.log; fail "the local backend was not refused"; }
 [ ! -e r ] || fail "the refused sweep left an output folder"
 echo ok
+
+# the benchmark's splits: --subset file: keeps the listed ids; ids that did
+# not load are counted when the source refused some
+"$ENGISWEEP" plan --subset file:ew/task/splits/two.txt ew > plan.txt 2>&1 || { cat plan.txt; fail "plan --subset file:"; }
+grep -q "2 tasks x 1 models" plan.txt || { cat plan.txt; fail "the split did not keep its 2 tasks"; }
+printf '# a comment\n\nsingle-software-execution--cli--calculix--task-01--ubuntu\r\nno-such-task\n' > split.txt
+"$ENGISWEEP" plan --subset file:split.txt ew > plan2.txt 2>&1 || { cat plan2.txt; fail "plan with an unknown id"; }
+grep -q "1 of its ids are no task that loaded" plan2.txt && grep -q "1 tasks x 1 models" plan2.txt \
+	|| { cat plan2.txt; fail "the unknown id was not counted"; }
+printf 'tetra-1\nno-such-task\n' > split3.txt
+bash "$HERE/make_suite.sh" native 1 0
+set +e
+"$ENGISWEEP" plan --subset file:split3.txt native > plan3.txt 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q "split3.txt: line 2: 'no-such-task' is no task of the suite" plan3.txt \
+	|| { cat plan3.txt; fail "an unknown id in a strict suite was not the error ($rc)"; }
+echo ok: splits
