@@ -986,6 +986,11 @@ int engi_report_compute(struct engi_report_data *d, const struct engi_results *r
 	c.res = res;
 	c.o = o;
 	c.d = d;
+	for (size_t i = 0; i < res->nassertions; i++)
+		if (!strcmp(res->assertions[i].name, "clean_agrees")) {
+			d->clean_checked++;
+			d->clean_disagree += !strcmp(res->assertions[i].state, "fail");
+		}
 	int rc = build_indexes(&c, err);
 	if (!rc)
 		rc = accumulate(&c, err);

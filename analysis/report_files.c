@@ -275,6 +275,8 @@ void engi_report_render_json(struct report_out *o, const struct engi_report_data
 	json_values(o, d->verifiers, d->nverifiers);
 	out_fmt(o, ", \"mixed_versions\": %s, \"mixed_verifiers\": %s},\n",
 		d->mixed_versions ? "true" : "false", d->mixed_verifiers ? "true" : "false");
+	out_fmt(o, "  \"clean_verification\": {\"episodes\": %zu, \"disagree\": %zu},\n",
+		d->clean_checked, d->clean_disagree);
 	out_str(o, "  \"tables\": [");
 	for (size_t t = 0; t < d->ntables; t++) {
 		out_str(o, t ? ", " : "");

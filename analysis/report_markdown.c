@@ -250,6 +250,18 @@ static void md_outcomes(struct report_out *o, const struct engi_report_data *d)
 }
 
 /* Per model the episodes not run, by reason. */
+/* run --verify-in both: where the clean environment's verdict differed */
+static void md_clean_disagree(struct report_out *o, const struct engi_report_data *d)
+{
+	if (d->clean_disagree)
+		out_fmt(o,
+			"**Evaluators disagree:** judged again in a clean environment with only "
+			"the deliverables, %zu of %zu episode%s got another verdict (assertion "
+			"`clean_agrees`): the episode's own environment may have fooled the "
+			"evaluator; the score is the episode's.\n\n",
+			d->clean_disagree, d->clean_checked, d->clean_checked == 1 ? "" : "s");
+}
+
 static void md_not_run(struct report_out *o, const struct engi_report_data *d)
 {
 	if (!d->nnot_run)
@@ -423,6 +435,7 @@ void engi_report_render_markdown(struct report_out *o, const struct engi_report_
 	md_provenance(o, d);
 	md_episodes(o, d);
 	md_not_run(o, d);
+	md_clean_disagree(o, d);
 	if (d->narms == 0) {
 		out_str(o, "No model has a recorded episode.\n");
 		return;

@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "engi/alloc.h"
+#include "episode.h"
 #include "fsutil.h"
 #include "scheduler.h"
 #include "sweep.h"
@@ -64,6 +65,11 @@ static const char run_help[] =
     "                         CPU time per kernel thread (default 1800); past it\n"
     "                         the episode is infra_error 'verifier timed out'\n"
     "      --verify-mem-mb M  the verifier's address-space limit (default 16384)\n"
+    "      --verify-in WHERE  for a benchmark's own evaluator: same (in the\n"
+    "                         episode's guest after the agent stops), clean (a\n"
+    "                         fresh guest with only the deliverables), or both\n"
+    "                         (same scored, clean recorded beside it); default: as\n"
+    "                         the task says\n"
     "      --grace S          seconds running episodes get after a stop (default 60)\n"
     "      --cmd-timeout S    limit of one command in an episode (default 600)\n"
     "      --pause-env        freeze the environment while the agent waits for its\n"
@@ -114,6 +120,7 @@ enum {
 	OPT_RETRY_WAIT,
 	OPT_VERIFY_TIMEOUT,
 	OPT_VERIFY_MEM,
+	OPT_VERIFY_IN,
 	OPT_MIX_VERIFIERS,
 	OPT_UNSAFE_LOCAL
 };
@@ -131,6 +138,7 @@ static const struct option run_options[] = {
     {"retries", required_argument, NULL, OPT_RETRIES},
     {"retry-wait", required_argument, NULL, OPT_RETRY_WAIT},
     {"verify-timeout", required_argument, NULL, OPT_VERIFY_TIMEOUT},
+    {"verify-in", required_argument, NULL, OPT_VERIFY_IN},
     {"mix-verifiers", no_argument, NULL, OPT_MIX_VERIFIERS},
     {"verify-mem-mb", required_argument, NULL, OPT_VERIFY_MEM},
     {"grace", required_argument, NULL, OPT_GRACE},
@@ -258,6 +266,17 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			if (cli_num("--verify-timeout", optarg, 1, 7 * 86400, &d) < 0)
 				return -1;
 			o->verify_timeout_s = d;
+			break;
+		case OPT_VERIFY_IN:
+			run_only = 1;
+			o->verify_in = episode_verify_in_parse(optarg);
+			if (o->verify_in < 0) {
+				fprintf(
+				    stderr,
+				    "engisweep: --verify-in '%s': expected same, clean or both\n",
+				    optarg);
+				return -1;
+			}
 			break;
 		case OPT_VERIFY_MEM:
 			if (cli_int("--verify-mem-mb", optarg, 64, 1L << 30, &v) < 0)

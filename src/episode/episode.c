@@ -836,6 +836,35 @@ static int venv_exec(void *ctx, const char *command, double timeout_s, size_t ou
 	return 0;
 }
 
+int episode_verify_in_parse(const char *name)
+{
+	static const char *const names[] = {"same", "clean", "both"};
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(name, names[i]))
+			return VERIFY_IN_SAME + i;
+	return -1;
+}
+
+int episode_verify_env(const struct task *t, int verify_in)
+{
+	int venv = engi_verifier_env(t->verifier, t->criteria);
+	if (venv == ENGI_VENV_NONE || verify_in == VERIFY_IN_TASK)
+		return venv;
+	return verify_in == VERIFY_IN_CLEAN ? ENGI_VENV_CLEAN : ENGI_VENV_EPISODE;
+}
+
+void episode_verifier_id(const struct task *t, int verify_in, char *buf, size_t n)
+{
+	engi_verifier_id(t->verifier, buf, n);
+	int venv = engi_verifier_env(t->verifier, t->criteria);
+	if (venv == ENGI_VENV_NONE || verify_in == VERIFY_IN_TASK)
+		return;
+	static const char *const suffix[] = {"", "+same", "+clean", "+both"};
+	size_t l = strlen(buf);
+	if (l < n)
+		snprintf(buf + l, n - l, "%s", suffix[verify_in]);
+}
+
 /* The kind's judging in env: 0 with its assertions in v; 1 when the
  * evaluator failed (infra and why set: never a verdict); ENGI_EENV when the
  * environment did; other negative codes for our own failures. */
@@ -904,6 +933,67 @@ static int judge_in_clean_env(const struct episode_spec *s, const struct record 
 	return rc;
 }
 
+/* --verify-in both: the clean environment's verdict beside the episode's
+ * (v, from its own guest), recorded, never scored: each of its assertions
+ * as "clean:NAME", its metrics as "clean:NAME", and "clean_agrees", pass
+ * when every assertion the two share has the same state. */
+static int second_opinion(const struct episode_spec *s, const struct record *rec,
+			  const char *art_dir, struct engi_verdict *v, struct trace *t)
+{
+	struct engi_verdict c;
+	engi_verdict_init(&c);
+	char infra[INFRA_REASON_MAX] = "", why[256] = "";
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc =
+	    judge_in_clean_env(s, rec, art_dir, &c, infra, sizeof(infra), why, sizeof(why), &e);
+	if (rc == ENGI_ENOMEM) {
+		engi_verdict_release(&c);
+		return rc;
+	}
+	if (rc != 0) {
+		engi_verdict_release(&c);
+		tr(t, json_pack("{s:s,s:s,s:s}", "ev", "clean_verdict", "error",
+				rc == 1 ? why : e.msg));
+		return engi_verdict_add(v, "clean_agrees", "clean", ENGI_UNAVAILABLE, 0, NAN, NAN,
+					"no verdict from a clean environment: %.200s",
+					rc == 1 ? why : e.msg);
+	}
+	size_t shared = 0, differ = 0;
+	char first[ENGI_NAME_MAX] = "";
+	size_t na = v->na;
+	for (size_t i = 0; i < c.na && rc == 0; i++) {
+		const struct engi_assertion *ca = &c.a[i];
+		for (size_t k = 0; k < na; k++)
+			if (!strcmp(v->a[k].name, ca->name)) {
+				shared++;
+				if (v->a[k].state != ca->state && !differ++)
+					snprintf(first, sizeof(first), "%s", ca->name);
+			}
+		char name[ENGI_NAME_MAX];
+		snprintf(name, sizeof(name), "clean:%.56s", ca->name);
+		rc = engi_verdict_add(v, name, "clean", ca->state, 0, ca->value, ca->expected, "%s",
+				      ca->detail);
+	}
+	for (size_t i = 0; i < c.nm && rc == 0; i++) {
+		char name[ENGI_NAME_MAX];
+		snprintf(name, sizeof(name), "clean:%.56s", c.m[i].name);
+		rc = engi_verdict_metric(v, name, c.m[i].value);
+	}
+	if (rc == 0 && differ)
+		rc = engi_verdict_add(v, "clean_agrees", "clean", ENGI_FAIL, 0, (double)differ, 0,
+				      "the clean environment's verdict differs on %zu of %zu "
+				      "assertions (first: %s): the episode's environment may have "
+				      "fooled the evaluator",
+				      differ, shared, first);
+	else if (rc == 0)
+		rc = engi_verdict_add(v, "clean_agrees", "clean", ENGI_PASS, 0, 0, 0,
+				      "the clean environment agrees on all %zu shared assertions",
+				      shared);
+	engi_verdict_release(&c);
+	return rc;
+}
+
 /* The verdict of a run that is over (outcome its own) on the deliverables
  * saved in <out_dir>/artifacts/<cell>/: the task's verifier in its child
  * process (one more try when it fails), scored into v, the events in t and
@@ -929,9 +1019,9 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 					   .scratch = scratch,
 					   .should_abort = s->should_abort};
 		char infra[INFRA_REASON_MAX], why[256];
-		engi_verifier_id(task->verifier, rec->verifier, sizeof(rec->verifier));
+		episode_verifier_id(task, s->verify_in, rec->verifier, sizeof(rec->verifier));
 		/* a verifier that failed gets one more try on the same deliverables */
-		int venv = engi_verifier_env(task->verifier, task->criteria);
+		int venv = episode_verify_env(task, s->verify_in);
 		for (int vtry = 0; vtry < 2; vtry++) {
 			struct engi_error e;
 			engi_error_init(&e);
@@ -964,6 +1054,9 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 				break; /* no second go in an environment that is gone */
 		}
 		fs_rm_rf(scratch, NULL);
+		if (rc == 0 && venv == ENGI_VENV_EPISODE && s->verify_in == VERIFY_IN_BOTH &&
+		    pre_rc == 0)
+			rc = second_opinion(s, rec, art_dir, v, t);
 		if (rc < 0)
 			return rc;
 		if (rc == 1) {
@@ -1072,7 +1165,7 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 	int pre_rc = -1;
 	char pre_infra[INFRA_REASON_MAX] = "", pre_why[256] = "";
 	double pre_verify_s = 0;
-	int venv = engi_verifier_env(task->verifier, task->criteria);
+	int venv = episode_verify_env(task, s->verify_in);
 	for (int attempt = 1; attempt <= 1 + s->max_retries; attempt++) {
 		pre_rc = -1;
 		if (attempt > 1 && s->should_abort && s->should_abort()) {

@@ -37,6 +37,7 @@ struct episode_spec {
 	int max_retries;
 	double verify_timeout_s; /* the verifier's wall limit (0: judge.h default) */
 	long verify_mem_mb;	 /* its address-space limit (0: judge.h default) */
+	int verify_in;		 /* enum episode_verify_in, for kinds that need an environment */
 	double retry_wait_s;	 /* before the first retry, doubling, at most 300 s */
 	double cmd_timeout_s;	 /* per command, inside the episode's wall limit */
 	int pause_env;		 /* freeze the environment while the model thinks */
@@ -57,6 +58,24 @@ struct episode_spec {
 	 * (episode_run returns 1 when it did) */
 	int defer_verify;
 };
+
+/* Where a kind that runs in an environment (a benchmark's own evaluator)
+ * judges: as the task says; in the episode's own environment after the
+ * agent stopped (the benchmark's protocol); in a clean one of the same
+ * image with only the deliverables put back; or both, the episode's
+ * verdict scored and the clean one recorded beside it (assertions
+ * "clean:NAME" and "clean_agrees", none required). */
+enum episode_verify_in { VERIFY_IN_TASK, VERIFY_IN_SAME, VERIFY_IN_CLEAN, VERIFY_IN_BOTH };
+/* "same", "clean" or "both" (-1 otherwise) */
+int episode_verify_in_parse(const char *name);
+/* The environment the task's verifier judges in under verify_in
+ * (enum engi_verify_env). */
+int episode_verify_env(const struct task *t, int verify_in);
+
+/* The verifier's id in records: "kind@version", and "+same", "+clean" or
+ * "+both" when --verify-in changed where it judges (a resume does not mix
+ * verdicts judged elsewhere). */
+void episode_verifier_id(const struct task *t, int verify_in, char *buf, size_t n);
 
 void episode_spec_defaults(struct episode_spec *s);
 /* Checks, before a sweep starts, that the backend (unless NULL) and every

@@ -141,6 +141,7 @@ static void fill_spec(struct runctx *c, size_t ci, int rank, struct episode_spec
 	s.retry_wait_s = c->o->retry_wait_s;
 	s.verify_timeout_s = c->o->verify_timeout_s;
 	s.verify_mem_mb = c->o->verify_mem_mb;
+	s.verify_in = c->o->verify_in;
 	s.cmd_timeout_s = c->o->cmd_timeout_s;
 	s.pause_env = c->o->pause_env;
 	s.should_abort = sched_should_abort;
@@ -991,7 +992,7 @@ static int resume_load(void *p, struct record *r, struct engi_error *err)
 	/* a kind that judges in the episode's environment cannot judge the
 	 * saved deliverables again: its cell runs again, as any infra failure */
 	const struct task *vt = ci >= 0 ? &c->sw->suite.tasks[c->sw->matrix.cells[ci].task] : NULL;
-	int rejudgeable = vt && engi_verifier_env(vt->verifier, vt->criteria) != ENGI_VENV_EPISODE;
+	int rejudgeable = vt && episode_verify_env(vt, c->o->verify_in) != ENGI_VENV_EPISODE;
 	if (ci >= 0 && c->last_line[ci] == (long)c->line && verifier_failed(r) && rejudgeable) {
 		/* the run stands: its deliverables are judged again, not rerun */
 		struct record *v = engi_realloc(c->rejudge, (c->nrejudge + 1) * sizeof(*v));
@@ -1007,7 +1008,7 @@ static int resume_load(void *p, struct record *r, struct engi_error *err)
 	if (ci >= 0 && c->last_line[ci] == (long)c->line && !outcome_is_infra(r->outcome)) {
 		const struct task *t = &c->sw->suite.tasks[c->sw->matrix.cells[ci].task];
 		char id[64];
-		engi_verifier_id(t->verifier, id, sizeof(id));
+		episode_verifier_id(t, c->o->verify_in, id, sizeof(id));
 		if (strcmp(id, r->verifier) && !c->o->mix_verifiers) {
 			if (!c->mixed++)
 				snprintf(
@@ -1042,7 +1043,7 @@ static int resume_verifying(void *p, struct record *r, struct engi_error *err)
 	long ci = find_cell(c, r->cell);
 	const struct task *vt = ci >= 0 ? &c->sw->suite.tasks[c->sw->matrix.cells[ci].task] : NULL;
 	if (!vt || c->sw->results[ci].have ||
-	    engi_verifier_env(vt->verifier, vt->criteria) == ENGI_VENV_EPISODE) {
+	    episode_verify_env(vt, c->o->verify_in) == ENGI_VENV_EPISODE) {
 		record_release(r);
 		return 0;
 	}

@@ -43,6 +43,7 @@ struct sweep_opts {
 	int mix_verifiers;	 /* resume: keep records judged by other verifier versions */
 	double verify_timeout_s; /* 0: judge.h default */
 	long verify_mem_mb;	 /* 0: judge.h default */
+	int verify_in;		 /* enum episode_verify_in */
 	double cmd_timeout_s;
 	int pause_env;
 	/* the local backend without its sandbox: run untrusted agents anyway */

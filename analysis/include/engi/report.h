@@ -205,6 +205,10 @@ struct engi_report_data {
 	struct engi_report_value *versions, *verifiers;
 	size_t nversions, nverifiers;
 	int mixed_versions, mixed_verifiers;
+	/* episodes judged again in a clean environment (run --verify-in both):
+	 * how many, and in how many its verdict differed (assertion
+	 * clean_agrees failed) */
+	size_t clean_checked, clean_disagree;
 	/* the evidence ladder, when engi_report computed it (not owned) */
 	const struct engi_evidence *evidence;
 	struct engi_strpool *names; /* owns every name the data points at */
