@@ -43,3 +43,18 @@ oa = {R.s(x["name"]): R.s(x["state"]) for x in rows if R.s(x["cell"]) == opt["ce
 assert "score_written_by_evaluator" not in oa and oa.get("evaluator") == "pass", oa
 print("ok:", {k: (v["outcome"], v["score"]) for k, v in ep.items()})
 PY
+
+# the evaluator judged again in a fresh guest with only the artifacts
+echo single-software-execution--cli--calculix--task-01--ubuntu > one.txt
+ENGI_QEMU_NO_BUILD=1 "$ENGISWEEP" run --backend qemu --agents reference --retries 0 --quiet \
+	--verify-in both --subset file:one.txt --out rb ew > both.log 2>&1 || { cat both.log; fail "--verify-in both"; }
+PYTHONPATH="$ENGI_SRC/tests/integration" "$PY" - <<'PY'
+import h5py
+import results as R
+(e,) = R.episodes("rb/results.h5")
+assert e["success"] == 1 and e["verifier"] == "command@1+both", e
+with h5py.File("rb/results.h5", "r") as f:
+    a = {R.s(x["name"]): R.s(x["state"]) for x in f["assertions"][:]}
+assert a.get("clean:evaluator") == "pass" and a.get("clean_agrees") == "pass", a
+print("ok: the clean guest agrees")
+PY
