@@ -93,6 +93,9 @@ struct local_env {
 	int dirfd;
 	int network;
 	int sandboxed;
+	/* where the work folder appears in the sandbox: /work, or the task's
+	 * own working folder (a guest path such as /home/user/Desktop) */
+	char workdir[ENV_PATH_MAX + 1];
 };
 
 /* Shown read-only in the sandbox, when they exist. */
@@ -384,9 +387,9 @@ static char **sandbox_argv(const struct local_env *le, const char *command)
 	av(&a, "/tmp");
 	av(&a, "--bind");
 	av(&a, le->dir);
-	av(&a, SANDBOX_WORKDIR);
+	av(&a, le->workdir[0] ? le->workdir : SANDBOX_WORKDIR);
 	av(&a, "--chdir");
-	av(&a, SANDBOX_WORKDIR);
+	av(&a, le->workdir[0] ? le->workdir : SANDBOX_WORKDIR);
 	av(&a, "--remount-ro");
 	av(&a, "/");
 	av(&a, "--");
@@ -559,7 +562,8 @@ static int local_exec(struct backend_env *env, const char *command, const struct
 	/* Everything the child needs is built before fork: between fork and
 	 * exec only async-signal-safe calls are allowed in a threaded process. */
 	char home[PATH_MAX + 8], tmpdir[PATH_MAX + 16];
-	snprintf(home, sizeof(home), "HOME=%s", le->sandboxed ? SANDBOX_WORKDIR : le->dir);
+	snprintf(home, sizeof(home), "HOME=%s",
+		 le->sandboxed ? (le->workdir[0] ? le->workdir : SANDBOX_WORKDIR) : le->dir);
 	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", le->sandboxed ? "/tmp" : le->tmp);
 	char *const envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin",
 			      home,
@@ -660,6 +664,26 @@ int backend_local_hide(const char *path, struct engi_error *err)
 	return rc;
 }
 
+/* A task's own working folder (a guest path) exists only in the sandbox. */
+static int need_sandbox_for(const struct env_spec *spec, struct engi_error *err)
+{
+	if (!spec->workdir)
+		return 0;
+	pthread_once(&sb.once, sandbox_init);
+	if (!sb.ok)
+		RAISE(err, ENGI_ENOTSUP,
+		      "the task's working folder '%s' is a guest path, which the local backend "
+		      "gives only inside its sandbox, and the sandbox is unavailable (%s): use "
+		      "the qemu backend",
+		      spec->workdir, sb.why);
+	return 0;
+}
+
+static int local_prepare(const struct env_spec *spec, struct engi_error *err)
+{
+	return need_sandbox_for(spec, err);
+}
+
 static int local_start(struct backend_env *env, const struct env_spec *spec, struct engi_error *err)
 {
 	struct local_env *le = env->priv;
@@ -667,6 +691,8 @@ static int local_start(struct backend_env *env, const struct env_spec *spec, str
 	pthread_once(&sb.once, sandbox_init);
 	le->sandboxed = sb.ok;
 	le->network = spec->network;
+	TRY(need_sandbox_for(spec, err));
+	snprintf(le->workdir, sizeof(le->workdir), "%s", spec->workdir ? spec->workdir : "");
 	if (!sb.ok && !sb.allow_unsandboxed)
 		RAISE(err, ENGI_ENOTSUP,
 		      "the local backend's sandbox is unavailable (%s), and running unsandboxed "
@@ -690,6 +716,7 @@ static void local_stop(struct backend_env *env)
 
 static const struct backend_ops local_ops = {
     .start = local_start,
+    .prepare = local_prepare,
     .exec = local_exec,
     .put = local_put,
     .get = local_get,
@@ -699,7 +726,7 @@ static const struct backend_ops local_ops = {
 const struct backend_desc backend_local = {
     .name = "local",
     .summary = "a private work folder per episode; commands in a bubblewrap sandbox",
-    .caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES,
+    .caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES | BACKEND_CAP_WORKDIR,
     .priv_size = sizeof(struct local_env),
     .ops = &local_ops,
 };

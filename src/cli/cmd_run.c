@@ -98,6 +98,7 @@ static const char validate_help[] =
     "                         $TMPDIR, removed afterwards unless --keep)\n"
     "  -b, --backend NAME     where episodes run, as `engisweep inspect` lists them\n"
     "                         (local, qemu; default: local)\n"
+    "      --subset SPEC      only these tasks (file:PATH of ids, or strata)\n"
     "  -j, --jobs N           episodes at once (default 1)\n"
     "      --keep             keep the results folder\n"
     "  -q, --quiet            no progress output\n"
@@ -324,7 +325,6 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			o->source = optarg;
 			break;
 		case OPT_SUBSET:
-			run_only = 1;
 			o->subset = optarg;
 			break;
 		case OPT_SHARD: {

@@ -17,6 +17,7 @@ static const struct subcommand {
     {"run", cmd_run, "run a sweep (tasks x models x trials x conditions), under mpirun or alone"},
     {"plan", cmd_plan, "print the cells, predicted episode-hours and API cost of a sweep"},
     {"validate", cmd_validate, "check a suite: references pass, flawed variants and noop fail"},
+    {"audit", cmd_audit, "find broken tasks of a benchmark before they cost a sweep"},
     {"report", cmd_report, "leaderboard with task-clustered bootstrap intervals from results.h5"},
     {"compare", cmd_compare, "paired comparisons of models or conditions, Holm-adjusted"},
     {"reverify", cmd_reverify,

@@ -536,6 +536,16 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	    "turns", gui ? ew_categories[ci].turns_gui : ew_categories[ci].turns_cli, "wall_s",
 	    18000.0, "deliverables", deliverables, "verifier", verifier);
 	json_object_set_new(task, "reference", ew_reference(dir, taskdir, deliverables));
+	/* a cheat probe for `engisweep audit`: every artifact there, empty */
+	json_t *empty = json_array();
+	json_array_foreach(deliverables, i, a)
+	{
+		json_array_append_new(empty, json_pack("{s:O, s:s}", "write",
+						       json_object_get(a, "path"), "text", ""));
+	}
+	json_object_set_new(task, "flawed",
+			    json_pack("[{s:s, s:o, s:s}]", "name", "empty-artifacts", "steps",
+				      empty, "expect", "fail"));
 	if (!strcmp(ew_categories[ci].type, "vision")) {
 		json_t *dr = ew_drawings(dir, taskdir);
 		if (json_array_size(dr))

@@ -3,9 +3,15 @@
 # own tasks, inputs and evaluators) into DIR/task: tasks that load and run
 # (judged by an eval.py that prints True or False, or that writes its score
 # to score.json), and one task per reason the engiworld source refuses.
-# Usage: make_tree.sh DIR
+# With --defects, also tasks with the defects `engisweep audit` must find,
+# one each (an evaluator noop passes, one that takes empty artifacts, a
+# ground truth that fails, one that passes without the program's output,
+# a CalculiX deck that is a mechanism, a summary of zeros for a deck that
+# moves).
+# Usage: make_tree.sh DIR [--defects]
 set -euo pipefail
 root=$1/task
+defects=${2:-}
 mkdir -p "$root/splits"
 cat > "$root/taxonomy.json" <<'JSON'
 {"version": "test", "task_types": [{"slug": "single-software-execution"}, {"slug": "design-optimization"}]}
@@ -160,3 +166,52 @@ open(sys.argv[1], "wb").write(png)
 PY
 echo "single-software-execution--cli--calculix--task-01--ubuntu" > "$root/splits/two.txt"
 echo "single-software-execution--cli--calculix--task-02--ubuntu" >> "$root/splits/two.txt"
+
+[ "$defects" = --defects ] || exit 0
+# defect NN EVAL-PY GROUND-TRUTH-ANSWER [EXTRA-ARTIFACT]: a task like 01
+defect() {
+	local nn=$1 eval=$2 gt=$3 extra=${4:-}
+	mkdir -p "$root/$cli/task-$nn/ground_truth"
+	cp -r "$root/$cli/task-01/init_file" "$root/$cli/task-$nn/"
+	printf '%s\n' "$eval" > "$root/$cli/task-$nn/eval.py"
+	[ -z "$gt" ] || echo "$gt" > "$root/$cli/task-$nn/ground_truth/answer.txt"
+	python3 - "$root/$cli/task-01/task-01.json" "$root/$cli/task-$nn/task-$nn.json" "$nn" "$extra" <<'PY'
+import json, sys
+src, dst, nn, extra = sys.argv[1:5]
+t = json.loads(open(src).read().replace("task-01", "task-" + nn))
+if extra:
+    t["artifact_paths"] += ["/home/user/Desktop/" + e for e in extra.split(",")]
+open(dst, "w").write(json.dumps(t, indent=2) + "\n")
+PY
+}
+A=/home/user/Desktop/answer.txt
+defect 21 'print("True")' 42
+defect 22 "import os; print('True' if os.path.exists('$A') else 'False')" 42
+defect 23 "import os; print('True' if os.path.exists('$A') and open('$A').read().strip() == '42' else 'False')" 41
+# 24: beam.dat is the solver's output; the evaluator reads only the answer
+defect 24 "import os; print('True' if os.path.exists('$A') and open('$A').read().strip() == '42' else 'False')" 42 beam.dat
+# 25, 26: a CalculiX deck and its summary as ground truth, the evaluator
+# checking only that the summary holds a number
+deck() { # NN BOUNDARY-NODES SUMMARY
+	local nn=$1 fixed=$2 summary=$3
+	defect "$nn" "import os, re; p = '/home/user/Desktop/summary.txt'; print('True' if os.path.exists(p) and re.search('[0-9]', open(p).read()) else 'False')" "" deck.inp,summary.txt
+	python3 - "$root/$cli/task-$nn/task-$nn.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["artifact_paths"] = [p for p in t["artifact_paths"] if not p.endswith("answer.txt")]
+open(sys.argv[1], "w").write(json.dumps(t, indent=2) + "\n")
+PY
+	{
+		printf '*HEADING\none hexahedron, pulled along x\n*NODE\n'
+		printf '1, 0, 0, 0\n2, 1, 0, 0\n3, 1, 1, 0\n4, 0, 1, 0\n5, 0, 0, 1\n6, 1, 0, 1\n7, 1, 1, 1\n8, 0, 1, 1\n'
+		printf '*ELEMENT, TYPE=C3D8, ELSET=EALL\n1, 1, 2, 3, 4, 5, 6, 7, 8\n'
+		printf '*MATERIAL, NAME=STEEL\n*ELASTIC\n210000, 0.3\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n'
+		printf '*STEP\n*STATIC\n*BOUNDARY\n'
+		for n in $fixed; do printf '%s, 1, 3\n' "$n"; done
+		printf '*CLOAD\n2, 1, 100\n3, 1, 100\n6, 1, 100\n7, 1, 100\n*END STEP\n'
+	} > "$root/$cli/task-$nn/ground_truth/deck.inp"
+	echo "$summary" > "$root/$cli/task-$nn/ground_truth/summary.txt"
+}
+deck 25 "1" "0.0018, 0.0018"
+deck 26 "1 4 5 8" "0.0, 0.0"
+

@@ -1,6 +1,6 @@
 # Every subcommand answers --help on stdout with exit 0; bad usage exits 2.
 . "$(dirname "$0")/lib.sh"
-for cmd in run plan validate report compare merge kernel truth inspect image; do
+for cmd in run plan validate audit report compare merge kernel truth inspect image; do
 	out=$("$ENGISWEEP" "$cmd" --help)
 	grep -q "usage: engisweep $cmd" <<<"$out" || fail "$cmd --help prints no usage"
 done

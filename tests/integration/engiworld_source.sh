@@ -49,16 +49,31 @@ for f in sys.argv[1:]:
 print("ok: our tree: 5 loaded, one refusal per reason")
 PY
 
-# the local backend has no guest: refused before any output exists
+# the local backend gives the guest's Desktop only inside its sandbox: the
+# tasks run there (the evaluator as the benchmark runs it), and without a
+# sandbox the sweep is refused before any output exists
+"$ENGISWEEP" run --agents reference,noop --retries 0 --out r ew > run.log 2>&1 \
+	|| { cat run.log; fail "the sweep on the local backend failed"; }
+grep -q "5 tasks run, 9 refused: 1 windows guest" run.log || { cat run.log; fail "no refusal summary"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import results as R
+ep = {(e["task_id"].split("--")[3], e["task_id"].split("--")[0][:6], e["model"]): e
+      for e in R.episodes("r/results.h5")}
+assert len(ep) == 10, sorted(ep)
+assert ep["task-01", "single", "reference"]["success"] == 1
+assert ep["task-01", "single", "noop"]["success"] == 0
+assert ep["task-02", "single", "reference"]["infra"] == "verifier crashed"
+assert abs(ep["task-01", "design", "reference"]["score"] - 0.7) < 1e-12
+print("ok: the local backend runs the tree in its sandbox")
+PY
 set +e
-"$ENGISWEEP" run --agents reference --out r ew > run.log 2>&1
+ENGI_BWRAP=/nonexistent/bwrap "$ENGISWEEP" run --agents reference --out r2 ew > run2.log 2>&1
 rc=$?
 set -e
-[ "$rc" -eq 2 ] || { cat run.log; fail "a sweep on the local backend exited $rc, not 2"; }
-grep -q "5 tasks run, 9 refused: 1 windows guest" run.log || { cat run.log; fail "no refusal summary"; }
-grep -q "backend 'local' cannot give an episode the working folder '/home/user/Desktop'" run.log \
-	|| { cat run.log; fail "the local backend was not refused"; }
-[ ! -e r ] || fail "the refused sweep left an output folder"
+[ "$rc" -eq 2 ] || { cat run2.log; fail "a sweep without the sandbox exited $rc, not 2"; }
+grep -q "working folder '/home/user/Desktop' is a guest path, which the local backend gives only inside its sandbox" run2.log \
+	|| { cat run2.log; fail "no reason given"; }
+[ ! -e r2 ] || fail "the refused sweep left an output folder"
 echo ok
 
 # the benchmark's splits: --subset file: keeps the listed ids; ids that did

@@ -1,0 +1,478 @@
+/*
+ * engisweep audit SUITE: finds broken tasks before they cost a sweep. The
+ * probes of `validate` are run on every task (its reference: a benchmark's
+ * ground truth put at the artifact paths; agent noop; the flawed variants,
+ * among them a benchmark source's cheat probe "empty-artifacts"), and what
+ * they say about the task, not the agent, is tabulated per task:
+ *
+ *   noop_passes             the evaluator passes when nothing was delivered
+ *   empty_artifacts_pass    ... when every artifact is there but empty
+ *   ground_truth_fails      the task's own ground truth fails its evaluator
+ *   passes_without          the ground truth lacks artifacts (the program's
+ *                           own output) and still passes: a summary written
+ *                           by hand from the expected numbers passes
+ *   agent_score_file        the score came from a file the evaluator did not
+ *                           write (an artifact: an agent scores itself)
+ *   evaluator_error         the evaluator failed (never a verdict)
+ *   deck_mechanism          a CalculiX ground-truth deck, re-solved by the
+ *                           FE kernel, has no unique solution
+ *   summary_zero            summary.txt gives only zeros where the re-solved
+ *                           deck moves
+ *
+ * and, as notes, what could not be checked. Nothing of the benchmark is
+ * changed; the table goes to stdout, the same as JSON to --json FILE.
+ */
+#include "cli.h"
+
+#include "engi/alloc.h"
+#include "engi/fe.h"
+#include "engi/slurp.h"
+#include "fsutil.h"
+#include "record.h"
+#include "scheduler.h"
+#include "store.h"
+#include "sweep.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char audit_help[] =
+    "usage: engisweep audit [options] SUITE\n"
+    "\n"
+    "Finds broken tasks before they cost a sweep: runs on every task its\n"
+    "reference (a benchmark's ground truth put at its artifact paths), agent\n"
+    "noop and its flawed variants (a benchmark's cheat probes: every artifact\n"
+    "there but empty), re-solves CalculiX ground-truth decks with the FE\n"
+    "kernel, and lists per task what is wrong with the task, not the agent:\n"
+    "noop_passes, empty_artifacts_pass, ground_truth_fails, passes_without\n"
+    "(artifacts the ground truth lacks and the evaluator does not need),\n"
+    "evaluator_error, deck_mechanism, summary_zero. The benchmark is never\n"
+    "changed. Exits 0 when no task has a finding, 1 when some have, 2 on a\n"
+    "bad setting.\n"
+    "\n"
+    "options:\n"
+    "      --json FILE        the findings as JSON too\n"
+    "  -o, --out DIR          results folder of the probe runs (default: a new\n"
+    "                         folder under $TMPDIR, removed afterwards unless --keep)\n"
+    "  -b, --backend NAME     where episodes run (local, qemu; default: local)\n"
+    "      --source NAME      the suite's task source (default: detected)\n"
+    "      --subset SPEC      only these tasks (file:PATH of ids, or strata)\n"
+    "  -j, --jobs N           episodes at once (default 1)\n"
+    "      --keep             keep the results folder\n"
+    "  -q, --quiet            no progress output\n"
+    "  -h, --help             this text\n";
+
+struct finding {
+	const char *kind;
+	char detail[512];
+};
+
+struct task_audit {
+	struct finding f[8];
+	size_t nf;
+	char notes[512];
+};
+
+static void add_finding(struct task_audit *a, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void add_finding(struct task_audit *a, const char *kind, const char *fmt, ...)
+{
+	if (a->nf >= sizeof(a->f) / sizeof(*a->f))
+		return;
+	struct finding *f = &a->f[a->nf++];
+	f->kind = kind;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->detail, sizeof(f->detail), fmt, ap);
+	va_end(ap);
+}
+
+static void add_note(struct task_audit *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void add_note(struct task_audit *a, const char *fmt, ...)
+{
+	size_t l = strlen(a->notes);
+	if (l + 4 >= sizeof(a->notes))
+		return;
+	if (l)
+		l += (size_t)snprintf(a->notes + l, sizeof(a->notes) - l, "; ");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->notes + l, sizeof(a->notes) - l, fmt, ap);
+	va_end(ap);
+}
+
+/* The ground truth's files (task dir/ground_truth/NAME) for deliverable
+ * base names: which deliverables it lacks, into out. */
+static size_t lacking(const struct task *t, char *out, size_t n)
+{
+	size_t k = 0, w = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < t->ndeliverables; i++) {
+		const char *p = t->deliverables[i].path;
+		const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+		char gt[PATH_MAX];
+		snprintf(gt, sizeof(gt), "%s/ground_truth/%s", t->dir, base);
+		if (fs_path_is_file(gt))
+			continue;
+		k++;
+		if (w + strlen(p) + 3 < n)
+			w += (size_t)snprintf(out + w, n - w, "%s%s", w ? ", " : "", p);
+	}
+	return k;
+}
+
+/* Every number of a text file; -1 when it cannot be read. */
+static int numbers_of(const char *path, double *v, size_t cap, size_t *n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	*n = 0;
+	if (engi_io_slurp(path, "summary", "text", (size_t)1 << 20, &text, &len, NULL) < 0)
+		return -1;
+	for (char *p = text; *p && *n < cap;) {
+		char *end = NULL;
+		double x = strtod(p, &end);
+		if (end && end != p && isfinite(x)) {
+			v[(*n)++] = x;
+			p = end;
+		} else {
+			p++;
+		}
+	}
+	engi_free(text);
+	return 0;
+}
+
+/* The CalculiX ground-truth decks of a task, re-solved. */
+static void check_decks(const struct task *t, struct task_audit *a)
+{
+	int calculix = 0;
+	for (size_t i = 0; i < t->nsoftware; i++)
+		calculix |= !strcmp(t->software[i], "calculix");
+	if (!calculix)
+		return;
+	char gdir[PATH_MAX];
+	snprintf(gdir, sizeof(gdir), "%s/ground_truth", t->dir);
+	DIR *d = opendir(gdir);
+	if (!d) {
+		add_note(a, "no ground_truth/ deck to re-solve");
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
+		if (l < 5 || strcmp(de->d_name + l - 4, ".inp"))
+			continue;
+		char deck[PATH_MAX];
+		snprintf(deck, sizeof(deck), "%s/%s", gdir, de->d_name);
+		struct engi_fe_solid m;
+		struct engi_fe_solid_result r;
+		engi_fe_solid_init(&m);
+		engi_fe_solid_result_init(&r);
+		struct engi_fe_solve_opts so;
+		memset(&so, 0, sizeof(so));
+		struct engi_error e;
+		engi_error_init(&e);
+		int rc = engi_inp_read(deck, &m, &e);
+		if (rc < 0) {
+			add_note(a, "%s not re-solved: %s", de->d_name,
+				 strstr(e.msg, ": ") ? strstr(e.msg, ": ") + 2 : e.msg);
+		} else if ((rc = engi_fe_solid_solve(&m, &so, &r, &e)) < 0) {
+			if (strstr(e.msg, "mechanism"))
+				add_finding(a, "deck_mechanism", "%s: %s", de->d_name, e.msg);
+			else
+				add_note(a, "%s not re-solved: %s", de->d_name, e.msg);
+		} else {
+			add_note(a, "%s re-solved: max |u| %.4g at node %lld", de->d_name, r.max_u,
+				 (long long)r.max_u_node);
+			char sum[PATH_MAX];
+			snprintf(sum, sizeof(sum), "%s/summary.txt", gdir);
+			double v[64];
+			size_t nv = 0;
+			int zero = numbers_of(sum, v, 64, &nv) == 0 && nv > 0;
+			for (size_t i = 0; zero && i < nv; i++)
+				zero = v[i] == 0;
+			if (zero && r.max_u > 0)
+				add_finding(a, "summary_zero",
+					    "summary.txt gives only zeros; %s re-solved moves (max "
+					    "|u| %.4g at node %lld)",
+					    de->d_name, r.max_u, (long long)r.max_u_node);
+		}
+		engi_fe_solid_result_release(&r);
+		engi_fe_solid_release(&m);
+	}
+	closedir(d);
+}
+
+/* A probe's episode in the results file, and its assertions. */
+struct probe {
+	const struct engi_res_episode *ep;
+	const struct engi_res_assertion *a;
+	size_t na;
+};
+
+static struct probe probe_of(const struct sweep *sw, const struct engi_results *res, size_t task,
+			     const char *agent)
+{
+	struct probe p = {0};
+	const char *cell = NULL;
+	for (size_t i = 0; i < sw->matrix.ncells && !cell; i++) {
+		const struct cell *c = &sw->matrix.cells[i];
+		if (c->task == task && !strcmp(sw->def.models[c->model].agent, agent))
+			cell = c->id;
+	}
+	for (size_t i = 0; cell && i < res->nepisodes && !p.ep; i++)
+		if (!strcmp(res->episodes[i].cell, cell))
+			p.ep = &res->episodes[i];
+	for (size_t i = 0; cell && i < res->nassertions; i++)
+		if (!strcmp(res->assertions[i].cell, cell)) {
+			if (!p.a)
+				p.a = &res->assertions[i];
+			p.na++;
+		}
+	return p;
+}
+
+static int infra(const struct probe *p)
+{
+	if (!p->ep)
+		return 0;
+	int o = engi_outcome_find(p->ep->outcome, sizeof(p->ep->outcome));
+	return o < 0 || engi_outcome_infra(o);
+}
+
+/* The evaluator's own verdict: every required assertion but engisweep's
+ * delivery checks passed (those are engisweep's, not the benchmark's). */
+static int evaluator_passes(const struct probe *p)
+{
+	if (!p->ep || infra(p))
+		return 0;
+	size_t judged = 0;
+	for (size_t i = 0; i < p->na; i++) {
+		const struct engi_res_assertion *a = &p->a[i];
+		if (!a->required || !strcmp(a->stage, "delivery"))
+			continue;
+		judged++;
+		if (strcmp(a->state, "pass"))
+			return 0;
+	}
+	return judged > 0;
+}
+
+static const char *state_of(const struct probe *p, const char *name)
+{
+	for (size_t i = 0; i < p->na; i++)
+		if (!strcmp(p->a[i].name, name))
+			return p->a[i].state;
+	return NULL;
+}
+
+static void audit_task(const struct sweep *sw, const struct engi_results *res, size_t ti,
+		       struct task_audit *a)
+{
+	const struct task *t = &sw->suite.tasks[ti];
+	memset(a, 0, sizeof(*a));
+	struct probe noop = probe_of(sw, res, ti, "noop");
+	struct probe ref = probe_of(sw, res, ti, "reference");
+	struct probe empty = probe_of(sw, res, ti, "flawed:empty-artifacts");
+	const struct probe *all[] = {&noop, &ref, &empty};
+	static const char *const names[] = {"noop", "the ground truth", "empty artifacts"};
+	for (int i = 0; i < 3; i++) {
+		if (!all[i]->ep)
+			add_note(a, "%s: no result", names[i]);
+		else if (infra(all[i]))
+			add_finding(a, "evaluator_error", "%s: %s", names[i], all[i]->ep->message);
+	}
+	if (evaluator_passes(&noop))
+		add_finding(a, "noop_passes", "nothing delivered, and the evaluator passes%s",
+			    noop.ep->success ? ""
+					     : " (engisweep's delivery check fails it; by the "
+					       "evaluator alone it scores)");
+	if (evaluator_passes(&empty))
+		add_finding(a, "empty_artifacts_pass",
+			    "every artifact there but empty, and the evaluator passes");
+	int no_truth = t->reference.n == 1 && t->reference.v[0].kind == STEP_FAIL;
+	if (no_truth) {
+		add_note(a, "no ground truth to check");
+	} else if (ref.ep && !infra(&ref) && !ref.ep->success) {
+		char failed[300] = "";
+		for (size_t i = 0; i < ref.na; i++)
+			if (ref.a[i].required && strcmp(ref.a[i].state, "pass") &&
+			    strlen(failed) + strlen(ref.a[i].name) + 3 < sizeof(failed))
+				snprintf(failed + strlen(failed), sizeof(failed) - strlen(failed),
+					 "%s%s", failed[0] ? ", " : "", ref.a[i].name);
+		add_finding(a, "ground_truth_fails",
+			    "the ground truth at the artifact paths fails (failed: %s)",
+			    failed[0] ? failed : "none");
+	} else if (ref.ep && !infra(&ref)) {
+		char miss[400];
+		if (lacking(t, miss, sizeof(miss)))
+			add_finding(a, "passes_without",
+				    "the ground truth lacks %s and passes: a summary written by "
+				    "hand from the expected numbers, without running the program, "
+				    "passes",
+				    miss);
+	}
+	const char *forged = state_of(&ref, "score_written_by_evaluator");
+	if (forged && !strcmp(forged, "fail"))
+		add_finding(a, "agent_score_file",
+			    "the ground truth's score came from a score file the evaluator did not "
+			    "write (one of the artifacts): an agent can write its own score");
+	check_decks(t, a);
+}
+
+static int read_results(const char *out, struct engi_results *res, struct engi_error *err)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/results.h5", out);
+	return store_read(path, res, err);
+}
+
+static void json_task(json_t *arr, const struct task *t, const struct task_audit *a)
+{
+	json_t *f = json_array();
+	for (size_t i = 0; i < a->nf; i++)
+		json_array_append_new(
+		    f, json_pack("{s:s, s:s}", "kind", a->f[i].kind, "detail", a->f[i].detail));
+	json_array_append_new(
+	    arr, json_pack("{s:s, s:o, s:s}", "task", t->id, "findings", f, "notes", a->notes));
+}
+
+int cmd_audit(int argc, char **argv)
+{
+	const char *json_path = NULL;
+	/* --json and --help are audit's; the rest are validate's */
+	char **args = engi_calloc((size_t)argc + 1, sizeof(*args));
+	if (!args) {
+		cli_errorf("out of memory");
+		return EXIT_FAILED;
+	}
+	int nargs = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(audit_help, stdout);
+			engi_free(args);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--json") && i + 1 < argc) {
+			json_path = argv[++i];
+			continue;
+		}
+		if (!strncmp(argv[i], "--json=", 7)) {
+			json_path = argv[i] + 7;
+			continue;
+		}
+		args[nargs++] = argv[i];
+	}
+	struct sweep_opts o;
+	sweep_opts_defaults(&o);
+	o.out = NULL;
+	o.jobs = 1;
+	o.validation = 1;
+	o.max_retries = 1;
+	struct strlist conds = {0}, res = {0}, grid = {0};
+	int keep = 0;
+	int prc = sweep_parse_args(nargs, args, 1, &o, &conds, &res, &grid, &keep);
+	if (prc != 0) {
+		engi_free(args);
+		return prc > 0 ? 0 : EXIT_USAGE;
+	}
+	struct engi_error err;
+	engi_error_init(&err);
+	if (sched_init(&nargs, &args, 0, &err) < 0) {
+		cli_error(&err);
+		engi_free(args);
+		return EXIT_USAGE;
+	}
+	char tmpl[PATH_MAX];
+	int made_tmp = 0;
+	if (!o.out) {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(tmpl, sizeof(tmpl), "%s/engisweep-audit-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		if (sched_rank() == 0 && !mkdtemp(tmpl)) {
+			cli_errorf("audit: cannot create a folder under '%s'",
+				   tmp && *tmp ? tmp : "/tmp");
+			engi_free(args);
+			return EXIT_FAILED;
+		}
+		sched_bcast_str(tmpl, sizeof(tmpl));
+		o.out = tmpl;
+		made_tmp = 1;
+	}
+	char *cmdline = cli_command_line(argc, argv);
+	o.command_line = cmdline;
+	struct sweep sw;
+	struct engi_results results;
+	engi_results_init(&results);
+	int rc = sweep_run(&sw, &o, &err);
+	int code = 0;
+	if (rc < 0) {
+		if (sched_rank() == 0)
+			cli_error(&err);
+		code = rc == ENGI_EPARSE || rc == ENGI_EINVALID || rc == ENGI_ENOTFOUND
+			   ? EXIT_USAGE
+			   : EXIT_FAILED;
+	} else if (sched_rank() == 0 && (rc = read_results(o.out, &results, &err)) < 0) {
+		cli_error(&err);
+		code = EXIT_FAILED;
+	} else if (sched_rank() == 0) {
+		json_t *tasks = json_array();
+		size_t with = 0, total = 0;
+		printf("| %-60s | %-22s | %s |\n", "task", "finding", "detail");
+		printf("|%s|%s|%s|\n",
+		       "--------------------------------------------------------------",
+		       "------------------------", "--------");
+		for (size_t t = 0; t < sw.suite.ntasks; t++) {
+			struct task_audit a;
+			audit_task(&sw, &results, t, &a);
+			const struct task *tk = &sw.suite.tasks[t];
+			for (size_t i = 0; i < a.nf; i++)
+				printf("| %-60s | %-22s | %s |\n", tk->id, a.f[i].kind,
+				       a.f[i].detail);
+			if (!a.nf)
+				printf("| %-60s | %-22s | %s |\n", tk->id, "-",
+				       a.notes[0] ? a.notes : "no finding");
+			else if (a.notes[0])
+				printf("| %-60s | %-22s | %s |\n", tk->id, "(note)", a.notes);
+			with += a.nf > 0;
+			total += a.nf;
+			json_task(tasks, tk, &a);
+		}
+		printf("\n%zu tasks audited: %zu with findings (%zu findings)%s\n", sw.suite.ntasks,
+		       with, total, sw.suite.nrefused ? "; refused tasks: engisweep inspect" : "");
+		if (json_path) {
+			json_t *doc =
+			    json_pack("{s:s, s:I, s:I, s:o}", "suite", o.suite, "tasks_audited",
+				      (json_int_t)sw.suite.ntasks, "tasks_with_findings",
+				      (json_int_t)with, "tasks", tasks);
+			if (json_dump_file(doc, json_path, JSON_INDENT(1)) < 0) {
+				cli_errorf("audit: cannot write '%s'", json_path);
+				code = EXIT_FAILED;
+			}
+			json_decref(doc);
+		} else {
+			json_decref(tasks);
+		}
+		if (!code && with)
+			code = EXIT_FAILED;
+	}
+	if (sched_rank() == 0 && made_tmp && !keep)
+		fs_rm_rf(tmpl, NULL);
+	engi_results_release(&results);
+	sweep_release(&sw);
+	engi_free(cmdline);
+	engi_free(args);
+	strlist_release(&conds);
+	strlist_release(&res);
+	strlist_release(&grid);
+	sched_finalize();
+	return code;
+}
