@@ -23,8 +23,20 @@
 /* ACT_ASK puts a question to the task's simulated user (interaction.user);
  * the observation that answers it holds the user's reply as its output.
  * ACT_IMAGE reads the PNG or JPEG image at the environment path text (see
- * backend_read_image): its result carries the image, or says why not. */
-enum action_kind { ACT_RUN, ACT_WRITE, ACT_DONE, ACT_FAIL, ACT_INPUT, ACT_ASK, ACT_IMAGE };
+ * backend_read_image): its result carries the image, or says why not.
+ * ACT_PYTHON runs text as Python 3 code in the working folder, as ACT_RUN
+ * runs a command; ACT_WAIT lets seconds pass (within the wall time). */
+enum action_kind {
+	ACT_RUN,
+	ACT_WRITE,
+	ACT_DONE,
+	ACT_FAIL,
+	ACT_INPUT,
+	ACT_ASK,
+	ACT_IMAGE,
+	ACT_PYTHON,
+	ACT_WAIT
+};
 
 struct agent_action {
 	int kind;
@@ -32,6 +44,7 @@ struct agent_action {
 	const char *path; /* ACT_WRITE: environment path */
 	const void *data; /* ACT_WRITE: content */
 	size_t len;
+	double seconds; /* ACT_WAIT */
 };
 
 #define AGENT_MAX_ACTIONS 16
@@ -51,6 +64,10 @@ struct action_result {
 	int timed_out;
 	int truncated;
 	const char *image_b64; /* ACT_IMAGE: the image, base64 PNG or JPEG; else NULL */
+	/* ACT_RUN, ACT_PYTHON: the message of the command policy's rule that
+	 * refused it (it did not run; exit_code -2), else NULL */
+	const char *rejected;
+	uint64_t out_total; /* bytes the command wrote, shown or not (0: output_len) */
 };
 
 struct observation {
@@ -62,6 +79,8 @@ struct observation {
 	int exit_code;
 	int timed_out;
 	int truncated;
+	const char *rejected;
+	uint64_t out_total;
 	/* GUI tasks: the screen after the action (before the first turn: the
 	 * screen at the start), base64 PNG; NULL otherwise */
 	const char *png_b64;

@@ -46,6 +46,7 @@
 #include "engi/alloc.h"
 #include "base64.h"
 #include "engi/dynbuf.h"
+#include "ew_xml.h"
 #include "fsutil.h"
 #include "matrix.h"
 #include "provider.h"
@@ -60,6 +61,9 @@
 #define MODEL_MAX_ERROR_TURNS 3
 #define MODEL_PROMPT_CAP      ((size_t)1 << 20)
 #define MODEL_DRAWING_CAP     ((size_t)8 << 20)
+/* engiworld observations: each stream of a command shown up to this many
+ * characters */
+#define EW_STREAM_CHARS 8192
 
 struct pending {
 	char *id;
@@ -82,6 +86,10 @@ struct model_agent {
 	const struct agent_ctx *ctx;
 	void (*trace)(void *, const char *);
 	void *trace_arg;
+	/* engiworld: the actions of the last reply (the turn's actions point
+	 * into it) and what the next observation must say */
+	struct ewxml_reply ew;
+	char *parse_error; /* why the last reply was discarded, or NULL */
 	/* replay */
 	int replay;
 	json_t *replies; /* array of recorded model_reply events */
@@ -111,6 +119,36 @@ static const char system_text[] =
     "```fail\n<the reason, when you cannot complete it>\n```\n"
     "After your reply you receive the output and exit code of the commands. Files you are "
     "asked to deliver must be in the working folder.";
+
+static const char system_engiworld[] =
+    "You are an engineer completing a task in a computer environment through its terminal. "
+    "Every reply of yours is one XML document and nothing else (no Markdown, no text before "
+    "or after it, no tool calls), shaped like this:\n"
+    "<response>\n"
+    "  <reflection><![CDATA[what you have seen so far and why you take the next "
+    "actions]]></reflection>\n"
+    "  <action type=\"bash\"><![CDATA[ls -l]]></action>\n"
+    "</response>\n"
+    "A <response> holds exactly one non-empty <reflection> and one or more <action> elements. "
+    "The action types:\n"
+    "- <action type=\"bash\"><![CDATA[script]]></action> runs a shell script in your working "
+    "folder; you get its output (stderr merged into it) and its return code. Each runs in a "
+    "fresh shell: the current folder and variables do not carry over, files do.\n"
+    "- <action type=\"python\"><![CDATA[code]]></action> runs Python 3 code in your working "
+    "folder, in a fresh interpreter each time.\n"
+    "- <action type=\"readimg\" path=\"PATH\"/> shows you a PNG or JPEG image file of the "
+    "environment with the next observation.\n"
+    "- <action type=\"wait\" seconds=\"N\"/> lets N seconds pass (0 to 1800, default 120), "
+    "for work running in the background.\n"
+    "- <action type=\"done\"/> declares the task complete; <action type=\"fail\"/> declares "
+    "that you cannot complete it.\n"
+    "The bash and python actions of a reply run in their order, then its readimg actions. A "
+    "wait, done or fail action must be the only action of its reply. Put scripts and code "
+    "in CDATA sections. A command that runs past its time limit is killed. Files you are "
+    "asked to deliver must be in the working folder. A reply that is not such a document runs "
+    "nothing and still "
+    "counts as a turn; the next message says what was wrong with it.\n"
+    "\n# Task\n";
 
 static void emit(struct model_agent *m, json_t *ev)
 {
@@ -158,11 +196,20 @@ static int drawings_mode(const struct agent_ctx *ctx, int *mode, struct engi_err
 
 /* The system prompt for the tool mode, with ask_user where the task has a
  * simulated user. */
-static int set_system(struct model_agent *m)
+static int set_system(struct model_agent *m, const char *instruction)
 {
 	int text = m->cfg.tool_mode == TOOLS_TEXT;
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, MODEL_PROMPT_CAP);
+	if (m->cfg.tool_mode == TOOLS_ENGIWORLD) {
+		/* the format, then the instruction: no tools, no fences */
+		int rc = engi_dynbuf_printf(&b, "%s<task_instruction>\n%s</task_instruction>\n",
+					    system_engiworld, instruction);
+		if (rc == 0)
+			rc = pconv_set_system(&m->conv, b.buf);
+		engi_dynbuf_release(&b);
+		return rc;
+	}
 	int rc = engi_dynbuf_addstr(&b, text ? system_text : system_native);
 	if (rc == 0 && m->cfg.ask_tool)
 		rc = engi_dynbuf_addstr(&b, text ? "\nTo ask the person who gave you the task a "
@@ -206,6 +253,9 @@ static int apply_condition(struct model_agent *m, const struct agent_ctx *ctx,
 	return 0;
 }
 
+static const char ew_first[] =
+    "This is turn 1 of the task. There is currently no new terminal output.";
+
 static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi_error *err)
 {
 	struct model_agent *m = a->priv;
@@ -232,8 +282,6 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 	m->cfg.ask_tool = t->nreplies > 0;
 	int dmode;
 	TRY(drawings_mode(ctx, &dmode, err));
-	if (set_system(m) < 0)
-		RAISE(err, ENGI_ENOMEM, "out of memory");
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, MODEL_PROMPT_CAP);
 	int rc = engi_dynbuf_printf(&b, "Task (%s, interface %s):\n%s\n", t->id,
@@ -255,14 +303,19 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 			rc = engi_dynbuf_printf(&b, "- %s\n", t->deliverables[i].path);
 	}
 	if (rc == 0)
-		rc = pconv_user(&m->conv, b.buf, NULL);
+		rc = set_system(m, b.buf);
+	/* engiworld: the instruction is in the system prompt; the first user
+	 * message is the first turn's observation */
+	if (rc == 0)
+		rc = pconv_user(&m->conv, m->cfg.tool_mode == TOOLS_ENGIWORLD ? ew_first : b.buf,
+				NULL);
 	engi_dynbuf_release(&b);
 	if (rc < 0)
 		RAISE(err, rc, "model '%s': cannot build the instruction", m->cfg.name);
 	TRY(attach_drawings(m, ctx, err));
 	emit(m, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i}", "ev", "model_start", "model", m->cfg.name,
 			  "provider", m->cfg.ops->name, "endpoint_model", m->cfg.model, "tools",
-			  m->cfg.tool_mode == TOOLS_TEXT ? "text" : "native", "history_turns",
+			  provider_tool_mode_name(m->cfg.tool_mode), "history_turns",
 			  m->cfg.history_turns));
 	return 0;
 }
@@ -303,6 +356,14 @@ static int attach_drawings(struct model_agent *m, const struct agent_ctx *ctx,
 
 static char *result_text(const struct action_result *r)
 {
+	if (r->rejected) {
+		size_t n = strlen(r->rejected) + 96;
+		char *s = engi_malloc(n);
+		if (s)
+			snprintf(s, n, "exit code: %d (not run: the command policy rejects it: %s)",
+				 r->exit_code, r->rejected);
+		return s;
+	}
 	size_t n = r->output_len + 128;
 	char *s = engi_malloc(n);
 	if (s)
@@ -321,14 +382,23 @@ static const struct action_result *result_of(const struct observation *obs, size
 		return k < obs->nresults ? &obs->results[k] : NULL;
 	if (k + 1 != nactions)
 		return NULL;
-	*tmp = (struct action_result){obs->output,    obs->output_len, obs->exit_code,
-				      obs->timed_out, obs->truncated,  NULL};
+	*tmp = (struct action_result){.output = obs->output,
+				      .output_len = obs->output_len,
+				      .exit_code = obs->exit_code,
+				      .timed_out = obs->timed_out,
+				      .truncated = obs->truncated,
+				      .rejected = obs->rejected,
+				      .out_total = obs->out_total};
 	return tmp;
 }
+
+static int ew_observation(struct model_agent *m, const struct observation *obs);
 
 /* Answers the tool calls of the previous turn, each with its own result. */
 static int answer_previous(struct model_agent *m, const struct observation *obs)
 {
+	if (m->cfg.tool_mode == TOOLS_ENGIWORLD)
+		return ew_observation(m, obs);
 	int rc = 0;
 	const char *png = obs->png_b64;
 	if (!m->npend && png && obs->turn == 0)
@@ -482,6 +552,192 @@ static int map_call(struct model_agent *m, const struct ptool_call *c, struct ag
 	return rc;
 }
 
+/* ---- the engiworld action space ---- */
+
+/* The order a reply's actions run in: bash and python as written, then
+ * readimg, then the one wait, done or fail. */
+static size_t ew_order(const struct ewxml_reply *r, size_t *idx)
+{
+	size_t n = 0;
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < r->n; i++) {
+			int k = r->v[i].kind;
+			int p = k == EWXML_BASH || k == EWXML_PYTHON ? 0
+				: k == EWXML_READIMG		     ? 1
+								     : 2;
+			if (p == pass)
+				idx[n++] = i;
+		}
+	return n;
+}
+
+/* One stream of a run, at most EW_STREAM_CHARS characters of it, and the
+ * benchmark's marker when more was written (total bytes in all). */
+static int ew_stream(struct engi_dynbuf *b, const char *s, size_t n, uint64_t total, int cut)
+{
+	size_t i = 0, chars = 0;
+	while (i < n && chars < EW_STREAM_CHARS) {
+		unsigned char ch = (unsigned char)s[i];
+		size_t w = ch < 0x80		 ? 1
+			   : (ch & 0xE0) == 0xC0 ? 2
+			   : (ch & 0xF0) == 0xE0 ? 3
+			   : (ch & 0xF8) == 0xF0 ? 4
+						 : 1;
+		i += w < n - i ? w : n - i;
+		chars++;
+	}
+	int rc = engi_dynbuf_add(b, s, i);
+	if (rc == 0 && i && s[i - 1] != '\n')
+		rc = engi_dynbuf_addstr(b, "\n");
+	if (rc == 0 && (i < n || cut))
+		rc = engi_dynbuf_printf(b, "[...truncated, total %llu bytes]\n",
+					(unsigned long long)(total > n ? total : n));
+	return rc;
+}
+
+/* The output of a run as the runner kept it, less the runner's own marker
+ * of what it dropped. */
+static size_t ew_output_len(const struct action_result *r)
+{
+	if (!r->truncated)
+		return r->output_len;
+	static const char mark[] = "\n[output truncated: ";
+	size_t n = r->output_len, at = n;
+	for (const char *p = r->output; (p = strstr(p, mark)) && (size_t)(p - r->output) < n; p++)
+		at = (size_t)(p - r->output);
+	return at;
+}
+
+static int ew_run(struct engi_dynbuf *b, const struct ewxml_action *a,
+		  const struct action_result *r)
+{
+	const char *kn = ewxml_kind_name(a->kind);
+	int rc = a->kind == EWXML_PYTHON ? engi_dynbuf_printf(b, "\n$ [python]\n%s\n", a->body)
+					 : engi_dynbuf_printf(b, "\n$ %s\n", a->body);
+	int code = r->exit_code;
+	if (rc == 0 && r->rejected) {
+		code = -2;
+		rc = engi_dynbuf_printf(b,
+					"[runtime error]\n[%s action rejected by command policy: "
+					"%s]\n",
+					kn, r->rejected);
+	} else if (rc == 0) {
+		rc = ew_stream(b, r->output, ew_output_len(r), r->out_total, r->truncated);
+		if (rc == 0 && r->timed_out) {
+			code = -1;
+			rc = engi_dynbuf_printf(
+			    b,
+			    "[runtime error]\n[the %s action ran past its time limit and was "
+			    "killed]\n",
+			    kn);
+		}
+	}
+	return rc == 0 ? engi_dynbuf_printf(b, "[returncode=%d]\n", code) : rc;
+}
+
+/* The observation of the last turn as the benchmark words it: one user
+ * message, the images of readimg (and a GUI's screen) with it. */
+static int ew_observation(struct model_agent *m, const struct observation *obs)
+{
+	if (m->turn == 1 && !m->parse_error) /* the first observation opened the conversation */
+		return obs->png_b64 ? pconv_add_image(&m->conv, obs->png_b64) : 0;
+	struct engi_dynbuf b, fails;
+	engi_dynbuf_init(&b, MODEL_PROMPT_CAP);
+	engi_dynbuf_init(&fails, MODEL_PROMPT_CAP);
+	int rc = 0;
+	if (m->parse_error)
+		rc = engi_dynbuf_printf(&b,
+					"[parse_error] Your previous response could not be parsed "
+					"and was discarded. Reason: %s\nReply with exactly one "
+					"<response> XML document in the format the system prompt "
+					"gives, and nothing else.\n\n",
+					m->parse_error);
+	if (rc == 0)
+		rc = engi_dynbuf_printf(&b, "This is turn %d of the task.", m->turn);
+	size_t idx[EWXML_ACTIONS_MAX], n = ew_order(&m->ew, idx), nruns = 0, nimg = 0;
+	const char *imgs[EWXML_ACTIONS_MAX + 1];
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		const struct ewxml_action *a = &m->ew.v[idx[k]];
+		struct action_result tmp;
+		const struct action_result *r = result_of(obs, k, n, &tmp);
+		if (!r)
+			break;
+		if (a->kind == EWXML_BASH || a->kind == EWXML_PYTHON) {
+			if (!nruns++)
+				rc = engi_dynbuf_addstr(&b, " Your commands ran; their results "
+							    "follow.\n");
+			if (rc == 0)
+				rc = ew_run(&b, a, r);
+		} else if (a->kind == EWXML_READIMG && r->image_b64) {
+			rc = engi_dynbuf_printf(
+			    &b, "%s%s",
+			    nimg ? ", " : "\n[readimg] images attached, in order: ", a->path);
+			imgs[nimg++] = r->image_b64;
+		} else if (a->kind == EWXML_READIMG) {
+			rc = engi_dynbuf_printf(&fails, "[readimg] %s [error: %.*s]\n", a->path,
+						(int)r->output_len, r->output);
+		}
+	}
+	if (rc == 0 && nimg)
+		rc = engi_dynbuf_addstr(&b, "\n");
+	if (rc == 0 && fails.len)
+		rc = engi_dynbuf_printf(&b, "%s%s", nimg ? "" : "\n", fails.buf);
+	if (rc == 0 && !nruns && !nimg && !fails.len)
+		rc = engi_dynbuf_addstr(&b, " There is currently no new terminal output.");
+	if (rc == 0 && obs->png_b64)
+		imgs[nimg++] = obs->png_b64;
+	if (rc == 0)
+		rc = pconv_user(&m->conv, b.buf, nimg ? imgs[0] : NULL);
+	for (size_t i = 1; rc == 0 && i < nimg; i++)
+		rc = pconv_add_image(&m->conv, imgs[i]);
+	engi_dynbuf_release(&b);
+	engi_dynbuf_release(&fails);
+	ewxml_release(&m->ew);
+	engi_free(m->parse_error);
+	m->parse_error = NULL;
+	return rc;
+}
+
+/* A reply of the engiworld action space into this turn's actions; one
+ * that does not parse runs nothing, and the next observation says why. */
+static int ew_turn(struct model_agent *m, struct agent_turn *turn, struct engi_error *err)
+{
+	const char *text = m->reply.text ? m->reply.text : "";
+	int rc = pconv_assistant(&m->conv, text, NULL, 0);
+	if (rc == 0)
+		rc = pconv_set_thinking(&m->conv, m->reply.thinking_json);
+	if (rc < 0)
+		RAISE(err, rc, "out of memory");
+	ewxml_release(&m->ew);
+	char why[256];
+	rc = ewxml_parse(text, strlen(text), &m->ew, why, sizeof(why));
+	if (rc == ENGI_ENOMEM)
+		RAISE(err, rc, "out of memory");
+	if (rc < 0) {
+		if (!(m->parse_error = engi_strdup(why)))
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+		emit(m, json_pack("{s:s,s:i,s:s}", "ev", "parse_error", "turn", m->turn, "reason",
+				  why));
+		return 0;
+	}
+	size_t idx[EWXML_ACTIONS_MAX], n = ew_order(&m->ew, idx);
+	for (size_t k = 0; k < n; k++) {
+		const struct ewxml_action *a = &m->ew.v[idx[k]];
+		struct agent_action *act = &turn->actions[k];
+		static const int kinds[] = {
+		    [EWXML_BASH] = ACT_RUN,	 [EWXML_PYTHON] = ACT_PYTHON,
+		    [EWXML_READIMG] = ACT_IMAGE, [EWXML_WAIT] = ACT_WAIT,
+		    [EWXML_DONE] = ACT_DONE,	 [EWXML_FAIL] = ACT_FAIL};
+		act->kind = kinds[a->kind];
+		act->text = a->kind == EWXML_READIMG			     ? a->path
+			    : a->kind == EWXML_DONE || a->kind == EWXML_FAIL ? m->ew.reflection
+									     : a->body;
+		act->seconds = a->seconds;
+	}
+	turn->n = n;
+	return 0;
+}
+
 /* The next recorded reply into m->reply: 0, its recorded error again, or
  * ENGI_ENOTFOUND when the recording has no more replies. */
 static int replay_reply(struct model_agent *m, struct engi_error *err)
@@ -563,6 +819,8 @@ static int model_next(struct agent *a, const struct observation *obs, struct age
 		return 0; /* an error turn: no actions, the same request next turn */
 	}
 	m->error_turns = 0;
+	if (m->cfg.tool_mode == TOOLS_ENGIWORLD)
+		return ew_turn(m, turn, err);
 	const struct preply *r = &m->reply;
 	size_t ncalls = r->ncalls < AGENT_MAX_ACTIONS ? r->ncalls : AGENT_MAX_ACTIONS;
 	if (m->cfg.tool_mode == TOOLS_NATIVE)
@@ -600,6 +858,9 @@ static void model_stop(struct agent *a)
 	pending_clear(m);
 	preply_release(&m->reply);
 	pconv_release(&m->conv);
+	ewxml_release(&m->ew);
+	engi_free(m->parse_error);
+	m->parse_error = NULL;
 	if (m->have_cfg)
 		provider_config_release(&m->cfg);
 	if (m->api_key) {

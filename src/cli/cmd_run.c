@@ -72,6 +72,9 @@ static const char run_help[] =
     "                         the task says\n"
     "      --grace S          seconds running episodes get after a stop (default 60)\n"
     "      --cmd-timeout S    limit of one command in an episode (default 600)\n"
+    "      --command-policy FILE  rules refusing the agents' commands before they\n"
+    "                         run: {\"rules\": [{\"pattern\": ERE, \"message\":\n"
+    "                         TEXT}, ...]} (docs/running.md)\n"
     "      --pause-env        freeze the environment while the agent waits for its\n"
     "                         model (qemu: QMP stop/cont), so environment time\n"
     "                         excludes model time\n"
@@ -123,7 +126,8 @@ enum {
 	OPT_VERIFY_MEM,
 	OPT_VERIFY_IN,
 	OPT_MIX_VERIFIERS,
-	OPT_UNSAFE_LOCAL
+	OPT_UNSAFE_LOCAL,
+	OPT_COMMAND_POLICY
 };
 
 static const struct option run_options[] = {
@@ -144,6 +148,7 @@ static const struct option run_options[] = {
     {"verify-mem-mb", required_argument, NULL, OPT_VERIFY_MEM},
     {"grace", required_argument, NULL, OPT_GRACE},
     {"cmd-timeout", required_argument, NULL, OPT_CMD_TIMEOUT},
+    {"command-policy", required_argument, NULL, OPT_COMMAND_POLICY},
     {"pause-env", no_argument, NULL, OPT_PAUSE_ENV},
     {"unsafe-local", no_argument, NULL, OPT_UNSAFE_LOCAL},
     {"progress-every", required_argument, NULL, OPT_PROGRESS},
@@ -301,6 +306,10 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			if (cli_num("--cmd-timeout", optarg, 0.001, 1e7, &d) < 0)
 				return -1;
 			o->cmd_timeout_s = d;
+			break;
+		case OPT_COMMAND_POLICY:
+			run_only = 1;
+			o->command_policy = optarg;
 			break;
 		case OPT_PAUSE_ENV:
 			run_only = 1;

@@ -80,7 +80,7 @@ static int valid_history_turns(const json_t *v)
 static int valid_tools(const json_t *v)
 {
 	const char *s = json_string_value(v);
-	return s && (!strcmp(s, "native") || !strcmp(s, "text"));
+	return s && (!strcmp(s, "native") || !strcmp(s, "text") || !strcmp(s, "engiworld"));
 }
 
 static int valid_boolean(const json_t *v)
@@ -112,7 +112,7 @@ static int valid_drawings(const json_t *v)
 
 const struct cond_setting cond_settings[] = {
     {"history_turns", "an integer from 1 to 1000000", valid_history_turns, 1},
-    {"tools", "native or text", valid_tools, 1},
+    {"tools", "native, text or engiworld", valid_tools, 1},
     {"image_tool", "true or false", valid_boolean, 1},
     {"screen_scale", "a number in (0, 1]", valid_scale, 0},
     {"drawings", "message, files or none", valid_drawings, 0},

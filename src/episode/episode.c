@@ -9,6 +9,7 @@
 #include "engi/verify.h"
 #include "fsutil.h"
 #include "judge.h"
+#include "policy.h"
 #include "secrets.h"
 #include "text.h"
 #include "trace.h"
@@ -301,13 +302,60 @@ static void results_keep(struct turn_results *r, const struct observation *o, ch
 	}
 	r->out[r->n] = out;
 	r->img[r->n] = img;
-	r->v[r->n] = (struct action_result){out ? out : "(out of memory)",
-					    out ? o->output_len : 15,
-					    o->exit_code,
-					    o->timed_out,
-					    o->truncated,
-					    img};
+	r->v[r->n] = (struct action_result){.output = out ? out : "(out of memory)",
+					    .output_len = out ? o->output_len : 15,
+					    .exit_code = o->exit_code,
+					    .timed_out = o->timed_out,
+					    .truncated = o->truncated,
+					    .image_b64 = img,
+					    .rejected = o->rejected,
+					    .out_total = o->out_total};
 	r->n++;
+}
+
+/* Whether some line of text is exactly line. */
+static int has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	for (const char *p = text; p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (len == n && !memcmp(p, line, n))
+			return 1;
+		p = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The shell command that runs code with python3 in the working folder:
+ * the code goes in a quoted here-document whose delimiter no line of it
+ * equals, so nothing in it reaches the shell. */
+static char *python_command(const char *code)
+{
+	char delim[48];
+	for (unsigned k = 0;; k++) {
+		snprintf(delim, sizeof(delim), "ENGISWEEP_PYTHON_%u", k);
+		if (!has_line(code, delim))
+			break;
+	}
+	size_t n = strlen(code) + 2 * strlen(delim) + 32;
+	char *cmd = engi_malloc(n);
+	if (cmd)
+		snprintf(cmd, n, "python3 - <<'%s'\n%s\n%s\n", delim, code, delim);
+	return cmd;
+}
+
+/* An agent's wait: seconds pass, at most what is left of the wall time;
+ * -1 when the sweep stopped meanwhile. */
+static int wait_within(const struct episode_spec *s, double seconds, double left)
+{
+	double until = clk_now_mono() + fmin(seconds, fmax(left, 0));
+	while (clk_now_mono() < until) {
+		if (s->should_abort && s->should_abort())
+			return -1;
+		clk_sleep_seconds(fmin(0.1, until - clk_now_mono()));
+	}
+	return 0;
 }
 
 /* Runs the agent loop in a started environment. */
@@ -403,6 +451,8 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 		for (size_t i = 0; i < at.n && !ended; i++) {
 			const struct agent_action *act = &at.actions[i];
 			char *img = NULL; /* ACT_IMAGE: the image read */
+			obs.rejected = NULL;
+			obs.out_total = 0;
 			switch (act->kind) {
 			case ACT_DONE:
 			case ACT_FAIL:
@@ -492,7 +542,53 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 				obs.timed_out = obs.truncated = 0;
 				break;
 			}
+			case ACT_WAIT: {
+				double secs = act->seconds > 0 ? act->seconds : 0;
+				tr(t, json_pack("{s:s,s:i,s:s,s:f}", "ev", "action", "turn", turn,
+						"kind", "wait", "seconds", secs));
+				if (wait_within(s, secs, task->wall_s - (clk_now_mono() - t0)) <
+				    0) {
+					a->interrupted = 1;
+					ended = 1;
+				}
+				engi_free(obs_buf);
+				obs_buf = NULL;
+				obs.output = "";
+				obs.output_len = 0;
+				obs.exit_code = 0;
+				obs.timed_out = obs.truncated = 0;
+				break;
+			}
+			case ACT_PYTHON:
 			case ACT_RUN: {
+				int py = act->kind == ACT_PYTHON;
+				int rule = episode_policy_match(s->policy, act->text);
+				if (rule >= 0) {
+					/* refused: not run; the agent is told the rule's message */
+					const char *why = episode_policy_message(s->policy, rule);
+					tr(t,
+					   json_pack("{s:s,s:i,s:s,s:s,s:i,s:s,s:s}", "ev",
+						     "policy_reject", "turn", turn, "kind",
+						     py ? "python" : "run", py ? "code" : "command",
+						     act->text, "rule", rule, "pattern",
+						     episode_policy_pattern(s->policy, rule),
+						     "message", why));
+					engi_free(obs_buf);
+					obs_buf = NULL;
+					obs.output = "";
+					obs.output_len = 0;
+					obs.exit_code = -2;
+					obs.timed_out = obs.truncated = 0;
+					obs.rejected = why;
+					break;
+				}
+				char *pycmd = py ? python_command(act->text) : NULL;
+				if (py && !pycmd) {
+					agent_failed(a, ENGI_ENOMEM, 0, "out of memory");
+					ended = 1;
+					break;
+				}
+				const char *command = py ? pycmd : act->text;
 				remaining = task->wall_s - (clk_now_mono() - t0);
 				if (task->env_s > 0)
 					remaining = fmin(remaining, task->env_s - a->env_s);
@@ -506,9 +602,11 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 				double e0 = clk_now_mono();
 				engi_error_init(&e);
 				tr(t, json_pack("{s:s,s:i,s:s,s:s}", "ev", "action", "turn", turn,
-						"kind", "run", "command", act->text));
+						"kind", py ? "python" : "run",
+						py ? "code" : "command", act->text));
 				watch_command(task, a, act->text, turn);
-				rc = backend_exec(env, act->text, &o, &r, &e);
+				rc = backend_exec(env, command, &o, &r, &e);
+				engi_free(pycmd);
 				a->env_s += clk_now_mono() - e0;
 				if (rc < 0) {
 					if (rc == ENGI_EENV)
@@ -548,6 +646,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 				obs.exit_code = r.exit_code;
 				obs.timed_out = r.timed_out;
 				obs.truncated = truncated;
+				obs.out_total = r.out_total;
 				int cancelled = r.cancelled;
 				backend_exec_result_release(&r);
 				if (cancelled) {

@@ -26,6 +26,8 @@
 #include "record.h"
 #include "task.h"
 
+struct episode_policy;
+
 struct episode_spec {
 	const struct task *task;
 	const struct model *model;
@@ -57,6 +59,10 @@ struct episode_spec {
 	/* leave the verdict to episode_verify, run as its own work item
 	 * (episode_run returns 1 when it did) */
 	int defer_verify;
+	/* --command-policy (policy.h): every command and Python code of the
+	 * agent is matched before it runs, and the first matching rule refuses
+	 * it (event policy_reject); NULL: none */
+	const struct episode_policy *policy;
 };
 
 /* Where a kind that runs in an environment (a benchmark's own evaluator)

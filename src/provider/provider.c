@@ -153,13 +153,24 @@ static int cfg_history_turns(struct provider_config *c, const json_t *v, struct 
 	return 0;
 }
 
+static const char *const tool_mode_names[] = {"native", "text", "engiworld"};
+
+const char *provider_tool_mode_name(int mode)
+{
+	return mode >= TOOLS_NATIVE && mode <= TOOLS_ENGIWORLD ? tool_mode_names[mode] : "native";
+}
+
 static int cfg_tools(struct provider_config *c, const json_t *v, struct engi_error *err)
 {
 	const char *s = json_string_value(v);
-	if (v && !(s && (!strcmp(s, "native") || !strcmp(s, "text"))))
-		RAISE(err, ENGI_EINVALID, "model '%s': /tools: expected \"native\" or \"text\"",
+	c->tool_mode = TOOLS_NATIVE;
+	for (int m = TOOLS_NATIVE; s && m <= TOOLS_ENGIWORLD; m++)
+		if (!strcmp(s, tool_mode_names[m]))
+			c->tool_mode = m;
+	if (v && !(s && !strcmp(s, tool_mode_names[c->tool_mode])))
+		RAISE(err, ENGI_EINVALID,
+		      "model '%s': /tools: expected \"native\", \"text\" or \"engiworld\"",
 		      c->name);
-	c->tool_mode = s && !strcmp(s, "text") ? TOOLS_TEXT : TOOLS_NATIVE;
 	return 0;
 }
 

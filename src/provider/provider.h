@@ -75,7 +75,12 @@ const struct provider_ops *provider_lookup(const char *name, struct engi_error *
 /* The registry's names, ", "-separated, into buf. */
 void provider_names(char *buf, size_t n);
 
-enum tool_mode { TOOLS_NATIVE, TOOLS_TEXT };
+/* How the model acts: native tool calls, fenced blocks in its text, or
+ * EngiWorld's XML <response> document (no tools declared; the agent reads
+ * the document, ew_xml.h). */
+enum tool_mode { TOOLS_NATIVE, TOOLS_TEXT, TOOLS_ENGIWORLD };
+/* "native", "text", "engiworld" */
+const char *provider_tool_mode_name(int mode);
 
 #define PROVIDER_TIMEOUT_S_DEFAULT     300.0
 #define PROVIDER_RETRIES_DEFAULT       5

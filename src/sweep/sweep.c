@@ -9,6 +9,7 @@
 #include "govern.h"
 #include "journal.h"
 #include "judge.h"
+#include "policy.h"
 #include "progress.h"
 #include "provider.h"
 #include "record.h"
@@ -152,6 +153,7 @@ static void fill_spec(struct runctx *c, size_t ci, int rank, struct episode_spec
 	s.replay_load = replay_source_load;
 	s.govern = govern_via_sched;
 	s.defer_verify = 1;
+	s.policy = sw->policy;
 	*sp = s;
 }
 
@@ -555,6 +557,8 @@ static int local_sandbox_hide(const struct sweep *sw, const struct sweep_opts *o
 	TRY(backend_local_hide(o->suite, err));
 	if (o->models_file)
 		TRY(backend_local_hide(o->models_file, err));
+	if (o->command_policy)
+		TRY(backend_local_hide(o->command_policy, err));
 	for (size_t i = 0; i < sw->suite.ntasks; i++)
 		TRY(backend_local_hide(sw->suite.tasks[i].dir, err));
 	for (size_t i = 0; i < sw->def.nmodels; i++)
@@ -661,6 +665,8 @@ static int load_everything(struct sweep *sw, const struct sweep_opts *o, struct 
 		TRY(local_sandbox_policy(sw, o, err));
 		return episode_prepare(o->backend, &sw->suite, err);
 	}
+	if (o->command_policy)
+		TRY(episode_policy_load(o->command_policy, &sw->policy, err));
 	TRY(local_sandbox_policy(sw, o, err));
 	TRY(episode_prepare(o->backend, &sw->suite, err));
 	TRY(matrix_build(&sw->matrix, &sw->suite, &sw->def, NULL, 0, err));
@@ -786,6 +792,8 @@ static char *config_json(const struct runctx *c)
 	    o->validation, "cells", (json_int_t)c->sw->matrix.ncells);
 	if (cfg && c->sw->def.grid_json)
 		json_object_set_new(cfg, "grid", json_loads(c->sw->def.grid_json, 0, NULL));
+	if (cfg && o->command_policy)
+		json_object_set_new(cfg, "command_policy", json_string(o->command_policy));
 	if (cfg && o->shard_n > 0)
 		json_object_set_new(cfg, "shard", json_sprintf("%u/%u", o->shard_k, o->shard_n));
 	char *s = cfg ? json_dumps(cfg, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
@@ -1313,4 +1321,6 @@ void sweep_release(struct sweep *sw)
 	matrix_release(&sw->matrix);
 	suite_release(&sw->suite);
 	sweepdef_release(&sw->def);
+	episode_policy_free(sw->policy);
+	sw->policy = NULL;
 }

@@ -17,6 +17,8 @@
 #include "matrix.h"
 #include "task.h"
 
+struct episode_policy;
+
 struct sweep_opts {
 	const char *suite;
 	const char *source; /* task source (source.h); NULL: detected */
@@ -58,6 +60,9 @@ struct sweep_opts {
 	/* dollars the whole sweep may spend (0: no cap): once the recorded cost
 	 * reaches it, no cell is dispatched; the rest stay unrun for --resume */
 	double budget_usd;
+	/* --command-policy FILE (episode/policy.h): loaded on every rank
+	 * before anything runs; NULL: none */
+	const char *command_policy;
 	const char *command_line;
 };
 
@@ -79,6 +84,7 @@ struct sweep {
 	struct cell_result *results; /* rank 0: ncells */
 	size_t unrun;		     /* cells not finished when the run ended */
 	size_t infra_failed;
+	struct episode_policy *policy; /* --command-policy, or NULL */
 };
 
 /* The sweep's definition from the options, every setting checked before

@@ -306,7 +306,7 @@ static void test_conditions(void)
 	expect_condition_error("x:image_tool=yes", "--condition 'x:image_tool=yes': "
 						   "image_tool=yes: expected true or false");
 	expect_condition_error("x:tools=true", "--condition 'x:tools=true': tools=true: "
-					       "expected native or text");
+					       "expected native, text or engiworld");
 	expect_condition_error("x:drawings=sideways",
 			       "--condition 'x:drawings=sideways': "
 			       "drawings=sideways: expected message, files or none");
@@ -541,7 +541,7 @@ static void test_models(void)
 	     "/models/0/history_turns: expected an integer from 1 to 1000000, found an integer "
 	     "(0)"},
 	    {"{\"models\": [{\"name\": \"m\", \"provider\": \"openai\", \"tools\": true}]}",
-	     "/models/0/tools: expected native or text, found a boolean (true)"},
+	     "/models/0/tools: expected native, text or engiworld, found a boolean (true)"},
 	    {"{\"models\": [{\"name\": \"m\", \"provider\": \"openai\", \"image_tool\": \"no\"}]}",
 	     "/models/0/image_tool: expected true or false, found a string ('no')"},
 	    {"{\"models\": [{\"name\": \"m\", \"agent\": \"noop\", \"max_concurrent\": 1.5}]}",

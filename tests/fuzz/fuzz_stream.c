@@ -59,6 +59,12 @@ static void check_turn(const struct agent_turn *t)
 		switch (a->kind) {
 		case ACT_RUN:
 		case ACT_ASK:
+		case ACT_PYTHON: /* the engiworld action space */
+		case ACT_IMAGE:
+			break;
+		case ACT_WAIT:
+			if (!(a->seconds >= 0 && a->seconds <= 1800) || t->n != 1)
+				__builtin_trap(); /* a wait stands alone, 0 to 1800 s */
 			break;
 		case ACT_DONE:
 		case ACT_FAIL:
@@ -73,7 +79,7 @@ static void check_turn(const struct agent_turn *t)
 			break;
 		}
 		default:
-			__builtin_trap(); /* no image tool, no file writes in a replay */
+			__builtin_trap(); /* no file writes in a replay */
 		}
 	}
 }
@@ -123,8 +129,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* each action answered, the last one timed out now and then */
 		for (size_t i = 0; i < t.n; i++) {
 			const char *out = t.actions[i].kind == ACT_ASK ? "the answer" : "ok";
-			res[i] = (struct action_result){
-			    out, strlen(out), 0, (int)(i + 1 == t.n && turn % 3 == 2), 0, NULL};
+			res[i] = (struct action_result){.output = out,
+							.output_len = strlen(out),
+							.timed_out =
+							    (int)(i + 1 == t.n && turn % 3 == 2)};
 		}
 		obs = (struct observation){.turn = turn + 1,
 					   .output = t.n ? res[t.n - 1].output : "",

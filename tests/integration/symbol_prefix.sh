@@ -4,7 +4,7 @@
 # would collide with a caller's own; a new module adds its prefix here.
 . "$(dirname "$0")/lib.sh"
 BUILD=$(cd "$(dirname "$ENGISWEEP")/.." && pwd)
-SRC_PREFIXES="agent anthropic arena backend base64 cell child clk cond episode fs http image
+SRC_PREFIXES="agent anthropic arena backend base64 cell child clk cond episode ewxml fs http image
 judge journal matrix model openai outcome pconv preply progress provider qchan qemu qga qmp record replay
 sched screen secrets source step store suite sweep sweepdef task text trace wire"
 check() { # LIBRARY ALLOWED-REGEX
