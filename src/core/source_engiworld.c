@@ -536,6 +536,8 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	    "turns", gui ? ew_categories[ci].turns_gui : ew_categories[ci].turns_cli, "wall_s",
 	    18000.0, "deliverables", deliverables, "verifier", verifier);
 	json_object_set_new(task, "reference", ew_reference(dir, taskdir, deliverables));
+	/* the benchmark's rule: an agent whose last action is FAIL scores 0 */
+	json_object_set_new(task, "on_fail", json_string("zero"));
 	/* a cheat probe for `engisweep audit`: every artifact there, empty */
 	json_t *empty = json_array();
 	json_array_foreach(deliverables, i, a)

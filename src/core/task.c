@@ -785,8 +785,12 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	    "schema", "id",	   "title",	   "domain",   "software",
 	    "type",   "interface", "instruction",  "drawings", "environment",
 	    "inputs", "limits",	   "deliverables", "verifier", "reference",
-	    "flawed", "resources", "interaction",  NULL};
+	    "flawed", "resources", "interaction",  "on_fail",  NULL};
 	TRY(only_keys(c, root, "", keys));
+	static const char *const on_fail[] = {"judge", "zero", NULL};
+	int of = 0;
+	TRY(engi_json_choice(root, "on_fail", on_fail, "on_fail", 0, c->file, "", &of, c->err));
+	t->fail_zero = of == 1;
 	long schema;
 	TRY(get_int(c, root, "", "schema", 0, LONG_MAX, 1, &schema));
 	if (schema != 1)

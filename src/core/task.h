@@ -125,6 +125,7 @@ struct task {
 	struct task_input *inputs;
 	size_t ninputs;
 	int turn_limit;
+	int fail_zero; /* on_fail "zero": a declared failure scores 0, unjudged */
 	double wall_s;
 	double env_s; /* environment time limit, 0: none beyond wall_s */
 	struct task_deliverable *deliverables;

@@ -1032,6 +1032,11 @@ static int judge_in_clean_env(const struct episode_spec *s, const struct record 
 	return rc;
 }
 
+static int declared_zero(const struct task *t, int outcome)
+{
+	return t->fail_zero && outcome == OUTCOME_FAIL_DECLARED;
+}
+
 /* --verify-in both: the clean environment's verdict beside the episode's
  * (v, from its own guest), recorded, never scored: each of its assertions
  * as "clean:NAME", its metrics as "clean:NAME", and "clean_agrees", pass
@@ -1107,8 +1112,17 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 	int rc = 0;
 	/* Infrastructure outcomes are not judged. Everything else is; an episode
 	 * that ended in the agent's error keeps its assertions for diagnosis but
-	 * is never a success. */
-	if (!outcome_is_infra(outcome)) {
+	 * is never a success. A declared failure of an on_fail "zero" task is
+	 * 0 without its verifier, as its benchmark scores it. */
+	if (declared_zero(task, outcome)) {
+		episode_verifier_id(task, s->verify_in, rec->verifier, sizeof(rec->verifier));
+		rc = engi_verdict_add(v, "declared_failure", "agent", ENGI_FAIL, 1, NAN, NAN,
+				      "the agent declared failure: the task scores it 0 "
+				      "without running its verifier");
+		if (rc < 0)
+			return engi_raise(err, rc, "out of memory");
+		judge_score(task, outcome, v);
+	} else if (!outcome_is_infra(outcome)) {
 		double v0 = clk_now_mono();
 		char scratch[PATH_MAX];
 		snprintf(scratch, sizeof(scratch), "%s/judge-%s", s->work_root, rec->cell);
@@ -1330,7 +1344,8 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 			int crc = copy_out(s, env, art_dir, rec, &t, &e);
 			a.env_s += clk_now_mono() - e0;
 			/* the benchmark's evaluator, after the deliverables are saved */
-			if (crc == 0 && venv == ENGI_VENV_EPISODE && !outcome_is_infra(a.outcome)) {
+			if (crc == 0 && venv == ENGI_VENV_EPISODE && !outcome_is_infra(a.outcome) &&
+			    !declared_zero(task, a.outcome)) {
 				double j0 = clk_now_mono();
 				int jrc =
 				    judge_in_env(s, env, art_dir, &v, pre_infra, sizeof(pre_infra),

@@ -82,6 +82,9 @@ static void check_tree(const char *make_tree, const char *scratch)
 		CHECK(t->reference.n == 1, "reference of %zu steps (the ground truth written)",
 		      t->reference.n);
 		CHECK(t->ndrawings == 0, "drawings");
+		CHECK(t->fail_zero, "a declared failure must score 0");
+		CHECK(t->nflawed == 1 && !strcmp(t->flawed[0].name, "empty-artifacts"),
+		      "the cheat probe");
 	}
 	t = find(&s, "design-optimization--cli--openscad--task-01--ubuntu");
 	if (t) {

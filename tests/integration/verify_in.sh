@@ -74,3 +74,31 @@ grep -q "Evaluators disagree:\*\* judged again in a clean environment with only 
 	|| { cat rep.txt; fail "the report does not list the disagreement"; }
 grep -q '"clean_verification": {"episodes": 2, "disagree": 1}' rep.json || fail "report.json lacks the disagreement"
 echo ok: report
+
+# on_fail "zero": the right answer, then a declared failure: 0, unjudged;
+# with the default, the same run is judged (and passes)
+python3 - suite/cert.json <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["flawed"].append({"name": "quitter", "steps": [{"write": "out.txt", "text": "42\n"}, {"fail": "I give up"}],
+                    "expect": "fail"})
+json.dump(t, open(sys.argv[1], "w"))
+t["id"], t["on_fail"] = "cert-zero", "zero"
+for f in t["verifier"]["upload"]:
+    f["from"] = f["from"]
+json.dump(t, open("suite/cert-zero.json", "w"))
+PY
+"$ENGISWEEP" run --agents flawed:quitter --retries 0 --quiet --out r-fail suite > fail.log 2>&1 \
+	|| { cat fail.log; fail "the quitter sweep"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import h5py
+import results as R
+ep = {e["task_id"]: e for e in R.episodes("r-fail/results.h5")}
+assert ep["cert"]["outcome"] == "fail_declared" and ep["cert"]["success"] == 1, ep["cert"]
+z = ep["cert-zero"]
+assert z["outcome"] == "fail_declared" and z["success"] == 0 and z["score"] == 0, z
+with h5py.File("r-fail/results.h5", "r") as f:
+    a = {R.s(x["name"]): R.s(x["state"]) for x in f["assertions"][:] if R.s(x["cell"]) == z["cell"]}
+assert a == {"declared_failure": "fail"}, a
+print("ok: a declared failure scores 0 where the task says so, unjudged")
+PY
