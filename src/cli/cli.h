@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "engi/error.h"
+#include "sweep.h"
 
 #define EXIT_FAILED 1
 #define EXIT_USAGE  2
@@ -16,6 +17,7 @@ int cmd_run(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
@@ -93,5 +95,23 @@ struct sweep_opts;
  * -1 usage error (printed). */
 int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o,
 		     struct strlist *conds, struct strlist *res, struct strlist *grid, int *keep);
+
+/* validate and audit: validate's options parsed from argc/argv, and the
+ * suite's probes (reference, flawed variants, noop) run into --out or a
+ * new folder under $TMPDIR (what names it); the command line recorded is
+ * cmd_argc/cmd_argv. 0 with p->sw done (rank 0 reports); -1 when --help
+ * was printed; else the exit code. cli_probe_finish cleans up, always. */
+struct cli_probe {
+	struct sweep_opts o;
+	struct strlist conds, res, grid;
+	int keep, made_tmp, inited, ran;
+	char tmpl[4096];
+	char *cmdline;
+	struct sweep sw;
+	struct engi_error err;
+};
+int cli_probe_run(struct cli_probe *p, const char *what, int argc, char **argv, int cmd_argc,
+		  char **cmd_argv);
+void cli_probe_finish(struct cli_probe *p);
 
 #endif

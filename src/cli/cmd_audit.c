@@ -371,57 +371,15 @@ int cmd_audit(int argc, char **argv)
 		}
 		args[nargs++] = argv[i];
 	}
-	struct sweep_opts o;
-	sweep_opts_defaults(&o);
-	o.out = NULL;
-	o.jobs = 1;
-	o.validation = 1;
-	o.max_retries = 1;
-	struct strlist conds = {0}, res = {0}, grid = {0};
-	int keep = 0;
-	int prc = sweep_parse_args(nargs, args, 1, &o, &conds, &res, &grid, &keep);
-	if (prc != 0) {
-		engi_free(args);
-		return prc > 0 ? 0 : EXIT_USAGE;
-	}
-	struct engi_error err;
-	engi_error_init(&err);
-	if (sched_init(&nargs, &args, 0, &err) < 0) {
-		cli_error(&err);
-		engi_free(args);
-		return EXIT_USAGE;
-	}
-	char tmpl[PATH_MAX];
-	int made_tmp = 0;
-	if (!o.out) {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(tmpl, sizeof(tmpl), "%s/engisweep-audit-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		if (sched_rank() == 0 && !mkdtemp(tmpl)) {
-			cli_errorf("audit: cannot create a folder under '%s'",
-				   tmp && *tmp ? tmp : "/tmp");
-			engi_free(args);
-			return EXIT_FAILED;
-		}
-		sched_bcast_str(tmpl, sizeof(tmpl));
-		o.out = tmpl;
-		made_tmp = 1;
-	}
-	char *cmdline = cli_command_line(argc, argv);
-	o.command_line = cmdline;
-	struct sweep sw;
+	struct cli_probe p;
 	struct engi_results results;
 	engi_results_init(&results);
-	int rc = sweep_run(&sw, &o, &err);
-	int code = 0;
-	if (rc < 0) {
-		if (sched_rank() == 0)
-			cli_error(&err);
-		code = rc == ENGI_EPARSE || rc == ENGI_EINVALID || rc == ENGI_ENOTFOUND
-			   ? EXIT_USAGE
-			   : EXIT_FAILED;
-	} else if (sched_rank() == 0 && (rc = read_results(o.out, &results, &err)) < 0) {
-		cli_error(&err);
+	int code = cli_probe_run(&p, "audit", nargs, args, argc, argv);
+	int rc = 0;
+	if (code != 0) {
+		/* said */
+	} else if (sched_rank() == 0 && (rc = read_results(p.o.out, &results, &p.err)) < 0) {
+		cli_error(&p.err);
 		code = EXIT_FAILED;
 	} else if (sched_rank() == 0) {
 		json_t *tasks = json_array();
@@ -430,10 +388,10 @@ int cmd_audit(int argc, char **argv)
 		printf("|%s|%s|%s|\n",
 		       "--------------------------------------------------------------",
 		       "------------------------", "--------");
-		for (size_t t = 0; t < sw.suite.ntasks; t++) {
+		for (size_t t = 0; t < p.sw.suite.ntasks; t++) {
 			struct task_audit a;
-			audit_task(&sw, &results, t, &a);
-			const struct task *tk = &sw.suite.tasks[t];
+			audit_task(&p.sw, &results, t, &a);
+			const struct task *tk = &p.sw.suite.tasks[t];
 			for (size_t i = 0; i < a.nf; i++)
 				printf("| %-60s | %-22s | %s |\n", tk->id, a.f[i].kind,
 				       a.f[i].detail);
@@ -446,12 +404,13 @@ int cmd_audit(int argc, char **argv)
 			total += a.nf;
 			json_task(tasks, tk, &a);
 		}
-		printf("\n%zu tasks audited: %zu with findings (%zu findings)%s\n", sw.suite.ntasks,
-		       with, total, sw.suite.nrefused ? "; refused tasks: engisweep inspect" : "");
+		printf("\n%zu tasks audited: %zu with findings (%zu findings)%s\n",
+		       p.sw.suite.ntasks, with, total,
+		       p.sw.suite.nrefused ? "; refused tasks: engisweep inspect" : "");
 		if (json_path) {
 			json_t *doc =
-			    json_pack("{s:s, s:I, s:I, s:o}", "suite", o.suite, "tasks_audited",
-				      (json_int_t)sw.suite.ntasks, "tasks_with_findings",
+			    json_pack("{s:s, s:I, s:I, s:o}", "suite", p.o.suite, "tasks_audited",
+				      (json_int_t)p.sw.suite.ntasks, "tasks_with_findings",
 				      (json_int_t)with, "tasks", tasks);
 			if (json_dump_file(doc, json_path, JSON_INDENT(1)) < 0) {
 				cli_errorf("audit: cannot write '%s'", json_path);
@@ -464,15 +423,8 @@ int cmd_audit(int argc, char **argv)
 		if (!code && with)
 			code = EXIT_FAILED;
 	}
-	if (sched_rank() == 0 && made_tmp && !keep)
-		fs_rm_rf(tmpl, NULL);
 	engi_results_release(&results);
-	sweep_release(&sw);
-	engi_free(cmdline);
+	cli_probe_finish(&p);
 	engi_free(args);
-	strlist_release(&conds);
-	strlist_release(&res);
-	strlist_release(&grid);
-	sched_finalize();
-	return code;
+	return code < 0 ? 0 : code;
 }

@@ -52,77 +52,89 @@ static int check_cell(const struct sweep *sw, size_t ci, FILE *out)
 	return why ? -1 : 0;
 }
 
-int cmd_validate(int argc, char **argv)
+int cli_probe_run(struct cli_probe *p, const char *what, int argc, char **argv, int cmd_argc,
+		  char **cmd_argv)
 {
-	struct sweep_opts o;
-	sweep_opts_defaults(&o);
-	o.out = NULL;
-	o.jobs = 1;
-	o.validation = 1;
-	o.max_retries = 1;
-	struct strlist conds = {0}, res = {0}, grid = {0};
-	int keep = 0;
-	int prc = sweep_parse_args(argc, argv, 1, &o, &conds, &res, &grid, &keep);
+	memset(p, 0, sizeof(*p));
+	sweep_opts_defaults(&p->o);
+	p->o.out = NULL;
+	p->o.jobs = 1;
+	p->o.validation = 1;
+	p->o.max_retries = 1;
+	engi_error_init(&p->err);
+	int prc = sweep_parse_args(argc, argv, 1, &p->o, &p->conds, &p->res, &p->grid, &p->keep);
 	if (prc != 0)
-		return prc > 0 ? 0 : EXIT_USAGE;
-	struct engi_error err;
-	engi_error_init(&err);
-	if (sched_init(&argc, &argv, 0, &err) < 0) {
-		cli_error(&err);
+		return prc > 0 ? -1 : EXIT_USAGE;
+	p->inited = 1;
+	if (sched_init(&argc, &argv, 0, &p->err) < 0) {
+		cli_error(&p->err);
 		return EXIT_USAGE;
 	}
-	char tmpl[PATH_MAX];
-	int made_tmp = 0;
-	if (!o.out) {
+	if (!p->o.out) {
 		const char *tmp = getenv("TMPDIR");
-		snprintf(tmpl, sizeof(tmpl), "%s/engisweep-validate-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		if (sched_rank() == 0 && !mkdtemp(tmpl)) {
-			cli_errorf("validate: cannot create a folder under '%s'",
+		snprintf(p->tmpl, sizeof(p->tmpl), "%s/engisweep-%s-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp", what);
+		if (sched_rank() == 0 && !mkdtemp(p->tmpl)) {
+			cli_errorf("%s: cannot create a folder under '%s'", what,
 				   tmp && *tmp ? tmp : "/tmp");
 			return EXIT_FAILED;
 		}
-		sched_bcast_str(tmpl, sizeof(tmpl));
-		o.out = tmpl;
-		made_tmp = 1;
+		sched_bcast_str(p->tmpl, sizeof(p->tmpl));
+		p->o.out = p->tmpl;
+		p->made_tmp = 1;
 	}
-	char *cmdline = cli_command_line(argc, argv);
-	o.command_line = cmdline;
-	struct sweep sw;
-	int rc = sweep_run(&sw, &o, &err);
-	int code = 0;
+	p->cmdline = cli_command_line(cmd_argc, cmd_argv);
+	p->o.command_line = p->cmdline;
+	p->ran = 1;
+	int rc = sweep_run(&p->sw, &p->o, &p->err);
 	if (rc < 0) {
 		if (sched_rank() == 0)
-			cli_error(&err);
-		code = rc == ENGI_EPARSE || rc == ENGI_EINVALID || rc == ENGI_ENOTFOUND
+			cli_error(&p->err);
+		return rc == ENGI_EPARSE || rc == ENGI_EINVALID || rc == ENGI_ENOTFOUND
 			   ? EXIT_USAGE
 			   : EXIT_FAILED;
-	} else if (sched_rank() == 0) {
+	}
+	return 0;
+}
+
+void cli_probe_finish(struct cli_probe *p)
+{
+	if (p->ran && sched_rank() == 0 && p->made_tmp && !p->keep)
+		fs_rm_rf(p->tmpl, NULL);
+	if (p->ran)
+		sweep_release(&p->sw);
+	engi_free(p->cmdline);
+	strlist_release(&p->conds);
+	strlist_release(&p->res);
+	strlist_release(&p->grid);
+	if (p->inited)
+		sched_finalize();
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	struct cli_probe p;
+	int code = cli_probe_run(&p, "validate", argc, argv, argc, argv);
+	if (code == 0 && sched_rank() == 0) {
+		const struct sweep *sw = &p.sw;
 		size_t bad = 0;
 		printf("| %-22s | %-28s | %-8s | %-6s | %s |\n", "task", "run", "must", "got",
 		       "check");
 		printf("|------------------------|------------------------------|----------|-------"
 		       "-|-------|\n");
-		for (size_t t = 0; t < sw.suite.ntasks; t++)
-			for (size_t i = 0; i < sw.matrix.ncells; i++)
-				if (sw.matrix.cells[i].task == t)
-					bad += check_cell(&sw, i, stdout) < 0;
-		printf("\n%zu tasks, %zu runs: %s\n", sw.suite.ntasks, sw.matrix.ncells,
+		for (size_t t = 0; t < sw->suite.ntasks; t++)
+			for (size_t i = 0; i < sw->matrix.ncells; i++)
+				if (sw->matrix.cells[i].task == t)
+					bad += check_cell(sw, i, stdout) < 0;
+		printf("\n%zu tasks, %zu runs: %s\n", sw->suite.ntasks, sw->matrix.ncells,
 		       bad ? "FAILED" : "all verdicts as expected");
 		if (bad) {
 			printf("%zu run%s did not get the expected verdict; results kept in %s\n",
-			       bad, bad == 1 ? "" : "s", o.out);
-			keep = 1;
+			       bad, bad == 1 ? "" : "s", p.o.out);
+			p.keep = 1;
 			code = EXIT_FAILED;
 		}
 	}
-	if (sched_rank() == 0 && made_tmp && !keep)
-		fs_rm_rf(tmpl, NULL);
-	sweep_release(&sw);
-	engi_free(cmdline);
-	strlist_release(&conds);
-	strlist_release(&res);
-	strlist_release(&grid);
-	sched_finalize();
-	return code;
+	cli_probe_finish(&p);
+	return code < 0 ? 0 : code;
 }

@@ -260,6 +260,28 @@ static int ew_uploads(const char *dir, const char *taskdir, json_t *step, const 
 	return 0;
 }
 
+/* A list of setup steps (config, or the evaluator's postconfig) at where:
+ * each an upload_file, its files appended to list as ew_uploads does. */
+static int ew_steps(const char *dir, const char *taskdir, json_t *steps, const char *where,
+		    const char *hkey, const char *gkey, json_t *list, struct ew_refusal *r)
+{
+	size_t i;
+	json_t *st;
+	json_array_foreach(steps, i, st)
+	{
+		char ptr[64];
+		snprintf(ptr, sizeof(ptr), "%s/%zu", where, i);
+		const char *type = json_string_value(json_object_get(st, "type"));
+		if (!type || strcmp(type, "upload_file"))
+			REFUSE(r, "setup step not supported",
+			       "%s: step type '%s' is not supported yet", ptr,
+			       type ? type : "(none)");
+		if (ew_uploads(dir, taskdir, st, ptr, hkey, gkey, list, r) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The reference: each ground-truth file named like a deliverable, written
  * at its path; a task without any says so and fails. */
 static json_t *ew_reference(const char *dir, const char *taskdir, json_t *deliverables)
@@ -376,23 +398,10 @@ static int ew_verifier(const char *dir, const char *taskdir, int optimization, j
 			    "supported yet");
 	}
 	json_t *uploads = json_array();
-	json_t *post = json_object_get(ev, "postconfig");
-	size_t i;
-	json_t *st;
-	json_array_foreach(post, i, st)
-	{
-		char where[64];
-		snprintf(where, sizeof(where), "/evaluator/postconfig/%zu", i);
-		const char *type = json_string_value(json_object_get(st, "type"));
-		if (!type || strcmp(type, "upload_file")) {
-			json_decref(uploads);
-			REFUSE(r, "setup step not supported", "%s: step type '%s' is not supported",
-			       where, type ? type : "(none)");
-		}
-		if (ew_uploads(dir, taskdir, st, where, "from", "to", uploads, r) < 0) {
-			json_decref(uploads);
-			return -1;
-		}
+	if (ew_steps(dir, taskdir, json_object_get(ev, "postconfig"), "/evaluator/postconfig",
+		     "from", "to", uploads, r) < 0) {
+		json_decref(uploads);
+		return -1;
 	}
 	const char *file =
 	    json_string_value(json_object_get(json_array_get(deliverables, 0), "path"));
@@ -467,23 +476,10 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	int gui = !strcmp(iface, "gui");
 
 	json_t *inputs = json_array();
-	json_t *config = json_object_get(root, "config");
-	json_t *st;
-	json_array_foreach(config, i, st)
-	{
-		char where[64];
-		snprintf(where, sizeof(where), "/config/%zu", i);
-		const char *type = json_string_value(json_object_get(st, "type"));
-		if (!type || strcmp(type, "upload_file")) {
-			json_decref(inputs);
-			REFUSE(r, "setup step not supported",
-			       "%s: step type '%s' is not supported yet", where,
-			       type ? type : "(none)");
-		}
-		if (ew_uploads(dir, taskdir, st, where, "host", "env", inputs, r) < 0) {
-			json_decref(inputs);
-			return -1;
-		}
+	if (ew_steps(dir, taskdir, json_object_get(root, "config"), "/config", "host", "env",
+		     inputs, r) < 0) {
+		json_decref(inputs);
+		return -1;
 	}
 	json_t *deliverables = json_array();
 	json_t *arts = json_object_get(root, "artifact_paths");

@@ -169,6 +169,19 @@ static int same_stratum(const struct spec *sp, const struct task *x, const struc
 	return 1;
 }
 
+/* Keeps the tasks marked in keep, in order; the others' criteria freed. */
+static void keep_tasks(struct suite *s, const unsigned char *keep)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < s->ntasks; i++) {
+		if (keep[i])
+			s->tasks[w++] = s->tasks[i];
+		else if (s->tasks[i].verifier)
+			engi_verifier_free(s->tasks[i].verifier, s->tasks[i].criteria);
+	}
+	s->ntasks = w;
+}
+
 #define SELECT_FILE_CAP ((size_t)16 << 20)
 
 int suite_select_file(struct suite *s, const char *path, size_t *unmatched, struct engi_error *err)
@@ -223,14 +236,7 @@ int suite_select_file(struct suite *s, const char *path, size_t *unmatched, stru
 		engi_free(keep);
 		return rc;
 	}
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (keep[i])
-			s->tasks[w++] = s->tasks[i];
-		else if (s->tasks[i].verifier)
-			engi_verifier_free(s->tasks[i].verifier, s->tasks[i].criteria);
-	}
-	s->ntasks = w;
+	keep_tasks(s, keep);
 	engi_free(keep);
 	return 0;
 }
@@ -292,14 +298,7 @@ int suite_subset(struct suite *s, const char *text, size_t *nstrata, struct engi
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(key_of(&s->tasks[i], sp.all_key), sp.all_value))
 				keep[i] = 1;
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (keep[i])
-			s->tasks[w++] = s->tasks[i];
-		else if (s->tasks[i].verifier)
-			engi_verifier_free(s->tasks[i].verifier, s->tasks[i].criteria);
-	}
-	s->ntasks = w;
+	keep_tasks(s, keep);
 	engi_free(order);
 	engi_free(keep);
 	if (nstrata)

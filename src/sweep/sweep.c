@@ -989,6 +989,20 @@ static int rejudge_all(struct runctx *c, struct engi_error *err)
 	return rc < 0 ? rc : maybe_flush(c, 1, err);
 }
 
+/* A record to judge again from its saved deliverables, taken (r emptied). */
+static int rejudge_push(struct runctx *c, struct record *r, struct engi_error *err)
+{
+	struct record *v = engi_realloc(c->rejudge, (c->nrejudge + 1) * sizeof(*v));
+	if (!v) {
+		record_release(r);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	c->rejudge = v;
+	c->rejudge[c->nrejudge++] = *r;
+	record_init(r);
+	return 0;
+}
+
 /* Resume, pass 2: each cell's last record into the store, unless it failed
  * for infrastructure reasons (then the cell runs again). */
 static int resume_load(void *p, struct record *r, struct engi_error *err)
@@ -1003,15 +1017,7 @@ static int resume_load(void *p, struct record *r, struct engi_error *err)
 	int rejudgeable = vt && episode_verify_env(vt, c->o->verify_in) != ENGI_VENV_EPISODE;
 	if (ci >= 0 && c->last_line[ci] == (long)c->line && verifier_failed(r) && rejudgeable) {
 		/* the run stands: its deliverables are judged again, not rerun */
-		struct record *v = engi_realloc(c->rejudge, (c->nrejudge + 1) * sizeof(*v));
-		if (!v) {
-			record_release(r);
-			RAISE(err, ENGI_ENOMEM, "out of memory");
-		}
-		c->rejudge = v;
-		c->rejudge[c->nrejudge++] = *r;
-		record_init(r);
-		return 0;
+		return rejudge_push(c, r, err);
 	}
 	if (ci >= 0 && c->last_line[ci] == (long)c->line && !outcome_is_infra(r->outcome)) {
 		const struct task *t = &c->sw->suite.tasks[c->sw->matrix.cells[ci].task];
@@ -1068,15 +1074,7 @@ static int resume_verifying(void *p, struct record *r, struct engi_error *err)
 			record_init(r);
 			return 0;
 		}
-	struct record *v = engi_realloc(c->rejudge, (c->nrejudge + 1) * sizeof(*v));
-	if (!v) {
-		record_release(r);
-		RAISE(err, ENGI_ENOMEM, "out of memory");
-	}
-	c->rejudge = v;
-	c->rejudge[c->nrejudge++] = *r;
-	record_init(r);
-	return 0;
+	return rejudge_push(c, r, err);
 }
 
 static int setup_rank0(struct runctx *c, size_t **order, size_t *norder, struct engi_error *err)
