@@ -796,6 +796,19 @@ static char *config_json(const struct runctx *c)
 		json_object_set_new(cfg, "command_policy", json_string(o->command_policy));
 	if (cfg && o->shard_n > 0)
 		json_object_set_new(cfg, "shard", json_sprintf("%u/%u", o->shard_k, o->shard_n));
+	/* a benchmark's tasks that its source refused: in no denominator, said */
+	const struct suite *su = &c->sw->suite;
+	if (cfg && su->nrefused) {
+		json_t *why = json_object();
+		for (size_t i = 0; why && i < su->nrefused; i++) {
+			const char *k = su->refused[i].category;
+			json_object_set_new(
+			    why, k, json_integer(json_integer_value(json_object_get(why, k)) + 1));
+		}
+		json_object_set_new(cfg, "suite_source", json_string(su->source));
+		json_object_set_new(cfg, "suite_refused", json_integer((json_int_t)su->nrefused));
+		json_object_set_new(cfg, "suite_refused_reasons", why);
+	}
 	char *s = cfg ? json_dumps(cfg, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
 	json_decref(cfg);
 	return s;

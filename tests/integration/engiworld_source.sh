@@ -64,6 +64,11 @@ assert ep["task-01", "single", "reference"]["success"] == 1
 assert ep["task-01", "single", "noop"]["success"] == 0
 assert ep["task-02", "single", "reference"]["infra"] == "verifier crashed"
 assert abs(ep["task-01", "design", "reference"]["score"] - 0.7) < 1e-12
+import h5py, json
+with h5py.File("r/results.h5", "r") as f:
+    cfg = json.loads(f.attrs["config"])
+assert cfg["suite_source"] == "engiworld" and cfg["suite_refused"] == 9, cfg
+assert cfg["suite_refused_reasons"]["windows guest"] == 1, cfg
 print("ok: the local backend runs the tree in its sandbox")
 PY
 set +e
