@@ -10,20 +10,56 @@
 #include <string.h>
 #include <unistd.h>
 
-extern const struct backend_desc backend_local;
-extern const struct backend_desc backend_qemu;
-extern const struct backend_desc backend_simulate;
+#ifndef ENGI_WITH_QEMU
+#error "ENGI_WITH_QEMU (1 or 0) comes from src/CMakeLists.txt, the ENGI_QEMU option"
+#endif
 
-static const struct backend_desc *const registry[] = {&backend_local, &backend_qemu,
+extern const struct backend_desc backend_local;
+extern const struct backend_desc backend_simulate;
+#if ENGI_WITH_QEMU
+extern const struct backend_desc backend_qemu;
+#else
+/* configured out (-DENGI_QEMU=OFF): named so that asking for it says so */
+static const struct backend_desc backend_qemu_absent = {
+    .name = "qemu",
+    .summary = "clean QEMU virtual machine per episode",
+    .not_built_hint = "configure with -DENGI_QEMU=ON",
+};
+#endif
+
+static const struct backend_desc *const registry[] = {&backend_local,
+#if ENGI_WITH_QEMU
+						      &backend_qemu,
+#endif
 						      &backend_simulate, NULL};
+
+/* the backends this binary was configured without (docs/building.md) */
+static const struct backend_desc *const absent[] = {
+#if !ENGI_WITH_QEMU
+    &backend_qemu_absent,
+#endif
+    NULL};
 
 const struct backend_desc *const *backend_all(void)
 {
 	return registry;
 }
 
+const struct backend_desc *const *backend_not_built(void)
+{
+	return absent;
+}
+
 const struct backend_desc *backend_lookup(const char *name, struct engi_error *err)
 {
+	for (const struct backend_desc *const *d = absent; *d; d++) {
+		if (!strcmp((*d)->name, name)) {
+			engi_raise(err, ENGI_ENOTSUP,
+				   "the %s backend is not built into this binary (%s)", name,
+				   (*d)->not_built_hint);
+			return NULL;
+		}
+	}
 	char names[256] = "";
 	for (const struct backend_desc *const *d = registry; *d; d++) {
 		if (!strcmp((*d)->name, name)) {

@@ -106,6 +106,9 @@ struct backend_env {
 /* NULL with a message listing valid names, or saying it is not built. */
 const struct backend_desc *backend_lookup(const char *name, struct engi_error *err);
 const struct backend_desc *const *backend_all(void);
+/* The backends this binary was configured without (ENGI_QEMU=OFF: qemu),
+ * each with its not_built_hint; backend_lookup answers ENGI_ENOTSUP for them. */
+const struct backend_desc *const *backend_not_built(void);
 
 int backend_start(const struct backend_desc *d, const struct env_spec *spec,
 		  struct backend_env **out, struct engi_error *err);

@@ -5,8 +5,10 @@
 #include "cli.h"
 
 #include "backend.h"
+#if ENGI_WITH_QEMU
 #include "image.h"
 #include "qemu.h"
+#endif
 
 #include <getopt.h>
 #include <limits.h>
@@ -41,6 +43,22 @@ static const char image_help[] =
     "  --cpus N        machine shape of the ready state (default 1)\n"
     "  --memory-mb M   memory of the ready state (default: the image's)\n";
 
+#if !ENGI_WITH_QEMU
+/* Configured with -DENGI_QEMU=OFF: every subcommand says so (backend.c's
+ * message) and exits 2; --help shows what the command would do. */
+int cmd_image(int argc, char **argv)
+{
+	struct engi_error e;
+	engi_error_init(&e);
+	backend_lookup("qemu", &e);
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("%s\n%s\n", image_help, e.msg);
+		return 0;
+	}
+	cli_error(&e);
+	return EXIT_USAGE;
+}
+#else
 static int usage_error(const char *msg)
 {
 	cli_errorf("image: %s", msg);
@@ -192,3 +210,4 @@ int cmd_image(int argc, char **argv)
 	}
 	return usage_error("unknown subcommand (build, list, path)");
 }
+#endif

@@ -4,7 +4,9 @@
 #include "backend.h"
 #include "engi/verify.h"
 #include "provider.h"
+#if ENGI_WITH_QEMU
 #include "qemu.h"
+#endif
 #include "source.h"
 
 #include <stdio.h>
@@ -87,9 +89,13 @@ int cmd_inspect(int argc, char **argv)
 	for (const struct backend_desc *const *b = backend_all(); *b; b++)
 		printf("  %-10s %-10s %s\n", (*b)->name, (*b)->ops ? "built" : "not built",
 		       (*b)->summary);
+	for (const struct backend_desc *const *b = backend_not_built(); *b; b++)
+		printf("  %s: not built into this binary (%s)\n", (*b)->name, (*b)->not_built_hint);
+#if ENGI_WITH_QEMU
 	char why[256];
 	const char *accel = qemu_accel(why, sizeof(why));
 	printf("  qemu accelerator: %s (%s)\n", accel, why);
+#endif
 	char sbwhy[512];
 	if (backend_local_sandbox(sbwhy, sizeof(sbwhy)))
 		printf("  local sandbox: available (%s)\n", sbwhy);

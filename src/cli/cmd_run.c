@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "backend.h"
 #include "engi/alloc.h"
 #include "episode.h"
 #include "fsutil.h"
@@ -377,6 +378,14 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			cli_errorf("validate: option '%s' belongs to run", argv[optind - 1]);
 			return -1;
 		}
+	}
+	/* a backend this binary was configured without stops here, before the
+	 * suite is read (an unknown name is the sweep's preflight's to report) */
+	struct engi_error e;
+	engi_error_init(&e);
+	if (o->backend && !backend_lookup(o->backend, &e) && e.code == ENGI_ENOTSUP) {
+		cli_error(&e);
+		return -1;
 	}
 	if (optind != argc - 1) {
 		cli_errorf("%s: expected one SUITE (a folder of task files or one file)",
