@@ -36,6 +36,7 @@
 #include <dirent.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,58 @@ static int ew_cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+enum ew_entry { EW_FOLDERS, EW_PNG_FILES };
+
+/* The names in dir of its sub-folders (not hidden, not '_'-prefixed) or of
+ * its PNG files (not hidden), at most cap, in name order: a task's hash
+ * must not depend on the folder's order. engi_free each and the list
+ * (ew_free_list); -1 when dir cannot be opened. */
+static int ew_names(const char *dir, enum ew_entry want, size_t cap, char ***out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	struct dirent *de;
+	size_t alloc = 0;
+	while (*n < cap && (de = readdir(d)) != NULL) {
+		const char *name = de->d_name;
+		size_t k = strlen(name);
+		if (name[0] == '.')
+			continue;
+		if (want == EW_PNG_FILES && (k < 5 || strcasecmp(name + k - 4, ".png")))
+			continue;
+		if (want == EW_FOLDERS) {
+			char p[PATH_MAX];
+			struct stat st;
+			snprintf(p, sizeof(p), "%s/%s", dir, name);
+			if (name[0] == '_' || lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+				continue;
+		}
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			char **nv = engi_reallocarray(*out, alloc, sizeof(**out));
+			if (!nv)
+				break;
+			*out = nv;
+		}
+		if (((*out)[*n] = engi_strdup(name)) != NULL)
+			(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), ew_cmp_str);
+	return 0;
+}
+
+static void ew_free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		engi_free(v[i]);
+	engi_free(v);
+}
+
 /* A vision task's drawings: the images of its init_file/ folder, which the
  * benchmark attaches to every request (PNG: engisweep's drawings). */
 static json_t *ew_drawings(const char *dir, const char *taskdir)
@@ -319,33 +372,16 @@ static json_t *ew_drawings(const char *dir, const char *taskdir)
 	char idir[PATH_MAX];
 	snprintf(idir, sizeof(idir), "%.2000s/%.200s/init_file", dir, taskdir);
 	json_t *list = json_array();
-	char **names = NULL;
-	size_t n = 0;
-	DIR *d = opendir(idir);
-	struct dirent *de;
-	while (d && n < 64 && (de = readdir(d)) != NULL) {
-		size_t k = strlen(de->d_name);
-		if (de->d_name[0] == '.' || k < 5 || strcasecmp(de->d_name + k - 4, ".png"))
-			continue;
-		char **nv = engi_reallocarray(names, n + 1, sizeof(*names));
-		if (!nv)
-			break;
-		names = nv;
-		if ((names[n] = engi_strdup(de->d_name)) != NULL)
-			n++;
-	}
-	if (d)
-		closedir(d);
-	/* in name order: the task's hash must not depend on the folder's */
-	if (n)
-		qsort(names, n, sizeof(*names), ew_cmp_str);
+	char **names;
+	size_t n;
+	if (ew_names(idir, EW_PNG_FILES, 64, &names, &n) < 0)
+		return list;
 	for (size_t i = 0; i < n; i++) {
 		char rel[PATH_MAX];
 		snprintf(rel, sizeof(rel), "init_file/%s", names[i]);
 		json_array_append_new(list, json_string(rel));
-		engi_free(names[i]);
 	}
-	engi_free(names);
+	ew_free_list(names, n);
 	return list;
 }
 
@@ -601,46 +637,6 @@ static int ew_load_file(struct suite *s, const char *dir, const char *cat, const
 	return 0;
 }
 
-/* The sorted names of the sub-folders of dir (engi_free each and the list). */
-static int ew_subdirs(const char *dir, char ***out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return -1;
-	struct dirent *de;
-	size_t alloc = 0;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || de->d_name[0] == '_')
-			continue;
-		char p[PATH_MAX];
-		struct stat st;
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
-			continue;
-		if (*n == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			char **nv = engi_reallocarray(*out, alloc, sizeof(**out));
-			if (!nv)
-				break;
-			*out = nv;
-		}
-		(*out)[(*n)++] = engi_strdup(de->d_name);
-	}
-	closedir(d);
-	if (*n)
-		qsort(*out, *n, sizeof(**out), ew_cmp_str);
-	return 0;
-}
-
-static void ew_free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		engi_free(v[i]);
-	engi_free(v);
-}
-
 static int ew_load(struct suite *s, const char *path, int strict, struct engi_error *err)
 {
 	char given[PATH_MAX], root[PATH_MAX];
@@ -662,14 +658,14 @@ static int ew_load(struct suite *s, const char *path, int strict, struct engi_er
 			snprintf(idir, sizeof(idir), "%s/%s/%s", root, cat, iface);
 			char **folders;
 			size_t nf;
-			if (ew_subdirs(idir, &folders, &nf) < 0)
+			if (ew_names(idir, EW_FOLDERS, SIZE_MAX, &folders, &nf) < 0)
 				continue;
 			for (size_t f = 0; rc == 0 && f < nf; f++) {
 				char fdir[PATH_MAX];
 				snprintf(fdir, sizeof(fdir), "%s/%s", idir, folders[f]);
 				char **tasks;
 				size_t nt;
-				if (ew_subdirs(fdir, &tasks, &nt) < 0)
+				if (ew_names(fdir, EW_FOLDERS, SIZE_MAX, &tasks, &nt) < 0)
 					continue;
 				for (size_t t = 0; rc == 0 && t < nt; t++) {
 					if (strncmp(tasks[t], "task-", 5))
