@@ -42,15 +42,8 @@ static int inspect_suite(const char *path, const char *source)
 	if (s.nrefused) {
 		printf("\nrefused, by reason:\n");
 		for (size_t i = 0; i < s.nrefused; i++) {
-			size_t n = 0, first = i;
-			for (size_t j = 0; j < s.nrefused; j++) {
-				if (strcmp(s.refused[j].category, s.refused[i].category))
-					continue;
-				n++;
-				if (j < first)
-					first = j;
-			}
-			if (first == i)
+			size_t n = suite_refused_by(&s, i);
+			if (n)
 				printf("  %-6zu %s\n", n, s.refused[i].category);
 		}
 		printf("\nrefused tasks:\n");

@@ -62,6 +62,18 @@ const struct task_source *task_source_detect(const char *path, struct engi_error
 	return best;
 }
 
+size_t suite_refused_by(const struct suite *s, size_t i)
+{
+	const char *cat = s->refused[i].category;
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(s->refused[j].category, cat))
+			return 0;
+	size_t n = 0;
+	for (size_t j = i; j < s->nrefused; j++)
+		n += !strcmp(s->refused[j].category, cat);
+	return n;
+}
+
 int suite_refuse(struct suite *s, const char *file, int code, const char *category,
 		 const char *reason)
 {

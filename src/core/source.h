@@ -46,6 +46,11 @@ const struct task_source *task_source_detect(const char *path, struct engi_error
 int suite_load_from(struct suite *s, const char *path, const char *source, int strict,
 		    struct engi_error *err);
 
+/* Refusals by reason: how many share refusal i's category when i is the
+ * first of them, 0 for the others (so a loop over i lists each reason
+ * once, in the order first met). */
+size_t suite_refused_by(const struct suite *s, size_t i);
+
 /* For sources: records a refused task in s: its file, the kind of reason
  * (what inspect tabulates: "unknown field", "evaluator not supported", ...)
  * and the whole message. */

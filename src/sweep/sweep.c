@@ -582,16 +582,9 @@ static int say_refused(const struct suite *s, const struct sweep_opts *o, struct
 	fprintf(stderr, "engisweep: '%s' (%s): %zu tasks run, %zu refused:", o->suite, s->source,
 		s->ntasks, s->nrefused);
 	for (size_t i = 0; i < s->nrefused; i++) {
-		const char *cat = s->refused[i].category;
-		int seen = 0;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = !strcmp(s->refused[j].category, cat);
-		if (seen)
-			continue;
-		size_t n = 0;
-		for (size_t j = i; j < s->nrefused; j++)
-			n += !strcmp(s->refused[j].category, cat);
-		fprintf(stderr, "%s %zu %s", i ? "," : "", n, cat);
+		size_t n = suite_refused_by(s, i);
+		if (n)
+			fprintf(stderr, "%s %zu %s", i ? "," : "", n, s->refused[i].category);
 	}
 	fprintf(stderr, " (engisweep inspect '%s' lists them)\n", o->suite);
 	return 0;
@@ -801,9 +794,10 @@ static char *config_json(const struct runctx *c)
 	if (cfg && su->nrefused) {
 		json_t *why = json_object();
 		for (size_t i = 0; why && i < su->nrefused; i++) {
-			const char *k = su->refused[i].category;
-			json_object_set_new(
-			    why, k, json_integer(json_integer_value(json_object_get(why, k)) + 1));
+			size_t n = suite_refused_by(su, i);
+			if (n)
+				json_object_set_new(why, su->refused[i].category,
+						    json_integer((json_int_t)n));
 		}
 		json_object_set_new(cfg, "suite_source", json_string(su->source));
 		json_object_set_new(cfg, "suite_refused", json_integer((json_int_t)su->nrefused));
