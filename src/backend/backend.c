@@ -120,6 +120,8 @@ int backend_exec(struct backend_env *env, const char *command, const struct exec
 	memset(r, 0, sizeof(*r));
 	if (!env->desc->ops->exec)
 		return NOT_SUPPORTED(env, "commands");
+	if (o && o->detach && !(env->desc->caps & BACKEND_CAP_DETACH))
+		return NOT_SUPPORTED(env, "commands left running in the background");
 	return env->desc->ops->exec(env, command, o, r, err);
 }
 
@@ -218,6 +220,12 @@ int backend_prepare(const struct backend_desc *d, const struct env_spec *spec,
 		      "backend '%s' cannot give an episode the working folder '%s' the task needs "
 		      "(its paths are the guest's): use a backend that runs a guest, such as qemu",
 		      d->name, spec->workdir);
+	if (spec->detach && !(d->caps & BACKEND_CAP_DETACH))
+		RAISE(err, ENGI_EINVALID,
+		      "backend '%s' cannot leave a command running in the background (the task's "
+		      "setup step 'launch'): its commands end with everything they started; use a "
+		      "backend that runs a guest, such as qemu",
+		      d->name);
 	return d->ops->prepare ? d->ops->prepare(spec, err) : 0;
 }
 

@@ -29,6 +29,9 @@ enum backend_caps {
 	BACKEND_CAP_INPUT = 1u << 3,
 	BACKEND_CAP_ISOLATED = 1u << 4, /* a VM: the agent cannot touch the host */
 	BACKEND_CAP_WORKDIR = 1u << 5,	/* honours env_spec.workdir */
+	/* exec_opts.detach: a command started in the background outlives
+	 * its exec (a task's setup step `launch`) */
+	BACKEND_CAP_DETACH = 1u << 6,
 };
 
 struct env_spec {
@@ -40,6 +43,7 @@ struct env_spec {
 	/* the working folder in the guest, absolute (NULL: the backend's);
 	 * only for backends with BACKEND_CAP_WORKDIR */
 	const char *workdir;
+	int detach;	  /* the task starts background commands (exec_opts.detach) */
 	const char *name; /* unique per episode attempt, safe as a file name */
 	const char *key;  /* "TASK/MODEL", the same for every trial (or NULL) */
 };
@@ -49,6 +53,10 @@ struct exec_opts {
 	size_t out_cap;		  /* bytes of output kept; the rest is counted, dropped */
 	int (*cancel)(void *ctx); /* polled; non-zero kills the command */
 	void *cancel_ctx;
+	/* start the command in a session of its own, its input and output
+	 * away from the caller, and return at once (exit 0 when it started);
+	 * it runs on after the exec. BACKEND_CAP_DETACH only. */
+	int detach;
 };
 
 struct exec_result {

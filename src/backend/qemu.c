@@ -1290,7 +1290,7 @@ const struct backend_desc backend_qemu = {
     .summary =
 	"clean QEMU virtual machine per episode (qcow2 overlay, saved state, guest agent, QMP)",
     .caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES | BACKEND_CAP_SCREEN | BACKEND_CAP_INPUT |
-	    BACKEND_CAP_WORKDIR | BACKEND_CAP_ISOLATED,
+	    BACKEND_CAP_WORKDIR | BACKEND_CAP_ISOLATED | BACKEND_CAP_DETACH,
     .priv_size = sizeof(struct qemu_env),
     .ops = &qemu_ops,
 };

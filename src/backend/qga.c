@@ -35,6 +35,8 @@ static double call_timeout(void)
 }
 #define CALL_TIMEOUT_S call_timeout()
 #define FILE_CHUNK     ((size_t)1 << 20)
+/* where the output of commands started detached goes, in the guest */
+#define QGA_LAUNCH_LOG "/tmp/engisweep-launch.log"
 
 /* The command runs in a session of its own (setsid does not fork: the
  * agent's child is no group leader), under a wrapper shell that kills the
@@ -112,14 +114,26 @@ int qga_exec(struct qga *g, const char *cwd, const char *command, const struct e
 	     struct exec_result *r, struct engi_error *err)
 {
 	char *qcwd = text_sh_quote(cwd);
-	size_t n = strlen(command) + (qcwd ? strlen(qcwd) : 0) + 64;
-	char *script = qcwd ? engi_malloc(n) : NULL;
+	/* detached: a session of its own (a background child is no group
+	 * leader, so setsid does not fork), out of reach of the wrapper's
+	 * kill, its output appended to a log in the guest */
+	char *qcmd = o->detach ? text_sh_quote(command) : NULL;
+	size_t n = strlen(command) + (qcwd ? strlen(qcwd) : 0) + (qcmd ? strlen(qcmd) : 0) + 160;
+	char *script = qcwd && (qcmd || !o->detach) ? engi_malloc(n) : NULL;
 	if (!script) {
 		engi_free(qcwd);
+		engi_free(qcmd);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
-	snprintf(script, n, "cd %s || exit 125\nexec 2>&1\n%s", qcwd, command);
+	if (o->detach)
+		snprintf(script, n,
+			 "cd %s || exit 125\nexec 2>&1\nsetsid /bin/sh -c %s </dev/null "
+			 ">>" QGA_LAUNCH_LOG " 2>&1 &\necho \"started $!\"",
+			 qcwd, qcmd);
+	else
+		snprintf(script, n, "cd %s || exit 125\nexec 2>&1\n%s", qcwd, command);
 	engi_free(qcwd);
+	engi_free(qcmd);
 	double t0 = clk_now_mono();
 	json_int_t pid = 0;
 	int rc = spawn(g, script, &pid, err);

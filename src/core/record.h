@@ -48,6 +48,8 @@ int outcome_is_infra(int outcome);
 #define INFRA_KEY_UNSET	       "api key not set"
 #define INFRA_VERIFIER_CRASH   "verifier crashed"
 #define INFRA_VERIFIER_TIMEOUT "verifier timed out"
+/* a checked setup step of the task (SCHEMA.md `setup`) failed */
+#define INFRA_SETUP_FAILED "setup failed"
 /* the sweep stopped while the episode's verification ran or waited */
 #define INFRA_VERIFY_STOPPED "verifier interrupted"
 #define INFRA_REASON_MAX     sizeof(((struct record *)0)->infra)

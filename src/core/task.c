@@ -363,6 +363,50 @@ static int parse_inputs(struct loadctx *c, json_t *root, struct task *t)
 	return 0;
 }
 
+static int parse_setup(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *arr;
+	TRY(field(c, root, "", "setup", JSON_ARRAY, 0, &arr));
+	if (!arr)
+		return 0;
+	t->nsetup = json_array_size(arr);
+	if (t->nsetup < 1 || t->nsetup > TASK_SETUP_MAX)
+		return bad(c, "/setup", "expected 1 to %d steps, found %zu", TASK_SETUP_MAX,
+			   t->nsetup);
+	t->setup = arena_array(c->a, t->nsetup, sizeof(*t->setup));
+	if (!t->setup)
+		return oom(c);
+	for (size_t i = 0; i < t->nsetup; i++) {
+		json_t *o = json_array_get(arr, i);
+		char p[PTR_MAX], pk[PTR_MAX];
+		ptr_idx(p, "/setup", i);
+		TRY(expect_object(c, p, o));
+		struct task_setup *st = &t->setup[i];
+		st->launch = json_object_get(o, "launch") != NULL;
+		if (st->launch == (json_object_get(o, "run") != NULL))
+			return bad(c, p, "a setup step has exactly one of 'run' and 'launch'");
+		static const char *const run_keys[] = {"run", "timeout_s", "check", NULL};
+		static const char *const launch_keys[] = {"launch", NULL};
+		TRY(only_keys(c, o, p, st->launch ? launch_keys : run_keys));
+		const char *key = st->launch ? "launch" : "run";
+		TRY(get_str(c, o, p, key, 1, 1, &st->cmd));
+		ptr_key(pk, p, key);
+		if (strlen(st->cmd) > TASK_SETUP_CMD_MAX)
+			return bad(c, pk, "longer than %d bytes", TASK_SETUP_CMD_MAX);
+		TRY(get_num(c, o, p, "timeout_s", 0, TASK_SETUP_TIMEOUT_S, &st->timeout_s));
+		if (!(st->timeout_s > 0 && st->timeout_s <= 3600)) {
+			ptr_key(pk, p, "timeout_s");
+			return bad(c, pk, "must be in (0, 3600] seconds, found %g", st->timeout_s);
+		}
+		TRY(get_bool(c, o, p, "check", 1, &st->check));
+		if (st->launch) {
+			st->check = 0;
+			t->launches = 1;
+		}
+	}
+	return 0;
+}
+
 static int parse_limits(struct loadctx *c, json_t *root, struct task *t)
 {
 	json_t *lim;
@@ -782,10 +826,10 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 		return bad(c, "", "a task file holds one JSON object, found %s",
 			   engi_json_kind(root));
 	static const char *const keys[] = {
-	    "schema", "id",	   "title",	   "domain",   "software",
-	    "type",   "interface", "instruction",  "drawings", "environment",
-	    "inputs", "limits",	   "deliverables", "verifier", "reference",
-	    "flawed", "resources", "interaction",  "on_fail",  NULL};
+	    "schema",	   "id",	   "title",    "domain",      "software", "type",
+	    "interface",   "instruction",  "drawings", "environment", "inputs",	  "setup",
+	    "limits",	   "deliverables", "verifier", "reference",   "flawed",	  "resources",
+	    "interaction", "on_fail",	   NULL};
 	TRY(only_keys(c, root, "", keys));
 	static const char *const on_fail[] = {"judge", "zero", NULL};
 	int of = 0;
@@ -864,6 +908,7 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	}
 	TRY(parse_environment(c, root, t));
 	TRY(parse_inputs(c, root, t));
+	TRY(parse_setup(c, root, t));
 	TRY(parse_limits(c, root, t));
 	TRY(parse_deliverables(c, root, t));
 	TRY(parse_verifier(c, root, t));

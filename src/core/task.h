@@ -65,6 +65,19 @@ struct task_input {
 	int protected_;
 };
 
+/* A setup step (SCHEMA.md, `setup`): a command run in the environment
+ * after the inputs are in place and before the agent starts. */
+#define TASK_SETUP_MAX	     64
+#define TASK_SETUP_CMD_MAX   8192
+#define TASK_SETUP_TIMEOUT_S 120.0
+
+struct task_setup {
+	const char *cmd; /* shell command, run in the working folder */
+	int launch;	 /* started in the background and left running */
+	double timeout_s;
+	int check; /* a nonzero exit or a timeout is a setup failure */
+};
+
 struct task_deliverable {
 	const char *path;
 	unsigned long long max_bytes;
@@ -124,6 +137,9 @@ struct task {
 	} env;
 	struct task_input *inputs;
 	size_t ninputs;
+	struct task_setup *setup;
+	size_t nsetup;
+	int launches; /* some setup step is a launch */
 	int turn_limit;
 	int fail_zero; /* on_fail "zero": a declared failure scores 0, unjudged */
 	double wall_s;

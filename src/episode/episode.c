@@ -97,6 +97,7 @@ static struct env_spec task_env_spec(const struct task *t, const char *work_root
 				 .cpus = t->env.cpus,
 				 .memory_mb = t->env.memory_mb,
 				 .network = t->env.network,
+				 .detach = t->launches,
 				 .work_root = work_root,
 				 .name = name,
 				 .key = key};
@@ -115,7 +116,7 @@ int episode_prepare(const char *backend, const struct suite *suite, struct engi_
 			seen = !strcmp(o->env.image, t->env.image) && o->env.cpus == t->env.cpus &&
 			       o->env.memory_mb == t->env.memory_mb &&
 			       o->env.network == t->env.network &&
-			       !o->env.workdir == !t->env.workdir;
+			       !o->env.workdir == !t->env.workdir && o->launches == t->launches;
 		}
 		if (seen)
 			continue;
@@ -696,6 +697,47 @@ static int copy_inputs(const struct episode_spec *s, struct backend_env *env, ch
 			return rc;
 		tr(t, json_pack("{s:s,s:s,s:I,s:b,s:s}", "ev", "input", "path", in->env, "bytes",
 				(json_int_t)len, "protected", in->protected_, "sha256", hashes[i]));
+	}
+	return 0;
+}
+
+/* The task's setup steps, in order, after its inputs: a launch is left
+ * running; a checked run that exits nonzero or times out is the task's
+ * setup failing (infrastructure: *failed says so), never the agent's. */
+#define SETUP_OUT_KEEP 2048
+static int run_setup(const struct episode_spec *s, struct backend_env *env, struct trace *t,
+		     char *failed, size_t fcap, struct engi_error *err)
+{
+	for (size_t i = 0; i < s->task->nsetup; i++) {
+		const struct task_setup *st = &s->task->setup[i];
+		struct exec_opts o = {.timeout_s = st->launch ? 30.0 : st->timeout_s,
+				      .out_cap = SETUP_OUT_KEEP,
+				      .detach = st->launch};
+		struct exec_result r;
+		int rc = backend_exec(env, st->cmd, &o, &r, err);
+		if (rc < 0)
+			return rc;
+		size_t clean_len = 0;
+		char *clean = text_utf8_clean(r.out, r.out_len, &clean_len);
+		tr(t, json_pack("{s:s,s:I,s:s,s:i,s:b,s:f,s:s%}", "ev", "setup", "step",
+				(json_int_t)i, "kind", st->launch ? "launch" : "run", "exit",
+				r.exit_code, "timed_out", r.timed_out, "seconds", r.wall_s,
+				"output", clean ? clean : "", clean ? clean_len : (size_t)0));
+		int bad = (st->check || st->launch) && (r.timed_out || r.exit_code != 0);
+		if (bad && r.timed_out)
+			snprintf(failed, fcap, "setup step %zu (%s) timed out after %g s", i,
+				 st->launch ? "launch" : "run", o.timeout_s);
+		else if (bad) {
+			/* the output's first line, for the message */
+			size_t k = clean ? strcspn(clean, "\n") : 0;
+			snprintf(failed, fcap, "setup step %zu (%s) exited %d: %.*s", i,
+				 st->launch ? "launch" : "run", r.exit_code,
+				 (int)(k < 160 ? k : 160), clean ? clean : "");
+		}
+		engi_free(clean);
+		backend_exec_result_release(&r);
+		if (bad)
+			return 0;
 	}
 	return 0;
 }
@@ -1314,10 +1356,17 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 			brc = copy_inputs(s, env, hashes, &t, &e);
 		if (brc == 0)
 			brc = copy_drawings(s, env, &t, &e);
+		char setup_failed[256] = "";
+		if (brc == 0)
+			brc = run_setup(s, env, &t, setup_failed, sizeof(setup_failed), &e);
 		a.env_s += clk_now_mono() - e0;
 		if (brc < 0) {
 			env_lost(&a, e.msg);
 			tr(&t, json_pack("{s:s,s:s}", "ev", "env_error", "message", e.msg));
+		} else if (setup_failed[0]) {
+			a.outcome = OUTCOME_INFRA_ERROR;
+			snprintf(a.infra, sizeof(a.infra), "%s", INFRA_SETUP_FAILED);
+			set_msg(&a, "%s", setup_failed);
 		} else {
 			agent_loop(s, env, &t, &a, ta);
 		}
