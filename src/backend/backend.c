@@ -212,7 +212,7 @@ char *backend_events(struct backend_env *env)
 	return env->desc->ops->events ? env->desc->ops->events(env) : NULL;
 }
 
-int backend_prepare(const struct backend_desc *d, const struct env_spec *spec,
+int backend_can_run(const struct backend_desc *d, const struct env_spec *spec,
 		    struct engi_error *err)
 {
 	if (spec->workdir && !(d->caps & BACKEND_CAP_WORKDIR))
@@ -226,6 +226,13 @@ int backend_prepare(const struct backend_desc *d, const struct env_spec *spec,
 		      "setup step 'launch'): its commands end with everything they started; use a "
 		      "backend that runs a guest, such as qemu",
 		      d->name);
+	return 0;
+}
+
+int backend_prepare(const struct backend_desc *d, const struct env_spec *spec,
+		    struct engi_error *err)
+{
+	TRY(backend_can_run(d, spec, err));
 	return d->ops->prepare ? d->ops->prepare(spec, err) : 0;
 }
 

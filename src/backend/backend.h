@@ -147,6 +147,10 @@ int backend_input(struct backend_env *env, const char *event_json, struct engi_e
 /* No-ops (0, NULL) for backends without them. */
 int backend_pause(struct backend_env *env, int pause, struct engi_error *err);
 char *backend_events(struct backend_env *env);
+/* Whether the backend can give an episode what spec asks (a working
+ * folder, commands left running): ENGI_EINVALID saying why, if not. */
+int backend_can_run(const struct backend_desc *d, const struct env_spec *spec,
+		    struct engi_error *err);
 int backend_prepare(const struct backend_desc *d, const struct env_spec *spec,
 		    struct engi_error *err);
 /* Stops the environment and frees env; *env becomes NULL. NULL is fine. */

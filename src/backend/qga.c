@@ -118,7 +118,7 @@ int qga_exec(struct qga *g, const char *cwd, const char *command, const struct e
 	 * leader, so setsid does not fork), out of reach of the wrapper's
 	 * kill, its output appended to a log in the guest */
 	char *qcmd = o->detach ? text_sh_quote(command) : NULL;
-	size_t n = strlen(command) + (qcwd ? strlen(qcwd) : 0) + (qcmd ? strlen(qcmd) : 0) + 160;
+	size_t n = strlen(command) + (qcwd ? strlen(qcwd) : 0) + (qcmd ? strlen(qcmd) : 0) + 512;
 	char *script = qcwd && (qcmd || !o->detach) ? engi_malloc(n) : NULL;
 	if (!script) {
 		engi_free(qcwd);
@@ -126,9 +126,16 @@ int qga_exec(struct qga *g, const char *cwd, const char *command, const struct e
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
 	if (o->detach)
+		/* the wrapper kills this script's group when it ends: wait
+		 * (at most 5 s) until the child leads its own session or has
+		 * ended (a launch may be quick; its status is not waited for) */
 		snprintf(script, n,
 			 "cd %s || exit 125\nexec 2>&1\nsetsid /bin/sh -c %s </dev/null "
-			 ">>" QGA_LAUNCH_LOG " 2>&1 &\necho \"started $!\"",
+			 ">>" QGA_LAUNCH_LOG " 2>&1 &\np=$!; i=0\n"
+			 "while [ $i -lt 500 ] && [ -e /proc/$p ] && "
+			 "[ \"$(cut -d' ' -f6 /proc/$p/stat 2>/dev/null)\" != \"$p\" ]; do "
+			 "sleep 0.01; i=$((i+1)); done\n"
+			 "echo \"started $p\"",
 			 qcwd, qcmd);
 	else
 		snprintf(script, n, "cd %s || exit 125\nexec 2>&1\n%s", qcwd, command);

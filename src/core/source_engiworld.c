@@ -12,7 +12,10 @@
  *                      names engisweep images for it)
  *   config          upload_file -> inputs (host path relative to the
  *                      folder of the task folders, guest path under the
- *                      guest's Desktop, the working folder)
+ *                      guest's Desktop, the working folder); launch and
+ *                      execute -> setup steps launch and run (status
+ *                      ignored), the runtime's screen placeholders at
+ *                      1920x1080
  *   artifact_paths  -> deliverables
  *   evaluator       postconfig upload_file -> the command verifier's
  *                      uploads; vm_command_line -> its command; exact_match
@@ -21,7 +24,8 @@
  *   ground_truth/   files named like a deliverable -> the reference
  *
  * What engisweep does not run yet is refused with its reason, never half
- * run: Windows guests, setup steps other than upload_file, evaluators
+ * run: Windows guests, setup steps other than upload_file, launch and
+ * execute (and their options other than command, shell, timeout), evaluators
  * other than one vm_command_line with exact_match or quantified_score,
  * paths outside the guest's Desktop, files the task names that are not
  * in the tree.
@@ -29,9 +33,12 @@
 #include "source.h"
 
 #include "engi/alloc.h"
+#include "engi/dynbuf.h"
 #include "engi/json.h"
 #include "engi/schema.h"
 #include "fsutil.h"
+#include "task.h"
+#include "text.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -261,10 +268,129 @@ static int ew_uploads(const char *dir, const char *taskdir, json_t *step, const 
 	return 0;
 }
 
+/* The runtime's screen placeholders, at the benchmark's 1920x1080. */
+static const char *const ew_placeholders[][2] = {
+    {"{SCREEN_WIDTH_HALF}", "960"},
+    {"{SCREEN_HEIGHT_HALF}", "540"},
+    {"{SCREEN_WIDTH}", "1920"},
+    {"{SCREEN_HEIGHT}", "1080"},
+};
+
+/* word with the placeholders replaced, appended to out after a blank,
+ * sh-quoted when quote (-1: out of memory or past out's cap). */
+static int ew_append_word(struct engi_dynbuf *out, const char *word, int quote)
+{
+	struct engi_dynbuf w;
+	engi_dynbuf_init(&w, TASK_SETUP_CMD_MAX);
+	int rc = 0;
+	for (const char *p = word; *p && rc == 0;) {
+		size_t k, n = sizeof(ew_placeholders) / sizeof(*ew_placeholders);
+		for (k = 0; k < n; k++)
+			if (!strncmp(p, ew_placeholders[k][0], strlen(ew_placeholders[k][0])))
+				break;
+		rc = engi_dynbuf_add(&w, k < n ? ew_placeholders[k][1] : p,
+				     k < n ? strlen(ew_placeholders[k][1]) : 1);
+		p += k < n ? strlen(ew_placeholders[k][0]) : 1;
+	}
+	const char *plain = w.buf ? w.buf : "";
+	char *q = quote && rc == 0 ? text_sh_quote(plain) : NULL;
+	const char *t = quote ? q : plain;
+	if (rc == 0 && (!t || (out->len && engi_dynbuf_add(out, " ", 1) < 0) ||
+			engi_dynbuf_addstr(out, t) < 0))
+		rc = -1;
+	engi_free(q);
+	engi_dynbuf_release(&w);
+	return rc < 0 ? -1 : 0;
+}
+
+/* A launch or execute step as a native setup step: its command (a list of
+ * words, or a string: a shell command with "shell": true, else words split
+ * at blanks, as the runtime splits them), placeholders replaced; an
+ * execute waits (its "timeout", default 120 s) and its status is ignored,
+ * as the runtime ignores it. */
+static int ew_command_step(json_t *st, const char *ptr, int launch, json_t *setup,
+			   struct ew_refusal *r)
+{
+	json_t *par = json_object_get(st, "parameters");
+	json_t *cmd = json_object_get(par, "command");
+	const char *key;
+	json_t *v;
+	json_object_foreach(par, key, v)
+	{
+		if (strcmp(key, "command") && strcmp(key, "shell") &&
+		    (launch || strcmp(key, "timeout")))
+			REFUSE(r, "setup step not supported",
+			       "%s/parameters/%s: the runtime's '%s' of a %s step is not supported "
+			       "yet",
+			       ptr, key, key, launch ? "launch" : "execute");
+	}
+	json_t *shell = json_object_get(par, "shell");
+	int sh = json_is_true(shell) ||
+		 (json_is_string(shell) && !strcmp(json_string_value(shell), "true"));
+	struct engi_dynbuf out;
+	engi_dynbuf_init(&out, TASK_SETUP_CMD_MAX);
+	int rc = 0;
+	if (json_is_string(cmd) && sh) {
+		rc = ew_append_word(&out, json_string_value(cmd), 0);
+	} else if (json_is_string(cmd)) {
+		char *copy = engi_strdup(json_string_value(cmd));
+		char *save = NULL;
+		for (char *w = copy ? strtok_r(copy, " \t\n", &save) : NULL; w && rc == 0;
+		     w = strtok_r(NULL, " \t\n", &save))
+			rc = ew_append_word(&out, w, 1);
+		rc = copy ? rc : -1;
+		engi_free(copy);
+	} else if (json_is_array(cmd)) {
+		size_t i;
+		json_t *w;
+		json_array_foreach(cmd, i, w)
+		{
+			if (!json_is_string(w)) {
+				engi_dynbuf_release(&out);
+				REFUSE(r, "malformed step",
+				       "%s/parameters/command/%zu: expected a string", ptr, i);
+			}
+			if (rc == 0)
+				rc = ew_append_word(&out, json_string_value(w), 1);
+		}
+	}
+	if (!out.len || rc < 0) {
+		engi_dynbuf_release(&out);
+		REFUSE(r, "malformed step",
+		       "%s/parameters/command: expected a command (a string or a list of words) "
+		       "of at most %d bytes",
+		       ptr, TASK_SETUP_CMD_MAX);
+	}
+	if (strstr(out.buf, "{CLIENT_PASSWORD}")) {
+		engi_dynbuf_release(&out);
+		REFUSE(r, "setup step not supported",
+		       "%s/parameters/command: needs the guest user's password ({CLIENT_PASSWORD})",
+		       ptr);
+	}
+	json_t *step = json_pack("{s:s}", launch ? "launch" : "run", out.buf);
+	engi_dynbuf_release(&out);
+	if (!launch) {
+		json_t *to = json_object_get(par, "timeout");
+		double t = json_is_number(to) ? json_number_value(to) : TASK_SETUP_TIMEOUT_S;
+		if (!(t > 0 && t <= 3600)) {
+			json_decref(step);
+			REFUSE(r, "malformed step",
+			       "%s/parameters/timeout: expected (0, 3600] seconds", ptr);
+		}
+		json_object_set_new(step, "timeout_s", json_real(t));
+		json_object_set_new(step, "check", json_false());
+	}
+	json_array_append_new(setup, step);
+	return 0;
+}
+
 /* A list of setup steps (config, or the evaluator's postconfig) at where:
- * each an upload_file, its files appended to list as ew_uploads does. */
+ * each upload_file's files appended to list as ew_uploads does; launch and
+ * execute steps appended to setup as native setup steps (config only:
+ * setup NULL refuses them). */
 static int ew_steps(const char *dir, const char *taskdir, json_t *steps, const char *where,
-		    const char *hkey, const char *gkey, json_t *list, struct ew_refusal *r)
+		    const char *hkey, const char *gkey, json_t *list, json_t *setup,
+		    struct ew_refusal *r)
 {
 	size_t i;
 	json_t *st;
@@ -273,6 +399,12 @@ static int ew_steps(const char *dir, const char *taskdir, json_t *steps, const c
 		char ptr[64];
 		snprintf(ptr, sizeof(ptr), "%s/%zu", where, i);
 		const char *type = json_string_value(json_object_get(st, "type"));
+		int launch = type && !strcmp(type, "launch");
+		if (setup && type && (launch || !strcmp(type, "execute"))) {
+			if (ew_command_step(st, ptr, launch, setup, r) < 0)
+				return -1;
+			continue;
+		}
 		if (!type || strcmp(type, "upload_file"))
 			REFUSE(r, "setup step not supported",
 			       "%s: step type '%s' is not supported yet", ptr,
@@ -435,7 +567,7 @@ static int ew_verifier(const char *dir, const char *taskdir, int optimization, j
 	}
 	json_t *uploads = json_array();
 	if (ew_steps(dir, taskdir, json_object_get(ev, "postconfig"), "/evaluator/postconfig",
-		     "from", "to", uploads, r) < 0) {
+		     "from", "to", uploads, NULL, r) < 0) {
 		json_decref(uploads);
 		return -1;
 	}
@@ -511,12 +643,16 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 		       "/related_apps: no application of the benchmark's tables");
 	int gui = !strcmp(iface, "gui");
 
-	json_t *inputs = json_array();
+	json_t *inputs = json_array(), *setup = json_array();
 	if (ew_steps(dir, taskdir, json_object_get(root, "config"), "/config", "host", "env",
-		     inputs, r) < 0) {
+		     inputs, setup, r) < 0) {
 		json_decref(inputs);
+		json_decref(setup);
 		return -1;
 	}
+	/* the runtime runs each step in turn, uploads among them; engisweep
+	 * puts the inputs in first: a launch or execute before an upload
+	 * would see the file sooner than the benchmark's runtime shows it */
 	json_t *deliverables = json_array();
 	json_t *arts = json_object_get(root, "artifact_paths");
 	json_array_foreach(arts, i, a)
@@ -525,6 +661,7 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 		const char *g = json_string_value(a);
 		if (!g || ew_guest_rel(g, rel, sizeof(rel)) < 0) {
 			json_decref(inputs);
+			json_decref(setup);
 			json_decref(deliverables);
 			REFUSE(r, "guest path outside the Desktop",
 			       "/artifact_paths/%zu: '%s' is not under " EW_DESKTOP, i,
@@ -534,6 +671,7 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	}
 	if (!json_array_size(deliverables)) {
 		json_decref(inputs);
+		json_decref(setup);
 		json_decref(deliverables);
 		REFUSE(r, "no artifact paths", "/artifact_paths: the task names no artifact");
 	}
@@ -541,12 +679,14 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	if (ew_verifier(dir, taskdir, !strcmp(ew_categories[ci].type, "optimization"),
 			json_object_get(root, "evaluator"), deliverables, &verifier, r) < 0) {
 		json_decref(inputs);
+		json_decref(setup);
 		json_decref(deliverables);
 		return -1;
 	}
 	const char *image = ew_image(snapshot);
 	if (!image) {
 		json_decref(inputs);
+		json_decref(setup);
 		json_decref(deliverables);
 		json_decref(verifier);
 		REFUSE(r, "no image for the snapshot",
@@ -556,6 +696,7 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	}
 	if (r->missing[0]) {
 		json_decref(inputs);
+		json_decref(setup);
 		json_decref(deliverables);
 		json_decref(verifier);
 		REFUSE(r, r->missing_category, "%s", r->missing);
@@ -567,6 +708,8 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	    "workdir", EW_DESKTOP, "cpus", 4, "memory_mb", 16384, "inputs", inputs, "limits",
 	    "turns", gui ? ew_categories[ci].turns_gui : ew_categories[ci].turns_cli, "wall_s",
 	    18000.0, "deliverables", deliverables, "verifier", verifier);
+	if (json_array_size(setup))
+		json_object_set(task, "setup", setup);
 	json_object_set_new(task, "reference", ew_reference(dir, taskdir, deliverables));
 	/* the benchmark's rule: an agent whose last action is FAIL scores 0 */
 	json_object_set_new(task, "on_fail", json_string("zero"));
@@ -591,6 +734,7 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	snprintf(tdir, sizeof(tdir), "%.2000s/%.200s", dir, taskdir);
 	int rc = suite_add_json(s, file, tdir, task, err);
 	json_decref(task);
+	json_decref(setup);
 	return rc;
 }
 
@@ -698,7 +842,8 @@ static const struct task_source_ops ew_ops = {
 const struct task_source task_source_engiworld = {
     .name = "engiworld",
     .summary = "an EngiWorld task tree (task/<category>/<gui|cli>/<folder>/<task-NN>/)",
-    .supports = "Ubuntu tasks; setup step upload_file; evaluator postconfig upload_file, getter "
+    .supports = "Ubuntu tasks; setup steps upload_file, launch, execute; evaluator postconfig "
+		"upload_file, getter "
 		"vm_command_line, func exact_match against \"True\\n\" or quantified_score "
 		"(design-optimization); ground_truth/ as the reference",
     .ops = &ew_ops,

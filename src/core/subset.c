@@ -5,6 +5,8 @@
  */
 #include "task.h"
 
+#include "source.h"
+
 #include "engi/alloc.h"
 #include "engi/sha256.h"
 #include "fsutil.h"
@@ -180,6 +182,22 @@ static void keep_tasks(struct suite *s, const unsigned char *keep)
 			engi_verifier_free(s->tasks[i].verifier, s->tasks[i].criteria);
 	}
 	s->ntasks = w;
+}
+
+int suite_refuse_task(struct suite *s, size_t i, const char *category, const char *reason)
+{
+	if (i >= s->ntasks)
+		return -1;
+	if (suite_refuse(s, s->tasks[i].file, ENGI_EINVALID, category, reason) < 0)
+		return -1;
+	unsigned char *keep = engi_malloc(s->ntasks);
+	if (!keep)
+		return -1;
+	memset(keep, 1, s->ntasks);
+	keep[i] = 0;
+	keep_tasks(s, keep);
+	engi_free(keep);
+	return 0;
 }
 
 #define SELECT_FILE_CAP ((size_t)16 << 20)

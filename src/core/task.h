@@ -201,6 +201,12 @@ int suite_subset(struct suite *s, const char *spec, size_t *nstrata, struct engi
  * the error, naming file and line. */
 int suite_select_file(struct suite *s, const char *path, size_t *unmatched, struct engi_error *err);
 
+/* Moves task i of a suite loaded not strictly to its refusals (file,
+ * category, reason), after it loaded: a benchmark's task the chosen
+ * backend cannot run. -1 when out of memory. */
+int suite_refuse_task(struct suite *s, size_t i, const char *category, const char *reason);
+#define SUITE_REFUSED_BACKEND "backend cannot run it"
+
 /* The assertion episode.c records for a protected input: "integrity:PATH". */
 void task_integrity_name(char *out, size_t cap, const char *env_path);
 

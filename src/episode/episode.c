@@ -130,6 +130,27 @@ int episode_prepare(const char *backend, const struct suite *suite, struct engi_
 	return 0;
 }
 
+int episode_refuse_unrunnable(const char *backend, struct suite *suite, struct engi_error *err)
+{
+	const struct backend_desc *bd = backend_lookup(backend, err);
+	if (!bd)
+		return err && err->code ? err->code : ENGI_ENOTFOUND;
+	for (size_t i = 0; i < suite->ntasks;) {
+		struct env_spec es = task_env_spec(&suite->tasks[i], NULL, NULL, NULL);
+		struct engi_error e;
+		engi_error_init(&e);
+		if (backend_can_run(bd, &es, &e) == 0) {
+			i++;
+			continue;
+		}
+		char why[ENGI_ERROR_MSG_MAX + 8];
+		snprintf(why, sizeof(why), "%s: %s", suite->tasks[i].file, e.msg);
+		if (suite_refuse_task(suite, i, SUITE_REFUSED_BACKEND, why) < 0)
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 /* Everything one attempt produces besides the trace. */
 struct attempt {
 	int outcome;

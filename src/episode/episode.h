@@ -89,6 +89,10 @@ void episode_spec_defaults(struct episode_spec *s);
  * parse its models.json entry, once, into model.provider (the model agent:
  * its provider settings), which the episodes hand to their agents. */
 int episode_preflight(const char *backend, struct sweepdef *d, struct engi_error *err);
+/* For a benchmark's suite (a source that runs what loads): moves the tasks
+ * the backend cannot run (a guest's working folder, a command left running)
+ * to the suite's refusals, category "backend cannot run it". */
+int episode_refuse_unrunnable(const char *backend, struct suite *suite, struct engi_error *err);
 /* Readies what the backend needs for every environment of the suite (the
  * qemu backend: images present, ready states saved), once. */
 int episode_prepare(const char *backend, const struct suite *suite, struct engi_error *err);

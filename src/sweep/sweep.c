@@ -587,6 +587,19 @@ static int say_refused(const struct suite *s, const struct sweep_opts *o, struct
 			fprintf(stderr, "%s %zu %s", i ? "," : "", n, s->refused[i].category);
 	}
 	fprintf(stderr, " (engisweep inspect '%s' lists them)\n", o->suite);
+	/* inspect knows no backend: those refused for this one are listed here */
+	size_t shown = 0, nb = 0;
+	for (size_t i = 0; i < s->nrefused; i++) {
+		if (strcmp(s->refused[i].category, SUITE_REFUSED_BACKEND))
+			continue;
+		if (nb++ < 5) {
+			fprintf(stderr, "engisweep:   %s\n", s->refused[i].reason);
+			shown++;
+		}
+	}
+	if (nb > shown)
+		fprintf(stderr, "engisweep:   ... and %zu more the backend cannot run\n",
+			nb - shown);
 	return 0;
 }
 
@@ -594,6 +607,9 @@ int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o
 		 struct engi_error *err)
 {
 	TRY(suite_load_from(s, o->suite, o->source, 1, err));
+	const struct task_source *src = task_source_lookup(s->source, NULL);
+	if (src && src->partial && s->ntasks && o->backend)
+		TRY(episode_refuse_unrunnable(o->backend, s, err));
 	TRY(say_refused(s, o, err));
 	if (o->subset && !strncmp(o->subset, "file:", 5)) {
 		size_t unmatched = 0;

@@ -55,7 +55,7 @@ static void check_tree(const char *make_tree, const char *scratch)
 	engi_error_init(&err);
 	CHECK(suite_load_from(&s, scratch, NULL, 1, &err) == 0, "load: %s", err.msg);
 	CHECK(!strcmp(s.source, "engiworld"), "detected as %s", s.source);
-	CHECK(s.ntasks == 5 && s.nrefused == 9, "%zu loaded, %zu refused", s.ntasks, s.nrefused);
+	CHECK(s.ntasks == 6 && s.nrefused == 9, "%zu loaded, %zu refused", s.ntasks, s.nrefused);
 	const struct task *t =
 	    find(&s, "single-software-execution--cli--calculix--task-01--ubuntu");
 	if (t) {
@@ -85,6 +85,31 @@ static void check_tree(const char *make_tree, const char *scratch)
 		CHECK(t->fail_zero, "a declared failure must score 0");
 		CHECK(t->nflawed == 1 && !strcmp(t->flawed[0].name, "empty-artifacts"),
 		      "the cheat probe");
+	}
+	t = find(&s, "single-software-execution--cli--calculix--task-12--ubuntu");
+	CHECK(t != NULL, "task-12 (setup steps) did not load");
+	if (t) {
+		/* launch: words quoted; execute: a shell string, placeholders
+		 * replaced, status ignored, the runtime's timeout or its own */
+		const char *launch =
+		    "'sh' '-c' 'echo started > /home/user/Desktop/launched.txt; "
+		    "sleep 2; echo still running >> /home/user/Desktop/launched.txt; "
+		    "sleep 600'";
+		CHECK(t->ninputs == 1 && t->nsetup == 3 && t->launches,
+		      "%zu inputs, %zu setup steps", t->ninputs, t->nsetup);
+		if (t->nsetup == 3) {
+			CHECK(t->setup[0].launch && !t->setup[0].check &&
+				  !strcmp(t->setup[0].cmd, launch),
+			      "launch: %s", t->setup[0].cmd);
+			CHECK(!t->setup[1].launch && !t->setup[1].check &&
+				  t->setup[1].timeout_s == 120 &&
+				  !strcmp(t->setup[1].cmd, "echo 1920x1080 > "
+							   "/home/user/Desktop/screen.txt; exit 7"),
+			      "execute: %s (%g s)", t->setup[1].cmd, t->setup[1].timeout_s);
+			CHECK(t->setup[2].timeout_s == 30 &&
+				  !strcmp(t->setup[2].cmd, "'python3' '-c' 'print('\\''960'\\'')'"),
+			      "execute: %s (%g s)", t->setup[2].cmd, t->setup[2].timeout_s);
+		}
 	}
 	t = find(&s, "design-optimization--cli--openscad--task-01--ubuntu");
 	if (t) {

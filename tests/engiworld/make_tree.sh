@@ -83,7 +83,7 @@ open(dst, "w").write(json.dumps(t, indent=2) + "\n")
 PY
 }
 refuse 03 't["id"] = t["id"].replace("ubuntu", "windows")'
-refuse 04 't["config"].append({"type": "launch", "parameters": {"command": ["calculix"]}})'
+refuse 04 't["config"].append({"type": "open", "parameters": {"path": "/home/user/Desktop/question.txt"}})'
 refuse 05 't["config"][0]["parameters"]["files"][0]["local_path"] = "task-05/init_file/absent.txt"'
 refuse 06 't["evaluator"]["postconfig"][0]["parameters"]["files"][0]["local_path"] = "eval_utils.py"'
 refuse 07 't["evaluator"]["func"] = ["exact_match", "exact_match"]'
@@ -92,6 +92,38 @@ refuse 09 't["id"] = "single-software-execution--cli--openscad--task-09--ubuntu"
 refuse 10 't["evaluator"]["result"]["type"] = "vm_file"'
 refuse 11 'del t["artifact_paths"]'
 rm "$root/$cli/task-05/init_file/question.txt"
+# 12: setup steps: a launch left running (it writes a second line two
+# seconds on, which the evaluator waits for: the launch outlived its start)
+# and an execute with the runtime's screen placeholders, whose status the
+# runtime ignores; the evaluator wants both and the answer
+mkdir -p "$root/$cli/task-12"
+cp -r "$root/$cli/task-01/init_file" "$root/$cli/task-01/ground_truth" "$root/$cli/task-12/"
+python3 - "$root/$cli/task-01/task-01.json" "$root/$cli/task-12/task-12.json" <<'PY'
+import json, sys
+t = json.loads(open(sys.argv[1]).read().replace("task-01", "task-12"))
+D = "/home/user/Desktop"
+t["config"] += [
+    {"type": "launch", "parameters": {"command": ["sh", "-c", f"echo started > {D}/launched.txt; sleep 2; echo still running >> {D}/launched.txt; sleep 600"]}},
+    {"type": "execute", "parameters": {"command": f"echo {{SCREEN_WIDTH}}x{{SCREEN_HEIGHT}} > {D}/screen.txt; exit 7", "shell": True}},
+    {"type": "execute", "parameters": {"command": ["python3", "-c", "print('{SCREEN_WIDTH_HALF}')"], "timeout": 30}}]
+open(sys.argv[2], "w").write(json.dumps(t, indent=2) + "\n")
+PY
+cat > "$root/$cli/task-12/eval.py" <<'PY'
+import time
+D = "/home/user/Desktop/"
+def read(name):
+    try:
+        return open(D + name).read()
+    except OSError:
+        return ""
+for _ in range(100):
+    if "still running" in read("launched.txt"):
+        break
+    time.sleep(0.1)
+ok = read("answer.txt").strip() == "42" and read("screen.txt") == "1920x1080\n" and \
+    read("launched.txt") == "started\nstill running\n"
+print("True" if ok else "False")
+PY
 # design optimisation: a number in design.txt, at most 10, scored x/10 by
 # an evaluator that writes score.json (the benchmark's scored protocol)
 opt=design-optimization/cli/openscad

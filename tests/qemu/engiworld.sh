@@ -1,6 +1,7 @@
 # EngiWorld tasks (our own, in the benchmark's format) run end to end in a
 # real guest of the tools image, in the guest's /home/user/Desktop: setup
-# uploads, the agent, the benchmark's evaluator uploaded after it stopped
+# uploads and the launch and execute steps, the agent, the benchmark's
+# evaluator uploaded after it stopped
 # and judged by its True/False protocol. The reference (the task's
 # ground_truth) passes, noop fails, and an evaluator that prints neither
 # True nor False is a verifier failure, never a score.
@@ -12,7 +13,7 @@ PYTHONPATH="$ENGI_SRC/tests/integration" "$PY" - <<'PY'
 import results as R
 ep = {(e["task_id"].split("--")[0][:6] + "/" + e["task_id"].split("--")[3], e["model"]): e
       for e in R.episodes("r/results.h5")}
-assert len(ep) == 10, sorted(ep)
+assert len(ep) == 12, sorted(ep)
 ok = ep["single/task-01", "reference"]
 assert ok["outcome"] == "done" and ok["success"] == 1 and ok["score"] == 1, ok
 no = ep["single/task-01", "noop"]
@@ -41,6 +42,14 @@ fa = {R.s(x["name"]): R.s(x["state"]) for x in rows if R.s(x["cell"]) == forged[
 assert fa.get("score_written_by_evaluator") == "fail", fa
 oa = {R.s(x["name"]): R.s(x["state"]) for x in rows if R.s(x["cell"]) == opt["cell"]}
 assert "score_written_by_evaluator" not in oa and oa.get("evaluator") == "pass", oa
+# setup steps: the launch outlived its start (the evaluator saw its second
+# line), the execute ran with the screen placeholders, its exit 7 ignored
+st = ep["single/task-12", "reference"]
+assert st["outcome"] == "done" and st["success"] == 1, st
+assert ep["single/task-12", "noop"]["success"] == 0
+ev = [e for e in R.trace("r/results.h5", st["cell"]) if e.get("ev") == "setup"]
+assert [(e["kind"], e["exit"]) for e in ev] == [("launch", 0), ("run", 7), ("run", 0)], ev
+assert ev[0]["output"].startswith("started ") and ev[2]["output"] == "960\n", ev
 print("ok:", {k: (v["outcome"], v["score"]) for k, v in ep.items()})
 PY
 
