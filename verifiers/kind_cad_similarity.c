@@ -44,8 +44,8 @@ static void cad_free(void *criteria)
 	engi_free(criteria);
 }
 
-static int cad_parse(json_t *ver, const char *file, const char *pointer, void **criteria,
-		     struct engi_error *err)
+static int cad_parse(json_t *ver, const char *file, const char *dir, const char *pointer,
+		     void **criteria, struct engi_error *err)
 {
 	static const char *const keys[] = {"kind",	"file",	  "reference", "criteria",
 					   "objective", "reward", NULL};

@@ -77,8 +77,8 @@ static int parse_set(json_t *item, const char *file, const char *ptr, char *out,
 	return 0;
 }
 
-static int ccx_parse(json_t *ver, const char *file, const char *pointer, void **criteria,
-		     struct engi_error *err)
+static int ccx_parse(json_t *ver, const char *file, const char *dir, const char *pointer,
+		     void **criteria, struct engi_error *err)
 {
 	static const char *const keys[] = {"kind", "file", "criteria", "objective", "reward", NULL};
 	static const char *const item_keys[] = {

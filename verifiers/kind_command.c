@@ -219,8 +219,8 @@ static int parse_item(json_t *item, const char *file, const char *ptr, struct cm
 	return 0;
 }
 
-static int cmd_parse(json_t *ver, const char *file, const char *pointer, void **criteria,
-		     struct engi_error *err)
+static int cmd_parse(json_t *ver, const char *file, const char *dir, const char *pointer,
+		     void **criteria, struct engi_error *err)
 {
 	static const char *const keys[] = {"kind",	"file",	    "env",	 "upload", "run",
 					   "timeout_s", "criteria", "objective", "reward", NULL};
@@ -237,9 +237,11 @@ static int cmd_parse(json_t *ver, const char *file, const char *pointer, void **
 	char p[POINTER_MAX];
 	rc = engi_json_choice(ver, "env", envs, "env", 0, file, pointer, &env, err);
 	cc->env = env == 1 ? ENGI_VENV_CLEAN : ENGI_VENV_EPISODE;
-	/* the task's folder: where the task file lies */
+	/* the task's folder: given, or where the task file lies */
 	const char *slash = strrchr(file, '/');
-	if (slash)
+	if (dir)
+		snprintf(cc->task_dir, sizeof(cc->task_dir), "%s", dir);
+	else if (slash)
 		snprintf(cc->task_dir, sizeof(cc->task_dir), "%.*s", (int)(slash - file), file);
 	else
 		snprintf(cc->task_dir, sizeof(cc->task_dir), ".");

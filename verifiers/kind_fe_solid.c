@@ -80,8 +80,8 @@ static void fe_free(void *c)
 	engi_free(c);
 }
 
-static int fe_parse(json_t *ver, const char *file, const char *pointer, void **criteria,
-		    struct engi_error *err)
+static int fe_parse(json_t *ver, const char *file, const char *dir, const char *pointer,
+		    void **criteria, struct engi_error *err)
 {
 	static const char *const keys[] = {"kind", "file", "criteria", "objective", "reward", NULL};
 	static const char *const item_keys[] = {

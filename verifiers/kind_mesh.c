@@ -131,8 +131,8 @@ static void mesh_free(void *criteria)
 	engi_free(criteria);
 }
 
-static int mesh_parse(json_t *ver, const char *file, const char *pointer, void **criteria,
-		      struct engi_error *err)
+static int mesh_parse(json_t *ver, const char *file, const char *dir, const char *pointer,
+		      void **criteria, struct engi_error *err)
 {
 	static const char *const keys[] = {"kind",	"file",	  "weld_tol", "criteria",
 					   "objective", "reward", NULL};

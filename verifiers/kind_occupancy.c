@@ -83,8 +83,8 @@ static int parse_item(json_t *item, const char *file, const char *ptr, struct oc
 	return engi_json_vec3(item, "point", file, ptr, c->point, err);
 }
 
-static int occ_parse(json_t *ver, const char *file, const char *pointer, void **criteria,
-		     struct engi_error *err)
+static int occ_parse(json_t *ver, const char *file, const char *dir, const char *pointer,
+		     void **criteria, struct engi_error *err)
 {
 	static const char *const keys[] = {"kind",     "file",	    "weld_tol", "resolution",
 					   "criteria", "objective", "reward",	NULL};

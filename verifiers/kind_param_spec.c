@@ -252,8 +252,8 @@ static int parse_options(json_t *ver, const char *file, const char *pointer, int
 	return 0;
 }
 
-static int spec_parse(json_t *ver, const char *file, const char *pointer, void **criteria,
-		      struct engi_error *err)
+static int spec_parse(json_t *ver, const char *file, const char *dir, const char *pointer,
+		      void **criteria, struct engi_error *err)
 {
 	static const char *const keys[] = {"kind",	     "file",	   "reference",
 					   "failure_budget", "resolution", "criteria",

@@ -50,8 +50,8 @@ static int rel_path(json_t *ver, const char *key, const char *file, const char *
 	return 0;
 }
 
-static int structural_parse(json_t *ver, const char *file, const char *pointer, void **criteria,
-			    struct engi_error *err)
+static int structural_parse(json_t *ver, const char *file, const char *dir, const char *pointer,
+			    void **criteria, struct engi_error *err)
 {
 	static const char *const keys[] = {"kind",	     "file",	       "reference",
 					   "truth",	     "node_tol",       "prop_tol_rel",

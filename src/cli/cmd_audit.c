@@ -108,17 +108,31 @@ static void add_note(struct task_audit *a, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The ground truth's files (task dir/ground_truth/NAME) for deliverable
- * base names: which deliverables it lacks, into out. */
+/* The folder of the task file, where EngiWorld keeps a task's
+ * ground_truth/ (a task's own dir may be its whole tree, whose files the
+ * tasks share). */
+static void task_folder(const struct task *t, char *out, size_t n)
+{
+	const char *slash = strrchr(t->file, '/');
+	if (slash)
+		snprintf(out, n, "%.*s", (int)(slash - t->file), t->file);
+	else
+		snprintf(out, n, ".");
+}
+
+/* The ground truth's files (the task's folder/ground_truth/NAME) for
+ * deliverable base names: which deliverables it lacks, into out. */
 static size_t lacking(const struct task *t, char *out, size_t n)
 {
+	char dir[PATH_MAX];
+	task_folder(t, dir, sizeof(dir));
 	size_t k = 0, w = 0;
 	out[0] = '\0';
 	for (size_t i = 0; i < t->ndeliverables; i++) {
 		const char *p = t->deliverables[i].path;
 		const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
 		char gt[PATH_MAX];
-		snprintf(gt, sizeof(gt), "%s/ground_truth/%s", t->dir, base);
+		snprintf(gt, sizeof(gt), "%s/ground_truth/%s", dir, base);
 		if (fs_path_is_file(gt))
 			continue;
 		k++;
@@ -158,8 +172,9 @@ static void check_decks(const struct task *t, struct task_audit *a)
 		calculix |= !strcmp(t->software[i], "calculix");
 	if (!calculix)
 		return;
-	char gdir[PATH_MAX];
-	snprintf(gdir, sizeof(gdir), "%s/ground_truth", t->dir);
+	char dir[PATH_MAX], gdir[PATH_MAX + 16];
+	task_folder(t, dir, sizeof(dir));
+	snprintf(gdir, sizeof(gdir), "%s/ground_truth", dir);
 	DIR *d = opendir(gdir);
 	if (!d) {
 		add_note(a, "no ground_truth/ deck to re-solve");

@@ -220,12 +220,54 @@ static int ew_guest_rel(const char *guest, char *out, size_t n)
 	return fs_env_path_check(out, NULL) < 0 ? -1 : 0;
 }
 
-/* Each file of an upload_file step: host path (relative to dir, the folder
- * of the task folders, and inside the task's own folder taskdir) and guest
- * path. Appends {"host"|"from": path in taskdir, "env"|"to"} objects to
- * list. */
-static int ew_uploads(const char *dir, const char *taskdir, json_t *step, const char *where,
-		      const char *hkey, const char *gkey, json_t *list, struct ew_refusal *r)
+/* Where a task is: the tree (absolute; host paths of the translated task
+ * are relative to it), the folder of the task folders relative to the tree
+ * (category/interface/folder, against which the runtime takes local paths)
+ * and the task's own folder in it. */
+struct ew_at {
+	const char *root;
+	const char *frel;
+	const char *taskdir;
+};
+
+/* base + "/" + rel with "." and ".." resolved as names, into out: -1 when
+ * it leaves base's root (the tree) or does not fit. */
+static int ew_join(const char *base, const char *rel, char *out, size_t n)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s/%s", base, rel) >= (int)sizeof(buf) || rel[0] == '/')
+		return -1;
+	size_t len = 0;
+	out[0] = '\0';
+	char *save = NULL;
+	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {
+			if (!len)
+				return -1;
+			char *slash = strrchr(out, '/');
+			len = slash ? (size_t)(slash - out) : 0;
+			out[len] = '\0';
+			continue;
+		}
+		size_t k = strlen(c);
+		if (len + (len ? 1 : 0) + k + 1 > n)
+			return -1;
+		if (len)
+			out[len++] = '/';
+		memcpy(out + len, c, k + 1);
+		len += k;
+	}
+	return len ? 0 : -1;
+}
+
+/* Each file of an upload_file step: host path (relative to the folder of
+ * the task folders, as the runtime takes it, and anywhere in the tree: a
+ * file may be shared between tasks) and guest path. Appends {"host"|"from":
+ * path in the tree, "env"|"to"} objects to list. */
+static int ew_uploads(const struct ew_at *at, json_t *step, const char *where, const char *hkey,
+		      const char *gkey, json_t *list, struct ew_refusal *r)
 {
 	json_t *files = json_object_get(json_object_get(step, "parameters"), "files");
 	if (!json_is_array(files) || !json_array_size(files))
@@ -245,15 +287,14 @@ static int ew_uploads(const char *dir, const char *taskdir, json_t *step, const 
 			REFUSE(r, "guest path outside the Desktop",
 			       "%s/parameters/files/%zu: guest path '%s' is not under " EW_DESKTOP,
 			       where, i, guest);
-		size_t tl = strlen(taskdir);
-		if (fs_env_path_check(local, NULL) < 0 || strncmp(local, taskdir, tl) ||
-		    local[tl] != '/')
-			REFUSE(r, "shared file outside the task folder",
-			       "%s/parameters/files/%zu: '%s' is not in the task's folder '%s' "
-			       "(files shared "
-			       "between tasks are not supported yet)",
-			       where, i, local, taskdir);
-		snprintf(host, sizeof(host), "%s/%s", dir, local);
+		char tree[PATH_MAX];
+		if (ew_join(at->frel, local, tree, sizeof(tree)) < 0 ||
+		    fs_env_path_check(tree, NULL) < 0)
+			REFUSE(r, "file outside the tree",
+			       "%s/parameters/files/%zu: '%s' (from %s) is not a path inside the "
+			       "task tree",
+			       where, i, local, at->frel);
+		snprintf(host, sizeof(host), "%s/%s", at->root, tree);
 		if (!fs_path_is_file(host) && !r->missing[0]) {
 			snprintf(r->missing_category, sizeof(r->missing_category), "%s",
 				 !strcmp(hkey, "from") ? "evaluator file missing"
@@ -262,8 +303,7 @@ static int ew_uploads(const char *dir, const char *taskdir, json_t *step, const 
 				 "%s/parameters/files/%zu: '%s' is not in the task tree", where, i,
 				 local);
 		}
-		json_array_append_new(list,
-				      json_pack("{s:s, s:s}", hkey, local + tl + 1, gkey, rel));
+		json_array_append_new(list, json_pack("{s:s, s:s}", hkey, tree, gkey, rel));
 	}
 	return 0;
 }
@@ -388,9 +428,8 @@ static int ew_command_step(json_t *st, const char *ptr, int launch, json_t *setu
  * each upload_file's files appended to list as ew_uploads does; launch and
  * execute steps appended to setup as native setup steps (config only:
  * setup NULL refuses them). */
-static int ew_steps(const char *dir, const char *taskdir, json_t *steps, const char *where,
-		    const char *hkey, const char *gkey, json_t *list, json_t *setup,
-		    struct ew_refusal *r)
+static int ew_steps(const struct ew_at *at, json_t *steps, const char *where, const char *hkey,
+		    const char *gkey, json_t *list, json_t *setup, struct ew_refusal *r)
 {
 	size_t i;
 	json_t *st;
@@ -409,7 +448,7 @@ static int ew_steps(const char *dir, const char *taskdir, json_t *steps, const c
 			REFUSE(r, "setup step not supported",
 			       "%s: step type '%s' is not supported yet", ptr,
 			       type ? type : "(none)");
-		if (ew_uploads(dir, taskdir, st, ptr, hkey, gkey, list, r) < 0)
+		if (ew_uploads(at, st, ptr, hkey, gkey, list, r) < 0)
 			return -1;
 	}
 	return 0;
@@ -417,7 +456,7 @@ static int ew_steps(const char *dir, const char *taskdir, json_t *steps, const c
 
 /* The reference: each ground-truth file named like a deliverable, written
  * at its path; a task without any says so and fails. */
-static json_t *ew_reference(const char *dir, const char *taskdir, json_t *deliverables)
+static json_t *ew_reference(const struct ew_at *at, json_t *deliverables)
 {
 	json_t *steps = json_array();
 	size_t i;
@@ -427,8 +466,9 @@ static json_t *ew_reference(const char *dir, const char *taskdir, json_t *delive
 		const char *path = json_string_value(json_object_get(d, "path"));
 		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 		char rel[PATH_MAX], host[PATH_MAX + 8];
-		snprintf(rel, sizeof(rel), "ground_truth/%s", base);
-		snprintf(host, sizeof(host), "%s/%s/%s", dir, taskdir, rel);
+		snprintf(rel, sizeof(rel), "%.1000s/%.200s/ground_truth/%.200s", at->frel,
+			 at->taskdir, base);
+		snprintf(host, sizeof(host), "%s/%s", at->root, rel);
 		if (fs_path_is_file(host))
 			json_array_append_new(steps,
 					      json_pack("{s:s, s:s}", "write", path, "from", rel));
@@ -499,10 +539,11 @@ static void ew_free_list(char **v, size_t n)
 
 /* A vision task's drawings: the images of its init_file/ folder, which the
  * benchmark attaches to every request (PNG: engisweep's drawings). */
-static json_t *ew_drawings(const char *dir, const char *taskdir)
+static json_t *ew_drawings(const struct ew_at *at)
 {
 	char idir[PATH_MAX];
-	snprintf(idir, sizeof(idir), "%.2000s/%.200s/init_file", dir, taskdir);
+	snprintf(idir, sizeof(idir), "%.1500s/%.1000s/%.200s/init_file", at->root, at->frel,
+		 at->taskdir);
 	json_t *list = json_array();
 	char **names;
 	size_t n;
@@ -510,16 +551,57 @@ static json_t *ew_drawings(const char *dir, const char *taskdir)
 		return list;
 	for (size_t i = 0; i < n; i++) {
 		char rel[PATH_MAX];
-		snprintf(rel, sizeof(rel), "init_file/%s", names[i]);
+		snprintf(rel, sizeof(rel), "%.1000s/%.200s/init_file/%.200s", at->frel, at->taskdir,
+			 names[i]);
 		json_array_append_new(list, json_string(rel));
 	}
 	ew_free_list(names, n);
 	return list;
 }
 
+/* The script that runs an evaluator as the benchmark's runtime does: its
+ * prepare_command first (bash, within prep_s; failing is the evaluator's
+ * dependency failing), then the command, whose standard output alone is
+ * judged. What the runtime takes for the evaluator's failure rather than a
+ * verdict is made one here, so the command kind reports it and never
+ * scores it: a missing module or EVAL_DEPENDENCY_ERROR in either stream
+ * (a line that is neither True nor False, exit 97), or exit status 1 with
+ * a traceback on standard error (exit 98). -1 when it does not fit. */
+#define EW_EVAL "/tmp/.engisweep-evaluator"
+static int ew_evaluator_script(char *out, size_t cap, const char *cmd, const char *prep,
+			       double prep_s)
+{
+	char pre[2048] = "";
+	if (prep) {
+		char *q = text_sh_quote(prep);
+		int n =
+		    q ? snprintf(pre, sizeof(pre),
+				 "timeout %.0f bash -c %s >" EW_EVAL ".prepare 2>&1 </dev/null || "
+				 "{ echo \"evaluator preparation failed (exit $?): $(tail -c "
+				 "300 " EW_EVAL ".prepare)\"; exit 97; }\n",
+				 prep_s, q)
+		      : -1;
+		engi_free(q);
+		if (n < 0 || n >= (int)sizeof(pre))
+			return -1;
+	}
+	int n = snprintf(
+	    out, cap,
+	    "%s{ %s\n} >" EW_EVAL ".out 2>" EW_EVAL ".stderr; r=$?\n"
+	    "if grep -Eq '^[[:space:]]*(ModuleNotFoundError|ImportError):|EVAL_DEPENDENCY_ERROR:|"
+	    "FreeCADCmd is unavailable to the evaluator' " EW_EVAL ".out " EW_EVAL ".stderr; then "
+	    "echo \"evaluator dependency error: $(tail -c 300 " EW_EVAL ".stderr)\"; exit 97; fi\n"
+	    "cat " EW_EVAL ".out\n"
+	    "if [ $r -eq 1 ] && grep -q 'Traceback (most recent call last):' " EW_EVAL ".stderr; "
+	    "then echo \"(exit status 1 with a traceback on standard error)\"; exit 98; fi\n"
+	    "exit $r",
+	    pre, cmd);
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
 /* The evaluator as a command verifier. */
-static int ew_verifier(const char *dir, const char *taskdir, int optimization, json_t *ev,
-		       json_t *deliverables, json_t **out, struct ew_refusal *r)
+static int ew_verifier(const struct ew_at *at, int optimization, json_t *ev, json_t *deliverables,
+		       json_t **out, struct ew_refusal *r)
 {
 	const char *field = "score";
 	if (!json_is_object(ev))
@@ -541,9 +623,15 @@ static int ew_verifier(const char *dir, const char *taskdir, int optimization, j
 	const char *cmd = json_string_value(json_object_get(res, "command"));
 	if (!cmd || !*cmd)
 		REFUSE(r, "malformed evaluator", "/evaluator/result/command: expected a command");
-	if (json_object_get(res, "prepare_command"))
-		REFUSE(r, "evaluator not supported",
-		       "/evaluator/result/prepare_command is not supported yet");
+	json_t *prep = json_object_get(res, "prepare_command");
+	if (prep && (!json_is_string(prep) || !*json_string_value(prep)))
+		REFUSE(r, "malformed evaluator",
+		       "/evaluator/result/prepare_command: expected a command");
+	json_t *pto = json_object_get(res, "prepare_timeout");
+	double prep_s = json_is_number(pto) ? json_number_value(pto) : 960.0;
+	if (pto && !(json_is_number(pto) && prep_s > 0 && prep_s <= 7200))
+		REFUSE(r, "malformed evaluator",
+		       "/evaluator/result/prepare_timeout: expected (0, 7200] seconds");
 	if (!strcmp(fn, "exact_match")) {
 		const char *want = json_string_value(json_object_get(
 		    json_object_get(json_object_get(ev, "expected"), "rules"), "expected"));
@@ -566,36 +654,39 @@ static int ew_verifier(const char *dir, const char *taskdir, int optimization, j
 			    "supported yet");
 	}
 	json_t *uploads = json_array();
-	if (ew_steps(dir, taskdir, json_object_get(ev, "postconfig"), "/evaluator/postconfig",
-		     "from", "to", uploads, NULL, r) < 0) {
+	if (ew_steps(at, json_object_get(ev, "postconfig"), "/evaluator/postconfig", "from", "to",
+		     uploads, NULL, r) < 0) {
 		json_decref(uploads);
 		return -1;
 	}
 	const char *file =
 	    json_string_value(json_object_get(json_array_get(deliverables, 0), "path"));
-	/* the protocol judges what the evaluator writes to stdout */
 	char run[4096];
-	if (snprintf(run, sizeof(run), "{ %s\n} 2>/tmp/.engisweep-evaluator.stderr", cmd) >=
-	    (int)sizeof(run)) {
+	if (ew_evaluator_script(run, sizeof(run), cmd, prep ? json_string_value(prep) : NULL,
+				prep_s) < 0) {
 		json_decref(uploads);
 		REFUSE(r, "malformed evaluator",
-		       "/evaluator/result/command: longer than 4000 bytes");
+		       "/evaluator/result: its command and prepare_command are longer than %zu "
+		       "bytes",
+		       sizeof(run) - 1024);
 	}
+	double timeout_s = 600.0 + (prep ? prep_s : 0);
 	if (strcmp(fn, "quantified_score")) {
 		*out = json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:[{s:s, s:s}]}", "kind",
 				 "command", "file", file, "env", "episode", "upload", uploads,
-				 "run", run, "timeout_s", 600.0, "criteria", "name", "evaluator",
-				 "check", "true_false");
+				 "run", run, "timeout_s", timeout_s, "criteria", "name",
+				 "evaluator", "check", "true_false");
 		return 0;
 	}
 	/* the evaluator's own number is the quality, 0 to 1 (its eval.py clamps
 	 * it and gives 0 when a constraint fails) */
-	*out = json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:[{s:s, s:s, s:s, s:b}], "
-			 "s:{s:s, s:s, s:f, s:f}}",
-			 "kind", "command", "file", file, "env", "episode", "upload", uploads,
-			 "run", run, "timeout_s", 600.0, "criteria", "name", "evaluator", "check",
-			 "quantified_score", "field", field, "required", 0, "objective", "metric",
-			 "evaluator_score", "sense", "max", "baseline", 0.0, "reference", 1.0);
+	*out =
+	    json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:[{s:s, s:s, s:s, s:b}], "
+		      "s:{s:s, s:s, s:f, s:f}}",
+		      "kind", "command", "file", file, "env", "episode", "upload", uploads, "run",
+		      run, "timeout_s", timeout_s, "criteria", "name", "evaluator", "check",
+		      "quantified_score", "field", field, "required", 0, "objective", "metric",
+		      "evaluator_score", "sense", "max", "baseline", 0.0, "reference", 1.0);
 	return 0;
 }
 
@@ -604,6 +695,16 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 			const char *folder, const char *taskdir, const char *file, json_t *root,
 			struct ew_refusal *r, struct engi_error *err)
 {
+	/* dir is <tree>/<cat>/<iface>/<folder> */
+	char tree[PATH_MAX], frel[PATH_MAX];
+	snprintf(tree, sizeof(tree), "%s", dir);
+	for (int k = 0; k < 3; k++) {
+		char *slash = strrchr(tree, '/');
+		if (slash)
+			*slash = '\0';
+	}
+	snprintf(frel, sizeof(frel), "%.200s/%.100s/%.200s", cat, iface, folder);
+	const struct ew_at at = {tree, frel, taskdir};
 	const char *id = json_string_value(json_object_get(root, "id"));
 	if (!id)
 		REFUSE(r, "malformed task", "/id: expected a string");
@@ -644,8 +745,8 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	int gui = !strcmp(iface, "gui");
 
 	json_t *inputs = json_array(), *setup = json_array();
-	if (ew_steps(dir, taskdir, json_object_get(root, "config"), "/config", "host", "env",
-		     inputs, setup, r) < 0) {
+	if (ew_steps(&at, json_object_get(root, "config"), "/config", "host", "env", inputs, setup,
+		     r) < 0) {
 		json_decref(inputs);
 		json_decref(setup);
 		return -1;
@@ -676,7 +777,7 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 		REFUSE(r, "no artifact paths", "/artifact_paths: the task names no artifact");
 	}
 	json_t *verifier = NULL;
-	if (ew_verifier(dir, taskdir, !strcmp(ew_categories[ci].type, "optimization"),
+	if (ew_verifier(&at, !strcmp(ew_categories[ci].type, "optimization"),
 			json_object_get(root, "evaluator"), deliverables, &verifier, r) < 0) {
 		json_decref(inputs);
 		json_decref(setup);
@@ -710,7 +811,7 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	    18000.0, "deliverables", deliverables, "verifier", verifier);
 	if (json_array_size(setup))
 		json_object_set(task, "setup", setup);
-	json_object_set_new(task, "reference", ew_reference(dir, taskdir, deliverables));
+	json_object_set_new(task, "reference", ew_reference(&at, deliverables));
 	/* the benchmark's rule: an agent whose last action is FAIL scores 0 */
 	json_object_set_new(task, "on_fail", json_string("zero"));
 	/* a cheat probe for `engisweep audit`: every artifact there, empty */
@@ -724,15 +825,14 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 			    json_pack("[{s:s, s:o, s:s}]", "name", "empty-artifacts", "steps",
 				      empty, "expect", "fail"));
 	if (!strcmp(ew_categories[ci].type, "vision")) {
-		json_t *dr = ew_drawings(dir, taskdir);
+		json_t *dr = ew_drawings(&at);
 		if (json_array_size(dr))
 			json_object_set_new(task, "drawings", dr);
 		else
 			json_decref(dr);
 	}
-	char tdir[PATH_MAX];
-	snprintf(tdir, sizeof(tdir), "%.2000s/%.200s", dir, taskdir);
-	int rc = suite_add_json(s, file, tdir, task, err);
+	/* paths in the tree: inputs and evaluator files may be shared */
+	int rc = suite_add_json(s, file, tree, task, err);
 	json_decref(task);
 	json_decref(setup);
 	return rc;

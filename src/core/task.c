@@ -553,7 +553,7 @@ static int parse_verifier(struct loadctx *c, json_t *root, struct task *t)
 		return bad(c, "/verifier/file", "'%s' is not one of the deliverables",
 			   t->verifier_file);
 	TRY(parse_scoring(c, ver, t));
-	int rc = t->verifier->parse(ver, c->file, "/verifier", &t->criteria, c->err);
+	int rc = t->verifier->parse(ver, c->file, c->dir, "/verifier", &t->criteria, c->err);
 	if (rc < 0 && c->err && c->err->code == 0)
 		return bad(c, "/verifier/criteria", "%s", engi_strerror(rc));
 	return rc;

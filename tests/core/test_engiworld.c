@@ -55,7 +55,7 @@ static void check_tree(const char *make_tree, const char *scratch)
 	engi_error_init(&err);
 	CHECK(suite_load_from(&s, scratch, NULL, 1, &err) == 0, "load: %s", err.msg);
 	CHECK(!strcmp(s.source, "engiworld"), "detected as %s", s.source);
-	CHECK(s.ntasks == 6 && s.nrefused == 9, "%zu loaded, %zu refused", s.ntasks, s.nrefused);
+	CHECK(s.ntasks == 9 && s.nrefused == 9, "%zu loaded, %zu refused", s.ntasks, s.nrefused);
 	const struct task *t =
 	    find(&s, "single-software-execution--cli--calculix--task-01--ubuntu");
 	if (t) {

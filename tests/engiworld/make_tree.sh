@@ -85,7 +85,7 @@ PY
 refuse 03 't["id"] = t["id"].replace("ubuntu", "windows")'
 refuse 04 't["config"].append({"type": "open", "parameters": {"path": "/home/user/Desktop/question.txt"}})'
 refuse 05 't["config"][0]["parameters"]["files"][0]["local_path"] = "task-05/init_file/absent.txt"'
-refuse 06 't["evaluator"]["postconfig"][0]["parameters"]["files"][0]["local_path"] = "eval_utils.py"'
+refuse 06 't["evaluator"]["postconfig"][0]["parameters"]["files"][0]["local_path"] = "../../../../eval_utils.py"'
 refuse 07 't["evaluator"]["func"] = ["exact_match", "exact_match"]'
 refuse 08 't["artifact_paths"] = ["/tmp/answer.txt"]'
 refuse 09 't["id"] = "single-software-execution--cli--openscad--task-09--ubuntu"'
@@ -123,6 +123,55 @@ for _ in range(100):
 ok = read("answer.txt").strip() == "42" and read("screen.txt") == "1920x1080\n" and \
     read("launched.txt") == "started\nstill running\n"
 print("True" if ok else "False")
+PY
+# 13: a file shared by the folder's tasks (eval_utils.py beside the task
+# folders; the open-environment tasks also take one from two levels up),
+# and a prepare_command the runtime runs before the evaluator
+mkdir -p "$root/$cli/task-13"
+cp -r "$root/$cli/task-01/init_file" "$root/$cli/task-01/ground_truth" "$root/$cli/task-13/"
+cat > "$root/$cli/eval_utils.py" <<'PY'
+def answer():
+    try:
+        return open("/home/user/Desktop/answer.txt").read().strip()
+    except OSError:
+        return ""
+PY
+mkdir -p "$root/single-software-execution/tools"
+printf 'open("/tmp/engisweep-test-prepared", "w").write("ready")\n' > "$root/single-software-execution/tools/prepare.py"
+cat > "$root/$cli/task-13/eval.py" <<'PY'
+import os, sys
+sys.path.insert(0, "/home/user/Desktop")
+from eval_utils import answer
+prepared = os.path.exists("/tmp/engisweep-test-prepared")
+print("True" if prepared and answer() == "42" else "False")
+PY
+python3 - "$root/$cli/task-01/task-01.json" "$root/$cli/task-13/task-13.json" <<'PY'
+import json, sys
+t = json.loads(open(sys.argv[1]).read().replace("task-01", "task-13"))
+D = "/home/user/Desktop"
+t["evaluator"]["postconfig"][0]["parameters"]["files"] += [
+    {"local_path": "eval_utils.py", "path": f"{D}/eval_utils.py"},
+    {"local_path": "../../tools/prepare.py", "path": f"{D}/_prepare.py"}]
+t["evaluator"]["result"]["prepare_command"] = f"rm -f /tmp/engisweep-test-prepared; python3 {D}/_prepare.py"
+t["evaluator"]["result"]["prepare_timeout"] = 60
+open(sys.argv[2], "w").write(json.dumps(t, indent=2) + "\n")
+PY
+# 14, 15: evaluators that fail in ways the runtime takes for their own
+# failure, not a verdict: a missing module (False on stdout, the import
+# error on stderr), and exit status 1 with False and a traceback
+for nn in 14 15; do
+	mkdir -p "$root/$cli/task-$nn"
+	cp -r "$root/$cli/task-01/init_file" "$root/$cli/task-01/ground_truth" "$root/$cli/task-$nn/"
+	sed -e "s/task-01/task-$nn/g" "$root/$cli/task-01/task-01.json" > "$root/$cli/task-$nn/task-$nn.json"
+done
+cat > "$root/$cli/task-14/eval.py" <<'PY'
+import sys
+print("False")
+print("ModuleNotFoundError: No module named 'ccx_tools'", file=sys.stderr)
+PY
+cat > "$root/$cli/task-15/eval.py" <<'PY'
+print("False", flush=True)
+raise RuntimeError("evaluator bug")
 PY
 # design optimisation: a number in design.txt, at most 10, scored x/10 by
 # an evaluator that writes score.json (the benchmark's scored protocol)

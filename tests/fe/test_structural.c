@@ -383,7 +383,7 @@ static void test_kind(void)
 				 "\"reference\": \"ref.json\", \"truth\": \"truth.json\"}",
 				 0, NULL);
 	void *crit = NULL;
-	CHECK_INT(k->parse(ver, "task.json", "/verifier", &crit, &err), 0);
+	CHECK_INT(k->parse(ver, "task.json", NULL, "/verifier", &crit, &err), 0);
 	json_decref(ver);
 	struct engi_verify_ctx ctx = {art, task};
 	struct {

@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	const struct engi_verifier_kind *k =
 	    engi_verifier_lookup(json_string_value(json_object_get(ver, "kind")), &err);
 	void *crit = NULL;
-	if (!k || k->parse(ver, argv[1], "/verifier", &crit, &err) < 0) {
+	if (!k || k->parse(ver, argv[1], NULL, "/verifier", &crit, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		json_decref(ver);
 		return 2;

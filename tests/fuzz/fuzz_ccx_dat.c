@@ -59,7 +59,7 @@ static void criteria_init(void)
 	struct engi_error e;
 	engi_error_init(&e);
 	kind = engi_verifier_lookup("ccx_dat", &e);
-	if (!ver || !kind || kind->parse(ver, "fuzz.json", "/verifier", &criteria, &e) != 0) {
+	if (!ver || !kind || kind->parse(ver, "fuzz.json", NULL, "/verifier", &criteria, &e) != 0) {
 		fprintf(stderr, "fuzz_ccx_dat: %s\n", e.msg);
 		abort();
 	}

@@ -16,6 +16,9 @@ c = "single-software-execution--cli--calculix--"
 want = {
     c + "task-01--ubuntu": [],
     c + "task-02--ubuntu": ["evaluator_error"] * 3,          # the evaluator crashes
+    c + "task-13--ubuntu": [],
+    c + "task-14--ubuntu": ["evaluator_error"] * 3,          # a module it needs is missing
+    c + "task-15--ubuntu": ["evaluator_error"] * 3,          # exit 1 and a traceback
     c + "task-21--ubuntu": ["empty_artifacts_pass", "noop_passes"],  # says True to anything
     c + "task-22--ubuntu": ["empty_artifacts_pass"],         # checks only that it exists
     c + "task-23--ubuntu": ["ground_truth_fails"],           # a wrong ground truth
@@ -28,14 +31,14 @@ want = {
     "design-optimization--cli--openscad--task-02--ubuntu": ["agent_score_file"] + ["evaluator_error"] * 2,
 }
 assert got == {k: sorted(v) for k, v in want.items()}, got
-assert d["tasks_audited"] == 11 and d["tasks_with_findings"] == 8, d
+assert d["tasks_audited"] == 14 and d["tasks_with_findings"] == 10, d
 f = {t["task"]: t for t in d["tasks"]}
 assert "beam.dat" in f[c + "task-24--ubuntu"]["findings"][0]["detail"]
 assert "mechanism" in f[c + "task-25--ubuntu"]["findings"][0]["detail"]
 assert "re-solved: max |u|" in f[c + "task-26--ubuntu"]["notes"]
 print("ok: every planted defect found, nothing else")
 PY
-grep -q "11 tasks audited: 8 with findings (13 findings)" audit.txt || { cat audit.txt; fail "summary line"; }
+grep -q "14 tasks audited: 10 with findings (19 findings)" audit.txt || { cat audit.txt; fail "summary line"; }
 grep -q "| single-software-execution--cli--calculix--task-24--ubuntu .*| passes_without " audit.txt \
 	|| { cat audit.txt; fail "table row"; }
 # the sound tasks alone: exit 0

@@ -18,10 +18,9 @@ assert m and (int(m[1]), int(m[2])) == (0, 151), m and m.group(0)
 reasons = dict((r.strip(), int(n)) for n, r in re.findall(r"^  (\d+) +(.+)$", text, re.M))
 # the evaluators (eval.py) and many inputs are not published with the
 # task files: those tasks name what is missing, after every other check
-want = {"windows guest": 35, "no image for the snapshot": 55,
-        "evaluator not supported": 3, "no artifact paths": 2,
-        "shared file outside the task folder": 1, "evaluator file missing": 28,
-        "input file missing": 27}
+want = {"windows guest": 35, "no image for the snapshot": 58,
+        "evaluator not supported": 1, "no artifact paths": 2,
+        "evaluator file missing": 28, "input file missing": 27}
 assert reasons == want, reasons
 assert sum(want.values()) == 151
 # every refusal names its file and what in it
@@ -31,7 +30,9 @@ assert any("calculix/task-01/task-01.json: /evaluator/postconfig/0/parameters/fi
            "'task-01/eval.py' is not in the task tree" in l for l in lines)
 # launch and execute steps translate: none is refused for its setup
 assert not any("setup step" in l for l in lines)
-print("ok: the benchmark's 151 task files: 0 loaded, 151 refused by 7 reasons")
+# launch and execute steps, prepare_command and files shared between tasks
+# translate: the tasks that have them are refused for what is missing
+print("ok: the benchmark's 151 task files: 0 loaded, 151 refused by 6 reasons")
 PY
 
 bash "$ENGI_SRC/tests/engiworld/make_tree.sh" ew
@@ -41,13 +42,13 @@ expect_rc 1 "$ENGISWEEP" inspect --source engiworld ew/task > ew2.txt 2>&1
 import re, sys
 for f in sys.argv[1:]:
     text = open(f).read()
-    assert re.search(r"tasks: 6 loaded, 9 refused", text), text
+    assert re.search(r"tasks: 9 loaded, 9 refused", text), text
     reasons = dict((r.strip(), int(n)) for n, r in re.findall(r"^  (\d+) +(.+)$", text, re.M))
     assert reasons == {"windows guest": 1, "setup step not supported": 1, "input file missing": 1,
-                       "shared file outside the task folder": 1, "evaluator not supported": 2,
+                       "file outside the tree": 1, "evaluator not supported": 2,
                        "guest path outside the Desktop": 1, "id does not match its folder": 1,
                        "no artifact paths": 1}, reasons
-print("ok: our tree: 6 loaded, one refusal per reason")
+print("ok: our tree: 9 loaded, one refusal per reason")
 PY
 
 # the local backend gives the guest's Desktop only inside its sandbox: the
@@ -58,13 +59,21 @@ PY
 	|| { cat run.log; fail "the sweep on the local backend failed"; }
 grep -q "calculix/task-12/task-12.json: backend 'local' cannot leave a command running in the background" run.log \
 	|| { cat run.log; fail "the launch task was not named as refused for the local backend"; }
-grep -q "5 tasks run, 10 refused: 1 windows guest.*, 1 backend cannot run it" run.log || { cat run.log; fail "no refusal summary"; }
+grep -q "8 tasks run, 10 refused: 1 windows guest.*, 1 backend cannot run it" run.log || { cat run.log; fail "no refusal summary"; }
 PYTHONPATH="$HERE" "$PY" - <<'PY'
 import results as R
 ep = {(e["task_id"].split("--")[3], e["task_id"].split("--")[0][:6], e["model"]): e
       for e in R.episodes("r/results.h5")}
-assert len(ep) == 10, sorted(ep)
+assert len(ep) == 16, sorted(ep)
 assert ep["task-01", "single", "reference"]["success"] == 1
+# a shared evaluator module and a prepare_command: the reference passes
+assert ep["task-13", "single", "reference"]["success"] == 1
+assert ep["task-13", "single", "noop"]["success"] == 0
+# what the runtime takes for the evaluator's own failure is never a verdict
+for m in ("reference", "noop"):
+    e14, e15 = ep["task-14", "single", m], ep["task-15", "single", m]
+    assert e14["infra"] == "verifier crashed" and "evaluator dependency error: ModuleNotFoundError" in e14["message"], e14
+    assert e15["infra"] == "verifier crashed" and "exit status 1 with a traceback" in e15["message"], e15
 assert ep["task-01", "single", "noop"]["success"] == 0
 assert ep["task-02", "single", "reference"]["infra"] == "verifier crashed"
 assert abs(ep["task-01", "design", "reference"]["score"] - 0.7) < 1e-12

@@ -1,7 +1,8 @@
 # EngiWorld tasks (our own, in the benchmark's format) run end to end in a
 # real guest of the tools image, in the guest's /home/user/Desktop: setup
 # uploads and the launch and execute steps, the agent, the benchmark's
-# evaluator uploaded after it stopped
+# evaluator (and the files tasks share, its prepare_command) uploaded after
+# it stopped
 # and judged by its True/False protocol. The reference (the task's
 # ground_truth) passes, noop fails, and an evaluator that prints neither
 # True nor False is a verifier failure, never a score.
@@ -13,7 +14,7 @@ PYTHONPATH="$ENGI_SRC/tests/integration" "$PY" - <<'PY'
 import results as R
 ep = {(e["task_id"].split("--")[0][:6] + "/" + e["task_id"].split("--")[3], e["model"]): e
       for e in R.episodes("r/results.h5")}
-assert len(ep) == 12, sorted(ep)
+assert len(ep) == 18, sorted(ep)
 ok = ep["single/task-01", "reference"]
 assert ok["outcome"] == "done" and ok["success"] == 1 and ok["score"] == 1, ok
 no = ep["single/task-01", "noop"]
@@ -50,6 +51,11 @@ assert ep["single/task-12", "noop"]["success"] == 0
 ev = [e for e in R.trace("r/results.h5", st["cell"]) if e.get("ev") == "setup"]
 assert [(e["kind"], e["exit"]) for e in ev] == [("launch", 0), ("run", 7), ("run", 0)], ev
 assert ev[0]["output"].startswith("started ") and ev[2]["output"] == "960\n", ev
+# a prepare_command and an evaluator module shared between tasks
+assert ep["single/task-13", "reference"]["success"] == 1 and ep["single/task-13", "noop"]["success"] == 0
+for m in ("reference", "noop"):
+    assert ep["single/task-14", m]["infra"] == "verifier crashed", ep["single/task-14", m]
+    assert ep["single/task-15", m]["infra"] == "verifier crashed", ep["single/task-15", m]
 print("ok:", {k: (v["outcome"], v["score"]) for k, v in ep.items()})
 PY
 

@@ -29,7 +29,7 @@ static int parse(const char *text, void **crit, struct engi_error *e)
 	}
 	engi_error_init(e);
 	*crit = NULL;
-	int rc = kind->parse(j, "t.json", "/verifier", crit, e);
+	int rc = kind->parse(j, "t.json", NULL, "/verifier", crit, e);
 	json_decref(j);
 	return rc;
 }

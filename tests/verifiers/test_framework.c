@@ -239,7 +239,7 @@ static void test_missing_delivery(void)
 	void *crit = NULL;
 	struct engi_error e;
 	engi_error_init(&e);
-	CHECK_INT(mesh->parse(j, "t.json", "/verifier", &crit, &e), 0);
+	CHECK_INT(mesh->parse(j, "t.json", NULL, "/verifier", &crit, &e), 0);
 	json_decref(j);
 
 	struct engi_verify_ctx ctx = {.artifact_dir = dir, .task_dir = dir};

@@ -32,7 +32,7 @@ static int parse(const char *criteria, void **crit, struct engi_error *e)
 	}
 	engi_error_init(e);
 	*crit = NULL;
-	int rc = kind->parse(j, "t.json", "/verifier", crit, e);
+	int rc = kind->parse(j, "t.json", NULL, "/verifier", crit, e);
 	json_decref(j);
 	return rc;
 }

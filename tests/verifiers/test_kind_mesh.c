@@ -543,7 +543,7 @@ static void test_alloc_failures(void)
 			       " {\"name\": \"x\", \"check\": \"self_intersections\"}]}",
 			       0, NULL);
 	void *crit = NULL;
-	CHECK_INT(kind->parse(j, "t.json", "/verifier", &crit, NULL), 0);
+	CHECK_INT(kind->parse(j, "t.json", NULL, "/verifier", &crit, NULL), 0);
 	json_decref(j);
 	struct engi_verify_ctx ctx = {.artifact_dir = dir, .task_dir = dir};
 	int failures = 0;

@@ -130,9 +130,11 @@ struct engi_verifier_kind {
 	int version;
 	/* Validates and converts criteria (the task's "verifier" object, whose
 	 * "kind" and "file" the loader has already checked). Errors name file
-	 * and JSON pointer: "<file>: <pointer>/criteria/2/value: expected a number". */
-	int (*parse)(json_t *verifier, const char *file, const char *pointer, void **criteria,
-		     struct engi_error *err);
+	 * and JSON pointer: "<file>: <pointer>/criteria/2/value: expected a number".
+	 * dir is the task's folder, against which the verifier's paths are
+	 * taken (NULL: the folder of file). */
+	int (*parse)(json_t *verifier, const char *file, const char *dir, const char *pointer,
+		     void **criteria, struct engi_error *err);
 	/* Appends assertions and metrics for the delivered `target` file
 	 * (relative to ctx->artifact_dir). A missing or broken file is not an
 	 * error: it gives unavailable or failed assertions. Errors are only for
