@@ -81,6 +81,20 @@ const char *engi_json_kind(const json_t *j)
 	return type_name(json_typeof(j));
 }
 
+void engi_json_found(char *out, size_t cap, const json_t *v)
+{
+	if (json_is_string(v))
+		snprintf(out, cap, "a string ('%.60s')", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(out, cap, "an integer (%lld)", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(out, cap, "a number (%g)", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(out, cap, "a boolean (%s)", json_is_true(v) ? "true" : "false");
+	else
+		snprintf(out, cap, "%s", engi_json_kind(v));
+}
+
 void engi_json_join(char *out, size_t cap, const char *const *names)
 {
 	out[0] = '\0';
@@ -188,6 +202,24 @@ int engi_json_number(json_t *obj, const char *key, const char *file, const char 
 		return engi_parse_error(err, file, p, "must be finite");
 	}
 	*present = 1;
+	return 0;
+}
+
+int engi_json_number_min(json_t *obj, const char *key, double min, double dflt, const char *file,
+			 const char *pointer, double *out, struct engi_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	*out = dflt;
+	if (!v)
+		return 0;
+	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < min) {
+		char p[ENGI_POINTER_MAX], found[96];
+		pointer_key(p, pointer, key);
+		engi_json_found(found, sizeof(found), v);
+		return engi_parse_error(err, file, p, "expected a number ≥ %g, found %s", min,
+					found);
+	}
+	*out = json_number_value(v);
 	return 0;
 }
 
