@@ -95,14 +95,25 @@ void engi_json_found(char *out, size_t cap, const json_t *v)
 		snprintf(out, cap, "%s", engi_json_kind(v));
 }
 
-void engi_json_join(char *out, size_t cap, const char *const *names)
+void engi_json_join(char *out, size_t cap, const char *const *names, size_t n)
 {
+	size_t len = 0;
 	out[0] = '\0';
-	for (const char *const *a = names; *a; a++) {
-		strncat(out, *a, cap - strlen(out) - 1);
-		if (a[1])
-			strncat(out, ", ", cap - strlen(out) - 1);
+	for (size_t i = 0; i < n && len + 1 < cap; i++) {
+		int w = snprintf(out + len, cap - len, "%s%s", i ? ", " : "", names[i]);
+		if (w < 0)
+			break;
+		len += (size_t)w < cap - len ? (size_t)w : cap - len - 1;
 	}
+}
+
+/* How many names come before the NULL. */
+static size_t count_names(const char *const *names)
+{
+	size_t n = 0;
+	while (names[n])
+		n++;
+	return n;
 }
 
 int engi_json_parse(const char *name, const char *text, size_t len, json_t **root,
@@ -236,7 +247,7 @@ int engi_json_only_keys(json_t *obj, const char *const *allowed, const char *fil
 		if (!ok) {
 			char p[ENGI_POINTER_MAX], list[256];
 			pointer_key(p, pointer, key);
-			engi_json_join(list, sizeof(list), allowed);
+			engi_json_join(list, sizeof(list), allowed, count_names(allowed));
 			return engi_parse_error(err, file, p, "unknown field (valid: %s)", list);
 		}
 	}
@@ -259,7 +270,7 @@ int engi_json_choice(json_t *obj, const char *key, const char *const *choices, c
 		}
 	char p[ENGI_POINTER_MAX], list[256];
 	pointer_key(p, pointer, key);
-	engi_json_join(list, sizeof(list), choices);
+	engi_json_join(list, sizeof(list), choices, count_names(choices));
 	return engi_parse_error(err, file, p, "unknown %s '%s' (valid: %s)", what, s, list);
 }
 

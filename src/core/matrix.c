@@ -165,7 +165,7 @@ static int unknown_word(struct engi_error *err, int code, const char *what, cons
 	if (near)
 		RAISE(err, code, "%s: unknown %s '%s' (did you mean %s?)", what, noun, key, near);
 	char list[512];
-	text_join(list, sizeof(list), known, nknown);
+	engi_json_join(list, sizeof(list), known, nknown);
 	RAISE(err, code, "%s: unknown %s '%s' (known: %s)", what, noun, key, list);
 }
 

@@ -70,7 +70,7 @@ static void thinking_names(char *buf, size_t n, int thinking)
 	for (const struct provider_ops *const *p = provider_registry; *p && k < 8; p++)
 		if (!(*p)->thinking == !thinking)
 			names[k++] = (*p)->name;
-	text_join(buf, n, names, k);
+	engi_json_join(buf, n, names, k);
 }
 
 /* Extended thinking: thinking_budget_tokens, else a budget from

@@ -36,7 +36,7 @@ static void test_pointer(void)
 	CHECK_STR(p, "/list/12");
 	char list[12];
 	static const char *const names[] = {"alpha", "beta", "gamma", NULL};
-	engi_json_join(list, sizeof(list), names);
+	engi_json_join(list, sizeof(list), names, 3);
 	CHECK_STR(list, "alpha, beta");
 	expect_msg(engi_parse_error(&err, "f.json", "", "bad %d", 7), "f.json: /: bad 7");
 }

@@ -29,8 +29,8 @@ const char *engi_json_kind(const json_t *j);
  * "a string ('hot')" (cut to 60 bytes), "an integer (0)", "a number (1.5)",
  * "a boolean (true)", else its kind ("an object", "null"). */
 void engi_json_found(char *out, size_t cap, const json_t *v);
-/* names (NULL-terminated) joined by ", " into out, cut to cap. */
-void engi_json_join(char *out, size_t cap, const char *const *names);
+/* names[0..n) joined by ", " into out, cut to cap: the list of a message. */
+void engi_json_join(char *out, size_t cap, const char *const *names, size_t n);
 /* Raises ENGI_EPARSE with "<file>: <pointer>: <message>"; returns the code. */
 int engi_parse_error(struct engi_error *err, const char *file, const char *pointer, const char *fmt,
 		     ...) __attribute__((format(printf, 4, 5)));
