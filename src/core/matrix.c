@@ -37,6 +37,7 @@ void sweepdef_release(struct sweepdef *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* A new model at the end of the list, zeroed. */
 static struct model *add_model(struct sweepdef *d, struct engi_error *err)
 {
 	struct model *nm = arena_array(&d->arena, d->nmodels + 1, sizeof(*nm));
@@ -47,6 +48,7 @@ static struct model *add_model(struct sweepdef *d, struct engi_error *err)
 	if (d->nmodels)
 		memcpy(nm, d->models, d->nmodels * sizeof(*nm));
 	d->models = nm;
+	memset(&d->models[d->nmodels], 0, sizeof(*nm));
 	return &d->models[d->nmodels++];
 }
 
@@ -243,7 +245,6 @@ int sweepdef_add_agents(struct sweepdef *d, const char *list, struct engi_error 
 			rc = ENGI_ENOMEM;
 			break;
 		}
-		memset(m, 0, sizeof(*m));
 		m->name = arena_strdup(&d->arena, tok);
 		m->agent = m->name;
 		char settings[160];
@@ -414,7 +415,6 @@ int sweepdef_load_models(struct sweepdef *d, const char *path, struct engi_error
 			rc = ENGI_ENOMEM;
 			break;
 		}
-		memset(m, 0, sizeof(*m));
 		json_t *sem = json_object();
 		json_object_set_new(sem, "agent", json_string(agent_s));
 		for (const char *const *s = semantic; *s; s++)
