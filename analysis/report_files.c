@@ -5,8 +5,6 @@
  */
 #include "report_render.h"
 
-#include "textout.h"
-
 #include "engi/utf8.h"
 
 #include <inttypes.h>
@@ -14,49 +12,42 @@
 #include <string.h>
 
 /* A JSON string; bytes that are not UTF-8 become U+FFFD. */
-static void json_string(struct report_out *o, const char *str)
+static void json_string(struct engi_dynbuf *o, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str);
-	out_str(o, "\"");
+	engi_textout_str(o, "\"");
 	for (size_t i = 0; i < n;) {
 		unsigned char ch = s[i];
 		if (ch == '"' || ch == '\\') {
 			char esc[2] = {'\\', (char)ch};
-			out_bytes(o, esc, 2);
+			engi_textout_bytes(o, esc, 2);
 		} else if (ch == '\n') {
-			out_str(o, "\\n");
+			engi_textout_str(o, "\\n");
 		} else if (ch == '\r') {
-			out_str(o, "\\r");
+			engi_textout_str(o, "\\r");
 		} else if (ch == '\t') {
-			out_str(o, "\\t");
+			engi_textout_str(o, "\\t");
 		} else if (ch == '\b') {
-			out_str(o, "\\b");
+			engi_textout_str(o, "\\b");
 		} else if (ch == '\f') {
-			out_str(o, "\\f");
+			engi_textout_str(o, "\\f");
 		} else if (ch < 0x20) {
-			out_fmt(o, "\\u%04x", ch);
+			engi_textout(o, "\\u%04x", ch);
 		} else if (ch < 0x80) {
-			out_bytes(o, (const char *)&s[i], 1);
+			engi_textout_bytes(o, (const char *)&s[i], 1);
 		} else {
 			size_t len = engi_utf8_seq(&s[i], n - i);
 			if (len) {
-				out_bytes(o, (const char *)&s[i], len);
+				engi_textout_bytes(o, (const char *)&s[i], len);
 				i += len;
 				continue;
 			}
-			out_str(o, "\\ufffd");
+			engi_textout_str(o, "\\ufffd");
 		}
 		i++;
 	}
-	out_str(o, "\"");
-}
-
-/* A CSV field, quoted as the compare tables quote theirs (textout.h). */
-static void csv_string(struct report_out *o, const char *s)
-{
-	if (!o->rc)
-		engi_textout_csv_str(&o->b, s);
+	engi_textout_str(o, "\"");
 }
 
 /* ---- the row as a list of fields, shared by CSV and JSON ---- */
@@ -125,47 +116,47 @@ static void row_fields(const struct engi_report_data *d, const struct engi_repor
 
 /* Numbers in files: 12 significant digits, far beyond what a bootstrap
  * supports, and the same text on every machine (glibc rounds exactly). */
-static void field_value(struct report_out *o, const struct field *f, int json)
+static void field_value(struct engi_dynbuf *o, const struct field *f, int json)
 {
 	switch (f->kind) {
 	case F_STR:
 		if (json)
 			json_string(o, f->s);
 		else
-			csv_string(o, f->s);
+			engi_textout_csv_str(o, f->s);
 		break;
 	case F_SIZE:
-		out_fmt(o, "%zu", f->z);
+		engi_textout(o, "%zu", f->z);
 		break;
 	case F_I64:
-		out_fmt(o, "%" PRId64, f->i);
+		engi_textout(o, "%" PRId64, f->i);
 		break;
 	default:
 		if (isfinite(f->x))
-			out_fmt(o, "%.12g", f->x);
+			engi_textout(o, "%.12g", f->x);
 		else if (json)
-			out_str(o, "null");
+			engi_textout_str(o, "null");
 		break;
 	}
 }
 
-void engi_report_render_csv(struct report_out *o, const struct engi_report_data *d)
+void engi_report_render_csv(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
 	struct field f[ROW_FIELDS];
 	struct engi_report_row empty;
 	memset(&empty, 0, sizeof(empty));
 	row_fields(d, &empty, f);
 	for (size_t i = 0; i < ROW_FIELDS; i++)
-		out_fmt(o, "%s%s", i ? "," : "", f[i].key);
-	out_str(o, "\r\n");
+		engi_textout(o, "%s%s", i ? "," : "", f[i].key);
+	engi_textout_str(o, "\r\n");
 	for (size_t r = 0; r < d->nrows; r++) {
 		row_fields(d, &d->rows[r], f);
 		for (size_t i = 0; i < ROW_FIELDS; i++) {
 			if (i)
-				out_str(o, ",");
+				engi_textout_str(o, ",");
 			field_value(o, &f[i], 0);
 		}
-		out_str(o, "\r\n");
+		engi_textout_str(o, "\r\n");
 	}
 }
 
@@ -174,128 +165,128 @@ static double ratio(double x, double y)
 	return y > 0 ? x / y : NAN;
 }
 
-static void json_num(struct report_out *o, const char *key, double v)
+static void json_num(struct engi_dynbuf *o, const char *key, double v)
 {
 	if (isfinite(v))
-		out_fmt(o, ", \"%s\": %.12g", key, v);
+		engi_textout(o, ", \"%s\": %.12g", key, v);
 	else
-		out_fmt(o, ", \"%s\": null", key);
+		engi_textout(o, ", \"%s\": null", key);
 }
 
 /* The evidence ladder, the "evidence" member of the JSON file. */
-static void json_evidence(struct report_out *o, const struct engi_evidence *ev)
+static void json_evidence(struct engi_dynbuf *o, const struct engi_evidence *ev)
 {
-	out_str(o, ",\n  \"evidence\": {\"stages\": [");
+	engi_textout_str(o, ",\n  \"evidence\": {\"stages\": [");
 	for (size_t s = 0; s < ev->nstages; s++) {
-		out_str(o, s ? ", " : "");
+		engi_textout_str(o, s ? ", " : "");
 		json_string(o, ev->stages[s]);
 	}
-	out_str(o, "],\n    \"arms\": [");
+	engi_textout_str(o, "],\n    \"arms\": [");
 	for (size_t a = 0; a < ev->narms; a++) {
 		const struct engi_evidence_arm *arm = &ev->arms[a];
-		out_str(o, a ? ",\n      {\"model\": " : "\n      {\"model\": ");
+		engi_textout_str(o, a ? ",\n      {\"model\": " : "\n      {\"model\": ");
 		json_string(o, arm->model);
-		out_str(o, ", \"condition\": ");
+		engi_textout_str(o, ", \"condition\": ");
 		json_string(o, arm->condition);
-		out_fmt(o,
-			", \"episodes\": %zu, \"tasks\": %zu, "
-			"\"perfect_tasks\": %zu",
-			arm->episodes, arm->tasks, arm->perfect);
+		engi_textout(o,
+			     ", \"episodes\": %zu, \"tasks\": %zu, "
+			     "\"perfect_tasks\": %zu",
+			     arm->episodes, arm->tasks, arm->perfect);
 		json_num(o, "perfect_rate", ratio((double)arm->perfect, (double)arm->tasks));
 		json_num(o, "score_x100", arm->score_x100);
 		json_num(o, "cost_usd", arm->cost_usd);
 		json_num(o, "cost_per_task", ratio(arm->cost_usd, (double)arm->tasks));
 		json_num(o, "cost_per_point", ratio(arm->cost_usd, arm->score_x100));
-		out_str(o, ", \"ladder\": [");
+		engi_textout_str(o, ", \"ladder\": [");
 		for (size_t s = 0; s < ev->nstages; s++) {
-			out_str(o, s ? ", {\"stage\": " : "{\"stage\": ");
+			engi_textout_str(o, s ? ", {\"stage\": " : "{\"stage\": ");
 			json_string(o, ev->stages[s]);
-			out_fmt(o, ", \"denominator\": %zu, \"passed\": %zu", arm->denominator[s],
-				arm->passed[s]);
+			engi_textout(o, ", \"denominator\": %zu, \"passed\": %zu",
+				     arm->denominator[s], arm->passed[s]);
 			json_num(o, "pass_rate",
 				 ratio((double)arm->passed[s], (double)arm->denominator[s]));
-			out_fmt(o, ", \"first_failed\": %zu}", arm->first_failed[s]);
+			engi_textout(o, ", \"first_failed\": %zu}", arm->first_failed[s]);
 		}
-		out_fmt(o, "], \"passed_every_stage\": %zu}", arm->first_failed[ev->nstages]);
+		engi_textout(o, "], \"passed_every_stage\": %zu}", arm->first_failed[ev->nstages]);
 	}
-	out_str(o, ev->narms ? "\n    ]}" : "]}");
+	engi_textout_str(o, ev->narms ? "\n    ]}" : "]}");
 }
 
-static void json_values(struct report_out *o, const struct engi_report_value *v, size_t n)
+static void json_values(struct engi_dynbuf *o, const struct engi_report_value *v, size_t n)
 {
-	out_str(o, "[");
+	engi_textout_str(o, "[");
 	for (size_t i = 0; i < n; i++) {
-		out_str(o, i ? ", {\"value\": " : "{\"value\": ");
+		engi_textout_str(o, i ? ", {\"value\": " : "{\"value\": ");
 		json_string(o, v[i].value);
-		out_fmt(o, ", \"episodes\": %zu}", v[i].episodes);
+		engi_textout(o, ", \"episodes\": %zu}", v[i].episodes);
 	}
-	out_str(o, "]");
+	engi_textout_str(o, "]");
 }
 
-void engi_report_render_json(struct report_out *o, const struct engi_report_data *d)
+void engi_report_render_json(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
-	out_str(o, "{\n  \"format\": \"engisweep-report\",\n"
-		   "  \"format_version\": 3,\n");
-	out_fmt(o,
-		"  \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
-		"\"level\": %.12g, \"min_tasks\": %zu, \"interval\": \"%s\"},\n",
-		d->boot.seed, d->boot.draws, d->boot.level, d->boot.min_tasks,
-		engi_interval_name(d->boot.interval));
-	out_str(o, "  \"episodes\": {\"planned\": ");
+	engi_textout_str(o, "{\n  \"format\": \"engisweep-report\",\n"
+			    "  \"format_version\": 3,\n");
+	engi_textout(o,
+		     "  \"bootstrap\": {\"seed\": %" PRIu64 ", \"draws\": %zu, "
+		     "\"level\": %.12g, \"min_tasks\": %zu, \"interval\": \"%s\"},\n",
+		     d->boot.seed, d->boot.draws, d->boot.level, d->boot.min_tasks,
+		     engi_interval_name(d->boot.interval));
+	engi_textout_str(o, "  \"episodes\": {\"planned\": ");
 	if (d->planned)
-		out_fmt(o, "%" PRIu64 ", \"missing\": %" PRIu64, d->planned, d->missing);
+		engi_textout(o, "%" PRIu64 ", \"missing\": %" PRIu64, d->planned, d->missing);
 	else
-		out_str(o, "null, \"missing\": null");
-	out_fmt(o,
-		", \"recorded\": %zu, \"extra\": %zu, \"duplicates\": %zu, "
-		"\"scored\": %zu, \"%s\": %zu, \"%s\": %zu, "
-		"\"other_outcome\": %zu, "
-		"\"unknown_task\": %zu, \"tasks_listed\": %zu, "
-		"\"tasks_unrun\": %zu},\n",
-		d->recorded, d->extra, d->duplicates, d->scored,
-		engi_outcome_name(ENGI_OUTCOME_ENV_CRASH), d->env_crash,
-		engi_outcome_name(ENGI_OUTCOME_INFRA_ERROR), d->infra_error, d->other_outcome,
-		d->unknown_task, d->tasks_listed, d->tasks_unrun);
-	out_str(o, "  \"not_run\": [");
+		engi_textout_str(o, "null, \"missing\": null");
+	engi_textout(o,
+		     ", \"recorded\": %zu, \"extra\": %zu, \"duplicates\": %zu, "
+		     "\"scored\": %zu, \"%s\": %zu, \"%s\": %zu, "
+		     "\"other_outcome\": %zu, "
+		     "\"unknown_task\": %zu, \"tasks_listed\": %zu, "
+		     "\"tasks_unrun\": %zu},\n",
+		     d->recorded, d->extra, d->duplicates, d->scored,
+		     engi_outcome_name(ENGI_OUTCOME_ENV_CRASH), d->env_crash,
+		     engi_outcome_name(ENGI_OUTCOME_INFRA_ERROR), d->infra_error, d->other_outcome,
+		     d->unknown_task, d->tasks_listed, d->tasks_unrun);
+	engi_textout_str(o, "  \"not_run\": [");
 	for (size_t i = 0; i < d->nnot_run; i++) {
 		const struct engi_report_not_run *n = &d->not_run[i];
 		const struct engi_report_row *r = overall(d, n->arm);
-		out_str(o, i ? ",\n    {\"model\": " : "\n    {\"model\": ");
+		engi_textout_str(o, i ? ",\n    {\"model\": " : "\n    {\"model\": ");
 		json_string(o, r->model);
-		out_str(o, ", \"condition\": ");
+		engi_textout_str(o, ", \"condition\": ");
 		json_string(o, r->condition);
-		out_str(o, ", \"reason\": ");
+		engi_textout_str(o, ", \"reason\": ");
 		json_string(o, n->reason);
-		out_fmt(o, ", \"episodes\": %zu}", n->episodes);
+		engi_textout(o, ", \"episodes\": %zu}", n->episodes);
 	}
-	out_str(o, d->nnot_run ? "\n  ],\n" : "],\n");
-	out_str(o, "  \"provenance\": {\"versions\": ");
+	engi_textout_str(o, d->nnot_run ? "\n  ],\n" : "],\n");
+	engi_textout_str(o, "  \"provenance\": {\"versions\": ");
 	json_values(o, d->versions, d->nversions);
-	out_str(o, ", \"verifiers\": ");
+	engi_textout_str(o, ", \"verifiers\": ");
 	json_values(o, d->verifiers, d->nverifiers);
-	out_fmt(o, ", \"mixed_versions\": %s, \"mixed_verifiers\": %s},\n",
-		d->mixed_versions ? "true" : "false", d->mixed_verifiers ? "true" : "false");
-	out_fmt(o, "  \"clean_verification\": {\"episodes\": %zu, \"disagree\": %zu},\n",
-		d->clean_checked, d->clean_disagree);
-	out_str(o, "  \"tables\": [");
+	engi_textout(o, ", \"mixed_versions\": %s, \"mixed_verifiers\": %s},\n",
+		     d->mixed_versions ? "true" : "false", d->mixed_verifiers ? "true" : "false");
+	engi_textout(o, "  \"clean_verification\": {\"episodes\": %zu, \"disagree\": %zu},\n",
+		     d->clean_checked, d->clean_disagree);
+	engi_textout_str(o, "  \"tables\": [");
 	for (size_t t = 0; t < d->ntables; t++) {
-		out_str(o, t ? ", " : "");
+		engi_textout_str(o, t ? ", " : "");
 		json_string(o, d->table_name[t]);
 	}
-	out_str(o, "],\n");
-	out_str(o, "  \"rows\": [");
+	engi_textout_str(o, "],\n");
+	engi_textout_str(o, "  \"rows\": [");
 	struct field f[ROW_FIELDS];
 	for (size_t r = 0; r < d->nrows; r++) {
 		row_fields(d, &d->rows[r], f);
-		out_str(o, r ? ",\n    {" : "\n    {");
+		engi_textout_str(o, r ? ",\n    {" : "\n    {");
 		for (size_t i = 0; i < ROW_FIELDS; i++) {
-			out_fmt(o, "%s\"%s\": ", i ? ", " : "", f[i].key);
+			engi_textout(o, "%s\"%s\": ", i ? ", " : "", f[i].key);
 			field_value(o, &f[i], 1);
 		}
-		out_str(o, "}");
+		engi_textout_str(o, "}");
 	}
-	out_str(o, d->nrows ? "\n  ]" : "]");
+	engi_textout_str(o, d->nrows ? "\n  ]" : "]");
 	if (d->evidence)
 		json_evidence(o, d->evidence);
-	out_str(o, "\n}\n");
+	engi_textout_str(o, "\n}\n");
 }

@@ -18,23 +18,23 @@ static const char *infra_names(char *buf, size_t size, const char *last)
 /* A Markdown table cell: pipes and backslashes escaped, line breaks and
  * other control characters as spaces, '<' as an entity so names never turn
  * into HTML. */
-static void md_cell(struct report_out *o, const char *s)
+static void md_cell(struct engi_dynbuf *o, const char *s)
 {
 	if (!*s) {
-		out_str(o, "(none)");
+		engi_textout_str(o, "(none)");
 		return;
 	}
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 		if (ch == '|' || ch == '\\') {
 			char esc[2] = {'\\', (char)ch};
-			out_bytes(o, esc, 2);
+			engi_textout_bytes(o, esc, 2);
 		} else if (ch == '<') {
-			out_str(o, "&lt;");
+			engi_textout_str(o, "&lt;");
 		} else if (ch < 0x20 || ch == 0x7f) {
-			out_str(o, " ");
+			engi_textout_str(o, " ");
 		} else {
-			out_bytes(o, s, 1);
+			engi_textout_bytes(o, s, 1);
 		}
 	}
 }
@@ -45,34 +45,34 @@ static void level_percent(const struct engi_report_data *d, char *buf, size_t si
 	snprintf(buf, size, "%g", d->boot.level * 100.0);
 }
 
-static void md_num(struct report_out *o, double v, const char *fmt)
+static void md_num(struct engi_dynbuf *o, double v, const char *fmt)
 {
 	if (isfinite(v))
-		out_fmt(o, fmt, v);
+		engi_textout(o, fmt, v);
 	else
-		out_str(o, "n/a");
+		engi_textout_str(o, "n/a");
 }
 
-static void md_flag(struct report_out *o, const struct engi_ci *ci, size_t min_tasks)
+static void md_flag(struct engi_dynbuf *o, const struct engi_ci *ci, size_t min_tasks)
 {
 	switch (ci->flag) {
 	case ENGI_CI_NO_TASKS:
-		out_str(o, "no tasks");
+		engi_textout_str(o, "no tasks");
 		break;
 	case ENGI_CI_FEW_TASKS:
-		out_fmt(o, "too few tasks (%zu < %zu)", ci->ntasks, min_tasks);
+		engi_textout(o, "too few tasks (%zu < %zu)", ci->ntasks, min_tasks);
 		break;
 	case ENGI_CI_ALL_ZERO:
-		out_str(o, "every task at 0");
+		engi_textout_str(o, "every task at 0");
 		break;
 	case ENGI_CI_ALL_ONE:
-		out_str(o, "every task at 100");
+		engi_textout_str(o, "every task at 100");
 		break;
 	case ENGI_CI_CONSTANT:
-		out_str(o, "every task equal");
+		engi_textout_str(o, "every task equal");
 		break;
 	default:
-		out_str(o, "n/a");
+		engi_textout_str(o, "n/a");
 		break;
 	}
 }
@@ -94,86 +94,86 @@ static const char *short_flag(int flag)
 	}
 }
 
-static void md_interval(struct report_out *o, const struct engi_ci *ci, size_t min_tasks)
+static void md_interval(struct engi_dynbuf *o, const struct engi_ci *ci, size_t min_tasks)
 {
 	if (ci->flag == ENGI_CI_OK && isfinite(ci->lo) && isfinite(ci->hi))
-		out_fmt(o, "[%.1f, %.1f]", ci->lo, ci->hi);
+		engi_textout(o, "[%.1f, %.1f]", ci->lo, ci->hi);
 	else
 		md_flag(o, ci, min_tasks);
 }
 
-static void md_arm(struct report_out *o, const struct engi_report_data *d,
+static void md_arm(struct engi_dynbuf *o, const struct engi_report_data *d,
 		   const struct engi_report_row *r)
 {
-	out_str(o, "| ");
+	engi_textout_str(o, "| ");
 	md_cell(o, r->model);
 	if (d->nconditions > 1) {
-		out_str(o, " | ");
+		engi_textout_str(o, " | ");
 		md_cell(o, r->condition);
 	}
 }
 
-static void md_head(struct report_out *o, const struct engi_report_data *d, const char *cols,
+static void md_head(struct engi_dynbuf *o, const struct engi_report_data *d, const char *cols,
 		    const char *align)
 {
-	out_str(o, d->nconditions > 1 ? "| model | condition | " : "| model | ");
-	out_fmt(o, "%s |\n", cols);
-	out_str(o, d->nconditions > 1 ? "|---|---|" : "|---|");
-	out_fmt(o, "%s\n", align);
+	engi_textout_str(o, d->nconditions > 1 ? "| model | condition | " : "| model | ");
+	engi_textout(o, "%s |\n", cols);
+	engi_textout_str(o, d->nconditions > 1 ? "|---|---|" : "|---|");
+	engi_textout(o, "%s\n", align);
 }
 
-static void md_episodes(struct report_out *o, const struct engi_report_data *d)
+static void md_episodes(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
-	out_str(o, "## Episodes\n\n");
+	engi_textout_str(o, "## Episodes\n\n");
 	if (d->planned)
-		out_fmt(o,
-			"Denominator: the %" PRIu64
-			" cells (task x model x condition x trial) the sweep "
-			"planned.\n\n",
-			d->planned);
+		engi_textout(o,
+			     "Denominator: the %" PRIu64
+			     " cells (task x model x condition x trial) the sweep "
+			     "planned.\n\n",
+			     d->planned);
 	else
-		out_str(o, "Denominator: the episodes recorded; the number of "
-			   "planned cells is not known, so missing episodes "
-			   "cannot be counted.\n\n");
-	out_str(o, "| episodes | count |\n|---|---:|\n");
+		engi_textout_str(o, "Denominator: the episodes recorded; the number of "
+				    "planned cells is not known, so missing episodes "
+				    "cannot be counted.\n\n");
+	engi_textout_str(o, "| episodes | count |\n|---|---:|\n");
 	if (d->planned) {
-		out_fmt(o, "| planned cells | %" PRIu64 " |\n", d->planned);
-		out_fmt(o, "| recorded | %zu |\n", d->recorded);
-		out_fmt(o, "| missing (planned - recorded) | %" PRIu64 " |\n", d->missing);
+		engi_textout(o, "| planned cells | %" PRIu64 " |\n", d->planned);
+		engi_textout(o, "| recorded | %zu |\n", d->recorded);
+		engi_textout(o, "| missing (planned - recorded) | %" PRIu64 " |\n", d->missing);
 		if (d->extra)
-			out_fmt(o, "| recorded beyond the plan | %zu |\n", d->extra);
+			engi_textout(o, "| recorded beyond the plan | %zu |\n", d->extra);
 	} else {
-		out_fmt(o, "| recorded | %zu |\n", d->recorded);
-		out_str(o, "| missing | unknown |\n");
+		engi_textout(o, "| recorded | %zu |\n", d->recorded);
+		engi_textout_str(o, "| missing | unknown |\n");
 	}
-	out_fmt(o, "| scored | %zu |\n", d->scored);
-	out_fmt(o, "| %s (infrastructure failure, not run, not scored) | %zu |\n",
-		engi_outcome_name(ENGI_OUTCOME_ENV_CRASH), d->env_crash);
-	out_fmt(o, "| %s (infrastructure failure, not run, not scored) | %zu |\n",
-		engi_outcome_name(ENGI_OUTCOME_INFRA_ERROR), d->infra_error);
-	out_fmt(o, "| unknown outcome (not scored) | %zu |\n", d->other_outcome);
-	out_fmt(o, "| duplicate records ignored | %zu |\n", d->duplicates);
-	out_fmt(o, "| on tasks missing from /tasks | %zu |\n", d->unknown_task);
-	out_fmt(o,
-		"\nTasks listed in /tasks: %zu, of which %zu have no recorded "
-		"episode.\n\n",
-		d->tasks_listed, d->tasks_unrun);
+	engi_textout(o, "| scored | %zu |\n", d->scored);
+	engi_textout(o, "| %s (infrastructure failure, not run, not scored) | %zu |\n",
+		     engi_outcome_name(ENGI_OUTCOME_ENV_CRASH), d->env_crash);
+	engi_textout(o, "| %s (infrastructure failure, not run, not scored) | %zu |\n",
+		     engi_outcome_name(ENGI_OUTCOME_INFRA_ERROR), d->infra_error);
+	engi_textout(o, "| unknown outcome (not scored) | %zu |\n", d->other_outcome);
+	engi_textout(o, "| duplicate records ignored | %zu |\n", d->duplicates);
+	engi_textout(o, "| on tasks missing from /tasks | %zu |\n", d->unknown_task);
+	engi_textout(o,
+		     "\nTasks listed in /tasks: %zu, of which %zu have no recorded "
+		     "episode.\n\n",
+		     d->tasks_listed, d->tasks_unrun);
 }
 
-static void md_scores(struct report_out *o, const struct engi_report_data *d)
+static void md_scores(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
 	char pct[32];
 	level_percent(d, pct, sizeof(pct));
-	out_str(o, "## Scores\n\n");
-	out_str(o, "Denominator: per model, the tasks with at least one scored "
-		   "episode (episodes not run and unknown outcomes excluded; a "
-		   "model without a scored episode has no score). "
-		   "EngiScore: mean over those tasks of the per-task mean "
-		   "episode value, x100, the value being the optimization "
-		   "quality on a task scored by optimization and the success "
-		   "flag on any other. Reward: the same two-level mean of the "
-		   "episodes' continuous score, whatever the scoring. Success "
-		   "rate: the same two-level mean of the success flag.\n\n");
+	engi_textout_str(o, "## Scores\n\n");
+	engi_textout_str(o, "Denominator: per model, the tasks with at least one scored "
+			    "episode (episodes not run and unknown outcomes excluded; a "
+			    "model without a scored episode has no score). "
+			    "EngiScore: mean over those tasks of the per-task mean "
+			    "episode value, x100, the value being the optimization "
+			    "quality on a task scored by optimization and the success "
+			    "flag on any other. Reward: the same two-level mean of the "
+			    "episodes' continuous score, whatever the scoring. Success "
+			    "rate: the same two-level mean of the success flag.\n\n");
 	char cols[160];
 	snprintf(cols, sizeof(cols),
 		 "tasks | scored episodes | EngiScore | %s %% CI | reward | "
@@ -183,33 +183,33 @@ static void md_scores(struct report_out *o, const struct engi_report_data *d)
 	for (size_t a = 0; a < d->narms; a++) {
 		const struct engi_report_row *r = overall(d, a);
 		md_arm(o, d, r);
-		out_fmt(o, " | %zu | %zu | ", r->tasks, r->scored);
+		engi_textout(o, " | %zu | %zu | ", r->tasks, r->scored);
 		if (r->tasks == 0) {
-			out_str(o, "no score | no scored episode | no score | "
-				   "no scored episode | n/a |\n");
+			engi_textout_str(o, "no score | no scored episode | no score | "
+					    "no scored episode | n/a |\n");
 			continue;
 		}
 		md_num(o, r->score.mean, "%.1f");
-		out_str(o, " | ");
+		engi_textout_str(o, " | ");
 		md_interval(o, &r->score, d->boot.min_tasks);
-		out_str(o, " | ");
+		engi_textout_str(o, " | ");
 		md_num(o, r->reward.mean, "%.1f");
-		out_str(o, " | ");
+		engi_textout_str(o, " | ");
 		md_interval(o, &r->reward, d->boot.min_tasks);
-		out_str(o, " | ");
+		engi_textout_str(o, " | ");
 		md_num(o, r->success_rate * 100.0, "%.1f %%");
-		out_str(o, " |\n");
+		engi_textout_str(o, " |\n");
 	}
-	out_str(o, "\n");
+	engi_textout_str(o, "\n");
 }
 
-static void md_stability(struct report_out *o, const struct engi_report_data *d)
+static void md_stability(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
-	out_str(o, "## Trial stability\n\n");
-	out_str(o, "Denominator: per model, the tasks with at least 2 scored "
-		   "trials. Stable success: every trial succeeds; stable "
-		   "failure: none does; mixed: some do. Tasks with a single "
-		   "scored trial are counted apart and not classified.\n\n");
+	engi_textout_str(o, "## Trial stability\n\n");
+	engi_textout_str(o, "Denominator: per model, the tasks with at least 2 scored "
+			    "trials. Stable success: every trial succeeds; stable "
+			    "failure: none does; mixed: some do. Tasks with a single "
+			    "scored trial are counted apart and not classified.\n\n");
 	md_head(o, d,
 		"tasks with >= 2 trials | stable success | mixed | "
 		"stable failure | single trial (not classified)",
@@ -217,21 +217,21 @@ static void md_stability(struct report_out *o, const struct engi_report_data *d)
 	for (size_t a = 0; a < d->narms; a++) {
 		const struct engi_report_row *r = overall(d, a);
 		md_arm(o, d, r);
-		out_fmt(o, " | %zu | %zu | %zu | %zu | %zu |\n",
-			r->stable_success + r->mixed + r->stable_failure, r->stable_success,
-			r->mixed, r->stable_failure, r->single_trial);
+		engi_textout(o, " | %zu | %zu | %zu | %zu | %zu |\n",
+			     r->stable_success + r->mixed + r->stable_failure, r->stable_success,
+			     r->mixed, r->stable_failure, r->single_trial);
 	}
-	out_str(o, "\n");
+	engi_textout_str(o, "\n");
 }
 
-static void md_outcomes(struct report_out *o, const struct engi_report_data *d)
+static void md_outcomes(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
 	char infra[128];
-	out_str(o, "## Terminal outcomes\n\n");
-	out_fmt(o,
-		"Denominator: per model, the recorded episodes, every "
-		"outcome (%s included).\n\n",
-		infra_names(infra, sizeof(infra), " and "));
+	engi_textout_str(o, "## Terminal outcomes\n\n");
+	engi_textout(o,
+		     "Denominator: per model, the recorded episodes, every "
+		     "outcome (%s included).\n\n",
+		     infra_names(infra, sizeof(infra), " and "));
 #define HEAD(id, name, scored, infra, why) " | " name
 #define RULE(id, name, scored, infra, why) "---:|"
 	md_head(o, d, "episodes" ENGI_OUTCOMES(HEAD) " | other",
@@ -241,80 +241,82 @@ static void md_outcomes(struct report_out *o, const struct engi_report_data *d)
 	for (size_t a = 0; a < d->narms; a++) {
 		const struct engi_report_row *r = overall(d, a);
 		md_arm(o, d, r);
-		out_fmt(o, " | %zu", r->episodes);
+		engi_textout(o, " | %zu", r->episodes);
 		for (int k = 0; k < ENGI_REPORT_NOUTCOMES; k++)
-			out_fmt(o, " | %zu", r->outcomes[k]);
-		out_str(o, " |\n");
+			engi_textout(o, " | %zu", r->outcomes[k]);
+		engi_textout_str(o, " |\n");
 	}
-	out_str(o, "\n");
+	engi_textout_str(o, "\n");
 }
 
 /* Per model the episodes not run, by reason. */
 /* run --verify-in both: where the clean environment's verdict differed */
-static void md_clean_disagree(struct report_out *o, const struct engi_report_data *d)
+static void md_clean_disagree(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
 	if (d->clean_disagree)
-		out_fmt(o,
-			"**Evaluators disagree:** judged again in a clean environment with only "
-			"the deliverables, %zu of %zu episode%s got another verdict (assertion "
-			"`clean_agrees`): the episode's own environment may have fooled the "
-			"evaluator; the score is the episode's.\n\n",
-			d->clean_disagree, d->clean_checked, d->clean_checked == 1 ? "" : "s");
+		engi_textout(
+		    o,
+		    "**Evaluators disagree:** judged again in a clean environment with only "
+		    "the deliverables, %zu of %zu episode%s got another verdict (assertion "
+		    "`clean_agrees`): the episode's own environment may have fooled the "
+		    "evaluator; the score is the episode's.\n\n",
+		    d->clean_disagree, d->clean_checked, d->clean_checked == 1 ? "" : "s");
 }
 
-static void md_not_run(struct report_out *o, const struct engi_report_data *d)
+static void md_not_run(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
 	if (!d->nnot_run)
 		return;
-	out_str(o, "## Episodes not run\n\n");
+	engi_textout_str(o, "## Episodes not run\n\n");
 	char infra[128];
-	out_fmt(o,
-		"Infrastructure outcomes (%s): counted "
-		"here, never scored, never in a denominator.\n\n",
-		infra_names(infra, sizeof(infra), ", "));
+	engi_textout(o,
+		     "Infrastructure outcomes (%s): counted "
+		     "here, never scored, never in a denominator.\n\n",
+		     infra_names(infra, sizeof(infra), ", "));
 	for (size_t a = 0; a < d->narms; a++) {
 		const struct engi_report_row *r = overall(d, a);
 		if (!r->not_run)
 			continue;
-		out_str(o, "- ");
+		engi_textout_str(o, "- ");
 		md_cell(o, r->model);
 		if (d->nconditions > 1) {
-			out_str(o, " (");
+			engi_textout_str(o, " (");
 			md_cell(o, r->condition);
-			out_str(o, ")");
+			engi_textout_str(o, ")");
 		}
-		out_fmt(o, ": %zu episode%s not run: ", r->not_run, r->not_run == 1 ? "" : "s");
+		engi_textout(o, ": %zu episode%s not run: ", r->not_run,
+			     r->not_run == 1 ? "" : "s");
 		size_t k = 0;
 		for (size_t i = 0; i < d->nnot_run; i++) {
 			const struct engi_report_not_run *n = &d->not_run[i];
 			if (n->arm != a)
 				continue;
 			if (k++)
-				out_str(o, "; ");
+				engi_textout_str(o, "; ");
 			md_cell(o, n->reason);
 			if (n->episodes != r->not_run)
-				out_fmt(o, " (%zu)", n->episodes);
+				engi_textout(o, " (%zu)", n->episodes);
 		}
-		out_str(o, r->tasks ? "\n" : "; no scored episode, no score\n");
+		engi_textout_str(o, r->tasks ? "\n" : "; no scored episode, no score\n");
 	}
-	out_str(o, "\n");
+	engi_textout_str(o, "\n");
 	/* a verifier that failed on deliveries is ours to look at, not noise */
 	size_t attention = 0;
 	for (size_t i = 0; i < d->nnot_run; i++)
 		if (!strncmp(d->not_run[i].reason, "verifier ", 9))
 			attention += d->not_run[i].episodes;
 	if (attention)
-		out_fmt(o,
-			"**Needs attention:** the verifier failed on the deliverables of %zu "
-			"episode%s (crashed, reached a limit or was interrupted). Their runs "
-			"stand; `run --resume` "
-			"judges them again, and `engisweep judge TASK.json "
-			"RESULTS/artifacts/CELL` reproduces one by hand.\n\n",
-			attention, attention == 1 ? "" : "s");
+		engi_textout(o,
+			     "**Needs attention:** the verifier failed on the deliverables of %zu "
+			     "episode%s (crashed, reached a limit or was interrupted). Their runs "
+			     "stand; `run --resume` "
+			     "judges them again, and `engisweep judge TASK.json "
+			     "RESULTS/artifacts/CELL` reproduces one by hand.\n\n",
+			     attention, attention == 1 ? "" : "s");
 }
 
 /* A warning line for each provenance field that mixes values. */
-static void md_provenance(struct report_out *o, const struct engi_report_data *d)
+static void md_provenance(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
 	for (int k = 0; k < 2; k++) {
 		int mixed = k ? d->mixed_verifiers : d->mixed_versions;
@@ -322,26 +324,26 @@ static void md_provenance(struct report_out *o, const struct engi_report_data *d
 		size_t n = k ? d->nverifiers : d->nversions;
 		if (!mixed)
 			continue;
-		out_str(o, k ? "**Warning: verdicts from different verifiers "
-			       "(kind@version):** "
-			     : "**Warning: episodes from different engisweep "
-			       "versions:** ");
+		engi_textout_str(o, k ? "**Warning: verdicts from different verifiers "
+					"(kind@version):** "
+				      : "**Warning: episodes from different engisweep "
+					"versions:** ");
 		for (size_t i = 0; i < n; i++) {
-			out_str(o, i ? ", " : "");
+			engi_textout_str(o, i ? ", " : "");
 			md_cell(o, v[i].value);
-			out_fmt(o, " (%zu episode%s)", v[i].episodes,
-				v[i].episodes == 1 ? "" : "s");
+			engi_textout(o, " (%zu episode%s)", v[i].episodes,
+				     v[i].episodes == 1 ? "" : "s");
 		}
-		out_str(o, ".\n\n");
+		engi_textout_str(o, ".\n\n");
 	}
 }
 
-static void md_effort(struct report_out *o, const struct engi_report_data *d)
+static void md_effort(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
-	out_str(o, "## Effort and cost\n\n");
-	out_str(o, "Denominator: mean turns and mean wall_s over the scored "
-		   "episodes; tokens and cost summed over every recorded "
-		   "episode (a crashed episode still spent them).\n\n");
+	engi_textout_str(o, "## Effort and cost\n\n");
+	engi_textout_str(o, "Denominator: mean turns and mean wall_s over the scored "
+			    "episodes; tokens and cost summed over every recorded "
+			    "episode (a crashed episode still spent them).\n\n");
 	md_head(o, d,
 		"scored episodes | mean turns | mean wall_s | tokens in | "
 		"tokens out | cost (USD)",
@@ -349,95 +351,96 @@ static void md_effort(struct report_out *o, const struct engi_report_data *d)
 	for (size_t a = 0; a < d->narms; a++) {
 		const struct engi_report_row *r = overall(d, a);
 		md_arm(o, d, r);
-		out_fmt(o, " | %zu | ", r->scored);
+		engi_textout(o, " | %zu | ", r->scored);
 		md_num(o, r->mean_turns, "%.1f");
-		out_str(o, " | ");
+		engi_textout_str(o, " | ");
 		md_num(o, r->mean_wall_s, "%.1f");
-		out_fmt(o, " | %" PRId64 " | %" PRId64 " | ", r->tokens_in, r->tokens_out);
+		engi_textout(o, " | %" PRId64 " | %" PRId64 " | ", r->tokens_in, r->tokens_out);
 		md_num(o, r->cost_usd, "%.2f");
-		out_str(o, " |\n");
+		engi_textout_str(o, " |\n");
 	}
-	out_str(o, "\n");
+	engi_textout_str(o, "\n");
 }
 
-static void md_groups(struct report_out *o, const struct engi_report_data *d, int table)
+static void md_groups(struct engi_dynbuf *o, const struct engi_report_data *d, int table)
 {
 	char pct[32];
 	level_percent(d, pct, sizeof(pct));
 	const char *name = d->table_name[table];
 	size_t first = d->table_first[table], ng = d->table_groups[table];
-	out_fmt(o, "## Score by %s\n\n", name);
-	out_fmt(o,
-		"Denominator: per cell, the n tasks of that %s with at least "
-		"one scored episode for the model. Cell: EngiScore x100 [%s "
-		"%% interval] (n = tasks), then the reward where it differs; "
-		"without an interval, the reason (fewer than %zu tasks, or "
-		"every task at the same score).%s\n\n",
-		name, pct, d->boot.min_tasks,
-		table == ENGI_REPORT_BY_SOFTWARE
-		    ? " A task that uses several programs counts in the "
-		      "group of each."
-		    : "");
+	engi_textout(o, "## Score by %s\n\n", name);
+	engi_textout(o,
+		     "Denominator: per cell, the n tasks of that %s with at least "
+		     "one scored episode for the model. Cell: EngiScore x100 [%s "
+		     "%% interval] (n = tasks), then the reward where it differs; "
+		     "without an interval, the reason (fewer than %zu tasks, or "
+		     "every task at the same score).%s\n\n",
+		     name, pct, d->boot.min_tasks,
+		     table == ENGI_REPORT_BY_SOFTWARE
+			 ? " A task that uses several programs counts in the "
+			   "group of each."
+			 : "");
 	if (ng == 0) {
-		out_str(o, "No task has a recorded episode.\n\n");
+		engi_textout_str(o, "No task has a recorded episode.\n\n");
 		return;
 	}
-	out_str(o, d->nconditions > 1 ? "| model | condition" : "| model");
+	engi_textout_str(o, d->nconditions > 1 ? "| model | condition" : "| model");
 	for (size_t g = 0; g < ng; g++) {
-		out_str(o, " | ");
+		engi_textout_str(o, " | ");
 		md_cell(o, d->rows[first + g * d->narms].group);
 	}
-	out_str(o, " |\n");
-	out_str(o, d->nconditions > 1 ? "|---|---" : "|---");
+	engi_textout_str(o, " |\n");
+	engi_textout_str(o, d->nconditions > 1 ? "|---|---" : "|---");
 	for (size_t g = 0; g < ng; g++)
-		out_str(o, "|---:");
-	out_str(o, "|\n");
+		engi_textout_str(o, "|---:");
+	engi_textout_str(o, "|\n");
 	for (size_t a = 0; a < d->narms; a++) {
 		md_arm(o, d, &d->rows[first + a]);
 		for (size_t g = 0; g < ng; g++) {
 			const struct engi_report_row *r = &d->rows[first + g * d->narms + a];
-			out_str(o, " | ");
+			engi_textout_str(o, " | ");
 			if (r->tasks == 0) {
-				out_str(o, "n/a (n=0)");
+				engi_textout_str(o, "n/a (n=0)");
 				continue;
 			}
-			out_fmt(o, "%.1f ", r->score.mean);
+			engi_textout(o, "%.1f ", r->score.mean);
 			if (r->score.flag == ENGI_CI_OK) {
 				md_interval(o, &r->score, d->boot.min_tasks);
-				out_fmt(o, " (n=%zu)", r->tasks);
+				engi_textout(o, " (n=%zu)", r->tasks);
 			} else {
-				out_fmt(o, "(n=%zu, %s)", r->tasks, short_flag(r->score.flag));
+				engi_textout(o, "(n=%zu, %s)", r->tasks, short_flag(r->score.flag));
 			}
 			if (memcmp(&r->reward.mean, &r->score.mean, sizeof(double)))
-				out_fmt(o, "; reward %.1f", r->reward.mean);
+				engi_textout(o, "; reward %.1f", r->reward.mean);
 		}
-		out_str(o, " |\n");
+		engi_textout_str(o, " |\n");
 	}
-	out_str(o, "\n");
+	engi_textout_str(o, "\n");
 }
 
-void engi_report_render_markdown(struct report_out *o, const struct engi_report_data *d)
+void engi_report_render_markdown(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
 	char pct[32], infra[128];
 	level_percent(d, pct, sizeof(pct));
-	out_str(o, "# Sweep report\n\n");
-	out_fmt(o,
-		"Scores are x100: the mean over tasks of the per-task mean "
-		"episode score, trials averaged within a task first. "
-		"Intervals: %s %% %s bootstrap over tasks "
-		"(task-clustered; %zu draws, seed %" PRIu64
-		"; all models resampled together), shown only for at least "
-		"%zu tasks whose scores are not all equal. %s "
-		"episodes are infrastructure failures, not run: "
-		"counted, never scored.\n\n",
-		pct, d->boot.interval == ENGI_INTERVAL_BCA ? "BCa" : "percentile", d->boot.draws,
-		d->boot.seed, d->boot.min_tasks, infra_names(infra, sizeof(infra), " and "));
+	engi_textout_str(o, "# Sweep report\n\n");
+	engi_textout(o,
+		     "Scores are x100: the mean over tasks of the per-task mean "
+		     "episode score, trials averaged within a task first. "
+		     "Intervals: %s %% %s bootstrap over tasks "
+		     "(task-clustered; %zu draws, seed %" PRIu64
+		     "; all models resampled together), shown only for at least "
+		     "%zu tasks whose scores are not all equal. %s "
+		     "episodes are infrastructure failures, not run: "
+		     "counted, never scored.\n\n",
+		     pct, d->boot.interval == ENGI_INTERVAL_BCA ? "BCa" : "percentile",
+		     d->boot.draws, d->boot.seed, d->boot.min_tasks,
+		     infra_names(infra, sizeof(infra), " and "));
 	md_provenance(o, d);
 	md_episodes(o, d);
 	md_not_run(o, d);
 	md_clean_disagree(o, d);
 	if (d->narms == 0) {
-		out_str(o, "No model has a recorded episode.\n");
+		engi_textout_str(o, "No model has a recorded episode.\n");
 		return;
 	}
 	md_scores(o, d);

@@ -10,24 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void out_init(struct report_out *o)
-{
-	engi_dynbuf_init(&o->b, ENGI_REPORT_OUTPUT_CAP);
-	o->rc = 0;
-}
-
-static int out_check(struct report_out *o, const char *what, struct engi_error *err)
-{
-	if (o->b.cap == 0) /* a failed textout add: a CSV string (report_files.c) */
-		o->rc = ENGI_ETOOBIG;
-	if (o->rc == ENGI_ETOOBIG)
-		RAISE(err, ENGI_ETOOBIG, "%s is over its %zu-byte cap", what,
-		      ENGI_REPORT_OUTPUT_CAP);
-	if (o->rc)
-		RAISE(err, o->rc, "cannot render %s: %s", what, engi_strerror(o->rc));
-	return 0;
-}
-
 static int write_file(const char *path, const struct engi_dynbuf *b, struct engi_error *err)
 {
 	FILE *f = fopen(path, "wb");
@@ -46,16 +28,17 @@ static int write_file(const char *path, const struct engi_dynbuf *b, struct engi
 static int render_to_file(const struct engi_report_data *d, const char *path, int json,
 			  struct engi_error *err)
 {
-	struct report_out o;
-	out_init(&o);
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, ENGI_REPORT_OUTPUT_CAP);
 	if (json)
-		engi_report_render_json(&o, d);
+		engi_report_render_json(&b, d);
 	else
-		engi_report_render_csv(&o, d);
-	int rc = out_check(&o, json ? "the JSON report" : "the CSV report", err);
+		engi_report_render_csv(&b, d);
+	int rc = engi_textout_check(&b, json ? "JSON report" : "CSV report", ENGI_REPORT_OUTPUT_CAP,
+				    err);
 	if (!rc)
-		rc = write_file(path, &o.b, err);
-	engi_dynbuf_release(&o.b);
+		rc = write_file(path, &b, err);
+	engi_dynbuf_release(&b);
 	return rc;
 }
 
@@ -73,17 +56,17 @@ int engi_report_write_json(const struct engi_report_data *d, const char *path,
 
 int engi_report_write_markdown(const struct engi_report_data *d, FILE *out, struct engi_error *err)
 {
-	struct report_out o;
-	out_init(&o);
-	engi_report_render_markdown(&o, d);
-	int rc = out_check(&o, "the Markdown report", err);
-	if (!rc && o.b.len && fwrite(o.b.buf, 1, o.b.len, out) != o.b.len)
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, ENGI_REPORT_OUTPUT_CAP);
+	engi_report_render_markdown(&b, d);
+	int rc = engi_textout_check(&b, "Markdown report", ENGI_REPORT_OUTPUT_CAP, err);
+	if (!rc && b.len && fwrite(b.buf, 1, b.len, out) != b.len)
 		rc = engi_raise(err, ENGI_EIO, "cannot write the Markdown report: %s",
 				strerror(errno));
 	if (!rc && (fflush(out) != 0 || ferror(out)))
 		rc = engi_raise(err, ENGI_EIO, "cannot write the Markdown report: %s",
 				strerror(errno));
-	engi_dynbuf_release(&o.b);
+	engi_dynbuf_release(&b);
 	return rc;
 }
 

@@ -13,6 +13,17 @@ void engi_textout(struct engi_dynbuf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+void engi_textout_bytes(struct engi_dynbuf *b, const char *s, size_t n)
+{
+	if (engi_dynbuf_add(b, s, n) < 0)
+		b->cap = 0;
+}
+
+void engi_textout_str(struct engi_dynbuf *b, const char *s)
+{
+	engi_textout_bytes(b, s, strlen(s));
+}
+
 int engi_textout_check(const struct engi_dynbuf *b, const char *what, size_t cap,
 		       struct engi_error *err)
 {

@@ -14,6 +14,9 @@
 
 void engi_textout(struct engi_dynbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* n bytes of s, and a C string, added alike. */
+void engi_textout_bytes(struct engi_dynbuf *b, const char *s, size_t n);
+void engi_textout_str(struct engi_dynbuf *b, const char *s);
 /* ENGI_ETOOBIG "the WHAT output is over its CAP-byte cap or out of memory"
  * after a failed add, else 0. */
 int engi_textout_check(const struct engi_dynbuf *b, const char *what, size_t cap,

@@ -81,14 +81,39 @@ const char *engi_json_kind(const json_t *j)
 	return type_name(json_typeof(j));
 }
 
-void engi_json_join(char *out, size_t cap, const char *const *names)
+void engi_json_found(char *out, size_t cap, const json_t *v)
 {
+	if (json_is_string(v))
+		snprintf(out, cap, "a string ('%.60s')", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(out, cap, "an integer (%lld)", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(out, cap, "a number (%g)", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(out, cap, "a boolean (%s)", json_is_true(v) ? "true" : "false");
+	else
+		snprintf(out, cap, "%s", engi_json_kind(v));
+}
+
+void engi_json_join(char *out, size_t cap, const char *const *names, size_t n)
+{
+	size_t len = 0;
 	out[0] = '\0';
-	for (const char *const *a = names; *a; a++) {
-		strncat(out, *a, cap - strlen(out) - 1);
-		if (a[1])
-			strncat(out, ", ", cap - strlen(out) - 1);
+	for (size_t i = 0; i < n && len + 1 < cap; i++) {
+		int w = snprintf(out + len, cap - len, "%s%s", i ? ", " : "", names[i]);
+		if (w < 0)
+			break;
+		len += (size_t)w < cap - len ? (size_t)w : cap - len - 1;
 	}
+}
+
+/* How many names come before the NULL. */
+static size_t count_names(const char *const *names)
+{
+	size_t n = 0;
+	while (names[n])
+		n++;
+	return n;
 }
 
 int engi_json_parse(const char *name, const char *text, size_t len, json_t **root,
@@ -191,6 +216,24 @@ int engi_json_number(json_t *obj, const char *key, const char *file, const char 
 	return 0;
 }
 
+int engi_json_number_min(json_t *obj, const char *key, double min, double dflt, const char *file,
+			 const char *pointer, double *out, struct engi_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	*out = dflt;
+	if (!v)
+		return 0;
+	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < min) {
+		char p[ENGI_POINTER_MAX], found[96];
+		pointer_key(p, pointer, key);
+		engi_json_found(found, sizeof(found), v);
+		return engi_parse_error(err, file, p, "expected a number ≥ %g, found %s", min,
+					found);
+	}
+	*out = json_number_value(v);
+	return 0;
+}
+
 int engi_json_only_keys(json_t *obj, const char *const *allowed, const char *file,
 			const char *pointer, struct engi_error *err)
 {
@@ -204,7 +247,7 @@ int engi_json_only_keys(json_t *obj, const char *const *allowed, const char *fil
 		if (!ok) {
 			char p[ENGI_POINTER_MAX], list[256];
 			pointer_key(p, pointer, key);
-			engi_json_join(list, sizeof(list), allowed);
+			engi_json_join(list, sizeof(list), allowed, count_names(allowed));
 			return engi_parse_error(err, file, p, "unknown field (valid: %s)", list);
 		}
 	}
@@ -227,7 +270,7 @@ int engi_json_choice(json_t *obj, const char *key, const char *const *choices, c
 		}
 	char p[ENGI_POINTER_MAX], list[256];
 	pointer_key(p, pointer, key);
-	engi_json_join(list, sizeof(list), choices);
+	engi_json_join(list, sizeof(list), choices, count_names(choices));
 	return engi_parse_error(err, file, p, "unknown %s '%s' (valid: %s)", what, s, list);
 }
 

@@ -1,5 +1,7 @@
 #include "engi/alloc.h"
 
+#include "engi/error.h"
+
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,6 +51,26 @@ void *engi_reallocarray(void *p, size_t count, size_t size)
 	if (size && count > SIZE_MAX / size)
 		return NULL;
 	return engi_realloc(p, count * size);
+}
+
+int engi_grow(void **items, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t max = size ? SIZE_MAX / size : SIZE_MAX;
+	if (need > max)
+		return ENGI_ENOMEM;
+	size_t n = *cap ? *cap : ENGI_GROW_FIRST;
+	while (n < need)
+		n = n > max / 2 ? need : 2 * n;
+	if (n > max)
+		n = need;
+	void *p = engi_realloc(*items, n * size);
+	if (!p)
+		return ENGI_ENOMEM;
+	*items = p;
+	*cap = n;
+	return 0;
 }
 
 char *engi_strndup(const char *s, size_t n)

@@ -169,14 +169,8 @@ struct ids {
 
 static int ids_push(struct ids *l, uint32_t x)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		uint32_t *id = engi_reallocarray(l->id, cap, sizeof(*id));
-		if (!id)
-			return -1;
-		l->id = id;
-		l->cap = cap;
-	}
+	if (engi_grow((void **)&l->id, &l->cap, l->n + 1, sizeof(*l->id)) < 0)
+		return -1;
 	l->id[l->n++] = x;
 	return 0;
 }
@@ -230,14 +224,8 @@ static uint32_t add_face(struct hull *h, uint32_t a, uint32_t b, uint32_t c)
 	if (h->freel.n > 0) {
 		id = h->freel.id[--h->freel.n];
 	} else {
-		if (h->nf == h->cap) {
-			size_t cap = h->cap ? 2 * h->cap : 64;
-			struct hface *f = engi_reallocarray(h->f, cap, sizeof(*f));
-			if (!f)
-				return NONE;
-			h->f = f;
-			h->cap = cap;
-		}
+		if (engi_grow((void **)&h->f, &h->cap, h->nf + 1, sizeof(*h->f)) < 0)
+			return NONE;
 		id = (uint32_t)h->nf++;
 	}
 	struct hface *f = &h->f[id];

@@ -128,6 +128,38 @@ static void arg(struct argv *a, const char *fmt, ...)
 	a->used += (size_t)w + 1;
 }
 
+/* The options every QEMU of this backend starts with, the accelerator
+ * probe's and a guest's: no default devices nor user configuration, the
+ * machine, the accelerator, the memory, no display window. */
+static void qemu_args(struct argv *a, const char *machine, const char *accel, int memory_mb)
+{
+	arg(a, "%s", qemu_binary());
+	arg(a, "-nodefaults");
+	arg(a, "-no-user-config");
+	arg(a, "-machine");
+	arg(a, "%s", machine);
+	arg(a, "-accel");
+	arg(a, "%s", accel);
+	arg(a, "-m");
+	arg(a, "%d", memory_mb);
+	arg(a, "-display");
+	arg(a, "none");
+}
+
+/* Starts a's QEMU in a session of its own (killed as a group), its output
+ * to log_path. */
+static pid_t qemu_spawn(struct argv *a, const char *log_path, struct engi_error *err)
+{
+	struct spawn_opts so = {.path = a->v[0],
+				.search = 1,
+				.argv = a->v,
+				.out_fd = -1,
+				.out_path = log_path,
+				.cwd_fd = -1,
+				.group = SPAWN_SESSION};
+	return child_spawn(&so, err);
+}
+
 /* Runs argv to completion with output to log_path (or /dev/null). */
 static int run_tool(char *const argv[], const char *log_path, struct engi_error *err)
 {
@@ -269,17 +301,7 @@ static int kvm_probe(char *why, size_t n)
 	accel = accel && !strcmp(accel, "tcg") ? "tcg" : "kvm";
 	double limit = env_seconds("ENGI_QEMU_PROBE_S", 5.0);
 	struct argv a = {0};
-	arg(&a, "%s", qemu_binary());
-	arg(&a, "-nodefaults");
-	arg(&a, "-no-user-config");
-	arg(&a, "-machine");
-	arg(&a, "pc");
-	arg(&a, "-accel");
-	arg(&a, "%s", accel);
-	arg(&a, "-m");
-	arg(&a, "16");
-	arg(&a, "-display");
-	arg(&a, "none");
+	qemu_args(&a, "pc", accel, 16);
 	arg(&a, "-bios");
 	arg(&a, "%s", rom_override && *rom_override ? rom_override : rom);
 	arg(&a, "-serial");
@@ -288,16 +310,8 @@ static int kvm_probe(char *why, size_t n)
 	arg(&a, "isa-debug-exit,iobase=0xf4,iosize=0x04");
 	double t0 = clk_now_mono();
 	pid_t pid = -1;
-	if (rc == 0) {
-		struct spawn_opts so = {.path = a.v[0],
-					.search = 1,
-					.argv = a.v,
-					.out_fd = -1,
-					.out_path = logp,
-					.cwd_fd = -1,
-					.group = SPAWN_SESSION};
-		pid = child_spawn(&so, &e);
-	}
+	if (rc == 0)
+		pid = qemu_spawn(&a, logp, &e);
 	int st = 0, exited = 0;
 	while (pid > 0 && !exited && clk_now_mono() - t0 < limit) {
 		if (waitpid(pid, &st, WNOHANG) == pid)
@@ -507,21 +521,15 @@ enum restore { RESTORE_COLD, RESTORE_INCOMING, RESTORE_LOADVM };
 static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how, const char *state,
 		  struct engi_error *err)
 {
-	struct argv a = {0};
-	arg(&a, "%s", qemu_binary());
-	arg(&a, "-nodefaults");
-	arg(&a, "-no-user-config");
-	arg(&a, "-machine");
-	arg(&a, "q35");
 	q->kvm = !strcmp(c->accel, "kvm");
 	const char *fake = q->kvm ? fake_kvm() : NULL;
 	q->fake_hang = fake && !strcmp(fake, "hang");
-	arg(&a, "-accel");
+	const char *accel = c->accel;
 	if (fake)
 		/* test-only: a vCPU that never runs, or a QEMU that aborts */
-		arg(&a, "%s", q->fake_hang ? "tcg" : "engisweep-fake-kvm-abort");
-	else
-		arg(&a, "%s", c->accel);
+		accel = q->fake_hang ? "tcg" : "engisweep-fake-kvm-abort";
+	struct argv a = {0};
+	qemu_args(&a, "q35", accel, c->memory_mb);
 	if (q->fake_hang)
 		arg(&a, "-S");
 	if (q->kvm && !fake) {
@@ -530,8 +538,6 @@ static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how, 
 	}
 	arg(&a, "-smp");
 	arg(&a, "%d", c->cpus);
-	arg(&a, "-m");
-	arg(&a, "%d", c->memory_mb);
 	arg(&a, "-kernel");
 	arg(&a, "%s/vmlinuz", c->imgdir);
 	arg(&a, "-initrd");
@@ -550,8 +556,6 @@ static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how, 
 	arg(&a, "virtserialport,chardev=qga,name=org.qemu.guest_agent.0");
 	arg(&a, "-qmp");
 	arg(&a, "unix:%s/qmp.sock,server=on,wait=off", q->dir);
-	arg(&a, "-display");
-	arg(&a, "none");
 	arg(&a, "-vga");
 	arg(&a, "%s", c->display ? "std" : "none");
 	if (c->display) {
@@ -585,14 +589,7 @@ static int launch(struct qemu_env *q, const struct vmconf *c, enum restore how, 
 			fprintf(stderr, " %s", a.v[i]);
 		fprintf(stderr, "\n");
 	}
-	struct spawn_opts so = {.path = a.v[0],
-				.search = 1,
-				.argv = a.v,
-				.out_fd = -1,
-				.out_path = logp,
-				.cwd_fd = -1,
-				.group = SPAWN_SESSION};
-	pid_t pid = child_spawn(&so, err);
+	pid_t pid = qemu_spawn(&a, logp, err);
 	if (pid < 0)
 		return (int)pid;
 	q->pid = pid;

@@ -1,6 +1,7 @@
 #include "matrix.h"
 
 #include "engi/alloc.h"
+#include "engi/json.h"
 #include "engi/sha256.h"
 #include "engi/verify.h"
 #include "fsutil.h"
@@ -36,6 +37,7 @@ void sweepdef_release(struct sweepdef *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* A new model at the end of the list, zeroed. */
 static struct model *add_model(struct sweepdef *d, struct engi_error *err)
 {
 	struct model *nm = arena_array(&d->arena, d->nmodels + 1, sizeof(*nm));
@@ -46,6 +48,7 @@ static struct model *add_model(struct sweepdef *d, struct engi_error *err)
 	if (d->nmodels)
 		memcpy(nm, d->models, d->nmodels * sizeof(*nm));
 	d->models = nm;
+	memset(&d->models[d->nmodels], 0, sizeof(*nm));
 	return &d->models[d->nmodels++];
 }
 
@@ -164,7 +167,7 @@ static int unknown_word(struct engi_error *err, int code, const char *what, cons
 	if (near)
 		RAISE(err, code, "%s: unknown %s '%s' (did you mean %s?)", what, noun, key, near);
 	char list[512];
-	text_join(list, sizeof(list), known, nknown);
+	engi_json_join(list, sizeof(list), known, nknown);
 	RAISE(err, code, "%s: unknown %s '%s' (known: %s)", what, noun, key, list);
 }
 
@@ -211,20 +214,14 @@ int model_field_error(struct engi_error *err, int code, const char *origin, cons
 		      const char *field, const char *expected)
 {
 	const json_t *v = json_object_get(entry, field);
-	char found[128] = "";
-	if (json_is_string(v))
-		snprintf(found, sizeof(found), ", found a string ('%.60s')", json_string_value(v));
-	else if (json_is_integer(v))
-		snprintf(found, sizeof(found), ", found an integer (%lld)",
-			 (long long)json_integer_value(v));
-	else if (json_is_real(v))
-		snprintf(found, sizeof(found), ", found a number (%g)", json_real_value(v));
-	else if (json_is_boolean(v))
-		snprintf(found, sizeof(found), ", found a boolean (%s)",
-			 json_is_true(v) ? "true" : "false");
-	else if (v)
-		snprintf(found, sizeof(found), ", found %s", engi_json_kind(v));
-	RAISE(err, code, "%s/%s: %s%s", origin, field, expected, found);
+	/* a validating getter's message says what it found, by kind: this says
+	 * it with the value */
+	const char *said = v ? strstr(expected, ", found ") : NULL;
+	int n = said ? (int)(said - expected) : (int)strlen(expected);
+	char found[96] = "";
+	if (v)
+		engi_json_found(found, sizeof(found), v);
+	RAISE(err, code, "%s/%s: %.*s%s%s", origin, field, n, expected, v ? ", found " : "", found);
 }
 
 int sweepdef_add_agents(struct sweepdef *d, const char *list, struct engi_error *err)
@@ -248,7 +245,6 @@ int sweepdef_add_agents(struct sweepdef *d, const char *list, struct engi_error 
 			rc = ENGI_ENOMEM;
 			break;
 		}
-		memset(m, 0, sizeof(*m));
 		m->name = arena_strdup(&d->arena, tok);
 		m->agent = m->name;
 		char settings[160];
@@ -262,19 +258,6 @@ int sweepdef_add_agents(struct sweepdef *d, const char *list, struct engi_error 
 	if (rc == 0 && d->nmodels == 0)
 		rc = engi_raise(err, ENGI_EINVALID, "--agents: no agent named");
 	return rc;
-}
-
-static int num_field(json_t *o, const char *key, double dflt, double *out, const char *origin,
-		     struct engi_error *err)
-{
-	json_t *v = json_object_get(o, key);
-	*out = dflt;
-	if (!v)
-		return 0;
-	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-		return model_field_error(err, ENGI_EPARSE, origin, o, key, "expected a number ≥ 0");
-	*out = json_number_value(v);
-	return 0;
 }
 
 /* Checks an entry's fields: known ones, and those the sweep reads or the
@@ -376,29 +359,17 @@ int sweepdef_load_models(struct sweepdef *d, const char *path, struct engi_error
 	char *text;
 	size_t len;
 	TRY(fs_read_file(path, MODELS_FILE_CAP, &text, &len, err));
-	json_error_t je;
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	json_t *root;
+	int rc = engi_json_parse(path, text, len, &root, err);
 	engi_free(text);
-	if (!root)
-		RAISE(err, ENGI_EPARSE, "%s: line %d column %d: %s", path, je.line, je.column,
-		      je.text);
-	int rc = 0;
-	json_t *arr = json_object_get(root, "models");
-	if (!json_is_object(root) || !json_is_array(arr)) {
-		rc = engi_raise(err, ENGI_EPARSE, "%s: /models: expected an array", path);
+	if (rc < 0)
+		return rc;
+	static const char *const root_keys[] = {"models", NULL};
+	json_t *arr;
+	if ((rc = engi_json_expect(root, JSON_OBJECT, path, "", err)) < 0 ||
+	    (rc = engi_json_field(root, "models", JSON_ARRAY, 1, path, "", &arr, err)) < 0 ||
+	    (rc = engi_json_only_keys(root, root_keys, path, "", err)) < 0)
 		goto out;
-	}
-	const char *rkey;
-	json_t *rv;
-	json_object_foreach(root, rkey, rv)
-	{
-		if (strcmp(rkey, "models")) {
-			rc = engi_raise(err, ENGI_EPARSE,
-					"%s: /%s: unknown field (a models file has only 'models')",
-					path, rkey);
-			goto out;
-		}
-	}
 	/* what changes the behaviour being measured, so what the cell id hashes */
 	static const char *const semantic[] = {"agent",		"provider",
 					       "model",		"temperature",
@@ -408,13 +379,11 @@ int sweepdef_load_models(struct sweepdef *d, const char *path, struct engi_error
 					       "token_field",	NULL};
 	for (size_t i = 0; i < json_array_size(arr) && rc == 0; i++) {
 		json_t *o = json_array_get(arr, i);
-		char origin[PATH_MAX + 64];
-		snprintf(origin, sizeof(origin), "%s: /models/%zu", path, i);
-		if (!json_is_object(o)) {
-			rc = engi_raise(err, ENGI_EPARSE, "%s: expected an object, found %s",
-					origin, engi_json_kind(o));
+		char origin[PATH_MAX + 64], ptr[ENGI_POINTER_MAX];
+		engi_json_pointer_index(ptr, sizeof(ptr), "/models", i);
+		snprintf(origin, sizeof(origin), "%s: %s", path, ptr);
+		if ((rc = engi_json_expect(o, JSON_OBJECT, path, ptr, err)) < 0)
 			break;
-		}
 		if ((rc = register_secrets(o, path, i, err)) < 0)
 			break;
 		json_t *name = json_object_get(o, "name");
@@ -446,7 +415,6 @@ int sweepdef_load_models(struct sweepdef *d, const char *path, struct engi_error
 			rc = ENGI_ENOMEM;
 			break;
 		}
-		memset(m, 0, sizeof(*m));
 		json_t *sem = json_object();
 		json_object_set_new(sem, "agent", json_string(agent_s));
 		for (const char *const *s = semantic; *s; s++)
@@ -468,22 +436,26 @@ int sweepdef_load_models(struct sweepdef *d, const char *path, struct engi_error
 		}
 		double mc = 0;
 		int is_model = !strcmp(agent_s, "model");
-		if ((rc = num_field(o, "price_in_per_mtok", 0, &m->price_in_per_mtok, origin,
-				    err)) < 0 ||
-		    (rc = num_field(o, "price_out_per_mtok", 0, &m->price_out_per_mtok, origin,
-				    err)) < 0 ||
-		    (rc = num_field(o, "max_concurrent", 0, &mc, origin, err)) < 0 ||
-		    (rc = num_field(o, "budget_usd", 0, &m->budget_usd, origin, err)) < 0 ||
-		    (rc = num_field(o, "est_s_per_turn",
-				    is_model ? DEFAULT_MODEL_S_PER_TURN
-					     : DEFAULT_SCRIPTED_S_PER_TURN,
-				    &m->est_s_per_turn, origin, err)) < 0 ||
-		    (rc = num_field(o, "est_tokens_in_per_turn",
-				    is_model ? DEFAULT_TOKENS_IN_PER_TURN : 0,
-				    &m->est_tokens_in_per_turn, origin, err)) < 0 ||
-		    (rc = num_field(o, "est_tokens_out_per_turn",
-				    is_model ? DEFAULT_TOKENS_OUT_PER_TURN : 0,
-				    &m->est_tokens_out_per_turn, origin, err)) < 0)
+		const struct {
+			const char *key;
+			double dflt, *out;
+		} nums[] = {
+		    {"price_in_per_mtok", 0, &m->price_in_per_mtok},
+		    {"price_out_per_mtok", 0, &m->price_out_per_mtok},
+		    {"max_concurrent", 0, &mc},
+		    {"budget_usd", 0, &m->budget_usd},
+		    {"est_s_per_turn",
+		     is_model ? DEFAULT_MODEL_S_PER_TURN : DEFAULT_SCRIPTED_S_PER_TURN,
+		     &m->est_s_per_turn},
+		    {"est_tokens_in_per_turn", is_model ? DEFAULT_TOKENS_IN_PER_TURN : 0,
+		     &m->est_tokens_in_per_turn},
+		    {"est_tokens_out_per_turn", is_model ? DEFAULT_TOKENS_OUT_PER_TURN : 0,
+		     &m->est_tokens_out_per_turn},
+		};
+		for (size_t k = 0; rc == 0 && k < sizeof(nums) / sizeof(*nums); k++)
+			rc = engi_json_number_min(o, nums[k].key, 0, nums[k].dflt, path, ptr,
+						  nums[k].out, err);
+		if (rc < 0)
 			break;
 		/* an integer from 0 to 1000000, checked by check_entry */
 		m->max_concurrent = (int)mc;

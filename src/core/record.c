@@ -9,6 +9,7 @@
 
 #include "base64.h"
 #include "engi/alloc.h"
+#include "engi/json.h"
 #include "engi/utf8.h"
 #include "engi/results.h"
 #include "secrets.h"
@@ -281,72 +282,50 @@ int record_to_json(const struct record *r, char **out, size_t *len, struct engi_
 
 /* ---- reading ---- */
 
+/* Its messages: "record: <pointer>: <what>" (engi/json.h). */
+#define RECORD "record"
+
+_Static_assert(sizeof(long) >= sizeof(int64_t), "engi_json_int reads an int64_t");
+
 struct reader {
 	struct engi_error *err;
-	char path[96]; /* JSON pointer of the object being read */
+	char path[ENGI_POINTER_MAX]; /* JSON pointer of the object being read */
 };
 
-static int fail(struct reader *rd, int code, const char *key, const char *what)
-{
-	return engi_raise(rd->err, code, "record: %s/%s: %s", rd->path, key, what);
-}
-
+/* A member of any type, required. */
 static int get(struct reader *rd, json_t *obj, const char *key, json_t **val)
 {
 	*val = json_object_get(obj, key);
-	if (!*val)
-		return fail(rd, ENGI_EPARSE, key, "missing");
-	return 0;
+	/* absent: engi_json_field's "missing required field" */
+	return *val ? 0 : engi_json_field(obj, key, JSON_NULL, 1, RECORD, rd->path, val, rd->err);
 }
 
-/* Every key must be one we know: a misspelt field is an error, not a
- * silently dropped value. */
-static int only_keys(struct reader *rd, json_t *obj, const char *const *keys)
-{
-	const char *key;
-	json_t *val;
-	json_object_foreach(obj, key, val)
-	{
-		int known = 0;
-		for (const char *const *k = keys; *k; k++)
-			if (strcmp(*k, key) == 0)
-				known = 1;
-		if (!known)
-			return fail(rd, ENGI_EPARSE, key, "unknown field");
-	}
-	return 0;
-}
-
+/* A required string copied into dst[cap]: a longer one is ENGI_ETOOBIG. */
 static int get_str(struct reader *rd, json_t *obj, const char *key, char *dst, size_t cap)
 {
-	json_t *v;
-	TRY(get(rd, obj, key, &v));
-	if (!json_is_string(v))
-		return fail(rd, ENGI_EPARSE, key, "expected a string");
-	size_t n = json_string_length(v);
-	const char *s = json_string_value(v);
-	if (memchr(s, '\0', n))
-		return fail(rd, ENGI_EINVALID, key, "contains a NUL character");
-	if (n >= cap)
+	const char *s;
+	TRY(engi_json_string(obj, key, 1, 0, RECORD, rd->path, &s, rd->err));
+	size_t n = strlen(s);
+	if (n >= cap) {
+		char p[ENGI_POINTER_MAX];
+		engi_json_pointer(p, sizeof(p), rd->path, key);
 		return engi_raise(rd->err, ENGI_ETOOBIG,
-				  "record: %s/%s: string of %zu bytes is longer "
-				  "than the %zu allowed",
-				  rd->path, key, n, cap - 1);
+				  RECORD ": %s: string of %zu bytes is longer than the %zu allowed",
+				  p, n, cap - 1);
+	}
 	memcpy(dst, s, n + 1);
 	return 0;
 }
 
+/* A required integer in [min, max]. */
 static int get_i64(struct reader *rd, json_t *obj, const char *key, int64_t min, int64_t max,
 		   int64_t *dst)
 {
 	json_t *v;
-	TRY(get(rd, obj, key, &v));
-	if (!json_is_integer(v))
-		return fail(rd, ENGI_EPARSE, key, "expected an integer");
-	json_int_t i = json_integer_value(v);
-	if (i < min || i > max)
-		return fail(rd, ENGI_EINVALID, key, "integer out of range");
-	*dst = i;
+	long x;
+	TRY(engi_json_field(obj, key, JSON_INTEGER, 1, RECORD, rd->path, &v, rd->err));
+	TRY(engi_json_int(obj, key, min, max, 0, RECORD, rd->path, &x, rd->err));
+	*dst = x;
 	return 0;
 }
 
@@ -361,13 +340,12 @@ static int get_int(struct reader *rd, json_t *obj, const char *key, int min, int
 static int get_bool(struct reader *rd, json_t *obj, const char *key, int *dst)
 {
 	json_t *v;
-	TRY(get(rd, obj, key, &v));
-	if (!json_is_boolean(v))
-		return fail(rd, ENGI_EPARSE, key, "expected true or false");
+	TRY(engi_json_field(obj, key, JSON_TRUE, 1, RECORD, rd->path, &v, rd->err));
 	*dst = json_is_true(v);
 	return 0;
 }
 
+/* A number as json_num writes it: null for NaN, "Infinity", "-Infinity". */
 static int get_num(struct reader *rd, json_t *obj, const char *key, double *dst)
 {
 	json_t *v;
@@ -381,26 +359,30 @@ static int get_num(struct reader *rd, json_t *obj, const char *key, double *dst)
 	} else if (json_is_string(v) && strcmp(json_string_value(v), "-Infinity") == 0) {
 		*dst = -INFINITY;
 	} else {
-		return fail(rd, ENGI_EPARSE, key, "expected a number or null");
+		char p[ENGI_POINTER_MAX];
+		engi_json_pointer(p, sizeof(p), rd->path, key);
+		return engi_parse_error(rd->err, RECORD, p, "expected a number or null, found %s",
+					engi_json_kind(v));
 	}
-	return 0;
-}
-
-static int get_array(struct reader *rd, json_t *obj, const char *key, json_t **arr)
-{
-	TRY(get(rd, obj, key, arr));
-	if (!json_is_array(*arr))
-		return fail(rd, ENGI_EPARSE, key, "expected an array");
 	return 0;
 }
 
 /* Points rd->path at element i of array key and checks it is an object. */
 static int enter(struct reader *rd, const char *key, size_t i, json_t *el)
 {
-	snprintf(rd->path, sizeof(rd->path), "/%s/%zu", key, i);
-	if (!json_is_object(el))
-		return engi_raise(rd->err, ENGI_EPARSE, "record: %s: expected an object", rd->path);
-	return 0;
+	char p[ENGI_POINTER_MAX];
+	engi_json_pointer(p, sizeof(p), "", key);
+	engi_json_pointer_index(rd->path, sizeof(rd->path), p, i);
+	return engi_json_expect(el, JSON_OBJECT, RECORD, rd->path, rd->err);
+}
+
+/* The names of n values (name(0) .. name(n - 1)) into names[n + 1], NULL
+ * last, for engi_json_choice. */
+static void value_names(const char **names, int n, const char *(*name)(int))
+{
+	for (int i = 0; i < n; i++)
+		names[i] = name(i);
+	names[n] = NULL;
 }
 
 static const char *const assertion_keys[] = {"name",  "stage",	  "state",  "required",
@@ -408,21 +390,13 @@ static const char *const assertion_keys[] = {"name",  "stage",	  "state",  "requ
 
 static int read_assertion(struct reader *rd, json_t *o, struct engi_assertion *a)
 {
-	TRY(only_keys(rd, o, assertion_keys));
+	TRY(engi_json_only_keys(o, assertion_keys, RECORD, rd->path, rd->err));
 	TRY(get_str(rd, o, "name", a->name, sizeof(a->name)));
 	TRY(get_str(rd, o, "stage", a->stage, sizeof(a->stage)));
-	char state[32];
-	TRY(get_str(rd, o, "state", state, sizeof(state)));
-	a->state = -1;
-	for (int s = ENGI_PASS; s <= ENGI_UNAVAILABLE; s++)
-		if (strcmp(state, engi_astate_name(s)) == 0)
-			a->state = s;
-	if (a->state < 0)
-		return engi_raise(rd->err, ENGI_EINVALID,
-				  "record: %s/state: unknown state '%s' "
-				  "(expected pass, fail, inapplicable or "
-				  "unavailable)",
-				  rd->path, state);
+	_Static_assert(ENGI_PASS == 0, "states are counted from ENGI_PASS");
+	const char *states[ENGI_UNAVAILABLE + 2];
+	value_names(states, ENGI_UNAVAILABLE + 1, engi_astate_name);
+	TRY(engi_json_choice(o, "state", states, "state", 1, RECORD, rd->path, &a->state, rd->err));
 	TRY(get_bool(rd, o, "required", &a->required));
 	TRY(get_num(rd, o, "value", &a->value));
 	TRY(get_num(rd, o, "expected", &a->expected));
@@ -434,7 +408,7 @@ static const char *const metric_keys[] = {"name", "value", NULL};
 
 static int read_metric(struct reader *rd, json_t *o, struct engi_metric *m)
 {
-	TRY(only_keys(rd, o, metric_keys));
+	TRY(engi_json_only_keys(o, metric_keys, RECORD, rd->path, rd->err));
 	TRY(get_str(rd, o, "name", m->name, sizeof(m->name)));
 	TRY(get_num(rd, o, "value", &m->value));
 	return 0;
@@ -445,7 +419,7 @@ static const char *const artifact_keys[] = {"path", "bytes", "sha256", "note", N
 static int read_artifact(struct reader *rd, json_t *o, struct artifact *a)
 {
 	int64_t bytes;
-	TRY(only_keys(rd, o, artifact_keys));
+	TRY(engi_json_only_keys(o, artifact_keys, RECORD, rd->path, rd->err));
 	TRY(get_str(rd, o, "path", a->path, sizeof(a->path)));
 	TRY(get_i64(rd, o, "bytes", 0, INT64_MAX, &bytes));
 	a->bytes = (uint64_t)bytes;
@@ -458,7 +432,7 @@ static int read_artifact(struct reader *rd, json_t *o, struct artifact *a)
 static int read_items(struct reader *rd, json_t *root, const char *key, size_t size, void **items,
 		      size_t *n, json_t **arr)
 {
-	TRY(get_array(rd, root, key, arr));
+	TRY(engi_json_field(root, key, JSON_ARRAY, 1, RECORD, rd->path, arr, rd->err));
 	*n = json_array_size(*arr);
 	*items = NULL;
 	if (*n == 0)
@@ -474,7 +448,8 @@ static int read_trace(struct reader *rd, json_t *root, struct record *r)
 	json_t *v;
 	TRY(get(rd, root, "trace", &v));
 	if (!json_is_string(v))
-		return fail(rd, ENGI_EPARSE, "trace", "expected a base64 string");
+		return engi_parse_error(rd->err, RECORD, "/trace",
+					"expected a base64 string, found %s", engi_json_kind(v));
 	int64_t raw;
 	TRY(get_i64(rd, root, "trace_raw_len", 0, INT64_MAX, &raw));
 	r->trace_raw_len = (size_t)raw;
@@ -487,14 +462,10 @@ static int read_trace(struct reader *rd, json_t *root, struct record *r)
 	size_t bad;
 	if (base64_decode(json_string_value(v), n, r->trace, &r->trace_len, &bad) < 0) {
 		if (bad == n)
-			return engi_raise(rd->err, ENGI_EPARSE,
-					  "record: /trace: base64 length %zu "
-					  "is not a multiple of 4",
-					  n);
-		return engi_raise(rd->err, ENGI_EPARSE,
-				  "record: /trace: invalid base64 at "
-				  "character %zu",
-				  bad);
+			return engi_parse_error(rd->err, RECORD, "/trace",
+						"base64 length %zu is not a multiple of 4", n);
+		return engi_parse_error(rd->err, RECORD, "/trace",
+					"invalid base64 at character %zu", bad);
 	}
 	return 0;
 }
@@ -512,16 +483,9 @@ static const char *const record_keys[] = {
 
 static int get_outcome(struct reader *rd, json_t *root, const char *key, int *dst)
 {
-	char outcome[32];
-	TRY(get_str(rd, root, key, outcome, sizeof(outcome)));
-	*dst = outcome_from_name(outcome);
-	if (*dst < 0) {
-		char all[160];
-		return engi_raise(rd->err, ENGI_EINVALID,
-				  "record: /%s: unknown outcome '%s' (expected %s)", key, outcome,
-				  engi_outcome_list(all, sizeof(all), -1, ", ", " or "));
-	}
-	return 0;
+	const char *outcomes[OUTCOME_COUNT + 1];
+	value_names(outcomes, OUTCOME_COUNT, outcome_name);
+	return engi_json_choice(root, key, outcomes, "outcome", 1, RECORD, rd->path, dst, rd->err);
 }
 
 /* A field read by its kind (engi/schema.h); an optional one may be absent. */
@@ -535,7 +499,8 @@ static int get_outcome(struct reader *rd, json_t *root, const char *key, int *ds
 
 static int read_record(struct reader *rd, json_t *root, struct record *r)
 {
-	TRY(only_keys(rd, root, record_keys));
+	/* a misspelt field is an error, not a silently dropped value */
+	TRY(engi_json_only_keys(root, record_keys, RECORD, rd->path, rd->err));
 	/* an optional field is absent in journals written before it existed */
 #define GET_FIELD(name, kind, rec, row, journal, csv, dflt)                                        \
 	if (!(journal) || json_object_get(root, #name))                                            \

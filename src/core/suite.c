@@ -12,14 +12,8 @@
 /* A free slot at the end of s->tasks. */
 static struct task *suite_slot(struct suite *s)
 {
-	if (s->ntasks == s->tasks_alloc) {
-		size_t n = s->tasks_alloc ? 2 * s->tasks_alloc : 16;
-		struct task *v = engi_reallocarray(s->tasks, n, sizeof(*v));
-		if (!v)
-			return NULL;
-		s->tasks = v;
-		s->tasks_alloc = n;
-	}
+	if (engi_grow((void **)&s->tasks, &s->tasks_alloc, s->ntasks + 1, sizeof(*s->tasks)) < 0)
+		return NULL;
 	return &s->tasks[s->ntasks];
 }
 

@@ -10,7 +10,6 @@
 #include "engi/schema.h"
 #include "engi/sha256.h"
 #include "fsutil.h"
-#include "text.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -813,7 +812,7 @@ static int check_failing(struct loadctx *c, const struct task *t)
 				continue;
 			char p[PTR_MAX], list[ENGI_ERROR_MSG_MAX / 2] = "";
 			snprintf(p, sizeof(p), "/flawed/%zu/failing/%zu", i, k);
-			text_join(list, sizeof(list), names, n);
+			engi_json_join(list, sizeof(list), names, n);
 			return bad(c, p, "no assertion '%s' (the task's assertions: %s)", want,
 				   list);
 		}

@@ -57,18 +57,6 @@ char *text_sh_quote(const char *text)
 	return q;
 }
 
-void text_join(char *out, size_t cap, const char *const *names, size_t n)
-{
-	size_t len = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < n && len + 1 < cap; i++) {
-		int w = snprintf(out + len, cap - len, "%s%s", i ? ", " : "", names[i]);
-		if (w < 0)
-			break;
-		len += (size_t)w < cap - len ? (size_t)w : cap - len - 1;
-	}
-}
-
 #define CLOSEST_MAX 64
 
 /* Levenshtein distance of a and b, both shorter than CLOSEST_MAX. */

@@ -1,7 +1,8 @@
 /*
  * text.h - text from untrusted sources (command output, guest files) made
  * safe for JSON: invalid UTF-8 sequences and NUL bytes become U+FFFD; text
- * quoted for a POSIX shell; lists of names for messages; and text with its
+ * quoted for a POSIX shell; the nearest of a list of names, for messages
+ * (engi_json_join, engi/json.h, joins such a list); and text with its
  * control characters escaped, for messages.
  */
 #ifndef ENGI_TEXT_H
@@ -15,9 +16,6 @@ char *text_utf8_clean(const char *s, size_t n, size_t *out_len);
 /* text as one single-quoted sh word ('...', each ' as '\''); engi_free;
  * NULL when out of memory. */
 char *text_sh_quote(const char *text);
-
-/* names[0..n) joined with ", " into out (cut to cap). */
-void text_join(char *out, size_t cap, const char *const *names, size_t n);
 
 /* The one of names[0..n) nearest to word in edit distance when it is near
  * enough to be a slip of the keyboard (at most a third of word's length,

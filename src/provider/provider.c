@@ -8,6 +8,7 @@
 #include "provider.h"
 
 #include "engi/alloc.h"
+#include "engi/json.h"
 #include "fsutil.h"
 #include "http.h"
 #include "secrets.h"
@@ -25,33 +26,40 @@
 
 /* ---- configuration ---- */
 
+/* Where a setting's message says it is, in place of a file: "model 'NAME'"
+ * (provider_config_load keeps the "/FIELD: ..." after it for the entry's
+ * origin in its file). */
+#define CFG_WHO_MAX 96
+static const char *cfg_who(char who[CFG_WHO_MAX], const char *model)
+{
+	snprintf(who, CFG_WHO_MAX, "model '%s'", model);
+	return who;
+}
+
 static int cfg_str(json_t *o, const char *key, char *dst, size_t n, int required, const char *model,
 		   struct engi_error *err)
 {
-	json_t *v = json_object_get(o, key);
-	if (!v) {
-		if (required)
-			RAISE(err, ENGI_EINVALID, "model '%s': /%s: missing", model, key);
+	char who[CFG_WHO_MAX];
+	const char *s;
+	TRY(engi_json_string(o, key, required, 0, cfg_who(who, model), "", &s, err));
+	if (!s)
 		return 0;
+	size_t len = strlen(s);
+	if (len >= n) {
+		char p[ENGI_POINTER_MAX];
+		engi_json_pointer(p, sizeof(p), "", key);
+		return engi_parse_error(err, who, p, "expected a string of at most %zu bytes",
+					n - 1);
 	}
-	if (!json_is_string(v) || json_string_length(v) >= n)
-		RAISE(err, ENGI_EINVALID, "model '%s': /%s: expected a string of at most %zu bytes",
-		      model, key, n - 1);
-	snprintf(dst, n, "%s", json_string_value(v));
+	memcpy(dst, s, len + 1);
 	return 0;
 }
 
 static int cfg_num(json_t *o, const char *key, double dflt, double *out, const char *model,
 		   struct engi_error *err)
 {
-	json_t *v = json_object_get(o, key);
-	*out = dflt;
-	if (!v)
-		return 0;
-	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-		RAISE(err, ENGI_EINVALID, "model '%s': /%s: expected a number ≥ 0", model, key);
-	*out = json_number_value(v);
-	return 0;
+	char who[CFG_WHO_MAX];
+	return engi_json_number_min(o, key, 0, dflt, cfg_who(who, model), "", out, err);
 }
 
 /* The providers that have extended thinking, for messages. */
@@ -62,7 +70,7 @@ static void thinking_names(char *buf, size_t n, int thinking)
 	for (const struct provider_ops *const *p = provider_registry; *p && k < 8; p++)
 		if (!(*p)->thinking == !thinking)
 			names[k++] = (*p)->name;
-	text_join(buf, n, names, k);
+	engi_json_join(buf, n, names, k);
 }
 
 /* Extended thinking: thinking_budget_tokens, else a budget from
@@ -221,21 +229,23 @@ void provider_config_init(struct provider_config *c, const struct provider_ops *
 	c->tool_mode = TOOLS_NATIVE;
 }
 
-static int cfg_headers(struct provider_config *c, json_t *h, struct engi_error *err)
+static int cfg_headers(struct provider_config *c, json_t *o, struct engi_error *err)
 {
-	if (h && !json_is_object(h))
-		RAISE(err, ENGI_EINVALID, "model '%s': /headers: expected an object", c->name);
+	char who[CFG_WHO_MAX];
+	json_t *h;
+	TRY(engi_json_field(o, "headers", JSON_OBJECT, 0, cfg_who(who, c->name), "", &h, err));
 	const char *key;
 	json_t *hv;
 	json_object_foreach(h, key, hv)
 	{
+		char p[ENGI_POINTER_MAX];
+		engi_json_pointer(p, sizeof(p), "/headers", key);
 		if (!json_is_string(hv) || strpbrk(key, ":\r\n") ||
 		    strpbrk(json_string_value(hv), "\r\n"))
-			RAISE(err, ENGI_EINVALID,
-			      "model '%s': /headers/%s: expected a one-line string", c->name, key);
+			return engi_parse_error(err, who, p, "expected a one-line string");
 		if (c->nheaders == PROVIDER_MAX_HEADERS)
-			RAISE(err, ENGI_EINVALID, "model '%s': /headers: more than %d", c->name,
-			      PROVIDER_MAX_HEADERS);
+			return engi_parse_error(err, who, "/headers", "more than %d",
+						PROVIDER_MAX_HEADERS);
 		size_t n = strlen(key) + json_string_length(hv) + 3;
 		char *line = engi_malloc(n);
 		if (!line)
@@ -291,7 +301,7 @@ static int cfg_parse(struct provider_config *c, json_t *o, struct engi_error *er
 	c->max_retries = v > INT_MAX ? INT_MAX : (int)v;
 	for (size_t i = 0; i < sizeof(cfg_overridable) / sizeof(*cfg_overridable); i++)
 		TRY(cfg_overridable[i].set(c, json_object_get(o, cfg_overridable[i].key), err));
-	return cfg_headers(c, json_object_get(o, "headers"), err);
+	return cfg_headers(c, o, err);
 }
 
 int provider_config_parse(struct provider_config *c, const char *entry_json, struct engi_error *err)

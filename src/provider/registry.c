@@ -4,7 +4,7 @@
  */
 #include "provider.h"
 
-#include "text.h"
+#include "engi/json.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +24,7 @@ void provider_names(char *buf, size_t n)
 	size_t k = 0;
 	for (const struct provider_ops *const *p = provider_registry; *p; p++)
 		names[k++] = (*p)->name;
-	text_join(buf, n, names, k);
+	engi_json_join(buf, n, names, k);
 }
 
 const struct provider_ops *provider_lookup(const char *name, struct engi_error *err)

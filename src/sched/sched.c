@@ -280,14 +280,7 @@ static int vq_push(struct master *m, size_t cell, char *input, size_t len)
 		m->vtail -= m->vhead;
 		m->vhead = 0;
 	}
-	if (m->vtail == m->vcap) {
-		size_t na = m->vcap ? 2 * m->vcap : 16;
-		struct vitem *nv = engi_reallocarray(m->vq, na, sizeof(*nv));
-		if (!nv)
-			return ENGI_ENOMEM;
-		m->vq = nv;
-		m->vcap = na;
-	}
+	TRY(engi_grow((void **)&m->vq, &m->vcap, m->vtail + 1, sizeof(*m->vq)));
 	m->vq[m->vtail++] = (struct vitem){cell, input, len};
 	m->st.verifying++;
 	return 0;
@@ -562,14 +555,7 @@ double sched_govern(const void *msg, size_t n)
 static int hold(struct master *m, size_t cell, int rank, char *buf, size_t off, size_t len,
 		int has_payload, int verified)
 {
-	if (m->nheld == m->aheld) {
-		size_t na = m->aheld ? 2 * m->aheld : 16;
-		struct held *nh = engi_reallocarray(m->held, na, sizeof(*nh));
-		if (!nh)
-			return ENGI_ENOMEM;
-		m->held = nh;
-		m->aheld = na;
-	}
+	TRY(engi_grow((void **)&m->held, &m->aheld, m->nheld + 1, sizeof(*m->held)));
 	m->held[m->nheld++] = (struct held){cell, rank, buf, off, len, has_payload, verified};
 	return 0;
 }

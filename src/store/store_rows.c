@@ -102,20 +102,9 @@ static void copy_str(char *dst, size_t size, const char *src)
 
 static int reserve_rows(struct pending_rows *p, size_t row_size, size_t more)
 {
-	if (more <= p->alloc - p->n)
-		return 0;
-	size_t want = p->alloc ? p->alloc : 16;
-	while (want - p->n < more) {
-		if (want > SIZE_MAX / 2)
-			return ENGI_ENOMEM;
-		want *= 2;
-	}
-	char *rows = engi_reallocarray(p->rows, want, row_size);
-	if (!rows)
+	if (more > SIZE_MAX - p->n)
 		return ENGI_ENOMEM;
-	p->rows = rows;
-	p->alloc = want;
-	return 0;
+	return engi_grow((void **)&p->rows, &p->alloc, p->n + more, row_size);
 }
 
 static void *next_row(struct store *s, int t)
@@ -151,14 +140,8 @@ static int reserve_record(struct store *s, const struct record *r, unsigned char
 		TRY(reserve_rows(&s->pending[t], store_tables[t].row_size, more[t]));
 	if (!r->trace_len)
 		return 0;
-	if (s->nptraces == s->alloc_ptraces) {
-		size_t want = s->alloc_ptraces ? 2 * s->alloc_ptraces : 8;
-		struct pending_trace *p = engi_reallocarray(s->ptraces, want, sizeof(*p));
-		if (!p)
-			return ENGI_ENOMEM;
-		s->ptraces = p;
-		s->alloc_ptraces = want;
-	}
+	TRY(engi_grow((void **)&s->ptraces, &s->alloc_ptraces, s->nptraces + 1,
+		      sizeof(*s->ptraces)));
 	*trace_copy = engi_malloc(r->trace_len);
 	if (!*trace_copy)
 		return ENGI_ENOMEM;

@@ -64,13 +64,14 @@ static void test_config_errors(void)
 	CHECK(strstr(e.msg, "model 'a': /provider: 'nope'") != NULL);
 	engi_error_init(&e);
 	CHECK(provider_config_parse(&c, "{\"name\":\"a\",\"provider\":\"openai\"}", &e) ==
-	      ENGI_EINVALID);
-	CHECK(strstr(e.msg, "/model: missing") != NULL);
+	      ENGI_EPARSE);
+	CHECK_STR(e.msg, "model 'a': /model: missing required field");
 	engi_error_init(&e);
 	CHECK(provider_config_parse(&c,
 				    "{\"name\":\"a\",\"provider\":\"openai\",\"model\":\"x\","
 				    "\"headers\":{\"A\":\"b\\r\\nc\"}}",
-				    &e) == ENGI_EINVALID);
+				    &e) == ENGI_EPARSE);
+	CHECK_STR(e.msg, "model 'a': /headers/A: expected a one-line string");
 	engi_error_init(&e);
 	CHECK(provider_config_parse(
 		  &c,

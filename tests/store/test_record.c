@@ -370,18 +370,21 @@ static void test_errors(void)
 	expect_edit("detail", json_string(long_detail), 1, ENGI_ETOOBIG, "/assertions/0/detail");
 	expect_edit("message", json_stringn("a\0b", 3), 0, ENGI_EPARSE, "malformed record JSON");
 	expect_edit("trial", json_real(1.5), 0, ENGI_EPARSE, "/trial: expected an integer");
-	expect_edit("turns", json_integer(-1), 0, ENGI_EINVALID, "/turns: integer out of range");
-	expect_edit("rank", json_integer(1LL << 40), 0, ENGI_EINVALID, "/rank");
-	expect_edit("success", json_integer(1), 0, ENGI_EPARSE, "/success: expected true or false");
+	expect_edit("turns", json_integer(-1), 0, ENGI_EPARSE,
+		    "/turns: -1 is out of range [0, 2147483647]");
+	expect_edit("rank", json_integer(1LL << 40), 0, ENGI_EPARSE,
+		    "/rank: 1099511627776 is out of range");
+	expect_edit("success", json_integer(1), 0, ENGI_EPARSE,
+		    "/success: expected a boolean, found an integer");
 	expect_edit("score", json_string("high"), 0, ENGI_EPARSE,
 		    "/score: expected a number or null");
 	expect_edit("value", json_string("x"), 1, ENGI_EPARSE,
 		    "/assertions/0/value: expected a number or null");
-	expect_edit("state", json_string("passed"), 1, ENGI_EINVALID,
+	expect_edit("state", json_string("passed"), 1, ENGI_EPARSE,
 		    "/assertions/0/state: unknown state 'passed'");
 	expect_edit("required", NULL, 1, ENGI_EPARSE, "/assertions/0/required: missing");
 	expect_edit("colour", json_true(), 1, ENGI_EPARSE, "/assertions/0/colour: unknown field");
-	expect_edit("outcome", json_string("crashed"), 0, ENGI_EINVALID,
+	expect_edit("outcome", json_string("crashed"), 0, ENGI_EPARSE,
 		    "/outcome: unknown outcome 'crashed'");
 	expect_edit("extra", json_integer(1), 0, ENGI_EPARSE, "/extra: unknown field");
 	expect_edit("metrics", json_object(), 0, ENGI_EPARSE, "/metrics: expected an array");
@@ -390,7 +393,7 @@ static void test_errors(void)
 	expect_edit("artifacts",
 		    json_pack("[{s:s,s:I,s:s,s:s}]", "path", "p", "bytes", (json_int_t)-5, "sha256",
 			      "", "note", ""),
-		    0, ENGI_EINVALID, "/artifacts/0/bytes: integer out of range");
+		    0, ENGI_EPARSE, "/artifacts/0/bytes: -5 is out of range [0, ");
 	expect_edit("trace", json_string("abc"), 0, ENGI_EPARSE, "/trace: base64 length 3");
 	expect_edit("trace", json_string("ab*d"), 0, ENGI_EPARSE,
 		    "/trace: invalid base64 at character 2");

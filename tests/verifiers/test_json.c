@@ -36,7 +36,7 @@ static void test_pointer(void)
 	CHECK_STR(p, "/list/12");
 	char list[12];
 	static const char *const names[] = {"alpha", "beta", "gamma", NULL};
-	engi_json_join(list, sizeof(list), names);
+	engi_json_join(list, sizeof(list), names, 3);
 	CHECK_STR(list, "alpha, beta");
 	expect_msg(engi_parse_error(&err, "f.json", "", "bad %d", 7), "f.json: /: bad 7");
 }
@@ -97,6 +97,38 @@ static void test_getters(void)
 	expect_msg(
 	    engi_json_expect(json_object_get(obj, "nothing"), JSON_TRUE, "t.json", "/z", &err),
 	    "t.json: /z: expected a boolean, found null");
+
+	/* a number with a floor, and what was found with its value */
+	CHECK_INT(engi_json_number_min(obj, "x", 0, 9, "t.json", "", &d, &err), 0);
+	CHECK(d == 2.5);
+	CHECK_INT(engi_json_number_min(obj, "n", 7, 9, "t.json", "", &d, &err), 0);
+	CHECK(d == 7); /* the floor itself is allowed */
+	CHECK_INT(engi_json_number_min(obj, "absent", 0, 9, "t.json", "", &d, &err), 0);
+	CHECK(d == 9);
+	expect_msg(engi_json_number_min(obj, "n", 7.5, 9, "t.json", "/o", &d, &err),
+		   "t.json: /o/n: expected a number ≥ 7.5, found an integer (7)");
+	expect_msg(engi_json_number_min(obj, "s", 0, 9, "t.json", "", &d, &err),
+		   "t.json: /s: expected a number ≥ 0, found a string ('text')");
+	expect_msg(engi_json_number_min(obj, "nothing", 0, 9, "t.json", "", &d, &err),
+		   "t.json: /nothing: expected a number ≥ 0, found null");
+	char found[32];
+	engi_json_found(found, sizeof(found), json_object_get(obj, "x"));
+	CHECK_STR(found, "a number (2.5)");
+	engi_json_found(found, sizeof(found), json_object_get(obj, "no"));
+	CHECK_STR(found, "a boolean (false)");
+	json_t *arr = json_array();
+	engi_json_found(found, sizeof(found), arr);
+	CHECK_STR(found, "an array");
+	json_decref(arr);
+	json_t *long_s = json_string("0123456789012345678901234567890123456789012345678901234567"
+				     "89abcdef");
+	char wide[96];
+	engi_json_found(wide, sizeof(wide), long_s);
+	CHECK_STR(wide,
+		  "a string ('012345678901234567890123456789012345678901234567890123456789')");
+	engi_json_found(found, sizeof(found), long_s); /* cut to its buffer */
+	CHECK_INT(strlen(found), sizeof(found) - 1);
+	json_decref(long_s);
 }
 
 static void test_keys_and_choices(void)

@@ -16,6 +16,13 @@ void *engi_calloc(size_t count, size_t size);
 void *engi_realloc(void *p, size_t n);
 /* Overflow-checked realloc of count*size bytes. */
 void *engi_reallocarray(void *p, size_t count, size_t size);
+/* Room for need items of size bytes in the array *items of capacity *cap:
+ * when *cap is short the capacity doubles (from ENGI_GROW_FIRST) until it
+ * holds need, the bytes checked for overflow (a doubling that would
+ * overflow falls back to need itself). The items are kept; on failure
+ * *items and *cap are left as they were and ENGI_ENOMEM is returned. */
+#define ENGI_GROW_FIRST 16
+int engi_grow(void **items, size_t *cap, size_t need, size_t size);
 char *engi_strdup(const char *s);
 char *engi_strndup(const char *s, size_t n);
 void engi_free(void *p);

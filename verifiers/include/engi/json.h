@@ -25,8 +25,12 @@ void engi_json_pointer(char *out, size_t cap, const char *base, const char *key)
 void engi_json_pointer_index(char *out, size_t cap, const char *base, size_t index);
 /* "a string", "an integer", ...: what a JSON value is, for messages. */
 const char *engi_json_kind(const json_t *j);
-/* names (NULL-terminated) joined by ", " into out, cut to cap. */
-void engi_json_join(char *out, size_t cap, const char *const *names);
+/* What v is with its value where it is short, for "found ..." in messages:
+ * "a string ('hot')" (cut to 60 bytes), "an integer (0)", "a number (1.5)",
+ * "a boolean (true)", else its kind ("an object", "null"). */
+void engi_json_found(char *out, size_t cap, const json_t *v);
+/* names[0..n) joined by ", " into out, cut to cap: the list of a message. */
+void engi_json_join(char *out, size_t cap, const char *const *names, size_t n);
 /* Raises ENGI_EPARSE with "<file>: <pointer>: <message>"; returns the code. */
 int engi_parse_error(struct engi_error *err, const char *file, const char *pointer, const char *fmt,
 		     ...) __attribute__((format(printf, 4, 5)));
@@ -56,6 +60,10 @@ int engi_json_bool(json_t *obj, const char *key, int dflt, const char *file, con
 /* Optional finite number member; *present tells whether it was there. */
 int engi_json_number(json_t *obj, const char *key, const char *file, const char *pointer,
 		     int *present, double *out, struct engi_error *err);
+/* An optional finite number member of at least min; dflt when absent.
+ * "expected a number ≥ MIN, found <engi_json_found>" when it is not. */
+int engi_json_number_min(json_t *obj, const char *key, double min, double dflt, const char *file,
+			 const char *pointer, double *out, struct engi_error *err);
 /* Fails on the first member of obj not in allowed (NULL-terminated), listing
  * the valid ones. */
 int engi_json_only_keys(json_t *obj, const char *const *allowed, const char *file,
