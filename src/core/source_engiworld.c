@@ -514,13 +514,8 @@ static int ew_names(const char *dir, enum ew_entry want, size_t cap, char ***out
 			if (name[0] == '_' || lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
 				continue;
 		}
-		if (*n == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			char **nv = engi_reallocarray(*out, alloc, sizeof(**out));
-			if (!nv)
-				break;
-			*out = nv;
-		}
+		if (engi_grow((void **)out, &alloc, *n + 1, sizeof(**out)) < 0)
+			break;
 		if (((*out)[*n] = engi_strdup(name)) != NULL)
 			(*n)++;
 	}
