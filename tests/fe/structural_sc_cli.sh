@@ -2,8 +2,10 @@
 # `engisweep kernel frame` and `engisweep truth` on StructureClaw model files:
 # StructureClaw-Bench's beam-simple-6m (fixed at both ends by its file:
 # midspan w L^4 / (384 E I)) and a 3D frame of its ground truths, each
-# saying what was normalised, with a frozen truth; a roof truss refused as a
-# mechanism of 7 free degrees of freedom; a malformed file named by pointer.
+# saying what was normalised, with a frozen truth; the structural kind
+# judging structural/1 and StructureClaw deliveries against a StructureClaw
+# reference; a roof truss refused as a mechanism of 7 free degrees of
+# freedom; a malformed file named by pointer.
 # The ground truths come from ENGI_SC_BENCH (../shared), which must exist.
 source "$ENGI_SRC/tests/integration/lib.sh"
 : "${ENGI_SC_BENCH:?}"
@@ -50,6 +52,39 @@ for name, states, nodes in (("beam.truth.json", ["LC1", "ULS"], 3),
     assert [s["name"] for s in t["states"]] == states, name
     assert len(t["states"][0]["u"]) == 6 * nodes, name
 PY
+
+# the structural kind against a StructureClaw reference: the same beam
+# delivered as structural/1 (kN, m, x-y plane, ry restraints as rz) and as
+# the StructureClaw file itself passes; a wrong inertia fails
+mkdir -p task/frame art1 art2 art3
+cp beam-simple-6m.json task/frame/reference.json
+cp beam.truth.json task/frame/truth.json
+cp beam-simple-6m.json art2/model.json
+"$PY" - <<'PY'
+import json
+m = {"format": "structural/1", "dim": 2, "units": {"length": "m", "force": "kN"},
+     "materials": [{"id": "steel", "E": 205e6, "G": 79e6}],
+     "sections": [{"id": "B1", "A": 0.01, "Iz": 1e-4, "Iy": 1e-4, "J": 1e-4}],
+     "nodes": [{"id": 1, "xyz": [0, 0]}, {"id": 2, "xyz": [3, 0]}, {"id": 3, "xyz": [6, 0]}],
+     "elements": [{"id": e, "type": "beam", "nodes": [e, e + 1], "material": "steel", "section": "B1"}
+                  for e in (1, 2)],
+     "supports": [{"node": 1, "restrain": ["ux", "uy", "rz"]}, {"node": 3, "restrain": ["uy", "rz"]}],
+     "load_cases": [{"id": "LC1", "member": [{"element": e, "w": [0, -20, 0]} for e in (1, 2)]}],
+     "combinations": [{"id": "ULS", "factors": {"LC1": 1}}]}
+json.dump(m, open("art1/model.json", "w"))
+sc = json.load(open("beam-simple-6m.json"))
+sc["sections"][0]["properties"]["Iy"] = 2e-4
+json.dump(sc, open("art3/model.json", "w"))
+json.dump({"kind": "structural", "file": "model.json", "reference": "frame/reference.json",
+           "truth": "frame/truth.json"}, open("verifier.json", "w"))
+PY
+for art in art1 art2; do
+	"$FE_VERIFY_TOOL" verifier.json task $art | tee $art.log
+	[ "$(awk '$2 == "pass"' $art.log | wc -l)" -eq 11 ] && [ "$(wc -l <$art.log)" -eq 11 ] ||
+		fail "$art: not every assertion passes"
+done
+"$FE_VERIFY_TOOL" verifier.json task art3 | tee art3.log
+grep -q "^properties fail" art3.log || fail "a wrong inertia passes"
 
 out=$(says "$ENGISWEEP" kernel frame truss-warren-12m-2m-8k.json)
 expect_rc 2 "$ENGISWEEP" kernel frame truss-warren-12m-2m-8k.json
