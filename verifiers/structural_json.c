@@ -1,9 +1,13 @@
 /*
  * Structural-model JSON reader (tasks/SCHEMA-structural.md). Everything is
  * validated before anything is converted; every message is
- * "<file>: <JSON pointer>: <what is wrong>".
+ * "<file>: <JSON pointer>: <what is wrong>". The root tells the format:
+ * "format" is ours, "schema_version" with "nodes" StructureClaw's
+ * (structural_sc.c).
  */
 #include "engi/structural.h"
+
+#include "structural_sc.h"
 
 #include "engi/alloc.h"
 #include "engi/error.h"
@@ -642,7 +646,17 @@ int engi_structural_parse(const char *name, const char *text, size_t len, struct
 		return engi_raise(err, ENGI_EPARSE, "%s:%d:%d: %s", name, je.line, je.column,
 				  je.text);
 	struct rd rd = {name, err};
-	int rc = convert(&rd, root, s);
+	int rc;
+	if (json_is_object(root) && json_object_get(root, "format"))
+		rc = convert(&rd, root, s);
+	else if (engi_structural_sc_detect(root))
+		rc = engi_structural_sc_convert(name, root, s, err);
+	else
+		rc = engi_parse_error(err, name, "",
+				      "not a structural model: the formats known are "
+				      "structural/1 (a root with \"format\": \"structural/1\") "
+				      "and StructureClaw 2.x (a root with \"schema_version\" and "
+				      "\"nodes\")");
 	json_decref(root);
 	if (rc < 0)
 		engi_structural_release(s);

@@ -175,7 +175,9 @@ static const char frame_help[] =
     "Solves a structural model (tasks/SCHEMA-structural.md) by the direct\n"
     "stiffness method: every load case and combination. Prints the degrees of\n"
     "freedom and, per case, the largest displacement, the reaction sums and\n"
-    "the equilibrium residual; then the solver and the times.\n"
+    "the equilibrium residual; then the solver and the times. A StructureClaw\n"
+    "model is read too, in engisweep's axes and units: what was converted is\n"
+    "printed (normalised).\n"
     "\n"
     "options:\n"
     "      --json           one JSON object instead of text\n"
@@ -214,11 +216,14 @@ static int kernel_frame(int argc, char **argv)
 	}
 	double total_s = now_s() - t0;
 	if (o.json)
-		printf("{\"model\": \"%s\", \"nodes\": %zu, \"elements\": %zu, \"dof\": %zu, "
-		       "\"free_dof\": %zu, \"auto_restrained\": %zu, \"states\": [",
-		       o.path, s.f.nnodes, s.f.nelems, r.ndof, r.neq, r.nauto);
+		printf("{\"model\": \"%s\", \"normalised\": \"%s\", \"nodes\": %zu, "
+		       "\"elements\": %zu, \"dof\": %zu, \"free_dof\": %zu, "
+		       "\"auto_restrained\": %zu, \"states\": [",
+		       o.path, s.normalised, s.f.nnodes, s.f.nelems, r.ndof, r.neq, r.nauto);
 	else {
 		printf("model         %s\n", o.path);
+		if (s.normalised[0])
+			printf("normalised    %s\n", s.normalised);
 		printf("model         %zu nodes, %zu elements, %zu dof (%zu free, %zu rotations "
 		       "restrained automatically)\n",
 		       s.f.nnodes, s.f.nelems, r.ndof, r.neq, r.nauto);

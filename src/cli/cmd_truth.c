@@ -29,7 +29,8 @@ static const char truth_help[] =
     "Cholesky; reversed entity, load and member order with METIS + simplicial)\n"
     "and writes its displacements, reactions and member end forces for every\n"
     "load case and combination when both solves agree to 1e-10 and\n"
-    "equilibrium holds to 1e-9. Exit 1 when they do not.\n"
+    "equilibrium holds to 1e-9. Exit 1 when they do not. A StructureClaw\n"
+    "model is read too, in engisweep's axes and units (printed: normalised).\n"
     "\n"
     "A CalculiX deck (.inp) is solved as read (default ordering, supernodal)\n"
     "and with nodes, elements, boundaries and pressures in reverse order (the\n"
@@ -127,6 +128,8 @@ static int truth_model(const char *model, const char *out)
 	}
 	printf("truth         %s: %zu states, %zu dof (%zu free)\n", model, t.nstates, c.ndof,
 	       c.neq);
+	if (s.normalised[0])
+		printf("normalised    %s\n", s.normalised);
 	print_solves(&c, "entities, loads, members");
 	print_check(&c);
 	if (!engi_truth_accepted(&c)) {

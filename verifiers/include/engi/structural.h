@@ -3,12 +3,13 @@
  * read into the frame kernel's model, and strict model matching.
  *
  * engi_structural_read validates a file and converts it (jansson stays in
- * structural_json.c); names of load cases and combinations are kept for
- * matching and reports. engi_structural_match pairs a delivered model with a
- * reference one: nodes one-to-one within a distance, elements by type and
- * mapped connectivity, restraints, properties and loads within a relative
- * tolerance, combinations by their resulting load vectors. Lifecycle:
- * _init / _release; nothing blocks but the reading of the file.
+ * structural_json.c, and structural_sc.c for StructureClaw's format, which
+ * the reader detects and normalises to the frame kernel's axes and units);
+ * names of load cases and combinations are kept for matching and reports. engi_structural_match
+ * pairs a delivered model with a reference one: nodes one-to-one within a distance, elements by
+ * type and mapped connectivity, restraints, properties and loads within a relative tolerance,
+ * combinations by their resulting load vectors. Lifecycle: _init / _release; nothing blocks but the
+ * reading of the file.
  */
 #ifndef ENGI_STRUCTURAL_H
 #define ENGI_STRUCTURAL_H
@@ -28,12 +29,18 @@ struct engi_structural {
 	char (*case_name)[ENGI_STRUCT_NAME_MAX];  /* f.ncases */
 	char (*combo_name)[ENGI_STRUCT_NAME_MAX]; /* f.ncombos */
 	char length_unit[16], force_unit[16];
+	/* What reading converted, for a model in another format
+	 * ("StructureClaw 2.0.0; SI: ..."; printable ASCII without quotes
+	 * or backslashes); empty for structural/1. */
+	char normalised[256];
 };
 
 void engi_structural_init(struct engi_structural *s);
 void engi_structural_release(struct engi_structural *s);
 
-/* Reads and validates; errors name the file and the JSON pointer. */
+/* Reads and validates structural/1 or a StructureClaw model, told apart by
+ * the root ("format" or "schema_version" and "nodes"); errors name the file
+ * and the JSON pointer. */
 int engi_structural_read(const char *path, struct engi_structural *s, struct engi_error *err);
 int engi_structural_parse(const char *name, const char *text, size_t len, struct engi_structural *s,
 			  struct engi_error *err);
