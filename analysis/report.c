@@ -986,6 +986,9 @@ int engi_report_compute(struct engi_report_data *d, const struct engi_results *r
 	c.res = res;
 	c.o = o;
 	c.d = d;
+	d->suite_refused = res->suite_refused;
+	d->suite_source = res->suite_source;
+	d->suite_refused_reasons = res->suite_refused_reasons;
 	for (size_t i = 0; i < res->nassertions; i++)
 		if (!strcmp(res->assertions[i].name, "clean_agrees")) {
 			d->clean_checked++;

@@ -268,6 +268,14 @@ void engi_report_render_json(struct engi_dynbuf *o, const struct engi_report_dat
 		     d->mixed_versions ? "true" : "false", d->mixed_verifiers ? "true" : "false");
 	engi_textout(o, "  \"clean_verification\": {\"episodes\": %zu, \"disagree\": %zu},\n",
 		     d->clean_checked, d->clean_disagree);
+	if (d->suite_refused) {
+		engi_textout(o, "  \"suite_refused\": {\"tasks\": %" PRIu64 ", \"source\": ",
+			     d->suite_refused);
+		json_string(o, d->suite_source);
+		engi_textout_str(o, ", \"reasons\": ");
+		json_string(o, d->suite_refused_reasons);
+		engi_textout_str(o, "},\n");
+	}
 	engi_textout_str(o, "  \"tables\": [");
 	for (size_t t = 0; t < d->ntables; t++) {
 		engi_textout_str(o, t ? ", " : "");

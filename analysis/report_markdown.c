@@ -158,6 +158,12 @@ static void md_episodes(struct engi_dynbuf *o, const struct engi_report_data *d)
 		     "\nTasks listed in /tasks: %zu, of which %zu have no recorded "
 		     "episode.\n\n",
 		     d->tasks_listed, d->tasks_unrun);
+	if (d->suite_refused)
+		engi_textout(o,
+			     "Not in /tasks: %" PRIu64
+			     " more tasks of the suite (source %s) that engisweep refused "
+			     "to run, never planned and in no denominator: %s.\n\n",
+			     d->suite_refused, d->suite_source, d->suite_refused_reasons);
 }
 
 static void md_scores(struct engi_dynbuf *o, const struct engi_report_data *d)

@@ -615,3 +615,29 @@ int record_from_json(const char *text, size_t len, struct record *r, struct engi
 	*r = tmp;
 	return 0;
 }
+
+void record_config_suite(const char *config_json, struct engi_results *res)
+{
+	json_t *cfg = config_json ? json_loads(config_json, 0, NULL) : NULL;
+	json_t *n = json_object_get(cfg, "suite_refused");
+	json_t *why = json_object_get(cfg, "suite_refused_reasons");
+	const char *src = json_string_value(json_object_get(cfg, "suite_source"));
+	if (json_is_integer(n) && json_integer_value(n) > 0) {
+		res->suite_refused = (uint64_t)json_integer_value(n);
+		snprintf(res->suite_source, sizeof(res->suite_source), "%s", src ? src : "");
+		size_t w = 0;
+		const char *key;
+		json_t *v;
+		res->suite_refused_reasons[0] = '\0';
+		json_object_foreach(why, key, v)
+		{
+			if (!json_is_integer(v) || w >= sizeof(res->suite_refused_reasons))
+				continue;
+			int k = snprintf(res->suite_refused_reasons + w,
+					 sizeof(res->suite_refused_reasons) - w, "%s%lld %s",
+					 w ? ", " : "", (long long)json_integer_value(v), key);
+			w = k < 0 ? sizeof(res->suite_refused_reasons) : w + (size_t)k;
+		}
+	}
+	json_decref(cfg);
+}

@@ -95,6 +95,12 @@ int record_from_json(const char *text, size_t len, struct record *r, struct engi
  * row). record_from_row sets the fields only: arrays and trace stay; an
  * unknown outcome is ENGI_EPARSE. */
 struct engi_res_episode;
+struct engi_results;
+/* From a results file's frozen configuration (config_json, may be NULL):
+ * the suite's refused tasks, source and reasons ("35 windows guest, ...")
+ * into res; left as they are when it has none. */
+void record_config_suite(const char *config_json, struct engi_results *res);
+
 void record_to_row(const struct record *r, struct engi_res_episode *e);
 int record_from_row(struct record *r, const struct engi_res_episode *e, struct engi_error *err);
 

@@ -202,7 +202,9 @@ static int read_all(hid_t file, const char *path, struct engi_results *res, stru
 	TRY(store_read_num_attr(file, "/", "planned_cells", H5T_NATIVE_UINT64, &res->planned_cells,
 				path, err));
 	TRY(store_read_str_attr(file, "/", "sweep_id", &res->sweep_id, path, err));
-	return store_read_str_attr(file, "/", "config", &res->config_json, path, err);
+	TRY(store_read_str_attr(file, "/", "config", &res->config_json, path, err));
+	record_config_suite(res->config_json, res);
+	return 0;
 }
 
 static int store_read_impl(const char *path, struct engi_results *res, struct engi_error *err)

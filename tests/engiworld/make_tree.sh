@@ -109,7 +109,7 @@ t["config"] += [
 open(sys.argv[2], "w").write(json.dumps(t, indent=2) + "\n")
 PY
 cat > "$root/$cli/task-12/eval.py" <<'PY'
-import time
+import os, pwd, time
 D = "/home/user/Desktop/"
 def read(name):
     try:
@@ -120,7 +120,11 @@ for _ in range(100):
     if "still running" in read("launched.txt"):
         break
     time.sleep(0.1)
-ok = read("answer.txt").strip() == "42" and read("screen.txt") == "1920x1080\n" and \
+# and the layout the benchmark's CalculiX tasks name: /usr/bin/ccx and
+# /usr/bin/cgx, the account user
+layout = os.access("/usr/bin/ccx", os.X_OK) and os.access("/usr/bin/cgx", os.X_OK) and \
+    pwd.getpwnam("user").pw_dir == "/home/user"
+ok = layout and read("answer.txt").strip() == "42" and read("screen.txt") == "1920x1080\n" and \
     read("launched.txt") == "started\nstill running\n"
 print("True" if ok else "False")
 PY

@@ -85,6 +85,12 @@ assert cfg["suite_refused_reasons"]["backend cannot run it"] == 1, cfg
 assert cfg["suite_refused_reasons"]["windows guest"] == 1, cfg
 print("ok: the local backend runs the tree in its sandbox")
 PY
+# the report names the refused tasks beside its denominator
+"$ENGISWEEP" report --out-prefix rep r/results.h5 > rep.txt 2>&1 || { cat rep.txt; fail "report"; }
+grep -q "Not in /tasks: 10 more tasks of the suite (source engiworld) that engisweep refused to run, never planned and in no denominator: 1 backend cannot run it, 2 evaluator not supported," rep.txt \
+	|| { cat rep.txt; fail "the report does not count the refused tasks"; }
+grep -q '"suite_refused": {"tasks": 10, "source": "engiworld", "reasons": "1 backend cannot run it, ' rep.json \
+	|| fail "report.json does not count the refused tasks"
 set +e
 ENGI_BWRAP=/nonexistent/bwrap "$ENGISWEEP" run --agents reference --out r2 ew > run2.log 2>&1
 rc=$?

@@ -209,6 +209,9 @@ struct engi_report_data {
 	 * how many, and in how many its verdict differed (assertion
 	 * clean_agrees failed) */
 	size_t clean_checked, clean_disagree;
+	/* the suite's tasks refused before the sweep (engi_results) */
+	uint64_t suite_refused;
+	const char *suite_source, *suite_refused_reasons; /* res's */
 	/* the evidence ladder, when engi_report computed it (not owned) */
 	const struct engi_evidence *evidence;
 	struct engi_strpool *names; /* owns every name the data points at */

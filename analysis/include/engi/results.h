@@ -116,7 +116,13 @@ struct engi_results {
 	/* number of cells the sweep planned (0 when unknown), so that missing
 	 * episodes are reported instead of silently dropped */
 	uint64_t planned_cells;
-	char *config_json;	    /* frozen configuration, or NULL */
+	char *config_json; /* frozen configuration, or NULL */
+	/* a benchmark's tasks that engisweep refused to run (never planned,
+	 * in no denominator), from the frozen configuration: how many (0 when
+	 * none or not known), the task source, and "N reason, ..." */
+	uint64_t suite_refused;
+	char suite_source[32];
+	char suite_refused_reasons[512];
 	char *sweep_id;		    /* the sweep's id (hash of its cell ids), or NULL */
 	struct engi_strpool *texts; /* texts longer than their field */
 };

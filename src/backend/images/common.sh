@@ -205,8 +205,8 @@ publish() {
 }
 
 # Packages of the engineering images (the desktop adds its own).
-TOOLS_PACKAGES="qemu-guest-agent procps python3 python3-numpy openscad calculix-ccx admesh"
-TOOLS_PROGRAMS="openscad ccx admesh python3"
+TOOLS_PACKAGES="qemu-guest-agent procps python3 python3-numpy openscad calculix-ccx calculix-cgx admesh"
+TOOLS_PROGRAMS="openscad ccx cgx admesh python3"
 ROOT_MODULES="virtio_pci virtio_console virtio_blk virtio_net crc32c_generic ext4"
 
 # debian_root DIR PKG...: minbase Debian in DIR plus PKGs (no recommends),
