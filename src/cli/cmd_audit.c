@@ -63,6 +63,7 @@ static const char audit_help[] =
     "  -b, --backend NAME     where episodes run (local, qemu; default: local)\n"
     "      --source NAME      the suite's task source (default: detected)\n"
     "      --subset SPEC      only these tasks (file:PATH of ids, or strata)\n"
+    "      --images FILE      a benchmark's snapshots -> engisweep images\n"
     "  -j, --jobs N           episodes at once (default 1)\n"
     "      --keep             keep the results folder\n"
     "  -q, --quiet            no progress output\n"

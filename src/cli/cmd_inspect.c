@@ -13,7 +13,7 @@
 #include <string.h>
 
 static const char inspect_help[] =
-    "usage: engisweep inspect [--source NAME] [SUITE]\n"
+    "usage: engisweep inspect [--source NAME] [--images FILE] [SUITE]\n"
     "\n"
     "Lists what this binary can run: backends, agents, model providers and\n"
     "verifier kinds, each marked built or not built, and the accelerator the\n"
@@ -24,16 +24,30 @@ static const char inspect_help[] =
     "\n"
     "With SUITE: which task source reads it (detected, or --source NAME), how\n"
     "many tasks load and how many are refused, by reason, each refused file\n"
-    "named. Exit status 0 when every task loads, 1 when some are refused, 2\n"
+    "named; --images FILE maps a benchmark's snapshots to engisweep images as\n"
+    "for run. Exit status 0 when every task loads, 1 when some are refused, 2\n"
     "when the suite cannot be read at all.\n";
 
 /* Tasks loaded and refused, refusals grouped by the kind of failure. */
-static int inspect_suite(const char *path, const char *source)
+static int inspect_suite(const char *path, const char *source, const char *images)
 {
 	struct suite s;
 	struct engi_error err;
 	engi_error_init(&err);
-	if (suite_load_from(&s, path, source, 0, &err) < 0) {
+	struct suite_load_opts lo = {.source = source};
+	struct arena ia;
+	arena_init(&ia);
+	struct suite_image *map = NULL;
+	if (images && suite_images_read(images, &ia, &map, &lo.nimages, &err) < 0) {
+		arena_release(&ia);
+		engi_error_prefix(&err, "--images");
+		cli_error(&err);
+		return EXIT_USAGE;
+	}
+	lo.images = map;
+	int lrc = suite_load_with(&s, path, &lo, &err);
+	arena_release(&ia);
+	if (lrc < 0) {
 		cli_error(&err);
 		return EXIT_USAGE;
 	}
@@ -57,13 +71,15 @@ static int inspect_suite(const char *path, const char *source)
 
 int cmd_inspect(int argc, char **argv)
 {
-	const char *source = NULL, *suite = NULL;
+	const char *source = NULL, *suite = NULL, *images = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(inspect_help, stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--source") && i + 1 < argc) {
 			source = argv[++i];
+		} else if (!strcmp(argv[i], "--images") && i + 1 < argc) {
+			images = argv[++i];
 		} else if (argv[i][0] != '-' && !suite) {
 			suite = argv[i];
 		} else {
@@ -73,9 +89,9 @@ int cmd_inspect(int argc, char **argv)
 		}
 	}
 	if (suite)
-		return inspect_suite(suite, source);
-	if (source) {
-		cli_errorf("inspect: --source needs a SUITE");
+		return inspect_suite(suite, source, images);
+	if (source || images) {
+		cli_errorf("inspect: --%s needs a SUITE", source ? "source" : "images");
 		return EXIT_USAGE;
 	}
 	printf("engisweep %s\n\nbackends:\n", ENGISWEEP_VERSION);

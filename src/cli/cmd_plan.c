@@ -31,25 +31,22 @@ static const char plan_help[] =
     "      --grid AXIS=V1,V2  a condition axis (repeat: cartesian product)\n"
     "      --subset SPEC      stratified subset, or file:PATH of task ids, as for run\n"
     "      --source NAME      the suite's task source (default: detected)\n"
+    "      --images FILE      a benchmark's snapshots -> engisweep images\n"
     "  -n, --ranks R          ranks running episodes (default 1)\n"
     "  -h, --help             this text\n";
 
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"agents", required_argument, NULL, 'a'},
-	    {"models", required_argument, NULL, 'm'},
-	    {"trials", required_argument, NULL, 't'},
-	    {"condition", required_argument, NULL, 'c'},
-	    {"history", required_argument, NULL, 'H'},
-	    {"ranks", required_argument, NULL, 'n'},
-	    {"grid", required_argument, NULL, 'G'},
-	    {"subset", required_argument, NULL, 'S'},
-	    {"source", required_argument, NULL, 'Q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"agents", required_argument, NULL, 'a'},  {"models", required_argument, NULL, 'm'},
+	    {"trials", required_argument, NULL, 't'},  {"condition", required_argument, NULL, 'c'},
+	    {"history", required_argument, NULL, 'H'}, {"ranks", required_argument, NULL, 'n'},
+	    {"grid", required_argument, NULL, 'G'},    {"subset", required_argument, NULL, 'S'},
+	    {"source", required_argument, NULL, 'Q'},  {"images", required_argument, NULL, 'I'},
+	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
-	const char *agents = NULL, *models = NULL, *history = NULL, *subset = NULL, *source = NULL;
+	const char *agents = NULL, *models = NULL, *history = NULL, *subset = NULL, *source = NULL,
+		   *images = NULL;
 	struct strlist grid = {0};
 	long trials = 1, ranks = 1;
 	struct strlist conds = {0};
@@ -81,6 +78,9 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case 'Q':
 			source = optarg;
+			break;
+		case 'I':
+			images = optarg;
 			break;
 		case 'n':
 			if (cli_int("--ranks", optarg, 1, 1000000, &ranks) < 0)
@@ -114,6 +114,7 @@ int cmd_plan(int argc, char **argv)
 	o.ngrid = grid.n;
 	o.subset = subset;
 	o.source = source;
+	o.images = images;
 	struct suite s;
 	struct sweepdef d;
 	struct matrix m;

@@ -42,6 +42,8 @@ static const char run_help[] =
     "                         results afterwards)\n"
     "      --source NAME      the suite's task source (default: detected; see\n"
     "                         engisweep inspect)\n"
+    "      --images FILE      a benchmark's snapshots -> engisweep images (JSON\n"
+    "                         object; docs/engiworld.md)\n"
     "      --subset SPEC      a stratified subset of the suite, e.g.\n"
     "                         'strata=software,type,interface per=4-5 seed=7\n"
     "                         all=type:open' (4 or 5 tasks per stratum), or\n"
@@ -103,6 +105,7 @@ static const char validate_help[] =
     "  -b, --backend NAME     where episodes run, as `engisweep inspect` lists them\n"
     "                         (local, qemu; default: local)\n"
     "      --subset SPEC      only these tasks (file:PATH of ids, or strata)\n"
+    "      --images FILE      a benchmark's snapshots -> engisweep images\n"
     "  -j, --jobs N           episodes at once (default 1)\n"
     "      --keep             keep the results folder\n"
     "  -q, --quiet            no progress output\n"
@@ -119,6 +122,7 @@ enum {
 	OPT_GRID,
 	OPT_SUBSET,
 	OPT_SOURCE,
+	OPT_IMAGES,
 	OPT_SHARD,
 	OPT_BUDGET,
 	OPT_PAUSE_ENV,
@@ -158,6 +162,7 @@ static const struct option run_options[] = {
     {"grid", required_argument, NULL, OPT_GRID},
     {"subset", required_argument, NULL, OPT_SUBSET},
     {"source", required_argument, NULL, OPT_SOURCE},
+    {"images", required_argument, NULL, OPT_IMAGES},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"budget-usd", required_argument, NULL, OPT_BUDGET},
     {"quiet", no_argument, NULL, 'q'},
@@ -333,6 +338,9 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			break;
 		case OPT_SOURCE:
 			o->source = optarg;
+			break;
+		case OPT_IMAGES:
+			o->images = optarg;
 			break;
 		case OPT_SUBSET:
 			o->subset = optarg;

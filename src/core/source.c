@@ -4,7 +4,10 @@
 #include "source.h"
 
 #include "engi/alloc.h"
+#include "engi/json.h"
+#include "fsutil.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,8 +98,111 @@ int suite_refuse(struct suite *s, const char *file, int code, const char *catego
 int suite_load_from(struct suite *s, const char *path, const char *source, int strict,
 		    struct engi_error *err)
 {
+	struct suite_load_opts o = {.source = source, .strict = strict};
+	return suite_load_with(s, path, &o, err);
+}
+
+const char *suite_image_for(const struct suite *s, const char *snapshot, const char *dflt)
+{
+	for (size_t i = 0; i < s->nimages; i++)
+		if (!strcmp(s->images[i].snapshot, snapshot))
+			return s->images[i].image;
+	return dflt;
+}
+
+#define IMAGES_FILE_CAP ((size_t)1 << 20)
+
+int suite_images_read(const char *path, struct arena *a, struct suite_image **out, size_t *n,
+		      struct engi_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	char *text = NULL;
+	size_t len = 0;
+	TRY(fs_read_file(path, IMAGES_FILE_CAP, &text, &len, err));
+	json_t *root = NULL;
+	int rc = engi_json_parse(path, text, len, &root, err);
+	engi_free(text);
+	if (rc < 0)
+		return rc;
+	if (!json_is_object(root)) {
+		rc = engi_parse_error(err, path, "/",
+				      "expected an object of snapshot name -> image name, found %s",
+				      engi_json_kind(root));
+		json_decref(root);
+		return rc;
+	}
+	size_t cnt = json_object_size(root);
+	struct suite_image *m = cnt ? arena_array(a, cnt, sizeof(*m)) : NULL;
+	if (cnt && !m) {
+		json_decref(root);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	const char *key;
+	json_t *v;
+	json_object_foreach(root, key, v)
+	{
+		char p[ENGI_POINTER_MAX];
+		engi_json_pointer(p, sizeof(p), "", key);
+		const char *img = json_string_value(v);
+		if (!img) {
+			rc = engi_parse_error(err, path, p, "expected an image name, found %s",
+					      engi_json_kind(v));
+			break;
+		}
+		size_t k = strlen(img);
+		if (strchr(img, '/') || (k > 6 && !strcmp(img + k - 6, ".qcow2"))) {
+			rc = engi_parse_error(
+			    err, path, p,
+			    "'%s': the benchmark's own qcow2 images are not supported "
+			    "yet; name an engisweep image (engisweep image list)",
+			    img);
+			break;
+		}
+		if (!engi_json_name_valid(img, k)) {
+			rc = engi_parse_error(err, path, p, "'%s' is not an image name", img);
+			break;
+		}
+		m[*n].snapshot = arena_strdup(a, key);
+		m[*n].image = arena_strdup(a, img);
+		if (!m[*n].snapshot || !m[*n].image) {
+			rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+			break;
+		}
+		(*n)++;
+	}
+	json_decref(root);
+	if (rc < 0) {
+		*n = 0;
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+int suite_load_with(struct suite *s, const char *path, const struct suite_load_opts *o,
+		    struct engi_error *err)
+{
+	const char *source = o->source;
+	int strict = o->strict;
 	memset(s, 0, sizeof(*s));
 	arena_init(&s->arena);
+	if (o->nimages) {
+		/* the suite's own copy */
+		struct suite_image *m = arena_array(&s->arena, o->nimages, sizeof(*m));
+		for (size_t i = 0; m && i < o->nimages; i++) {
+			m[i].snapshot = arena_strdup(&s->arena, o->images[i].snapshot);
+			m[i].image = arena_strdup(&s->arena, o->images[i].image);
+			if (!m[i].snapshot || !m[i].image)
+				m = NULL;
+		}
+		if (!m) {
+			suite_release(s);
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+		}
+		s->images = m;
+		s->nimages = o->nimages;
+	}
 	const struct task_source *src;
 	if (source) {
 		src = task_source_lookup(source, err);

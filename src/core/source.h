@@ -46,6 +46,25 @@ const struct task_source *task_source_detect(const char *path, struct engi_error
 int suite_load_from(struct suite *s, const char *path, const char *source, int strict,
 		    struct engi_error *err);
 
+/* suite_load_from with an images map for benchmark sources (copied into
+ * the suite). */
+struct suite_load_opts {
+	const char *source; /* NULL: detected */
+	int strict;
+	const struct suite_image *images;
+	size_t nimages;
+};
+int suite_load_with(struct suite *s, const char *path, const struct suite_load_opts *o,
+		    struct engi_error *err);
+
+/* An images map file: a JSON object of snapshot name -> engisweep image
+ * name (refused: anything else, such as a path to a qcow2 file). The
+ * strings live in arena. */
+int suite_images_read(const char *path, struct arena *a, struct suite_image **out, size_t *n,
+		      struct engi_error *err);
+/* The image for a snapshot: the map's, else dflt (may be NULL). */
+const char *suite_image_for(const struct suite *s, const char *snapshot, const char *dflt);
+
 /* Refusals by reason: how many share refusal i's category when i is the
  * first of them, 0 for the others (so a loop over i lists each reason
  * once, in the order first met). */

@@ -779,7 +779,7 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 		json_decref(deliverables);
 		return -1;
 	}
-	const char *image = ew_image(snapshot);
+	const char *image = suite_image_for(s, snapshot, ew_image(snapshot));
 	if (!image) {
 		json_decref(inputs);
 		json_decref(setup);
@@ -787,7 +787,7 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 		json_decref(verifier);
 		REFUSE(r, "no image for the snapshot",
 		       "/snapshot: no engisweep image runs '%s' (the images that do: see "
-		       "docs/engiworld.md)",
+		       "docs/engiworld.md; --images FILE names others)",
 		       snapshot);
 	}
 	if (r->missing[0]) {

@@ -169,8 +169,19 @@ struct task_refusal {
 	const char *reason;   /* the whole message: file, pointer, what */
 };
 
+/* A benchmark snapshot (an environment a task names) and the engisweep
+ * image that runs it: `--images FILE`, read by suite_images_read. */
+struct suite_image {
+	const char *snapshot;
+	const char *image;
+};
+
 struct suite {
 	struct arena arena;
+	/* snapshot -> image overrides for benchmark sources (in the arena;
+	 * set by suite_load_with from its options) */
+	const struct suite_image *images;
+	size_t nimages;
 	struct task *tasks; /* heap, tasks_alloc slots */
 	size_t ntasks, tasks_alloc;
 	const char *path;

@@ -606,7 +606,22 @@ static int say_refused(const struct suite *s, const struct sweep_opts *o, struct
 int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o, size_t *nstrata,
 		 struct engi_error *err)
 {
-	TRY(suite_load_from(s, o->suite, o->source, 1, err));
+	struct suite_load_opts lo = {.source = o->source, .strict = 1};
+	struct arena ia;
+	arena_init(&ia);
+	struct suite_image *images = NULL;
+	if (o->images) {
+		int irc = suite_images_read(o->images, &ia, &images, &lo.nimages, err);
+		if (irc < 0) {
+			arena_release(&ia);
+			engi_error_prefix(err, "--images");
+			return irc;
+		}
+		lo.images = images;
+	}
+	int lrc = suite_load_with(s, o->suite, &lo, err);
+	arena_release(&ia);
+	TRY(lrc);
 	const struct task_source *src = task_source_lookup(s->source, NULL);
 	if (src && src->partial && s->ntasks && o->backend)
 		TRY(episode_refuse_unrunnable(o->backend, s, err));

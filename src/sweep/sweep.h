@@ -22,6 +22,7 @@ struct episode_policy;
 struct sweep_opts {
 	const char *suite;
 	const char *source; /* task source (source.h); NULL: detected */
+	const char *images; /* --images FILE: snapshot -> image map, or NULL */
 	const char *out;
 	const char *backend;
 	const char *agents;	 /* "reference,noop" */

@@ -35,6 +35,16 @@ assert not any("setup step" in l for l in lines)
 print("ok: the benchmark's 151 task files: 0 loaded, 151 refused by 6 reasons")
 PY
 
+# --images names images for snapshots engisweep has none for
+printf '{"LibreCAD2.2.0.2": "tools", "FreeCAD0.21.2": "tools"}' > images.json
+expect_rc 1 "$ENGISWEEP" inspect --images images.json "$SHARED" > mapped.txt 2>&1
+grep -q "^  31 *no image for the snapshot" mapped.txt || { cat mapped.txt | head -20; fail "--images did not map the snapshots"; }
+printf '{"CalculiX-2.21": "/srv/CalculiX-2.21.qcow2"}' > qcow.json
+expect_rc 2 "$ENGISWEEP" run --images qcow.json --out r-qcow "$SHARED" > qcow.log 2>&1
+grep -q "qcow.json: /CalculiX-2.21: '/srv/CalculiX-2.21.qcow2': the benchmark's own qcow2 images are not supported yet" qcow.log \
+	|| { cat qcow.log; fail "a qcow2 path in --images was not refused"; }
+[ ! -e r-qcow ] || fail "a refused --images left an output folder"
+
 bash "$ENGI_SRC/tests/engiworld/make_tree.sh" ew
 expect_rc 1 "$ENGISWEEP" inspect ew > ew.txt 2>&1
 expect_rc 1 "$ENGISWEEP" inspect --source engiworld ew/task > ew2.txt 2>&1
