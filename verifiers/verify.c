@@ -243,6 +243,14 @@ void engi_delivered_name(char *out, size_t cap, const char *target)
 	snprintf(out, cap, "%s%s", DELIVERED_PREFIX, target);
 }
 
+int engi_verify_resolve(const struct engi_verifier_kind *kind, const void *criteria,
+			struct engi_verdict *v, struct engi_error *err)
+{
+	if (!kind || !kind->resolve)
+		return 0;
+	return kind->resolve(criteria, v, err);
+}
+
 void engi_verifier_free(const struct engi_verifier_kind *kind, void *criteria)
 {
 	if (kind && criteria && kind->free_criteria)

@@ -1244,6 +1244,10 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 			snprintf(rec->message, sizeof(rec->message), "%s", why);
 			rc = 0;
 		} else {
+			/* the criteria on the whole verdict, the episode's own
+			 * assertions in it */
+			if ((rc = judge_resolve(task, v, err)) < 0)
+				return rc;
 			judge_score(task, outcome, v);
 		}
 		rec->verify_s = clk_now_mono() - v0;

@@ -25,6 +25,11 @@ void judge_set_program(const char *path)
 	judge_program = path;
 }
 
+int judge_resolve(const struct task *task, struct engi_verdict *v, struct engi_error *err)
+{
+	return engi_verify_resolve(task->verifier, task->criteria, v, err);
+}
+
 static int judge_here(const struct task *task, const char *art_dir, struct engi_verdict *v,
 		      struct engi_error *err)
 {
