@@ -97,6 +97,9 @@ void engi_verdict_score(struct engi_verdict *v, const struct engi_scoring_spec *
 struct engi_verify_ctx {
 	const char *artifact_dir; /* deliverables, copied out of the environment */
 	const char *task_dir;	  /* the task's folder, for held-back references */
+	/* The verifier's file is a deliverable the task does not require
+	 * ("required": false): its delivered:FILE assertion is not required. */
+	int file_optional;
 };
 
 /*
