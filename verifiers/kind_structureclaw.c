@@ -343,7 +343,7 @@ static int parse_item(json_t *item, const char *file, const char *dir, const cha
 static int sck_parse(json_t *ver, const char *file, const char *dir, const char *pointer,
 		     void **criteria, struct engi_error *err)
 {
-	static const char *const keys[] = {"kind", "file", "criteria", "objective", "reward", NULL};
+	static const char *const keys[] = {"kind", "file", "criteria", NULL};
 	*criteria = NULL;
 	TRY(engi_json_only_keys(ver, keys, file, pointer, err));
 	json_t *arr;
