@@ -15,11 +15,14 @@ extern const struct engi_verifier_kind engi_verifier_structural;
 extern const struct engi_verifier_kind engi_verifier_fe_solid;
 extern const struct engi_verifier_kind engi_verifier_param_spec;
 extern const struct engi_verifier_kind engi_verifier_command;
+extern const struct engi_verifier_kind engi_verifier_structureclaw;
 
 static const struct engi_verifier_kind *const kinds[] = {
-    &engi_verifier_mesh,	   &engi_verifier_ccx_dat,    &engi_verifier_occupancy,
-    &engi_verifier_cad_similarity, &engi_verifier_structural, &engi_verifier_fe_solid,
-    &engi_verifier_param_spec,	   &engi_verifier_command,    NULL,
+    &engi_verifier_mesh,	  &engi_verifier_ccx_dat,
+    &engi_verifier_occupancy,	  &engi_verifier_cad_similarity,
+    &engi_verifier_structural,	  &engi_verifier_fe_solid,
+    &engi_verifier_param_spec,	  &engi_verifier_command,
+    &engi_verifier_structureclaw, NULL,
 };
 
 void engi_verifier_id(const struct engi_verifier_kind *kind, char *buf, size_t n)

@@ -190,18 +190,19 @@ static int check_delivered(const char *target, const struct engi_verify_ctx *ctx
 	char path[PATH_MAX];
 	int n = snprintf(path, sizeof(path), "%s/%s", ctx->artifact_dir, target);
 	struct stat st;
-	int rc;
+	int rc, req = !ctx->file_optional;
 	if (n < 0 || (size_t)n >= sizeof(path))
-		rc = engi_verdict_add(v, name, "delivery", ENGI_FAIL, 1, NAN, NAN,
+		rc = engi_verdict_add(v, name, "delivery", ENGI_FAIL, req, NAN, NAN,
 				      "path of '%s' is too long", target);
 	else if (lstat(path, &st) < 0)
-		rc = engi_verdict_add(v, name, "delivery", ENGI_FAIL, 1, NAN, NAN,
-				      "'%s' was not delivered", target);
+		rc = engi_verdict_add(v, name, "delivery", ENGI_FAIL, req, NAN, NAN,
+				      "'%s' was not delivered%s", target,
+				      req ? "" : " (an optional deliverable)");
 	else if (!S_ISREG(st.st_mode))
-		rc = engi_verdict_add(v, name, "delivery", ENGI_FAIL, 1, NAN, NAN,
+		rc = engi_verdict_add(v, name, "delivery", ENGI_FAIL, req, NAN, NAN,
 				      "'%s' is not a regular file", target);
 	else
-		rc = engi_verdict_add(v, name, "delivery", ENGI_PASS, 1, (double)st.st_size, NAN,
+		rc = engi_verdict_add(v, name, "delivery", ENGI_PASS, req, (double)st.st_size, NAN,
 				      "'%s' delivered, %lld bytes", target, (long long)st.st_size);
 	if (rc < 0)
 		RAISE(err, rc, "cannot record assertion '%s': %s", name, engi_strerror(rc));
@@ -241,6 +242,14 @@ int engi_verify_in_env(const struct engi_verifier_kind *kind, const void *criter
 void engi_delivered_name(char *out, size_t cap, const char *target)
 {
 	snprintf(out, cap, "%s%s", DELIVERED_PREFIX, target);
+}
+
+int engi_verify_resolve(const struct engi_verifier_kind *kind, const void *criteria,
+			struct engi_verdict *v, struct engi_error *err)
+{
+	if (!kind || !kind->resolve)
+		return 0;
+	return kind->resolve(criteria, v, err);
 }
 
 void engi_verifier_free(const struct engi_verifier_kind *kind, void *criteria)

@@ -183,12 +183,11 @@ int cmd_judge(int argc, char **argv)
 			struct engi_verdict v;
 			engi_verdict_init(&v);
 			rc = judge_verdict_from_record(&r, &v, &err);
+			if (rc == 0)
+				rc = judge_resolve(&su.tasks[0], &v, &err);
 			if (rc == 0) {
 				judge_score(&su.tasks[0], OUTCOME_DONE, &v);
-				r.success = v.success;
-				r.feasible = v.feasible;
-				r.score = v.score;
-				r.quality = v.quality;
+				rc = record_take_verdict(&r, &v);
 			}
 			engi_verdict_release(&v);
 		}

@@ -203,7 +203,7 @@ static int reverify(const char *in_path, const char *out_path, const char *suite
 			snprintf(new.message, sizeof(new.message), "%s", why);
 			new.success = new.feasible = 0;
 			new.score = new.quality = 0;
-		} else {
+		} else if ((rc = judge_resolve(t, &v, err)) == 0) {
 			judge_score(t, old.outcome, &v);
 			rc = record_take_verdict(&new, &v);
 		}

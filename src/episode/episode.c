@@ -1037,7 +1037,9 @@ static int judge_in_env(const struct episode_spec *s, struct backend_env *env, c
 	const struct task *task = s->task;
 	struct venv ve = {env, s};
 	struct engi_verify_env_ops ops = {.ctx = &ve, .put = venv_put, .exec = venv_exec};
-	struct engi_verify_ctx vc = {.artifact_dir = art_dir, .task_dir = task->dir};
+	struct engi_verify_ctx vc = {.artifact_dir = art_dir,
+				     .task_dir = task->dir,
+				     .file_optional = judge_file_optional(task)};
 	struct engi_error e;
 	engi_error_init(&e);
 	int rc = engi_verify_in_env(task->verifier, task->criteria, task->verifier_file, &ops, &vc,
@@ -1244,6 +1246,10 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 			snprintf(rec->message, sizeof(rec->message), "%s", why);
 			rc = 0;
 		} else {
+			/* the criteria on the whole verdict, the episode's own
+			 * assertions in it */
+			if ((rc = judge_resolve(task, v, err)) < 0)
+				return rc;
 			judge_score(task, outcome, v);
 		}
 		rec->verify_s = clk_now_mono() - v0;

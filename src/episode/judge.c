@@ -25,10 +25,25 @@ void judge_set_program(const char *path)
 	judge_program = path;
 }
 
+int judge_file_optional(const struct task *task)
+{
+	for (size_t i = 0; i < task->ndeliverables; i++)
+		if (task->verifier_file && !strcmp(task->deliverables[i].path, task->verifier_file))
+			return !task->deliverables[i].required;
+	return 0;
+}
+
+int judge_resolve(const struct task *task, struct engi_verdict *v, struct engi_error *err)
+{
+	return engi_verify_resolve(task->verifier, task->criteria, v, err);
+}
+
 static int judge_here(const struct task *task, const char *art_dir, struct engi_verdict *v,
 		      struct engi_error *err)
 {
-	struct engi_verify_ctx vc = {.artifact_dir = art_dir, .task_dir = task->dir};
+	struct engi_verify_ctx vc = {.artifact_dir = art_dir,
+				     .task_dir = task->dir,
+				     .file_optional = judge_file_optional(task)};
 	return engi_verify_file(task->verifier, task->criteria, task->verifier_file, &vc, v, err);
 }
 

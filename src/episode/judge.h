@@ -53,6 +53,16 @@ int judge_deliverables(const struct task *task, const char *art_dir, const struc
 int judge_child(const char *task_file, const char *art_dir, const char *out_path,
 		struct engi_error *err);
 
+/* Whether the verifier's file is a deliverable the task does not require
+ * ("required": false): its delivered:FILE assertion is then not required. */
+int judge_file_optional(const struct task *task);
+
+/* The verifier's criteria judged on the whole verdict (engi_verify_resolve):
+ * v holds the episode's assertions, the verifier's and its own (integrity,
+ * interaction). Called once, after judge_deliverables (or the judging in an
+ * environment) and before judge_score; ENGI_ENOMEM. */
+int judge_resolve(const struct task *task, struct engi_verdict *v, struct engi_error *err);
+
 /* Scores v by the task's scoring; an episode that ended in the agent's own
  * error (outcome) is never a success, whatever its deliveries. */
 void judge_score(const struct task *task, int outcome, struct engi_verdict *v);

@@ -385,7 +385,7 @@ static void test_kind(void)
 	void *crit = NULL;
 	CHECK_INT(k->parse(ver, "task.json", NULL, "/verifier", &crit, &err), 0);
 	json_decref(ver);
-	struct engi_verify_ctx ctx = {art, task};
+	struct engi_verify_ctx ctx = {.artifact_dir = art, .task_dir = task};
 	struct {
 		struct variant v;
 		int model_ok, results_ok;

@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 		json_decref(ver);
 		return 2;
 	}
-	struct engi_verify_ctx ctx = {argv[3], argv[2]};
+	struct engi_verify_ctx ctx = {.artifact_dir = argv[3], .task_dir = argv[2]};
 	struct engi_verdict v;
 	engi_verdict_init(&v);
 	int rc = engi_verify_file(k, crit, json_string_value(json_object_get(ver, "file")), &ctx,

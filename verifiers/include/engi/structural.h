@@ -76,6 +76,24 @@ int engi_structural_match(const struct engi_structural *ref, const struct engi_s
 			  struct engi_error *err);
 
 /*
+ * What StructureClaw-Bench's loose model check (`model_matches`) compares,
+ * on a model as read (axes and units normalised): node and element counts,
+ * the span (range of x), the height (range of the vertical axis: y in 2D,
+ * z in 3D, StructureClaw's z either way) and the total load: over every
+ * load case, each nodal load's vertical force, or its Fx when that is 0,
+ * and each member load's vertical component per unit length (global or
+ * local: a horizontal member's local vertical), all as magnitudes.
+ * tasks/SCHEMA-structural.md says where this differs from the benchmark's
+ * own sum on a StructureClaw file. Span and height are 0 without nodes.
+ */
+struct engi_structural_extent {
+	size_t nodes, elements;
+	double span, height, load;
+};
+
+void engi_structural_extent(const struct engi_structural *s, struct engi_structural_extent *x);
+
+/*
  * Truth: the results of the reference model, frozen by `engisweep truth`,
  * in the reference's node and element order: per state (load case, then
  * combination) displacements and reactions (6 per node) and member end

@@ -97,6 +97,9 @@ void engi_verdict_score(struct engi_verdict *v, const struct engi_scoring_spec *
 struct engi_verify_ctx {
 	const char *artifact_dir; /* deliverables, copied out of the environment */
 	const char *task_dir;	  /* the task's folder, for held-back references */
+	/* The verifier's file is a deliverable the task does not require
+	 * ("required": false): its delivered:FILE assertion is not required. */
+	int file_optional;
 };
 
 /*
@@ -155,6 +158,10 @@ struct engi_verifier_kind {
 	int (*verify_env)(const void *criteria, const struct engi_verify_env_ops *env,
 			  const struct engi_verify_ctx *ctx, struct engi_verdict *v,
 			  struct engi_error *err);
+	/* Criteria judged on the episode's whole verdict (NULL: none): v holds
+	 * every other assertion by then, the kind's own and those the episode
+	 * records itself (integrity, interaction); see engi_verify_resolve. */
+	int (*resolve)(const void *criteria, struct engi_verdict *v, struct engi_error *err);
 };
 
 /* Where kind judges these criteria (enum engi_verify_env). */
@@ -178,6 +185,12 @@ int engi_verify_file(const struct engi_verifier_kind *kind, const void *criteria
 		     const char *target, const struct engi_verify_ctx *ctx, struct engi_verdict *v,
 		     struct engi_error *err);
 void engi_verifier_free(const struct engi_verifier_kind *kind, void *criteria);
+/* kind->resolve on the verdict of an episode, once it is complete: after
+ * engi_verify_file (or engi_verify_in_env, which run where the files are,
+ * possibly in a child process with a verdict of their own) and the
+ * episode's own assertions, before scoring. Nothing for kinds without one. */
+int engi_verify_resolve(const struct engi_verifier_kind *kind, const void *criteria,
+			struct engi_verdict *v, struct engi_error *err);
 /* The name engi_verify_file gives the delivery check of target:
  * "delivered:TARGET" (cut to cap). */
 void engi_delivered_name(char *out, size_t cap, const char *target);
