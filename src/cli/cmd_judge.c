@@ -32,19 +32,22 @@ static const char judge_help[] =
     "\n"
     "options:\n"
     "  -o, --out FILE     the verdict as JSON (default: a summary on stdout)\n"
+    "      --task-dir DIR TASK.json is one task in engisweep's JSON (a task of\n"
+    "                     any source, translated), its paths taken from DIR\n"
     "      --threads N    kernel threads (default: as the host allows)\n"
     "      --cpu-s S      CPU-time limit in seconds (SIGXCPU past it)\n"
     "      --mem-mb M     address-space limit in MiB (not applied under\n"
     "                     AddressSanitizer, which reserves terabytes)\n"
     "  -h, --help         this text\n";
 
-enum { OPT_THREADS = 256, OPT_CPU, OPT_MEM };
+enum { OPT_THREADS = 256, OPT_CPU, OPT_MEM, OPT_TASK_DIR };
 
 static const struct option judge_options[] = {
     {"out", required_argument, NULL, 'o'},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"cpu-s", required_argument, NULL, OPT_CPU},
     {"mem-mb", required_argument, NULL, OPT_MEM},
+    {"task-dir", required_argument, NULL, OPT_TASK_DIR},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -100,7 +103,7 @@ static void print_verdict(const struct record *r)
 
 int cmd_judge(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *task_dir = NULL;
 	long threads = 0, mem = 0;
 	double cpu = 0;
 	int c;
@@ -121,6 +124,9 @@ int cmd_judge(int argc, char **argv)
 		case OPT_MEM:
 			if (cli_int("--mem-mb", optarg, 16, 1L << 30, &mem) < 0)
 				return EXIT_USAGE;
+			break;
+		case OPT_TASK_DIR:
+			task_dir = optarg;
 			break;
 		case 'h':
 			fputs(judge_help, stdout);
@@ -157,7 +163,7 @@ int cmd_judge(int argc, char **argv)
 	test_fault();
 	struct engi_error err;
 	engi_error_init(&err);
-	int rc = judge_child(argv[optind], argv[optind + 1], out ? out : tmp, &err);
+	int rc = judge_child(argv[optind], task_dir, argv[optind + 1], out ? out : tmp, &err);
 	if (rc < 0) {
 		cli_error(&err);
 		if (tmp[0])
@@ -177,7 +183,7 @@ int cmd_judge(int argc, char **argv)
 		struct suite su;
 		memset(&su, 0, sizeof(su));
 		int loaded = 0;
-		if (rc == 0 && (rc = suite_load(&su, argv[optind], &err)) == 0)
+		if (rc == 0 && (rc = judge_load_task(&su, argv[optind], task_dir, &err)) == 0)
 			loaded = 1;
 		if (rc == 0 && su.ntasks == 1) {
 			struct engi_verdict v;

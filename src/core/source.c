@@ -19,6 +19,7 @@ extern const struct task_source ENGI_EXTRA_TASK_SOURCE;
 static const struct task_source *const sources[] = {
     &task_source_native,
     &task_source_engiworld,
+    &task_source_structureclaw,
 #ifdef ENGI_EXTRA_TASK_SOURCE
     &ENGI_EXTRA_TASK_SOURCE,
 #endif

@@ -86,6 +86,7 @@ int suite_add_json(struct suite *s, const char *file, const char *dir, json_t *r
 
 extern const struct task_source task_source_native;
 extern const struct task_source task_source_engiworld;
+extern const struct task_source task_source_structureclaw;
 
 /* An EngiWorld task id, <category>--<cli|gui>--<folder>--<task>--<os>
  * (the folder may itself hold "--": several applications). */

@@ -6,6 +6,12 @@
 #include "task_load.h"
 
 #include "engi/alloc.h"
+#include "engi/json.h"
+#include "fsutil.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -33,6 +39,29 @@ int suite_add_json(struct suite *s, const char *file, const char *dir, json_t *r
 		}
 	s->ntasks++;
 	return 0;
+}
+
+int suite_load_task_json(struct suite *s, const char *file, const char *dir, struct engi_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	arena_init(&s->arena);
+	s->source = "native";
+	char *text = NULL;
+	size_t len = 0;
+	json_t *root = NULL;
+	char *abs = realpath(dir, NULL);
+	int rc = abs ? fs_read_file(file, (size_t)16 << 20, &text, &len, err)
+		     : engi_raise(err, ENGI_ENOTFOUND, "no task folder '%s'", dir);
+	if (rc == 0)
+		rc = engi_json_parse(file, text, len, &root, err);
+	if (rc == 0)
+		rc = suite_add_json(s, file, abs, root, err);
+	json_decref(root);
+	engi_free(text);
+	free(abs);
+	if (rc < 0)
+		suite_release(s);
+	return rc;
 }
 
 int suite_load(struct suite *s, const char *path, struct engi_error *err)

@@ -960,7 +960,10 @@ int task_from_json(struct arena *a, const char *file, const char *absdir, json_t
 			rc = oom(&c);
 		} else {
 			task_hash_final(canon, &files, t->hash);
+			t->json = arena_strdup(a, canon);
 			free(canon);
+			if (!t->json)
+				rc = oom(&c);
 		}
 	}
 	if (rc < 0)

@@ -120,6 +120,7 @@ struct task {
 	const char *file; /* as given, for messages */
 	const char *dir;  /* absolute folder of the task file */
 	char hash[65];	  /* content: canonical JSON + every referenced file */
+	const char *json; /* the task as engisweep's JSON (a benchmark's, translated) */
 	const char *domain;
 	const char **software;
 	size_t nsoftware;
@@ -193,6 +194,11 @@ struct suite {
 /* path: a suite of any task source, detected (source.h); strict: the first
  * task that does not load is the error. */
 int suite_load(struct suite *s, const char *path, struct engi_error *err);
+/* One task in engisweep's JSON (a task's `json`) from file, its paths taken
+ * from dir, the task's folder: how a child process gets a task of any
+ * source. */
+int suite_load_task_json(struct suite *s, const char *file, const char *dir,
+			 struct engi_error *err);
 void suite_release(struct suite *s);
 const struct task *suite_find(const struct suite *s, const char *id);
 const struct task_flawed *task_find_flawed(const struct task *t, const char *name);

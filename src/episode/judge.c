@@ -61,11 +61,18 @@ int judge_verdict_from_record(struct record *r, struct engi_verdict *v, struct e
 	return 0;
 }
 
-int judge_child(const char *task_file, const char *art_dir, const char *out_path,
-		struct engi_error *err)
+int judge_load_task(struct suite *s, const char *task_file, const char *task_dir,
+		    struct engi_error *err)
+{
+	return task_dir ? suite_load_task_json(s, task_file, task_dir, err)
+			: suite_load(s, task_file, err);
+}
+
+int judge_child(const char *task_file, const char *task_dir, const char *art_dir,
+		const char *out_path, struct engi_error *err)
 {
 	struct suite s;
-	TRY(suite_load(&s, task_file, err));
+	TRY(judge_load_task(&s, task_file, task_dir, err));
 	if (s.ntasks != 1) {
 		suite_release(&s);
 		RAISE(err, ENGI_EINVALID, "'%s' holds %zu tasks, expected one", task_file,
@@ -130,8 +137,14 @@ int judge_deliverables(const struct task *task, const char *art_dir, const struc
 		RAISE(err, ENGI_EIO, "cannot create a folder in '%s': %s", scratch,
 		      strerror(errno));
 	char task_file[PATH_MAX], out[PATH_MAX], logp[PATH_MAX];
-	const char *base = strrchr(task->file, '/');
-	snprintf(task_file, sizeof(task_file), "%s/%s", task->dir, base ? base + 1 : task->file);
+	/* the task as engisweep's JSON, whatever its source read */
+	snprintf(task_file, sizeof(task_file), "%s/task.json", dir);
+	int wrc = task->json ? fs_write_file_atomic(task_file, task->json, strlen(task->json), err)
+			     : engi_raise(err, ENGI_EINVALID, "task '%s' has no JSON", task->id);
+	if (wrc < 0) {
+		fs_rm_rf(dir, NULL);
+		return wrc;
+	}
 	snprintf(out, sizeof(out), "%s/verdict.json", dir);
 	snprintf(logp, sizeof(logp), "%s/judge.log", dir);
 	char a_threads[32], a_cpu[32], a_mem[32];
@@ -148,6 +161,8 @@ int judge_deliverables(const struct task *task, const char *art_dir, const struc
 			a_cpu,
 			"--mem-mb",
 			a_mem,
+			"--task-dir",
+			(char *)task->dir,
 			task_file,
 			(char *)art_dir,
 			NULL};

@@ -49,9 +49,14 @@ int judge_deliverables(const struct task *task, const char *art_dir, const struc
 		       struct engi_error *err);
 
 /* The `judge` subcommand's work, in the child: verdict of task_file's task
- * on art_dir, as a record's JSON in out_path. */
-int judge_child(const char *task_file, const char *art_dir, const char *out_path,
-		struct engi_error *err);
+ * on art_dir, as a record's JSON in out_path. task_dir: task_file is one
+ * task's engisweep JSON whose paths are taken from task_dir (a task of any
+ * source); NULL: task_file is a native task file. */
+int judge_child(const char *task_file, const char *task_dir, const char *art_dir,
+		const char *out_path, struct engi_error *err);
+/* The task of task_file as judge_child reads it, into s. */
+int judge_load_task(struct suite *s, const char *task_file, const char *task_dir,
+		    struct engi_error *err);
 
 /* Whether the verifier's file is a deliverable the task does not require
  * ("required": false): its delivered:FILE assertion is then not required. */

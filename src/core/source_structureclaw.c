@@ -1,0 +1,625 @@
+/*
+ * The structureclaw task source: StructureClaw-Bench as published, a folder
+ * holding scenarios/<family>/<id>.json and fixtures/ground-truth-models.json
+ * (the benchmark's checkout, or its data alone), each scenario translated
+ * into engisweep's own task JSON (tasks/SCHEMA.md):
+ *
+ *   message          -> the instruction, followed by the delivery contract
+ *                       (the agent delivers files where StructureClaw's own
+ *                       runtime keeps state: model.json, analysis.json,
+ *                       report.md; it asks with ask_user)
+ *   attachments      -> drawings (PNG) or inputs (other files)
+ *   expect           -> a verifier of kind structureclaw, one criterion per
+ *                       assertion; has_interaction_questions -> the
+ *                       interaction assertion asked_user; assertions that
+ *                       mean something only inside StructureClaw's runtime
+ *                       (skill_match, structural_type, engine_match) ->
+ *                       inapplicable, recorded with that reason
+ *   model_matches    -> the benchmark's own rule, and the paper's strict
+ *                       matching beside it (not required)
+ *   ground truth     -> the reference solution: the model written, and its
+ *                       analysis from engisweep's frame kernel
+ *
+ * Refused, with the reason, never half run: multi-turn scenarios and the
+ * LLM-judge assertion natural_language (not supported yet), unknown
+ * assertion types, a ground truth that is not in the fixtures.
+ */
+#include "source.h"
+
+#include "engi/alloc.h"
+#include "engi/fe.h"
+#include "engi/json.h"
+#include "engi/schema.h"
+#include "engi/structural.h"
+#include "fsutil.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#define SC_FILE_CAP  ((size_t)4 << 20)
+#define SC_GT	     "fixtures/ground-truth-models.json"
+#define SC_GT_CAP    ((size_t)64 << 20)
+#define SC_NAME_MAX  128
+#define SC_MAX_FILES 4096
+
+static const char *const sc_families[] = {"standard_workflow", "interactive_robustness",
+					  "multimodal_reverse_engineering"};
+
+/* What the agent is told beyond the scenario's message: where StructureClaw's
+ * runtime keeps the agent's model, analysis and report, engisweep's agent
+ * delivers files (docs/structureclaw.md). */
+static const char sc_contract[] =
+    "\n\nDeliverables (in the working folder): write the structural model you build as "
+    "model.json (StructureClaw's model schema 2.0, or engisweep's structural/1 format), the "
+    "results of any analysis you run as analysis.json (a JSON object with displacements, "
+    "reactions or memberForces), and a report as report.md when one is asked for. When the "
+    "request is incomplete, contradictory or unsafe, ask the user with ask_user instead of "
+    "guessing, and do not deliver a model or an analysis you could not justify.";
+
+static const char sc_user_reply[] = "I have no further information to give you right now.";
+
+struct sc_refusal {
+	char category[96];
+	char msg[1024];
+};
+
+#define REFUSE(r, cat, ...)                                                                        \
+	do {                                                                                       \
+		snprintf((r)->category, sizeof((r)->category), "%s", cat);                         \
+		snprintf((r)->msg, sizeof((r)->msg), __VA_ARGS__);                                 \
+		return -1;                                                                         \
+	} while (0)
+
+/* The benchmark's folder: path itself, or path/structureclaw-bench. */
+static int sc_root(const char *path, char *root, size_t n)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/" SC_GT, path);
+	if (!fs_path_is_file(p))
+		return 0;
+	snprintf(p, sizeof(p), "%s/scenarios/%s", path, sc_families[0]);
+	if (!fs_path_is_dir(p))
+		return 0;
+	snprintf(root, n, "%s", path);
+	return 1;
+}
+
+static int sc_probe(const char *path)
+{
+	char root[PATH_MAX];
+	return fs_path_is_dir(path) && sc_root(path, root, sizeof(root)) ? 90 : 0;
+}
+
+static int sc_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.json files of dir (not hidden), sorted; -1 when it cannot be read. */
+static int sc_json_files(const char *dir, char ***out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	size_t cap = 0;
+	struct dirent *de;
+	while (*n < SC_MAX_FILES && (de = readdir(d)) != NULL) {
+		size_t k = strlen(de->d_name);
+		if (de->d_name[0] == '.' || k < 6 || strcmp(de->d_name + k - 5, ".json"))
+			continue;
+		if (engi_grow((void **)out, &cap, *n + 1, sizeof(**out)) < 0)
+			break;
+		if (((*out)[*n] = engi_strdup(de->d_name)) != NULL)
+			(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), sc_cmp_str);
+	return 0;
+}
+
+static void sc_free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		engi_free(v[i]);
+	engi_free(v);
+}
+
+/* The ground truths: the fixtures' list, {id, model} entries. */
+struct sc_truths {
+	json_t *list;
+};
+
+static json_t *sc_truth(const struct sc_truths *g, const char *id)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(g->list, i, e)
+	{
+		const char *eid = json_string_value(json_object_get(e, "id"));
+		if (eid && !strcmp(eid, id))
+			return json_object_get(e, "model");
+	}
+	return NULL;
+}
+
+/* The reference's analysis of a ground-truth model: its nodal displacements
+ * from engisweep's frame kernel, first load case (NULL when it does not
+ * solve: a mechanism, which the audit reports). */
+static char *sc_reference_analysis(const char *gt_text)
+{
+	struct engi_structural s;
+	struct engi_frame_result r;
+	engi_structural_init(&s);
+	engi_frame_result_init(&r);
+	char *out = NULL;
+	if (engi_structural_parse(SC_GT, gt_text, strlen(gt_text), &s, NULL) == 0 &&
+	    engi_frame_solve(&s.f, NULL, &r, NULL) == 0 && r.nstates > 0) {
+		json_t *d = json_array();
+		const struct engi_frame_state *st = &r.state[0];
+		for (size_t i = 0; i < s.f.nnodes && d; i++)
+			json_array_append_new(d, json_pack("{s:I, s:f, s:f, s:f}", "node",
+							   (json_int_t)(i + 1), "ux", st->u[6 * i],
+							   "uy", st->u[6 * i + 1], "uz",
+							   st->u[6 * i + 2]));
+		json_t *a =
+		    json_pack("{s:s, s:s, s:o}", "solver", "engisweep frame kernel", "load_case",
+			      s.f.ncases ? s.case_name[0] : "", "displacements", d);
+		out = a ? json_dumps(a, JSON_INDENT(1)) : NULL;
+		json_decref(a);
+	}
+	engi_frame_result_release(&r);
+	engi_structural_release(&s);
+	return out;
+}
+
+/* A criterion named after its assertion type, numbered when it repeats. */
+static void sc_name(json_t *criteria, const char *type, char *out, size_t n)
+{
+	snprintf(out, n, "%s", type);
+	for (int k = 2;; k++) {
+		int seen = 0;
+		size_t i;
+		json_t *c;
+		json_array_foreach(criteria, i, c)
+		{
+			seen |= !strcmp(json_string_value(json_object_get(c, "name")), out);
+		}
+		if (!seen)
+			return;
+		snprintf(out, n, "%s-%d", type, k);
+	}
+}
+
+/* One scenario file into s (0), or refused (r filled, -1). */
+static int sc_translate(struct suite *s, const char *root, const char *family, const char *file,
+			json_t *sc, const struct sc_truths *g, struct sc_refusal *r,
+			struct engi_error *err)
+{
+	const char *id = json_string_value(json_object_get(sc, "id"));
+	if (!id || !engi_json_name_valid_max(id, strlen(id), ENGI_TASK_ID_STR - 1))
+		REFUSE(r, "malformed scenario", "/id: expected a name");
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	if (strncmp(base, id, strlen(id)) || strcmp(base + strlen(id), ".json"))
+		REFUSE(r, "malformed scenario", "/id: '%s' is not the file's name", id);
+	const char *fam = json_string_value(json_object_get(sc, "taskFamily"));
+	if (!fam || strcmp(fam, family))
+		REFUSE(r, "malformed scenario", "/taskFamily: '%s' is not its folder '%s'",
+		       fam ? fam : "(none)", family);
+	if (json_object_get(sc, "turns"))
+		REFUSE(r, "multi-turn scenario",
+		       "/turns: scenarios of several turns are not supported yet");
+	const char *msg = json_string_value(json_object_get(sc, "message"));
+	json_t *as = json_object_get(json_object_get(sc, "expect"), "assertions");
+	if (!msg || !*msg)
+		REFUSE(r, "malformed scenario", "/message: expected the request");
+	if (!json_is_array(as) || !json_array_size(as))
+		REFUSE(r, "malformed scenario", "/expect/assertions: expected a list");
+
+	json_t *criteria = json_array(), *iassert = json_array();
+	json_t *ref = json_array();
+	int wants_analysis = 0, wants_report = 0, asks = 0, gt_written = 0;
+	size_t i;
+	json_t *a;
+	int rc = 0;
+	json_array_foreach(as, i, a)
+	{
+		const char *type = json_string_value(json_object_get(a, "type"));
+		char name[64];
+		if (!type) {
+			snprintf(r->category, sizeof(r->category), "malformed scenario");
+			snprintf(r->msg, sizeof(r->msg),
+				 "/expect/assertions/%zu/type: expected a string", i);
+			rc = -1;
+			break;
+		}
+		sc_name(criteria, type, name, sizeof(name));
+		if (!strcmp(type, "skill_match") || !strcmp(type, "structural_type") ||
+		    !strcmp(type, "engine_match")) {
+			json_array_append_new(
+			    criteria,
+			    json_pack(
+				"{s:s, s:s, s:s}", "name", name, "check", "inapplicable", "reason",
+				!strcmp(type, "skill_match")
+				    ? "the skill StructureClaw's own runtime routes the request to"
+				: !strcmp(type, "engine_match")
+				    ? "the analysis engine StructureClaw's own runtime picks"
+				    : "the structure type StructureClaw's own runtime infers"));
+		} else if (!strcmp(type, "has_model")) {
+			json_t *mn = json_object_get(a, "minNodes"),
+			       *me = json_object_get(a, "minElements");
+			json_array_append_new(
+			    criteria,
+			    json_pack("{s:s, s:s, s:I, s:I}", "name", name, "check", "has_model",
+				      "min_nodes", json_is_integer(mn) ? json_integer_value(mn) : 2,
+				      "min_elements",
+				      json_is_integer(me) ? json_integer_value(me) : 1));
+		} else if (!strcmp(type, "model_matches")) {
+			const char *gid = json_string_value(json_object_get(a, "groundTruthId"));
+			json_t *model = gid ? sc_truth(g, gid) : NULL;
+			if (!model) {
+				snprintf(r->category, sizeof(r->category), "ground truth missing");
+				snprintf(
+				    r->msg, sizeof(r->msg),
+				    "/expect/assertions/%zu/groundTruthId: '%s' is not in " SC_GT,
+				    i, gid ? gid : "(none)");
+				rc = -1;
+				break;
+			}
+			json_t *tol = json_object_get(a, "tolerances");
+			json_t *st = json_object_get(tol, "span"),
+			       *lt = json_object_get(tol, "load");
+			json_array_append_new(
+			    criteria,
+			    json_pack("{s:s, s:s, s:s, s:s, s:f, s:f}", "name", name, "check",
+				      "model_matches", "reference", SC_GT, "id", gid, "span_tol",
+				      json_is_number(st) ? json_number_value(st) : 0.5, "load_tol",
+				      json_is_number(lt) ? json_number_value(lt) : 0.2));
+			char strict[80];
+			snprintf(strict, sizeof(strict), "%s_strict", name);
+			json_array_append_new(
+			    criteria, json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", strict,
+						"check", "model_matches_strict", "reference", SC_GT,
+						"id", gid, "required", 0));
+			if (!gt_written) {
+				char *text = json_dumps(model, JSON_INDENT(1));
+				if (text) {
+					json_array_append_new(ref, json_pack("{s:s, s:s}", "write",
+									     "model.json", "text",
+									     text));
+					char *an = sc_reference_analysis(text);
+					if (an)
+						json_array_append_new(
+						    ref, json_pack("{s:s, s:s}", "write",
+								   "analysis.json", "text", an));
+					free(an);
+					free(text);
+				}
+				gt_written = 1;
+			}
+		} else if (!strcmp(type, "has_analysis")) {
+			wants_analysis = 1;
+			json_array_append_new(criteria,
+					      json_pack("{s:s, s:s, s:s}", "name", name, "check",
+							"has_analysis", "file", "analysis.json"));
+		} else if (!strcmp(type, "has_report")) {
+			wants_report = 1;
+			json_array_append_new(criteria,
+					      json_pack("{s:s, s:s, s:s, s:i}", "name", name,
+							"check", "has_report", "file", "report.md",
+							"min_chars", 100));
+		} else if (!strcmp(type, "no_bad_model")) {
+			json_array_append_new(criteria, json_pack("{s:s, s:s}", "name", name,
+								  "check", "no_bad_model"));
+		} else if (!strcmp(type, "should_not_analyze")) {
+			json_array_append_new(criteria,
+					      json_pack("{s:s, s:s, s:s}", "name", name, "check",
+							"no_analysis", "file", "analysis.json"));
+		} else if (!strcmp(type, "has_interaction_questions")) {
+			asks = 1;
+			json_array_append_new(
+			    iassert, json_pack("{s:s, s:s}", "name", name, "check", "asked_user"));
+		} else if (!strcmp(type, "analysis_or_interaction")) {
+			/* not in the published evaluator (an unknown type fails
+			 * there): engisweep reads it by its name */
+			asks = 1;
+			json_array_append_new(iassert,
+					      json_pack("{s:s, s:s, s:b}", "name", "asked_user",
+							"check", "asked_user", "required", 0));
+			json_array_append_new(criteria, json_pack("{s:s, s:s, s:s, s:s, s:b}",
+								  "name", "analysis_delivered",
+								  "check", "has_analysis", "file",
+								  "analysis.json", "required", 0));
+			json_array_append_new(criteria,
+					      json_pack("{s:s, s:s, s:[s, s]}", "name", name,
+							"check", "any_of", "of",
+							"analysis_delivered", "asked_user"));
+		} else if (!strcmp(type, "natural_language")) {
+			snprintf(r->category, sizeof(r->category), "LLM-judge assertion");
+			snprintf(r->msg, sizeof(r->msg),
+				 "/expect/assertions/%zu: natural_language (an LLM judge) is not "
+				 "supported yet",
+				 i);
+			rc = -1;
+			break;
+		} else {
+			snprintf(r->category, sizeof(r->category), "assertion not supported");
+			snprintf(
+			    r->msg, sizeof(r->msg),
+			    "/expect/assertions/%zu/type: '%s' is not an assertion engisweep knows",
+			    i, type);
+			rc = -1;
+			break;
+		}
+	}
+	if (rc < 0) {
+		json_decref(criteria);
+		json_decref(iassert);
+		json_decref(ref);
+		return -1;
+	}
+	if (wants_report && gt_written) {
+		/* the reference's report: what it delivered, and its numbers */
+		json_t *an = json_object_get(json_array_get(ref, 1), "text");
+		size_t n = (an ? json_string_length(an) : 0) + 256;
+		char *rep = engi_malloc(n);
+		if (rep) {
+			snprintf(
+			    rep, n,
+			    "# Structural analysis report\n\nThe model is in model.json. The "
+			    "analysis results (nodal displacements of the first load case) are "
+			    "in analysis.json:\n\n```json\n%s\n```\n",
+			    an ? json_string_value(an) : "(the model does not solve)");
+			json_array_append_new(
+			    ref, json_pack("{s:s, s:s}", "write", "report.md", "text", rep));
+			engi_free(rep);
+		}
+	}
+	/* flawed variants, each failing the check it targets (validate, audit) */
+	json_t *flawed = json_array();
+	json_t *w0 = json_array_get(ref, 0);
+	const char *gt_model = gt_written ? json_string_value(json_object_get(w0, "text")) : NULL;
+	if (gt_model) {
+		/* the truth stretched half as long again: the span is wrong */
+		json_t *m = json_loads(gt_model, 0, NULL);
+		json_t *nodes = json_object_get(m, "nodes"), *nd;
+		size_t k;
+		json_array_foreach(nodes, k, nd)
+		{
+			json_t *x = json_object_get(nd, "x");
+			if (json_is_number(x))
+				json_object_set_new(nd, "x", json_real(1.5 * json_number_value(x)));
+		}
+		char *txt = m ? json_dumps(m, JSON_INDENT(1)) : NULL;
+		json_decref(m);
+		if (txt) {
+			json_t *steps = json_deep_copy(ref);
+			json_array_set_new(
+			    steps, 0, json_pack("{s:s, s:s}", "write", "model.json", "text", txt));
+			json_array_append_new(flawed,
+					      json_pack("{s:s, s:o, s:s, s:[s]}", "name",
+							"wrong-span", "steps", steps, "expect",
+							"fail", "failing", "model_matches"));
+			free(txt);
+		}
+		if (wants_analysis)
+			json_array_append_new(flawed, json_pack("{s:s, s:[O], s:s, s:[s]}", "name",
+								"model-only", "steps", w0, "expect",
+								"fail", "failing", "has_analysis"));
+	}
+	if (asks && !gt_written) {
+		/* models at once instead of asking */
+		json_array_append_new(
+		    flawed,
+		    json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}], s:s}", "name", "models-at-once",
+			      "steps", "write", "model.json", "text",
+			      "{\"schema_version\": \"2.0.0\", \"nodes\": [{\"id\": \"1\"}, "
+			      "{\"id\": \"2\"}], \"elements\": [{\"id\": \"1\"}]}",
+			      "write", "analysis.json", "text",
+			      "{\"displacements\": [{\"node\": 2, \"uz\": -0.01}]}", "expect",
+			      "fail"));
+	}
+	if (!json_array_size(ref)) /* the right answer: ask, deliver nothing */
+		json_array_append_new(
+		    ref, asks ? json_pack("{s:s}", "ask", "Which values are missing or wrong?")
+			      : json_pack("{s:s}", "done", "nothing to deliver"));
+	size_t len = strlen(msg) + sizeof(sc_contract);
+	char *instruction = engi_malloc(len);
+	if (!instruction) {
+		json_decref(criteria);
+		json_decref(iassert);
+		json_decref(ref);
+		json_decref(flawed);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	snprintf(instruction, len, "%s%s", msg, sc_contract);
+	json_t *task =
+	    json_pack("{s:s, s:s, s:[s], s:s, s:s, s:s, s:[{s:s, s:b}, {s:s, s:b}, {s:s, s:b}], "
+		      "s:{s:s, s:s, s:o}, s:o}",
+		      "id", id, "domain", "CAE", "software", "structural-analysis", "type",
+		      "single", "interface", "cli", "instruction", instruction, "deliverables",
+		      "path", "model.json", "required", 0, "path", "analysis.json", "required", 0,
+		      "path", "report.md", "required", 0, "verifier", "kind", "structureclaw",
+		      "file", "model.json", "criteria", criteria, "reference", ref);
+	engi_free(instruction);
+	if (!task) {
+		json_decref(iassert);
+		json_decref(flawed);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	const char *title = json_string_value(json_object_get(sc, "description"));
+	if (title)
+		json_object_set_new(task, "title", json_string(title));
+	if (json_array_size(flawed))
+		json_object_set(task, "flawed", flawed);
+	json_decref(flawed);
+	if (asks)
+		json_object_set_new(task, "interaction",
+				    json_pack("{s:[{s:s}], s:o}", "user", "reply", sc_user_reply,
+					      "assert", iassert));
+	else
+		json_decref(iassert);
+	/* drawings: the attachments, PNG shown with the message, others as files */
+	json_t *att = json_object_get(sc, "attachments"), *drawings = json_array(),
+	       *inputs = json_array();
+	json_array_foreach(att, i, a)
+	{
+		const char *rel = json_string_value(json_object_get(a, "relPath"));
+		const char *orig = json_string_value(json_object_get(a, "originalName"));
+		char p[PATH_MAX], use[PATH_MAX];
+		use[0] = '\0';
+		if (rel && !strstr(rel, "..") && rel[0] != '/') {
+			snprintf(p, sizeof(p), "%s/%s", root, rel);
+			if (fs_path_is_file(p))
+				snprintf(use, sizeof(use), "%s", rel);
+		}
+		if (!use[0] && orig && !strchr(orig, '/') && strcmp(orig, "..")) {
+			/* paths into the benchmark's own runtime tree: the
+			 * fixture of that name */
+			snprintf(p, sizeof(p), "%s/fixtures/%s", root, orig);
+			if (fs_path_is_file(p))
+				snprintf(use, sizeof(use), "fixtures/%s", orig);
+		}
+		if (!use[0]) {
+			json_decref(task);
+			json_decref(drawings);
+			json_decref(inputs);
+			REFUSE(r, "attachment missing",
+			       "/attachments/%zu: '%s' is not in the benchmark's folder", i,
+			       rel ? rel : "(none)");
+		}
+		size_t k = strlen(use);
+		if (k > 4 && !strcasecmp(use + k - 4, ".png"))
+			json_array_append_new(drawings, json_string(use));
+		else
+			json_array_append_new(
+			    inputs, json_pack("{s:s, s:s}", "host", use, "env",
+					      strrchr(use, '/') ? strrchr(use, '/') + 1 : use));
+	}
+	if (json_array_size(drawings))
+		json_object_set(task, "drawings", drawings);
+	if (json_array_size(inputs))
+		json_object_set(task, "inputs", inputs);
+	json_decref(drawings);
+	json_decref(inputs);
+	rc = suite_add_json(s, file, root, task, err);
+	json_decref(task);
+	return rc;
+}
+
+static int sc_load_file(struct suite *s, const char *root, const char *family, const char *file,
+			const struct sc_truths *g, int strict, struct engi_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct engi_error e;
+	engi_error_init(&e);
+	json_t *sc = NULL;
+	struct sc_refusal r = {"", ""};
+	int rc = fs_read_file(file, SC_FILE_CAP, &text, &len, &e);
+	if (rc == 0)
+		rc = engi_json_parse(file, text, len, &sc, &e);
+	engi_free(text);
+	if (rc < 0) {
+		snprintf(r.category, sizeof(r.category), "not valid JSON");
+		snprintf(r.msg, sizeof(r.msg), "%s", e.msg);
+	} else if (!json_is_object(sc)) {
+		rc = -1;
+		snprintf(r.category, sizeof(r.category), "malformed scenario");
+		snprintf(r.msg, sizeof(r.msg), "%s: /: expected an object", file);
+	} else {
+		rc = sc_translate(s, root, family, file, sc, g, &r, &e);
+		if (rc < 0 && !r.category[0]) {
+			if (rc == ENGI_ENOMEM) {
+				json_decref(sc);
+				return engi_raise(err, rc, "%s", e.msg);
+			}
+			snprintf(r.category, sizeof(r.category), "not a valid engisweep task");
+			snprintf(r.msg, sizeof(r.msg), "%s", e.msg);
+		} else if (rc < 0) {
+			char m[sizeof(r.msg)];
+			snprintf(m, sizeof(m), "%s", r.msg);
+			snprintf(r.msg, sizeof(r.msg), "%s: %s", file, m);
+		}
+	}
+	json_decref(sc);
+	if (rc == 0)
+		return 0;
+	if (strict)
+		return engi_raise(err, ENGI_EINVALID, "%s", r.msg);
+	if (suite_refuse(s, file, ENGI_EINVALID, r.category, r.msg) < 0)
+		return engi_raise(err, ENGI_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int sc_load(struct suite *s, const char *path, int strict, struct engi_error *err)
+{
+	char root[PATH_MAX];
+	char *abs = realpath(path, NULL);
+	if (!abs || !sc_root(abs, root, sizeof(root))) {
+		free(abs);
+		RAISE(err, ENGI_ENOTFOUND,
+		      "'%s' is not a StructureClaw-Bench folder (no scenarios/ and " SC_GT ")",
+		      path);
+	}
+	free(abs);
+	char gtp[PATH_MAX + 64];
+	snprintf(gtp, sizeof(gtp), "%s/" SC_GT, root);
+	char *text = NULL;
+	size_t len = 0;
+	struct sc_truths g = {NULL};
+	TRY(fs_read_file(gtp, SC_GT_CAP, &text, &len, err));
+	int rc = engi_json_parse(gtp, text, len, &g.list, err);
+	engi_free(text);
+	if (rc < 0)
+		return rc;
+	if (!json_is_array(g.list)) {
+		json_decref(g.list);
+		RAISE(err, ENGI_EPARSE, "%s: /: expected a list of ground-truth models", gtp);
+	}
+	size_t found = 0;
+	for (size_t f = 0; rc == 0 && f < sizeof(sc_families) / sizeof(*sc_families); f++) {
+		char dir[PATH_MAX + 64];
+		snprintf(dir, sizeof(dir), "%s/scenarios/%s", root, sc_families[f]);
+		char **names;
+		size_t n;
+		if (sc_json_files(dir, &names, &n) < 0)
+			continue;
+		for (size_t i = 0; rc == 0 && i < n; i++) {
+			char file[2 * PATH_MAX];
+			snprintf(file, sizeof(file), "%s/%s", dir, names[i]);
+			found++;
+			rc = sc_load_file(s, root, sc_families[f], file, &g, strict, err);
+		}
+		sc_free_list(names, n);
+	}
+	json_decref(g.list);
+	if (rc == 0 && !found)
+		rc = engi_raise(err, ENGI_ENOTFOUND, "'%s' holds no scenario", root);
+	return rc;
+}
+
+static const struct task_source_ops sc_ops = {
+    .probe = sc_probe,
+    .load = sc_load,
+};
+
+const struct task_source task_source_structureclaw = {
+    .name = "structureclaw",
+    .summary = "StructureClaw-Bench (scenarios/<family>/<id>.json, fixtures/"
+	       "ground-truth-models.json)",
+    .supports = "single-turn scenarios; assertions has_model, model_matches (the benchmark's "
+		"rule, and strict matching beside it), has_analysis, has_report, no_bad_model, "
+		"should_not_analyze, has_interaction_questions, analysis_or_interaction; "
+		"skill_match, structural_type, engine_match recorded as inapplicable",
+    .ops = &sc_ops,
+    .partial = 1,
+};

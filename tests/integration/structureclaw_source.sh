@@ -1,0 +1,80 @@
+# The structureclaw task source: the benchmark's 150 scenarios each load or
+# are refused with a named reason (counts by family and reason asserted);
+# assertions that mean something only inside StructureClaw's runtime are
+# recorded as inapplicable, never failed, never dropped; the standard family
+# swept by the reference (the ground truth delivered) and noop, the
+# interactive family by the reference (it asks and delivers nothing) and an
+# agent that models at once; the report counts the refused scenarios.
+. "$(dirname "$0")/lib.sh"
+SHARED=$ENGI_SRC/../shared/benchmarks/structureclaw-bench
+[ -f "$SHARED/fixtures/ground-truth-models.json" ] || fail "the benchmark's data is not at $SHARED"
+
+expect_rc 1 "$ENGISWEEP" inspect "$SHARED" > inspect.txt 2>&1
+"$PY" - inspect.txt <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+assert "source: structureclaw (detected)" in text, text
+m = re.search(r"tasks: (\d+) loaded, (\d+) refused", text)
+assert m and (int(m[1]), int(m[2])) == (122, 28), m and m.group(0)
+reasons = dict((r.strip(), int(n)) for n, r in re.findall(r"^  (\d+) +(.+)$", text, re.M))
+assert reasons == {"LLM-judge assertion": 18, "multi-turn scenario": 10}, reasons
+lines = [l for l in text.splitlines() if l.startswith("  /") and ".json: " in l]
+assert len(lines) == 28, len(lines)
+assert any("beam-multi-turn-incomplete.json: /turns: scenarios of several turns" in l for l in lines)
+print("ok: 150 scenarios: 122 loaded, 28 refused by 2 reasons")
+PY
+
+# the standard family: reference and noop, on the local backend
+mkdir -p bench
+cp -r "$SHARED/fixtures" bench/
+mkdir -p bench/scenarios/standard_workflow bench/scenarios/interactive_robustness bench/scenarios/multimodal_reverse_engineering
+cp "$SHARED"/scenarios/standard_workflow/*.json bench/scenarios/standard_workflow/
+cp "$SHARED"/scenarios/interactive_robustness/robust-beam-missing-load.json \
+	"$SHARED"/scenarios/interactive_robustness/robust-frame-unrealistic-height.json \
+	bench/scenarios/interactive_robustness/
+"$ENGISWEEP" run --agents reference,noop --retries 0 --quiet --out r bench > run.log 2>&1 \
+	|| { cat run.log; fail "the sweep failed"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import collections, h5py
+import results as R
+ep = {(e["task_id"], e["model"]): e for e in R.episodes("r/results.h5")}
+with h5py.File("r/results.h5", "r") as f:
+    rows = f["assertions"][:]
+A = collections.defaultdict(dict)
+for x in rows:
+    A[R.s(x["cell"])][R.s(x["name"])] = R.s(x["state"])
+inter = {"robust-beam-missing-load", "robust-frame-unrealistic-height"}
+ref = {t: e for (t, m), e in ep.items() if m == "reference" and t not in inter}
+noop = {t: e for (t, m), e in ep.items() if m == "noop" and t not in inter}
+assert len(ref) == len(noop) == 40, (len(ref), len(noop))
+assert all(e["outcome"] == "done" for e in ep.values()), [e for e in ep.values() if e["outcome"] != "done"]
+# inapplicable assertions are recorded, never failed
+for e in ep.values():
+    a = A[e["cell"]]
+    for k in ("skill_match", "structural_type"):
+        if k in a:
+            assert a[k] == "inapplicable", (e["task_id"], a)
+passed = sorted(t for t, e in ref.items() if e["success"] == 1)
+failed = sorted(t for t, e in ref.items() if e["success"] != 1)
+# the ground truth delivered passes, but where the truth cannot be solved
+# (a mechanism) it has no analysis to deliver
+for t in failed:
+    a = A[ref[t]["cell"]]
+    assert a.get("has_analysis") == "fail" and a.get("model_matches") == "pass", (t, a)
+assert len(passed) >= 36, (passed, failed)
+assert all(e["success"] == 0 for e in noop.values())
+# asking and delivering nothing is the right answer of an incomplete request
+ask = ep["robust-beam-missing-load", "reference"]
+assert ask["success"] == 1, ask
+a = A[ask["cell"]]
+assert a["has_interaction_questions"] == "pass" and a["should_not_analyze"] == "pass", a
+# noop does not ask: it fails there
+assert ep["robust-beam-missing-load", "noop"]["success"] == 0
+# analysis_or_interaction: asking is enough
+assert ep["robust-frame-unrealistic-height", "reference"]["success"] == 1
+assert A[ep["robust-frame-unrealistic-height", "reference"]["cell"]]["analysis_or_interaction"] == "pass"
+print("ok:", len(passed), "of 40 standard scenarios pass with the ground truth;", failed)
+PY
+"$ENGISWEEP" report --out-prefix rep r/results.h5 > rep.txt 2>&1 || { cat rep.txt; fail "report"; }
+grep -q "Not in /tasks: 10 more tasks of the suite (source structureclaw)" rep.txt || { cat rep.txt | head -40; fail "refused scenarios not counted"; }
+echo ok
