@@ -19,6 +19,17 @@
  *   summary_zero            summary.txt gives only zeros where the re-solved
  *                           deck moves
  *
+ * and for StructureClaw-Bench's ground truths, re-solved by the frame kernel:
+ *
+ *   model_mechanism         the model has no unique solution
+ *   model_does_not_move     it solves with zero displacement under its loads
+ *   supports_restrain_rotation  a beam called simply supported or continuous
+ *                           whose supports restrain its in-plane rotation
+ *   inertia_ambiguous       a 2D result that changes by more than 3 % when
+ *                           columns bend with Iz instead of Iy
+ *   section_values          a section carrying the same values as one named
+ *                           for other dimensions
+ *
  * and, as notes, what could not be checked. Nothing of the benchmark is
  * changed; the table goes to stdout, the same as JSON to --json FILE.
  */
@@ -26,6 +37,7 @@
 
 #include "engi/alloc.h"
 #include "engi/fe.h"
+#include "engi/structural.h"
 #include "engi/slurp.h"
 #include "fsutil.h"
 #include "record.h"
@@ -52,9 +64,11 @@ static const char audit_help[] =
     "kernel, and lists per task what is wrong with the task, not the agent:\n"
     "noop_passes, empty_artifacts_pass, ground_truth_fails, passes_without\n"
     "(artifacts the ground truth lacks and the evaluator does not need),\n"
-    "evaluator_error, deck_mechanism, summary_zero. The benchmark is never\n"
-    "changed. Exits 0 when no task has a finding, 1 when some have, 2 on a\n"
-    "bad setting.\n"
+    "evaluator_error, deck_mechanism, summary_zero; StructureClaw-Bench's\n"
+    "ground truths re-solved by the frame kernel: model_mechanism,\n"
+    "model_does_not_move, supports_restrain_rotation, inertia_ambiguous,\n"
+    "section_values. The benchmark is never changed. Exits 0 when no task\n"
+    "has a finding, 1 when some have, 2 on a bad setting.\n"
     "\n"
     "options:\n"
     "      --json FILE        the findings as JSON too\n"
@@ -125,10 +139,14 @@ static void task_folder(const struct task *t, char *out, size_t n)
  * deliverable base names: which deliverables it lacks, into out. */
 static size_t lacking(const struct task *t, char *out, size_t n)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], gdir[PATH_MAX + 16];
 	task_folder(t, dir, sizeof(dir));
 	size_t k = 0, w = 0;
 	out[0] = '\0';
+	/* only a task whose ground truth is a folder of files (EngiWorld's) */
+	snprintf(gdir, sizeof(gdir), "%s/ground_truth", dir);
+	if (!fs_path_is_dir(gdir))
+		return 0;
 	for (size_t i = 0; i < t->ndeliverables; i++) {
 		const char *p = t->deliverables[i].path;
 		const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
@@ -144,6 +162,232 @@ static size_t lacking(const struct task *t, char *out, size_t n)
 }
 
 /* Every number of a text file; -1 when it cannot be read. */
+/* The largest translation of a StructureClaw-format model's first state;
+ * -1 when it does not solve (msg says why). */
+static double sc_max_u(json_t *model, char *msg, size_t n)
+{
+	char *text = json_dumps(model, JSON_COMPACT);
+	struct engi_structural s;
+	struct engi_frame_result r;
+	engi_structural_init(&s);
+	engi_frame_result_init(&r);
+	struct engi_error e;
+	engi_error_init(&e);
+	double u = -1;
+	if (text && engi_structural_parse("model", text, strlen(text), &s, &e) == 0 &&
+	    engi_frame_solve(&s.f, NULL, &r, &e) == 0 && r.nstates > 0)
+		u = r.state[0].max_u;
+	else if (msg)
+		snprintf(msg, n, "%s", text ? e.msg : "out of memory");
+	engi_frame_result_release(&r);
+	engi_structural_release(&s);
+	free(text);
+	return u;
+}
+
+static json_t *sc_node(json_t *model, const char *id)
+{
+	size_t i;
+	json_t *nd;
+	json_array_foreach(json_object_get(model, "nodes"), i, nd)
+	{
+		const char *nid = json_string_value(json_object_get(nd, "id"));
+		if (nid && !strcmp(nid, id))
+			return nd;
+	}
+	return NULL;
+}
+
+/* The model with every vertical member's section a copy bending about the
+ * other axis (Iy := Iz): what a 2D solver that gives columns Iz computes. */
+static json_t *sc_other_inertia(json_t *model, size_t *changed)
+{
+	json_t *m = json_deep_copy(model);
+	json_t *secs = json_object_get(m, "sections");
+	size_t i;
+	json_t *el;
+	*changed = 0;
+	json_array_foreach(json_object_get(m, "elements"), i, el)
+	{
+		json_t *ns = json_object_get(el, "nodes");
+		json_t *a = sc_node(m, json_string_value(json_array_get(ns, 0)));
+		json_t *b = sc_node(m, json_string_value(json_array_get(ns, 1)));
+		if (!a || !b)
+			continue;
+		double dx = json_number_value(json_object_get(b, "x")) -
+			    json_number_value(json_object_get(a, "x"));
+		double dz = json_number_value(json_object_get(b, "z")) -
+			    json_number_value(json_object_get(a, "z"));
+		if (fabs(dz) <= fabs(dx))
+			continue;
+		const char *sid = json_string_value(json_object_get(el, "section"));
+		size_t k;
+		json_t *sec, *found = NULL;
+		json_array_foreach(secs, k, sec)
+		{
+			const char *id = json_string_value(json_object_get(sec, "id"));
+			if (id && sid && !strcmp(id, sid))
+				found = sec;
+		}
+		json_t *pr = json_object_get(found, "properties");
+		json_t *iy = json_object_get(pr, "Iy"), *iz = json_object_get(pr, "Iz");
+		if (!iy || !iz || json_number_value(iy) == json_number_value(iz))
+			continue;
+		json_t *copy = json_deep_copy(found);
+		char nid[96];
+		snprintf(nid, sizeof(nid), "%s~column%zu", sid, i);
+		json_object_set_new(copy, "id", json_string(nid));
+		json_object_set(json_object_get(copy, "properties"), "Iy", iz);
+		json_array_append_new(secs, copy);
+		json_object_set_new(el, "section", json_string(nid));
+		(*changed)++;
+	}
+	return m;
+}
+
+/* The dimensions in a section name, its first "NxM" ("H600x250" ->
+ * "600x250", "C30 500x500" -> "500x500"); empty when it has none. */
+static void sc_dims(const char *name, char *out, size_t n)
+{
+	out[0] = '\0';
+	for (const char *c = name; *c; c++) {
+		if (*c < '0' || *c > '9' || (c > name && c[-1] >= '0' && c[-1] <= '9'))
+			continue;
+		size_t k = strspn(c, "0123456789.");
+		if (c[k] != 'x' || c[k + 1] < '0' || c[k + 1] > '9')
+			continue;
+		k += 1 + strspn(c + k + 1, "0123456789.");
+		snprintf(out, n, "%.*s", (int)k, c);
+		return;
+	}
+}
+
+/* A StructureClaw task's ground truths, checked as models: mechanisms,
+ * models that do not move, supports of a beam called simply supported or
+ * continuous that restrain its in-plane rotation, 2D models whose result
+ * depends on which inertia columns get, sections named for other
+ * dimensions than the values they carry. */
+static void check_sc_truths(const struct task *t, struct task_audit *a)
+{
+	json_t *task = t->json ? json_loads(t->json, 0, NULL) : NULL;
+	json_t *ver = json_object_get(task, "verifier");
+	const char *kind = json_string_value(json_object_get(ver, "kind"));
+	if (!kind || strcmp(kind, "structureclaw")) {
+		json_decref(task);
+		return;
+	}
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(ver, "criteria"), i, c)
+	{
+		const char *check = json_string_value(json_object_get(c, "check"));
+		const char *ref = json_string_value(json_object_get(c, "reference"));
+		const char *id = json_string_value(json_object_get(c, "id"));
+		if (!check || strcmp(check, "model_matches") || !ref || !id)
+			continue;
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/%s", t->dir, ref);
+		json_t *all = json_load_file(path, 0, NULL), *entry = NULL, *e;
+		size_t k;
+		json_array_foreach(all, k, e)
+		{
+			const char *eid = json_string_value(json_object_get(e, "id"));
+			if (eid && !strcmp(eid, id))
+				entry = e;
+		}
+		json_t *model = json_object_get(entry, "model");
+		if (!model) {
+			json_decref(all);
+			continue;
+		}
+		char why[ENGI_ERROR_MSG_MAX] = "";
+		double u = sc_max_u(model, why, sizeof(why));
+		if (u < 0)
+			add_finding(a, "model_mechanism", "ground truth '%s' does not solve: %s",
+				    id, why);
+		else if (u == 0)
+			add_finding(
+			    a, "model_does_not_move",
+			    "ground truth '%s' solves with zero displacement everywhere under "
+			    "its loads",
+			    id);
+		const char *desc = json_string_value(json_object_get(entry, "description"));
+		const char *dim = json_string_value(
+		    json_object_get(json_object_get(model, "metadata"), "frameDimension"));
+		int two_d = dim && !strcmp(dim, "2d");
+		if (two_d && desc &&
+		    (strstr(desc, "\xe7\xae\x80\xe6\x94\xaf") /* 简支 */ ||
+		     strstr(desc, "\xe8\xbf\x9e\xe7\xbb\xad") /* 连续 */ ||
+		     strstr(desc, "simply supported") || strstr(desc, "continuous"))) {
+			size_t fixed = 0;
+			json_t *nd;
+			json_array_foreach(json_object_get(model, "nodes"), k, nd)
+			{
+				fixed += json_is_true(
+				    json_array_get(json_object_get(nd, "restraints"), 4));
+			}
+			if (fixed >= 2)
+				add_finding(
+				    a, "supports_restrain_rotation",
+				    "ground truth '%s' (%s): %zu supports restrain the in-plane "
+				    "rotation ry, so it is solved as fixed-ended",
+				    id, desc, fixed);
+		}
+		size_t changed = 0;
+		json_t *other = two_d && u > 0 ? sc_other_inertia(model, &changed) : NULL;
+		double u2 = changed ? sc_max_u(other, NULL, 0) : -1;
+		if (changed && u2 > 0 && fabs(u2 - u) > 0.03 * u)
+			add_finding(
+			    a, "inertia_ambiguous",
+			    "ground truth '%s': its largest displacement is %.4g m with Iy for "
+			    "its %zu vertical members, %.4g m (%+.0f %%) with Iz",
+			    id, u, changed, u2, 100 * (u2 - u) / u);
+		json_decref(other);
+		/* sections named for other dimensions carrying the same values */
+		json_t *sec;
+		json_array_foreach(json_object_get(model, "sections"), k, sec)
+		{
+			const char *nm = json_string_value(json_object_get(sec, "name"));
+			json_t *pr = json_object_get(sec, "properties");
+			char d1[64], d2[64];
+			if (!nm || !pr)
+				continue;
+			sc_dims(nm, d1, sizeof(d1));
+			size_t q;
+			json_t *oe;
+			json_array_foreach(all, q, oe)
+			{
+				size_t r;
+				json_t *os;
+				json_array_foreach(
+				    json_object_get(json_object_get(oe, "model"), "sections"), r,
+				    os)
+				{
+					const char *on =
+					    json_string_value(json_object_get(os, "name"));
+					if (!on || !strcmp(on, nm) ||
+					    !json_equal(pr, json_object_get(os, "properties")))
+						continue;
+					sc_dims(on, d2, sizeof(d2));
+					if (!d1[0] || !d2[0] || !strcmp(d1, d2))
+						continue;
+					add_finding(
+					    a, "section_values",
+					    "ground truth '%s': section %s carries the same values "
+					    "as %s of '%s'",
+					    id, nm, on,
+					    json_string_value(json_object_get(oe, "id")));
+					goto next_section;
+				}
+			}
+		next_section:;
+		}
+		json_decref(all);
+		break;
+	}
+	json_decref(task);
+}
+
 static int numbers_of(const char *path, double *v, size_t cap, size_t *n)
 {
 	char *text = NULL;
@@ -300,7 +544,9 @@ static void audit_task(const struct sweep *sw, const struct engi_results *res, s
 	struct probe empty = probe_of(sw, res, ti, "flawed:empty-artifacts");
 	const struct probe *all[] = {&noop, &ref, &empty};
 	static const char *const names[] = {"noop", "the ground truth", "empty artifacts"};
-	for (int i = 0; i < 3; i++) {
+	/* the cheat probe only where the source made one */
+	int nprobes = task_find_flawed(t, "empty-artifacts") ? 3 : 2;
+	for (int i = 0; i < nprobes; i++) {
 		if (!all[i]->ep)
 			add_note(a, "%s: no result", names[i]);
 		else if (infra(all[i]))
@@ -342,6 +588,7 @@ static void audit_task(const struct sweep *sw, const struct engi_results *res, s
 			    "the ground truth's score came from a score file the evaluator did not "
 			    "write (one of the artifacts): an agent can write its own score");
 	check_decks(t, a);
+	check_sc_truths(t, a);
 }
 
 static int read_results(const char *out, struct engi_results *res, struct engi_error *err)

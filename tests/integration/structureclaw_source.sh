@@ -78,3 +78,37 @@ PY
 "$ENGISWEEP" report --out-prefix rep r/results.h5 > rep.txt 2>&1 || { cat rep.txt; fail "report"; }
 grep -q "Not in /tasks: 10 more tasks of the suite (source structureclaw)" rep.txt || { cat rep.txt | head -40; fail "refused scenarios not counted"; }
 echo ok
+
+# audit: the fixtures' own defects, named per ground truth, the benchmark
+# unchanged
+find "$SHARED" -type f -exec sha256sum {} + | sort > before.sha
+expect_rc 1 "$ENGISWEEP" audit --quiet --json audit.json "$SHARED" > audit.txt 2>&1
+find "$SHARED" -type f -exec sha256sum {} + | sort > after.sha
+cmp -s before.sha after.sha || fail "audit changed the benchmark"
+"$PY" - <<'PY'
+import collections, json, re
+d = json.load(open("audit.json"))
+assert d["tasks_audited"] == 122, d["tasks_audited"]
+by = collections.defaultdict(set)
+for t in d["tasks"]:
+    for f in t["findings"]:
+        m = re.search(r"ground truth '([^']+)'", f["detail"])
+        by[f["kind"]].add(m.group(1) if m else t["task"])
+# mechanisms with 7 free degrees of freedom
+assert by["model_mechanism"] == {"truss-roof-18m-3m-12k", "truss-warren-12m-2m-8k"}, by["model_mechanism"]
+assert all("7 free degrees of freedom" in f["detail"] for t in d["tasks"] for f in t["findings"]
+           if f["kind"] == "model_mechanism")
+# "simply supported" beams whose supports restrain the in-plane rotation
+assert {"beam-simple-6m", "beam-complex-12m", "dspan-simple-5-6"} <= by["supports_restrain_rotation"], by
+# the continuous beams do not move at all
+assert by["model_does_not_move"] == {"dspan-simple-5-6", "dspan-complex-3span"}, by["model_does_not_move"]
+# results that depend on which inertia the columns get
+assert len(by["inertia_ambiguous"]) >= 8, by["inertia_ambiguous"]
+# a section named for other dimensions than its values
+assert any("section H600x250 carries the same values as" in f["detail"]
+           for t in d["tasks"] for f in t["findings"]), "H600x250 not found"
+# and sound tasks have none
+sound = {t["task"] for t in d["tasks"] if not t["findings"]}
+assert {"std-column-axial-800kn", "std-frame3d-complex-gt"} <= sound, sound
+print("ok: audit:", {k: len(v) for k, v in by.items()})
+PY
