@@ -1475,6 +1475,10 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 	rec->model_s = a.model_s;
 	snprintf(rec->message, sizeof(rec->message), "%s", a.message);
 	snprintf(rec->infra, sizeof(rec->infra), "%s", outcome_is_infra(a.outcome) ? a.infra : "");
+	/* the run's own end, as its trace's last "end" says, kept whatever the
+	 * verdict makes of outcome and message */
+	rec->run_outcome = a.outcome;
+	snprintf(rec->run_message, sizeof(rec->run_message), "%s", a.message);
 
 	if (s->defer_verify && !outcome_is_infra(a.outcome) && venv != ENGI_VENV_EPISODE) {
 		/* the verdict is its own work item: the run's assertions kept */
