@@ -135,10 +135,10 @@ static int next_record(struct csv *c, struct engi_error *err)
  * has (its csv mode not "no"), in the list's order, then task metadata and
  * the assertions CSV's own. */
 #define COL_no(name)
-#define COL_req(name)					      C_##name,
-#define COL_opt(name)					      C_##name,
-#define COL_like(name)					      C_##name,
-#define EPISODE_COL(name, kind, rec, row, journal, csv, dflt) COL_##csv(name)
+#define COL_req(name)					    C_##name,
+#define COL_opt(name)					    C_##name,
+#define COL_like(name)					    C_##name,
+#define EPISODE_COL(name, kind, rec, row, since, csv, dflt) COL_##csv(name)
 enum col {
 	ENGI_EPISODE_FIELDS(EPISODE_COL) C_DOMAIN,
 	C_TYPE,
@@ -155,10 +155,10 @@ enum col {
 #undef EPISODE_COL
 
 #define NAME_no(name)
-#define NAME_req(name)					       #name,
-#define NAME_opt(name)					       #name,
-#define NAME_like(name)					       #name,
-#define EPISODE_NAME(name, kind, rec, row, journal, csv, dflt) NAME_##csv(name)
+#define NAME_req(name)					     #name,
+#define NAME_opt(name)					     #name,
+#define NAME_like(name)					     #name,
+#define EPISODE_NAME(name, kind, rec, row, since, csv, dflt) NAME_##csv(name)
 static const char *const col_names[C_N] = {
     ENGI_EPISODE_FIELDS(EPISODE_NAME) "domain",
     "type",
@@ -598,10 +598,10 @@ struct csv_field {
 	 offsetof(E_, name), sizeof(((E_ *)0)->name), DFLT_##csv(dflt),                            \
 	 LIKE_##csv(dflt)},
 #define DESC_no(name, kind, csv, dflt)
-#define DESC_req					       DESC
-#define DESC_opt					       DESC
-#define DESC_like					       DESC
-#define EPISODE_DESC(name, kind, rec, row, journal, csv, dflt) DESC_##csv(name, kind, csv, dflt)
+#define DESC_req					     DESC
+#define DESC_opt					     DESC
+#define DESC_like					     DESC
+#define EPISODE_DESC(name, kind, rec, row, since, csv, dflt) DESC_##csv(name, kind, csv, dflt)
 static const struct csv_field episode_cols[] = {ENGI_EPISODE_FIELDS(EPISODE_DESC)};
 #undef EPISODE_DESC
 #undef E_
@@ -754,7 +754,7 @@ static int episode_row(struct reader *r, const struct table *t, struct engi_erro
 #define REQ_req(name) C_##name,
 #define REQ_opt(name)
 #define REQ_like(name)
-#define EPISODE_REQ(name, kind, rec, row, journal, csv, dflt) REQ_##csv(name)
+#define EPISODE_REQ(name, kind, rec, row, since, csv, dflt) REQ_##csv(name)
 static const int episode_required[] = {ENGI_EPISODE_FIELDS(EPISODE_REQ)};
 #undef EPISODE_REQ
 static const int assertion_required[] = {C_task_id,   C_model, C_trial,
@@ -1018,11 +1018,12 @@ static const struct text_field condition_text[] = {
 #define TEXT_S(name) TF(struct engi_res_episode, name),
 #define TEXT_M(name) TF(struct engi_res_episode, name),
 #define TEXT_O(name) TF(struct engi_res_episode, name),
+#define TEXT_o(name) TF(struct engi_res_episode, name),
 #define TEXT_I(name)
 #define TEXT_L(name)
 #define TEXT_B(name)
 #define TEXT_D(name)
-#define EPISODE_TEXT(name, kind, rec, row, journal, csv, dflt) TEXT_##kind(name)
+#define EPISODE_TEXT(name, kind, rec, row, since, csv, dflt) TEXT_##kind(name)
 static const struct text_field episode_text[] = {ENGI_EPISODE_FIELDS(EPISODE_TEXT)};
 #undef EPISODE_TEXT
 static const struct text_field assertion_text[] = {

@@ -91,12 +91,14 @@ struct observation {
 };
 
 struct provider_config; /* src/provider/provider.h */
+struct cond_settings;	/* src/core/matrix.h */
 
 struct agent_ctx {
 	const struct task *task;
-	const char *variant;	   /* flawed variant name, or NULL */
-	const char *settings_json; /* the model's settings */
-	const char *condition_json;
+	const char *variant; /* flawed variant name, or NULL */
+	/* the cell's condition settings, parsed where the condition was
+	 * defined; NULL: none set */
+	const struct cond_settings *cond;
 	/* the model's models.json entry as the agent's configure parsed it
 	 * (names the key variable, never holds a key), or NULL for agents that
 	 * take no settings */

@@ -185,13 +185,10 @@ static int attach_drawings(struct model_agent *m, const struct agent_ctx *ctx,
 			   struct engi_error *err);
 
 /* Condition setting drawings: message (the default), files or none. */
-static int drawings_mode(const struct agent_ctx *ctx, int *mode, struct engi_error *err)
+static int drawings_mode(const struct agent_ctx *ctx)
 {
-	*mode = cond_drawings(ctx->condition_json);
-	if (*mode < 0)
-		RAISE(err, ENGI_ENOTSUP, "condition setting drawings: expected %s",
-		      cond_setting_find("drawings")->expect);
-	return 0;
+	const struct cond_settings *cs = ctx->cond;
+	return cs && (cs->set & COND_SET(COND_DRAWINGS)) ? cs->drawings : DRAWINGS_MESSAGE;
 }
 
 /* The system prompt for the tool mode, with ask_user where the task has a
@@ -238,19 +235,22 @@ static const char *base_name(const char *p)
 /* The cell's condition overrides these settings of the model's entry: an
  * ablation of history length, tool mode or the image tool runs one model
  * under several conditions. */
-static int apply_condition(struct model_agent *m, const struct agent_ctx *ctx,
-			   struct engi_error *err)
+static void apply_condition(struct model_agent *m, const struct cond_settings *cs)
 {
-	for (const struct cond_setting *k = cond_settings; k->key; k++) {
-		json_t *v =
-		    k->overrides_model ? cond_setting_get(ctx->condition_json, k->key) : NULL;
-		if (!v)
-			continue;
-		int rc = provider_config_set(&m->cfg, k->key, v, err);
-		json_decref(v);
-		TRY(rc);
-	}
-	return 0;
+	static const int tool_modes[] = {
+	    [COND_TOOLS_NATIVE] = TOOLS_NATIVE,
+	    [COND_TOOLS_TEXT] = TOOLS_TEXT,
+	    [COND_TOOLS_ENGIWORLD] = TOOLS_ENGIWORLD,
+	};
+	if (!cs)
+		return;
+	if (cs->set & COND_SET(COND_HISTORY_TURNS))
+		m->cfg.history_turns = cs->history_turns;
+	if ((cs->set & COND_SET(COND_TOOLS)) && cs->tools >= 0 &&
+	    (size_t)cs->tools < sizeof(tool_modes) / sizeof(*tool_modes))
+		m->cfg.tool_mode = tool_modes[cs->tools];
+	if (cs->set & COND_SET(COND_IMAGE_TOOL))
+		m->cfg.image_tool = cs->image_tool;
 }
 
 static const char ew_first[] =
@@ -268,7 +268,7 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 		      "agent 'model' needs a models.json entry with a provider");
 	TRY(provider_config_copy(&m->cfg, ctx->provider, err));
 	m->have_cfg = 1;
-	TRY(apply_condition(m, ctx, err));
+	apply_condition(m, ctx->cond);
 	if (m->cfg.api_key_env[0]) {
 		const char *k = getenv(m->cfg.api_key_env);
 		if (!k || !k[0])
@@ -280,8 +280,7 @@ static int model_start(struct agent *a, const struct agent_ctx *ctx, struct engi
 	}
 	const struct task *t = ctx->task;
 	m->cfg.ask_tool = t->nreplies > 0;
-	int dmode;
-	TRY(drawings_mode(ctx, &dmode, err));
+	int dmode = drawings_mode(ctx);
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, MODEL_PROMPT_CAP);
 	int rc = engi_dynbuf_printf(&b, "Task (%s, interface %s):\n%s\n", t->id,
@@ -326,8 +325,7 @@ static int attach_drawings(struct model_agent *m, const struct agent_ctx *ctx,
 			   struct engi_error *err)
 {
 	const struct task *t = ctx->task;
-	int mode;
-	TRY(drawings_mode(ctx, &mode, err));
+	int mode = drawings_mode(ctx);
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && mode == DRAWINGS_MESSAGE && i < t->ndrawings; i++) {
 		char *data = NULL;

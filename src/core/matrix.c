@@ -75,51 +75,84 @@ static int valid_label(const char *s)
 
 /* ---- the settings of a condition ---- */
 
-static int valid_history_turns(const json_t *v)
+void cond_settings_init(struct cond_settings *s)
 {
-	return json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 1000000;
+	memset(s, 0, sizeof(*s));
+	s->tools = COND_TOOLS_NATIVE;
+	s->screen_scale = 1.0;
+	s->drawings = DRAWINGS_MESSAGE;
 }
 
-static int valid_tools(const json_t *v)
+/* The index of v's string in names (NULL-ended), or -1. */
+static int name_index(const json_t *v, const char *const *names)
 {
 	const char *s = json_string_value(v);
-	return s && (!strcmp(s, "native") || !strcmp(s, "text") || !strcmp(s, "engiworld"));
+	for (int i = 0; s && names[i]; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
 }
 
-static int valid_boolean(const json_t *v)
+static int read_history_turns(const json_t *v, struct cond_settings *s)
 {
-	return json_is_boolean(v);
+	if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1000000)
+		return -1;
+	s->history_turns = (int)json_integer_value(v);
+	s->set |= COND_SET(COND_HISTORY_TURNS);
+	return 0;
 }
 
-static int valid_scale(const json_t *v)
+/* in enum cond_tools order */
+static const char *const tools_names[] = {"native", "text", "engiworld", NULL};
+
+static int read_tools(const json_t *v, struct cond_settings *s)
 {
-	return json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= 1;
+	int i = name_index(v, tools_names);
+	if (i < 0)
+		return -1;
+	s->tools = i;
+	s->set |= COND_SET(COND_TOOLS);
+	return 0;
+}
+
+static int read_image_tool(const json_t *v, struct cond_settings *s)
+{
+	if (!json_is_boolean(v))
+		return -1;
+	s->image_tool = json_is_true(v);
+	s->set |= COND_SET(COND_IMAGE_TOOL);
+	return 0;
+}
+
+static int read_screen_scale(const json_t *v, struct cond_settings *s)
+{
+	if (!json_is_number(v) || !(json_number_value(v) > 0 && json_number_value(v) <= 1))
+		return -1;
+	s->screen_scale = json_number_value(v);
+	s->set |= COND_SET(COND_SCREEN_SCALE);
+	return 0;
 }
 
 /* in enum cond_drawings order */
 static const char *const drawings_names[] = {"message", "none", "files", NULL};
 
-static int drawings_index(const json_t *v)
+static int read_drawings(const json_t *v, struct cond_settings *s)
 {
-	const char *s = json_string_value(v);
-	for (int i = 0; s && drawings_names[i]; i++)
-		if (!strcmp(s, drawings_names[i]))
-			return i;
-	return -1;
-}
-
-static int valid_drawings(const json_t *v)
-{
-	return drawings_index(v) >= 0;
+	int i = name_index(v, drawings_names);
+	if (i < 0)
+		return -1;
+	s->drawings = i;
+	s->set |= COND_SET(COND_DRAWINGS);
+	return 0;
 }
 
 const struct cond_setting cond_settings[] = {
-    {"history_turns", "an integer from 1 to 1000000", valid_history_turns, 1},
-    {"tools", "native, text or engiworld", valid_tools, 1},
-    {"image_tool", "true or false", valid_boolean, 1},
-    {"screen_scale", "a number in (0, 1]", valid_scale, 0},
-    {"drawings", "message, files or none", valid_drawings, 0},
-    {NULL, NULL, NULL, 0},
+    {"history_turns", COND_HISTORY_TURNS, "an integer from 1 to 1000000", read_history_turns, 1},
+    {"tools", COND_TOOLS, "native, text or engiworld", read_tools, 1},
+    {"image_tool", COND_IMAGE_TOOL, "true or false", read_image_tool, 1},
+    {"screen_scale", COND_SCREEN_SCALE, "a number in (0, 1]", read_screen_scale, 0},
+    {"drawings", COND_DRAWINGS, "message, files or none", read_drawings, 0},
+    {NULL, COND_NKEYS, NULL, NULL, 0},
 };
 
 const struct cond_setting *cond_setting_find(const char *key)
@@ -128,35 +161,6 @@ const struct cond_setting *cond_setting_find(const char *key)
 		if (!strcmp(c->key, key))
 			return c;
 	return NULL;
-}
-
-json_t *cond_setting_get(const char *settings_json, const char *key)
-{
-	const struct cond_setting *cs = cond_setting_find(key);
-	json_t *root = settings_json ? json_loads(settings_json, 0, NULL) : NULL;
-	json_t *v = json_object_get(root, key);
-	if (!cs || !v || !cs->valid(v))
-		v = NULL;
-	json_incref(v);
-	json_decref(root);
-	return v;
-}
-
-double cond_screen_scale(const char *settings_json)
-{
-	json_t *v = cond_setting_get(settings_json, "screen_scale");
-	double d = v ? json_number_value(v) : 1.0;
-	json_decref(v);
-	return d;
-}
-
-int cond_drawings(const char *settings_json)
-{
-	json_t *root = settings_json ? json_loads(settings_json, 0, NULL) : NULL;
-	json_t *v = json_object_get(root, "drawings");
-	int mode = v ? drawings_index(v) : DRAWINGS_MESSAGE;
-	json_decref(root);
-	return mode;
 }
 
 /* "WHAT: unknown NOUN 'KEY' (did you mean ...?)", else the known ones. */
@@ -179,9 +183,9 @@ static size_t cond_setting_names(const char **out)
 	return n;
 }
 
-/* key=text (v parsed from text) against the table. */
+/* key=text (v parsed from text) against the table, into out. */
 static int check_setting(const char *what, const char *noun, const char *key, const char *text,
-			 const json_t *v, struct engi_error *err)
+			 const json_t *v, struct cond_settings *out, struct engi_error *err)
 {
 	const struct cond_setting *cs = cond_setting_find(key);
 	if (!cs) {
@@ -189,7 +193,7 @@ static int check_setting(const char *what, const char *noun, const char *key, co
 		return unknown_word(err, ENGI_EINVALID, what, noun, key, names,
 				    cond_setting_names(names));
 	}
-	if (!cs->valid(v))
+	if (cs->read(v, out) < 0)
 		RAISE(err, ENGI_EINVALID, "%s: %s=%s: expected %s", what, key, text, cs->expect);
 	return 0;
 }
@@ -321,7 +325,9 @@ static int check_entry(json_t *o, const char *agent, const char *origin, struct 
 			      "%s: a setting of the agent 'model'; the agent '%s' takes none", what,
 			      agent);
 		const struct cond_setting *cs = cond_setting_find(key);
-		if (cs && cs->overrides_model && !cs->valid(v)) {
+		struct cond_settings scratch;
+		cond_settings_init(&scratch);
+		if (cs && cs->overrides_model && cs->read(v, &scratch) < 0) {
 			char expected[128];
 			snprintf(expected, sizeof(expected), "expected %s", cs->expect);
 			return model_field_error(err, ENGI_EPARSE, origin, o, key, expected);
@@ -483,6 +489,8 @@ int sweepdef_add_condition(struct sweepdef *d, const char *spec, struct engi_err
 	json_t *set = json_object();
 	if (!set)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
+	struct cond_settings parsed;
+	cond_settings_init(&parsed);
 	int rc = 0;
 	if (colon) {
 		char *copy = engi_strdup(colon + 1), *save = NULL;
@@ -506,7 +514,7 @@ int sweepdef_add_condition(struct sweepdef *d, const char *spec, struct engi_err
 				break;
 			}
 			json_t *val = cond_value(eq + 1);
-			rc = val ? check_setting(what, "setting", kv, eq + 1, val, err)
+			rc = val ? check_setting(what, "setting", kv, eq + 1, val, &parsed, err)
 				 : engi_raise(err, ENGI_ENOMEM, "out of memory");
 			json_object_set_new(set, kv, val);
 		}
@@ -527,7 +535,10 @@ int sweepdef_add_condition(struct sweepdef *d, const char *spec, struct engi_err
 		memcpy(nc, d->conds, d->nconds * sizeof(*nc));
 	nc[d->nconds].name = arena_strdup(&d->arena, name);
 	nc[d->nconds].settings = arena_strdup(&d->arena, canon);
+	nc[d->nconds].set = parsed;
 	free(canon);
+	if (!nc[d->nconds].name || !nc[d->nconds].settings)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
 	d->conds = nc;
 	d->nconds++;
 	return 0;
@@ -817,8 +828,10 @@ int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 		nvalues[a] = 0;
 		char what[1200];
 		snprintf(what, sizeof(what), "--grid '%.1024s'", axes[a]);
+		struct cond_settings scratch;
+		cond_settings_init(&scratch);
 		if (!cond_setting_find(names[a])) {
-			rc = check_setting(what, "axis", names[a], "", NULL, err);
+			rc = check_setting(what, "axis", names[a], "", NULL, &scratch, err);
 			break;
 		}
 		char *save = NULL;
@@ -831,7 +844,7 @@ int sweepdef_add_grid(struct sweepdef *d, const char *const *axes, size_t naxes,
 				break;
 			}
 			json_t *val = cond_value(v);
-			rc = val ? check_setting(what, "axis", names[a], v, val, err)
+			rc = val ? check_setting(what, "axis", names[a], v, val, &scratch, err)
 				 : engi_raise(err, ENGI_ENOMEM, "out of memory");
 			json_decref(val);
 			if (rc < 0)

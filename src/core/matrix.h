@@ -45,9 +45,42 @@ struct model {
 	double est_tokens_in_per_turn, est_tokens_out_per_turn;
 };
 
+/* The keys of a condition's settings (cond_settings[] below), and their
+ * bits in struct cond_settings's `set`. */
+enum cond_key {
+	COND_HISTORY_TURNS,
+	COND_TOOLS,
+	COND_IMAGE_TOOL,
+	COND_SCREEN_SCALE,
+	COND_DRAWINGS,
+	COND_NKEYS
+};
+#define COND_SET(key) (1u << (key))
+/* tools: in the order of the model agent's tool modes (provider.h) */
+enum cond_tools { COND_TOOLS_NATIVE, COND_TOOLS_TEXT, COND_TOOLS_ENGIWORLD };
+/* drawings: how a task's drawings reach the agent */
+enum cond_drawings { DRAWINGS_MESSAGE, DRAWINGS_NONE, DRAWINGS_FILES };
+
+/* A condition's settings as read once, where the condition is defined
+ * (sweepdef_add_condition, which checks each against cond_settings[]):
+ * a field whose bit is not in `set` holds its default. */
+struct cond_settings {
+	unsigned set;	     /* COND_SET(key) of each key given */
+	int history_turns;   /* 1 to 1000000; overrides the model entry's */
+	int tools;	     /* enum cond_tools; overrides the model entry's */
+	int image_tool;	     /* 0 or 1; overrides the model entry's */
+	double screen_scale; /* the scale of GUI observations, (0, 1]; 1.0 */
+	int drawings;	     /* enum cond_drawings; DRAWINGS_MESSAGE */
+};
+/* Nothing set: every field at its default. */
+void cond_settings_init(struct cond_settings *s);
+
 struct condition {
 	const char *name;
-	const char *settings; /* canonical JSON */
+	/* canonical JSON of the settings: what the cell id hashes and the
+	 * results file and journal store */
+	const char *settings;
+	struct cond_settings set; /* the same, parsed: what episodes and agents read */
 };
 
 struct cell {
@@ -81,28 +114,24 @@ struct sweepdef {
 
 /*
  * The settings a condition can change (-c NAME:key=value, --grid AXIS=...):
- * one table, read by the check of every condition before anything runs and
- * by the consumers (episode.c: screen_scale, drawings; the model agent:
- * drawings, and history_turns, tools and image_tool over the models.json
- * entry's own, which the table checks too).
+ * one table, read by the check of every condition before anything runs,
+ * which fills the condition's struct cond_settings, and by the check of
+ * models.json entries (history_turns, tools and image_tool override the
+ * entry's own, so the entry's are checked against it too). Consumers read
+ * the struct: episode.c screen_scale and drawings, the model agent drawings
+ * and the three overrides.
  */
 typedef struct json_t json_t;
 struct cond_setting {
 	const char *key;
+	enum cond_key id;
 	const char *expect; /* the valid values, for messages */
-	int (*valid)(const json_t *v);
+	/* v into its field of s, its bit set: 0; -1 when v is not valid for it */
+	int (*read)(const json_t *v, struct cond_settings *s);
 	int overrides_model; /* replaces the models.json field of that name */
 };
 extern const struct cond_setting cond_settings[]; /* ends with key NULL */
 const struct cond_setting *cond_setting_find(const char *key);
-/* KEY of a condition's settings (canonical JSON), when present and valid
- * for it: a new reference; else NULL. */
-json_t *cond_setting_get(const char *settings_json, const char *key);
-/* screen_scale: the scale of GUI observations, 1.0 unless set. */
-double cond_screen_scale(const char *settings_json);
-/* drawings: how a task's drawings reach the agent; -1 when not valid. */
-enum cond_drawings { DRAWINGS_MESSAGE, DRAWINGS_NONE, DRAWINGS_FILES };
-int cond_drawings(const char *settings_json);
 /* A models.json error at FIELD of the entry (origin "FILE: /models/I"):
  * "ORIGIN/FIELD: EXPECTED, found <kind> (<value>)" when the field is there. */
 int model_field_error(struct engi_error *err, int code, const char *origin, const json_t *entry,

@@ -34,10 +34,23 @@ int outcome_is_infra(int outcome)
 
 /* ---- lifecycle ---- */
 
+/* a field's initial value by its kind: an outcome of kind o is unknown */
+#define INIT_o(v) ((v) = -1);
+#define INIT_S(v)
+#define INIT_M(v)
+#define INIT_O(v)
+#define INIT_I(v)
+#define INIT_L(v)
+#define INIT_B(v)
+#define INIT_D(v)
+
 void record_init(struct record *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->attempts = 1;
+#define INIT_FIELD(name, kind, rec, row, since, csv, dflt) INIT_##kind(r->name)
+	ENGI_EPISODE_FIELDS(INIT_FIELD)
+#undef INIT_FIELD
 }
 
 void record_release(struct record *r)
@@ -171,6 +184,21 @@ int record_check_values(const struct record *r, struct engi_error *err)
 	if (r->outcome < 0 || r->outcome >= OUTCOME_COUNT)
 		RAISE(err, ENGI_EINVALID, "record '%s': outcome %d is not valid", r->cell,
 		      r->outcome);
+		/* an outcome of kind o: one of the list, or -1 (unknown) */
+#define VALID_o(name)                                                                              \
+	if (r->name < -1 || r->name >= OUTCOME_COUNT)                                              \
+		RAISE(err, ENGI_EINVALID, "record '%s': %s %d is not valid", r->cell, #name,       \
+		      r->name);
+#define VALID_S(name)
+#define VALID_M(name)
+#define VALID_O(name)
+#define VALID_I(name)
+#define VALID_L(name)
+#define VALID_B(name)
+#define VALID_D(name)
+#define VALID_FIELD(name, kind, rec, row, since, csv, dflt) VALID_##kind(name)
+	ENGI_EPISODE_FIELDS(VALID_FIELD)
+#undef VALID_FIELD
 	for (size_t i = 0; i < r->nassertions; i++) {
 		int st = r->assertions[i].state;
 		if (st < ENGI_PASS || st > ENGI_UNAVAILABLE)
@@ -217,6 +245,7 @@ static json_t *trace_json(const struct record *r)
 #define JSON_S(v) json_text(v)
 #define JSON_M(v) json_message(v, sizeof(v))
 #define JSON_O(v) json_string(outcome_name(v))
+#define JSON_o(v) json_string((v) >= 0 ? outcome_name(v) : "")
 #define JSON_I(v) json_integer(v)
 #define JSON_L(v) json_integer(v)
 #define JSON_B(v) json_boolean(v)
@@ -226,7 +255,7 @@ static json_t *record_json(const struct record *r)
 {
 	struct writer w = {0};
 	json_t *o = json_object();
-#define PUT_FIELD(name, kind, rec, row, journal, csv, dflt) put(&w, o, #name, JSON_##kind(r->name));
+#define PUT_FIELD(name, kind, rec, row, since, csv, dflt) put(&w, o, #name, JSON_##kind(r->name));
 	ENGI_EPISODE_FIELDS(PUT_FIELD)
 #undef PUT_FIELD
 
@@ -471,7 +500,7 @@ static int read_trace(struct reader *rd, json_t *root, struct record *r)
 }
 
 static const char *const record_keys[] = {
-#define FIELD_KEY(name, kind, rec, row, journal, csv, dflt) #name,
+#define FIELD_KEY(name, kind, rec, row, since, csv, dflt) #name,
     ENGI_EPISODE_FIELDS(FIELD_KEY)
 #undef FIELD_KEY
 	"assertions",
@@ -488,10 +517,23 @@ static int get_outcome(struct reader *rd, json_t *root, const char *key, int *ds
 	return engi_json_choice(root, key, outcomes, "outcome", 1, RECORD, rd->path, dst, rd->err);
 }
 
+/* An outcome of kind o: one of the list, or "" for unknown (-1). */
+static int get_outcome_or_none(struct reader *rd, json_t *root, const char *key, int *dst)
+{
+	const char *s;
+	TRY(engi_json_string(root, key, 1, 0, RECORD, rd->path, &s, rd->err));
+	if (!s[0]) {
+		*dst = -1;
+		return 0;
+	}
+	return get_outcome(rd, root, key, dst);
+}
+
 /* A field read by its kind (engi/schema.h); an optional one may be absent. */
 #define GET_S(key, dst) get_str(rd, root, key, dst, sizeof(dst))
 #define GET_M(key, dst) get_str(rd, root, key, dst, sizeof(dst))
 #define GET_O(key, dst) get_outcome(rd, root, key, &(dst))
+#define GET_o(key, dst) get_outcome_or_none(rd, root, key, &(dst))
 #define GET_I(key, dst) get_int(rd, root, key, 0, &(dst))
 #define GET_L(key, dst) get_i64(rd, root, key, 0, INT64_MAX, &(dst))
 #define GET_B(key, dst) get_bool(rd, root, key, &(dst))
@@ -501,9 +543,9 @@ static int read_record(struct reader *rd, json_t *root, struct record *r)
 {
 	/* a misspelt field is an error, not a silently dropped value */
 	TRY(engi_json_only_keys(root, record_keys, RECORD, rd->path, rd->err));
-	/* an optional field is absent in journals written before it existed */
-#define GET_FIELD(name, kind, rec, row, journal, csv, dflt)                                        \
-	if (!(journal) || json_object_get(root, #name))                                            \
+	/* a field with a version is absent in journals written before it existed */
+#define GET_FIELD(name, kind, rec, row, since, csv, dflt)                                          \
+	if (!(since) || json_object_get(root, #name))                                              \
 		TRY(GET_##kind(#name, r->name));
 	ENGI_EPISODE_FIELDS(GET_FIELD)
 #undef GET_FIELD
@@ -542,7 +584,7 @@ static int read_record(struct reader *rd, json_t *root, struct record *r)
 /* ---- the episode row ---- */
 
 /* A record's texts always fit their row (widths of engi/schema.h). */
-#define FITS(name, kind, rec, row, journal, csv, dflt)                                             \
+#define FITS(name, kind, rec, row, since, csv, dflt)                                               \
 	_Static_assert((rec) <= (row), #name " fits its row");
 ENGI_EPISODE_FIELDS(FITS)
 #undef FITS
@@ -559,6 +601,7 @@ static void copy_text(char *dst, size_t size, const char *src, size_t width)
 #define TO_ROW_S(d, s) copy_text(d, sizeof(d), s, sizeof(s))
 #define TO_ROW_M(d, s) copy_text(d, sizeof(d), s, sizeof(s))
 #define TO_ROW_O(d, s) copy_text(d, sizeof(d), outcome_name(s), SIZE_MAX)
+#define TO_ROW_o(d, s) copy_text(d, sizeof(d), (s) >= 0 ? outcome_name(s) : "", SIZE_MAX)
 #define TO_ROW_I(d, s) ((d) = (s))
 #define TO_ROW_L(d, s) ((d) = (s))
 #define TO_ROW_B(d, s) ((d) = (s))
@@ -567,7 +610,7 @@ static void copy_text(char *dst, size_t size, const char *src, size_t width)
 void record_to_row(const struct record *r, struct engi_res_episode *e)
 {
 	memset(e, 0, sizeof(*e));
-#define TO_ROW(name, kind, rec, row, journal, csv, dflt) TO_ROW_##kind(e->name, r->name);
+#define TO_ROW(name, kind, rec, row, since, csv, dflt) TO_ROW_##kind(e->name, r->name);
 	ENGI_EPISODE_FIELDS(TO_ROW)
 #undef TO_ROW
 }
@@ -575,6 +618,8 @@ void record_to_row(const struct record *r, struct engi_res_episode *e)
 #define FROM_ROW_S(d, s) copy_text(d, sizeof(d), s, sizeof(s))
 #define FROM_ROW_M(d, s) copy_text(d, sizeof(d), s, sizeof(s))
 #define FROM_ROW_O(d, s) ((d) = engi_outcome_find(s, sizeof(s)))
+/* "" (a file of an earlier format version, or not known): -1 */
+#define FROM_ROW_o(d, s) ((d) = engi_outcome_find(s, sizeof(s)))
 #define FROM_ROW_I(d, s) ((d) = (s))
 #define FROM_ROW_L(d, s) ((d) = (s))
 #define FROM_ROW_B(d, s) ((d) = (s))
@@ -582,7 +627,7 @@ void record_to_row(const struct record *r, struct engi_res_episode *e)
 
 int record_from_row(struct record *r, const struct engi_res_episode *e, struct engi_error *err)
 {
-#define FROM_ROW(name, kind, rec, row, journal, csv, dflt) FROM_ROW_##kind(r->name, e->name);
+#define FROM_ROW(name, kind, rec, row, since, csv, dflt) FROM_ROW_##kind(r->name, e->name);
 	ENGI_EPISODE_FIELDS(FROM_ROW)
 #undef FROM_ROW
 	if (r->outcome < 0)

@@ -207,7 +207,8 @@ static int cancel_cb(void *p)
  * else 1.0 (0.2, 0.6 and 1.0 of 1920x1080 are usual). */
 static double screen_scale(const struct episode_spec *s)
 {
-	return cond_screen_scale(s->cond->settings);
+	const struct cond_settings *cs = &s->cond->set;
+	return cs->set & COND_SET(COND_SCREEN_SCALE) ? cs->screen_scale : 1.0;
 }
 
 /* A screenshot for the agent, base64, into *b64 (freed first); the trace
@@ -393,8 +394,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 	const char *colon = strchr(s->model->agent, ':');
 	struct agent_ctx ctx = {.task = task,
 				.variant = colon ? colon + 1 : NULL,
-				.settings_json = s->model->settings,
-				.condition_json = s->cond->settings,
+				.cond = &s->cond->set,
 				.provider = s->model->provider,
 				.trace = agent_trace_cb,
 				.trace_arg = t,
@@ -767,7 +767,8 @@ static int run_setup(const struct episode_spec *s, struct backend_env *env, stru
  * the environment at drawings/<file name> before the agent starts. */
 static int drawings_as_files(const struct episode_spec *s)
 {
-	return cond_drawings(s->cond->settings) == DRAWINGS_FILES;
+	const struct cond_settings *cs = &s->cond->set;
+	return (cs->set & COND_SET(COND_DRAWINGS)) && cs->drawings == DRAWINGS_FILES;
 }
 
 static int copy_drawings(const struct episode_spec *s, struct backend_env *env, struct trace *t,
@@ -1480,6 +1481,10 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 	rec->model_s = a.model_s;
 	snprintf(rec->message, sizeof(rec->message), "%s", a.message);
 	snprintf(rec->infra, sizeof(rec->infra), "%s", outcome_is_infra(a.outcome) ? a.infra : "");
+	/* the run's own end, as its trace's last "end" says, kept whatever the
+	 * verdict makes of outcome and message */
+	rec->run_outcome = a.outcome;
+	snprintf(rec->run_message, sizeof(rec->run_message), "%s", a.message);
 
 	if (s->defer_verify && !outcome_is_infra(a.outcome) && venv != ENGI_VENV_EPISODE) {
 		/* the verdict is its own work item: the run's assertions kept */

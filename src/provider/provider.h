@@ -145,8 +145,9 @@ void provider_config_init(struct provider_config *c, const struct provider_ops *
 int provider_config_copy(struct provider_config *dst, const struct provider_config *src,
 			 struct engi_error *err);
 /* Sets one of the fields that a condition may override (history_turns,
- * tools, image_tool: matrix.h's cond_settings) as provider_config_parse
- * reads it from an entry. */
+ * tools, image_tool: matrix.h's cond_settings) from a JSON value as
+ * provider_config_parse reads it from an entry (a replay's tool mode, as
+ * its recorded trace names it). */
 int provider_config_set(struct provider_config *c, const char *key, const json_t *v,
 			struct engi_error *err);
 

@@ -18,7 +18,8 @@
 /* ---- row layouts: one field list per table, from engi/results.h ---- */
 
 /* clang-format off */
-#define FIELD(st, m, k) { #m, offsetof(st, m), sizeof(((st *)0)->m), k }
+#define FIELD_SINCE(st, m, k, v) { #m, offsetof(st, m), sizeof(((st *)0)->m), k, v }
+#define FIELD(st, m, k) FIELD_SINCE(st, m, k, 0)
 /* clang-format on */
 
 #define T_ struct engi_res_task
@@ -51,13 +52,15 @@ static const struct field condition_fields[] = {
 #define KIND_S F_STR
 #define KIND_M F_STR
 #define KIND_O F_STR
+#define KIND_o F_STR
 #define KIND_I F_I32
 #define KIND_L F_I64
 #define KIND_B F_I32
 #define KIND_D F_F64
 
-#define T_							struct engi_res_episode
-#define EPISODE_FIELD(name, kind, rec, row, journal, csv, dflt) FIELD(T_, name, KIND_##kind),
+#define T_ struct engi_res_episode
+#define EPISODE_FIELD(name, kind, rec, row, since, csv, dflt)                                      \
+	FIELD_SINCE(T_, name, KIND_##kind, since),
 static const struct field episode_fields[] = {ENGI_EPISODE_FIELDS(EPISODE_FIELD)};
 #undef EPISODE_FIELD
 #undef T_
@@ -227,11 +230,20 @@ static hid_t vlen_string_type(void)
 /* The in-memory compound type of a table: exactly its C struct. */
 hid_t store_row_type(const struct table_desc *d)
 {
+	return store_row_type_of(d, H5I_INVALID_HID);
+}
+
+hid_t store_row_type_of(const struct table_desc *d, hid_t file_type)
+{
 	hid_t t = H5Tcreate(H5T_COMPOUND, d->row_size);
 	if (t < 0)
 		return t;
 	for (size_t i = 0; i < d->nfields; i++) {
 		const struct field *f = &d->fields[i];
+		if (file_type >= 0 && H5Tget_member_index(file_type, f->name) < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			continue;
+		}
 		hid_t ft = H5I_INVALID_HID;
 		int owned = 0;
 		switch (f->kind) {

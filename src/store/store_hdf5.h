@@ -20,8 +20,10 @@
 
 #include "store.h"
 
-#define STORE_FORMAT	     "engisweep-results"
-#define STORE_FORMAT_VERSION 1
+#define STORE_FORMAT "engisweep-results"
+/* 2: /episodes gained run_outcome and run_message (files of version 1
+ * read with them empty) */
+#define STORE_FORMAT_VERSION 2
 #define STORE_CHUNK_ROWS     1024
 #define STORE_TRACE_CODEC    "zstd"
 
@@ -34,6 +36,9 @@ struct field {
 	size_t offset;
 	size_t size;
 	enum field_kind kind;
+	/* 0, or the format version that brought the field: files of an
+	 * earlier version lack it (engi/schema.h's since) */
+	int since;
 };
 
 enum table_id {
@@ -59,6 +64,9 @@ extern const struct table_desc store_tables[T_COUNT];
 
 /* The in-memory compound type of a table: exactly its C struct. */
 hid_t store_row_type(const struct table_desc *d);
+/* The same without the members that file_type (a dataset's compound type)
+ * lacks, for reading a file of an earlier format version. */
+hid_t store_row_type_of(const struct table_desc *d, hid_t file_type);
 
 /* ---- HDF5 errors become ENGI errors ---- */
 

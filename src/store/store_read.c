@@ -60,7 +60,8 @@ static int open_for_read(const char *path, hid_t *file, struct engi_error *err)
 	      w.text[0] ? w.text : "unknown HDF5 error", hint);
 }
 
-static int check_format(hid_t file, const char *path, struct engi_error *err)
+/* The file's format version into *version (NULL: not wanted). */
+static int check_format(hid_t file, const char *path, int *version_out, struct engi_error *err)
 {
 	if (H5Aexists(file, "format") <= 0) {
 		H5Eclear2(H5E_DEFAULT);
@@ -89,13 +90,16 @@ static int check_format(hid_t file, const char *path, struct engi_error *err)
 		      "'%s' has results format version %d; this engisweep "
 		      "reads version %d",
 		      path, (int)version, STORE_FORMAT_VERSION);
+	if (version_out)
+		*version_out = (int)version;
 	return 0;
 }
 
 /* Reads a whole table into a new array of its row structs. Fields are
  * matched by name, so a file whose rows are laid out differently still
- * reads, but every field we know must be there. */
-static int read_table(hid_t file, const char *path, int t, void **out, size_t *nout,
+ * reads, but every field we know must be there, except those that came
+ * after the file's format version (left empty). */
+static int read_table(hid_t file, const char *path, int version, int t, void **out, size_t *nout,
 		      struct engi_error *err)
 {
 	const struct table_desc *d = &store_tables[t];
@@ -128,6 +132,8 @@ static int read_table(hid_t file, const char *path, int t, void **out, size_t *n
 	for (size_t i = 0; i < d->nfields; i++) {
 		if (H5Tget_member_index(ftype, d->fields[i].name) < 0) {
 			H5Eclear2(H5E_DEFAULT);
+			if (d->fields[i].since > version)
+				continue;
 			rc = engi_raise(err, ENGI_EINVALID,
 					"dataset '%s' in '%s' has no field "
 					"'%s'",
@@ -144,7 +150,7 @@ static int read_table(hid_t file, const char *path, int t, void **out, size_t *n
 				(unsigned long long)n, d->path, path);
 		goto out;
 	}
-	if (n && ((mtype = store_row_type(d)) < 0 ||
+	if (n && ((mtype = store_row_type_of(d, ftype)) < 0 ||
 		  H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)) {
 		rc =
 		    store_h5_fail(err, ENGI_EIO, "cannot read dataset '%s' in '%s'", d->path, path);
@@ -183,21 +189,22 @@ out:
 
 static int read_all(hid_t file, const char *path, struct engi_results *res, struct engi_error *err)
 {
-	TRY(check_format(file, path, err));
+	int version;
+	TRY(check_format(file, path, &version, err));
 	void *rows;
-	TRY(read_table(file, path, T_TASKS, &rows, &res->ntasks, err));
+	TRY(read_table(file, path, version, T_TASKS, &rows, &res->ntasks, err));
 	res->tasks = rows;
-	TRY(read_table(file, path, T_MODELS, &rows, &res->nmodels, err));
+	TRY(read_table(file, path, version, T_MODELS, &rows, &res->nmodels, err));
 	res->models = rows;
-	TRY(read_table(file, path, T_CONDITIONS, &rows, &res->nconditions, err));
+	TRY(read_table(file, path, version, T_CONDITIONS, &rows, &res->nconditions, err));
 	res->conditions = rows;
-	TRY(read_table(file, path, T_EPISODES, &rows, &res->nepisodes, err));
+	TRY(read_table(file, path, version, T_EPISODES, &rows, &res->nepisodes, err));
 	res->episodes = rows;
-	TRY(read_table(file, path, T_ASSERTIONS, &rows, &res->nassertions, err));
+	TRY(read_table(file, path, version, T_ASSERTIONS, &rows, &res->nassertions, err));
 	res->assertions = rows;
-	TRY(read_table(file, path, T_METRICS, &rows, &res->nmetrics, err));
+	TRY(read_table(file, path, version, T_METRICS, &rows, &res->nmetrics, err));
 	res->metrics = rows;
-	TRY(read_table(file, path, T_ARTIFACTS, &rows, &res->nartifacts, err));
+	TRY(read_table(file, path, version, T_ARTIFACTS, &rows, &res->nartifacts, err));
 	res->artifacts = rows;
 	TRY(store_read_num_attr(file, "/", "planned_cells", H5T_NATIVE_UINT64, &res->planned_cells,
 				path, err));
@@ -289,7 +296,7 @@ static int store_read_trace_impl(const char *path, const char *cell, char **out,
 	unsigned char *z = NULL;
 	size_t zlen = 0;
 	uint64_t raw_len = 0;
-	int rc = check_format(file, path, err);
+	int rc = check_format(file, path, NULL, err);
 	if (rc == 0)
 		rc = read_trace_bytes(file, path, cell, &z, &zlen, &raw_len, err);
 	store_h5_close(&file);
@@ -332,7 +339,7 @@ static int store_reader_open_impl(struct store_reader **out, const char *path,
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
 	int rc = open_for_read(path, &r->file, err);
-	if (rc == 0 && (rc = check_format(r->file, path, err)) < 0)
+	if (rc == 0 && (rc = check_format(r->file, path, NULL, err)) < 0)
 		store_h5_close(&r->file);
 	if (rc < 0) {
 		engi_free(r->path);

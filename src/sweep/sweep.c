@@ -926,9 +926,16 @@ static int verifier_failed(const struct record *r)
 						     !strcmp(r->infra, INFRA_VERIFY_STOPPED));
 }
 
-/* The run's own end (outcome and message) from its trace's last "end". */
+/* The run's own end (outcome and message): the record's run_outcome and
+ * run_message; in a record written before it had them, its trace's last
+ * "end". 0 when the run ended with an outcome of the agent's. */
 static int run_end(const struct record *r, int *outcome, char *msg, size_t n)
 {
+	if (r->run_outcome >= 0) {
+		*outcome = r->run_outcome;
+		snprintf(msg, n, "%s", r->run_message);
+		return !outcome_is_infra(*outcome) ? 0 : -1;
+	}
 	char *text = NULL;
 	size_t len = 0;
 	*outcome = -1;
@@ -976,6 +983,9 @@ static int rejudge(struct runctx *c, size_t ci, struct record *r, struct engi_er
 	r->outcome = outcome;
 	r->infra[0] = '\0';
 	snprintf(r->message, sizeof(r->message), "%s", msg);
+	/* found in the trace of an older record: kept in its fields from now on */
+	r->run_outcome = outcome;
+	snprintf(r->run_message, sizeof(r->run_message), "%s", msg);
 	struct episode_spec s;
 	fill_spec(c, ci, 0, &s);
 	s.should_abort = NULL;

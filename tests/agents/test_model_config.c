@@ -113,11 +113,13 @@ static void test_model_start(void)
 	engi_error_init(&e);
 	CHECK_INT(sweepdef_load_models(&d, path, &e), 0);
 	CHECK_INT(episode_preflight(NULL, &d, &e), 0);
+	/* the condition's settings, parsed where it is defined */
+	CHECK_INT(sweepdef_add_condition(&d, "abl:history_turns=3,tools=text", &e), 0);
 	const struct agent_desc *ad = agent_lookup("model", &e);
 	CHECK(ad != NULL);
 	events = json_array();
 	struct agent_ctx ctx = {.task = &the_task,
-				.condition_json = "{\"history_turns\":3,\"tools\":\"text\"}",
+				.cond = d.nconds ? &d.conds[0].set : NULL,
 				.provider = d.models[0].provider,
 				.trace = trace_cb};
 	struct agent *ag = NULL;
@@ -131,6 +133,16 @@ static void test_model_start(void)
 	/* the condition changed the agent's copy, not the sweep's settings */
 	CHECK_INT(d.models[0].provider->history_turns, 7);
 	CHECK_INT(d.models[0].provider->tool_mode, TOOLS_NATIVE);
+	json_decref(events);
+	/* under a condition that sets none of them, the entry's own hold */
+	CHECK_INT(sweepdef_add_condition(&d, "plain:screen_scale=0.5", &e), 0);
+	events = json_array();
+	ctx.cond = d.nconds == 2 ? &d.conds[1].set : NULL;
+	CHECK_INT(agent_start(ad, &ctx, &ag, &e), 0);
+	st = event("model_start");
+	CHECK_INT(json_integer_value(json_object_get(st, "history_turns")), 7);
+	CHECK_STR(json_string_value(json_object_get(st, "tools")), "native");
+	agent_stop(&ag);
 	json_decref(events);
 	/* without settings the model agent cannot start */
 	ctx.provider = NULL;

@@ -348,6 +348,55 @@ static void test_conditions(void)
 	sweepdef_release(&d);
 }
 
+/* A condition's settings are read once, where it is defined, into its
+ * struct: each key given has its bit and value, the others their defaults;
+ * a refused condition adds nothing. */
+static void test_condition_settings(void)
+{
+	struct sweepdef d;
+	struct engi_error err;
+	sweepdef_init(&d);
+	engi_error_init(&err);
+	CHECK_INT(sweepdef_add_condition(&d, "base", &err), 0);
+	CHECK_INT(sweepdef_add_condition(&d,
+					 "all:tools=engiworld,screen_scale=0.25,image_tool=true,"
+					 "history_turns=40,drawings=files",
+					 &err),
+		  0);
+	CHECK_INT(sweepdef_add_condition(&d, "few:image_tool=false,drawings=none", &err), 0);
+	CHECK_INT(sweepdef_add_condition(&d, "bad:image_tool=true,drawings=paper", &err),
+		  ENGI_EINVALID);
+	CHECK_INT(d.nconds, 3);
+	if (d.nconds != 3) {
+		sweepdef_release(&d);
+		return;
+	}
+	const struct cond_settings *b = &d.conds[0].set, *a = &d.conds[1].set, *f = &d.conds[2].set;
+	CHECK_INT(b->set, 0);
+	CHECK_INT(b->tools, COND_TOOLS_NATIVE);
+	CHECK(b->screen_scale == 1.0);
+	CHECK_INT(b->drawings, DRAWINGS_MESSAGE);
+	unsigned every = 0;
+	for (const struct cond_setting *k = cond_settings; k->key; k++)
+		every |= COND_SET(k->id);
+	CHECK_INT(a->set, every);
+	CHECK_INT(every, COND_SET(COND_NKEYS) - 1);
+	CHECK_INT(a->tools, COND_TOOLS_ENGIWORLD);
+	CHECK(a->screen_scale == 0.25);
+	CHECK_INT(a->image_tool, 1);
+	CHECK_INT(a->history_turns, 40);
+	CHECK_INT(a->drawings, DRAWINGS_FILES);
+	CHECK_INT(f->set, COND_SET(COND_IMAGE_TOOL) | COND_SET(COND_DRAWINGS));
+	CHECK_INT(f->image_tool, 0);
+	CHECK_INT(f->drawings, DRAWINGS_NONE);
+	CHECK(f->screen_scale == 1.0);
+	/* the table's ids name its own keys */
+	CHECK_STR(cond_setting_find("screen_scale")->key, "screen_scale");
+	CHECK_INT(cond_setting_find("screen_scale")->id, COND_SCREEN_SCALE);
+	CHECK_INT(cond_setting_find("tools")->id, COND_TOOLS);
+	sweepdef_release(&d);
+}
+
 static char *tmpdir;
 
 /* Writes tmpdir/name; the path stays valid until the next call with the
@@ -608,7 +657,23 @@ static void test_grid(void)
 		CHECK_STR(d.conds[1].name, "history_turns-15_screen_scale-0.6");
 		CHECK(strstr(d.conds[1].settings, "{\"history_turns\":15,\"screen_scale\":0.") ==
 		      d.conds[1].settings);
-		CHECK(cond_screen_scale(d.conds[1].settings) == 0.6);
+		/* parsed with the condition: what the consumers read */
+		CHECK_INT(d.conds[1].set.set,
+			  COND_SET(COND_HISTORY_TURNS) | COND_SET(COND_SCREEN_SCALE));
+		CHECK_INT(d.conds[1].set.history_turns, 15);
+		CHECK(d.conds[1].set.screen_scale == 0.6);
+		CHECK_INT(d.conds[2].set.history_turns, 5);
+		CHECK(d.conds[2].set.screen_scale == 1.0);
+	}
+	sweepdef_release(&d);
+	sweepdef_init(&d);
+	const char *draw[] = {"drawings=files,none"};
+	CHECK_INT(sweepdef_add_grid(&d, draw, 1, &err), 0);
+	CHECK_INT(d.nconds, 2);
+	if (d.nconds == 2) {
+		CHECK_INT(d.conds[0].set.drawings, DRAWINGS_FILES);
+		CHECK_INT(d.conds[1].set.drawings, DRAWINGS_NONE);
+		CHECK_INT(d.conds[1].set.set, COND_SET(COND_DRAWINGS));
 	}
 	sweepdef_release(&d);
 
@@ -622,15 +687,6 @@ static void test_grid(void)
 	expect_grid_error("drawings=files,paper",
 			  "--grid 'drawings=files,paper': "
 			  "drawings=paper: expected message, files or none");
-
-	/* what the consumers see: the default where unset, -1 where not valid */
-	CHECK(cond_screen_scale("{}") == 1.0);
-	CHECK(cond_screen_scale("{\"screen_scale\":0.2}") == 0.2);
-	CHECK(cond_screen_scale("{\"screen_scale\":3}") == 1.0);
-	CHECK_INT(cond_drawings("{}"), DRAWINGS_MESSAGE);
-	CHECK_INT(cond_drawings("{\"drawings\":\"files\"}"), DRAWINGS_FILES);
-	CHECK_INT(cond_drawings("{\"drawings\":\"none\"}"), DRAWINGS_NONE);
-	CHECK_INT(cond_drawings("{\"drawings\":\"paper\"}"), -1);
 }
 
 static void test_agents(void)
@@ -678,6 +734,7 @@ int main(int argc, char **argv)
 	test_ids_and_order();
 	test_id_inputs();
 	test_conditions();
+	test_condition_settings();
 	test_grid();
 	test_models();
 	test_agents();

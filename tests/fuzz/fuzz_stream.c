@@ -101,11 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct agent_desc *ad = agent_lookup("replay:fuzz.h5", &e);
 	if (!ad)
 		__builtin_trap();
-	struct agent_ctx ctx = {.task = &task,
-				.variant = "fuzz.h5",
-				.condition_json = "{}",
-				.trace = trace_cb,
-				.replay_load = load};
+	struct agent_ctx ctx = {
+	    .task = &task, .variant = "fuzz.h5", .trace = trace_cb, .replay_load = load};
 	struct agent *ag = NULL;
 	int rc = agent_start(ad, &ctx, &ag, &e);
 	if (rc < 0 && !e.msg[0])

@@ -2,8 +2,10 @@
 # delivery takes only its own child process down: the sweep finishes (exit
 # 0), the episode is infra_error with the reason and the kernel and signal
 # named, its verification was tried twice, it is not scored, and --resume
-# judges its saved deliverables again without running the agent again. The
-# report lists it as not run. Alone and under mpirun.
+# judges its saved deliverables again without running the agent again, from
+# the run's own end that the record keeps (or, in a journal written before
+# records kept it, from the trace). The report lists it as not run. Alone
+# and under mpirun.
 . "$(dirname "$0")/lib.sh"
 bash "$HERE/make_suite.sh" suite 1 0
 # under AddressSanitizer the judge child's SIGSEGV is left to kill it, as
@@ -70,6 +72,20 @@ ENGI_JUDGE_FAULT=segv "$ENGISWEEP" run --resume --agents reference --quiet --out
 grep -q "the verifier failed again: verifier 'mesh' died of signal 11" resume1.log || { cat resume1.log; fail "no notice"; }
 check r-segv "verifier crashed" "died of signal 11" 1,2,1,2
 [ "$(started r-segv)" = "$before" ] || fail "the agent ran again"
+# the record keeps the run's own end (run_outcome, run_message), which the
+# rejudging reads: a message put there comes back as the record's
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import json
+import results as R
+e = R.episodes("r-segv/results.h5")[0]
+end = [t for t in R.trace("r-segv/results.h5", e["cell"]) if t["ev"] == "end"][-1]
+assert e["run_outcome"] == "done" and e["run_message"] == end["message"] != "", (e, end)
+lines = [json.loads(l) for l in open("r-segv/journal.jsonl")]
+assert lines[-1]["run_outcome"] == "done", lines[-1]
+lines[-1]["run_message"] = "the run's own end, as its record keeps it"
+with open("r-segv/journal.jsonl", "w") as f:
+    f.writelines(json.dumps(l, separators=(",", ":")) + "\n" for l in lines)
+PY
 "$ENGISWEEP" run --resume --agents reference --quiet --out r-segv suite > resume.log 2>&1 \
 	|| { cat resume.log; fail "resume"; }
 [ "$(started r-segv)" = "$before" ] || fail "the agent ran again"
@@ -80,11 +96,38 @@ ep = R.episodes("r-segv/results.h5")
 assert len(ep) == 1, ep
 e = ep[0]
 assert e["outcome"] == "done" and e["success"] == 1 and e["infra"] == "" and e["verifier"] == "mesh@1", e
-assert e["message"] != "" and "signal" not in e["message"], e
+assert e["message"] == "the run's own end, as its record keeps it", e
 last = [json.loads(l) for l in open("r-segv/journal.jsonl")][-1]
 assert last["outcome"] == "done" and last["success"] is True, last
 names = sorted(a["name"] for a in last["assertions"])
 assert names == ["closed", "delivered:tetra.stl", "volume"], names
+PY
+
+# a journal written before records kept the run's end: its trace's last
+# "end" says it, and the rejudged record keeps it from then on
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import json
+lines = [json.loads(l) for l in open("r-abort/journal.jsonl")]
+for l in lines:
+    if "cell" in l:
+        l.pop("run_outcome", None)
+        l.pop("run_message", None)
+with open("r-abort/journal.jsonl", "w") as f:
+    f.writelines(json.dumps(l, separators=(",", ":")) + "\n" for l in lines)
+PY
+"$ENGISWEEP" run --resume --agents reference --quiet --out r-abort suite > resume-old.log 2>&1 \
+	|| { cat resume-old.log; fail "resume of an older journal"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import json
+import results as R
+ep = R.episodes("r-abort/results.h5")
+assert len(ep) == 1, ep
+e = ep[0]
+end = [t for t in R.trace("r-abort/results.h5", e["cell"]) if t["ev"] == "end"][-1]
+assert e["outcome"] == "done" and e["success"] == 1 and e["infra"] == "", e
+assert e["message"] == end["message"] != "" and "signal" not in e["message"], (e, end)
+last = [json.loads(l) for l in open("r-abort/journal.jsonl")][-1]
+assert last["run_outcome"] == "done" and last["run_message"] == end["message"], last
 PY
 
 # killed while an episode's verification runs: the episode is over and in

@@ -39,7 +39,8 @@ EPISODE_FIELDS = [
     "cell", "task_id", "model", "condition", "trial", "outcome", "attempts",
     "success", "feasible", "score", "quality", "turns", "tokens_in",
     "tokens_out", "cost_usd", "wall_s", "env_s", "model_s", "verify_s",
-    "started_at", "rank", "host", "run_id", "message", "infra", "version", "verifier"]
+    "started_at", "rank", "host", "run_id", "message", "infra", "version", "verifier",
+    "run_outcome", "run_message"]
 ASSERTION_FIELDS = ["cell", "name", "stage", "state", "required", "value",
                     "expected", "detail"]
 METRIC_FIELDS = ["cell", "name", "value"]
@@ -66,6 +67,8 @@ def episode(i):
         "rank": i % 4, "host": "node%02d" % (i % 4),
         "run_id": "run-20250101",
         "message": "message %d: \u00fcnic\u00f8de" % i,
+        "run_outcome": "" if i % 3 == 2 else "turn_limit" if i % 3 == 1 else "done",
+        "run_message": "" if i % 3 == 2 else "run %d ended" % i,
     }
 
 
@@ -105,7 +108,7 @@ def main():
                                 "traces"}, "top-level names %s" % list(f))
         a = f.attrs
         check(a["format"] == "engisweep-results", "format %r" % a["format"])
-        check(int(a["format_version"]) == 1, "format_version")
+        check(int(a["format_version"]) == 2, "format_version")
         check(int(a["planned_cells"]) == 12, "planned_cells")
         check(a["sweep_id"] == "sweep-0001", "sweep_id")
         check(json.loads(a["config"])["pad"] == "x" * 990, "config")
@@ -198,6 +201,44 @@ def main():
                        text=True, check=True)
     check("episodes=3 assertions=6 metrics=6 artifacts=3" in r.stdout,
           "store_read counts: %r" % r.stdout)
+    r = subprocess.run([tool, "runs", path], stdout=subprocess.PIPE,
+                       text=True, check=True)
+    check(r.stdout.splitlines() == ["%s 0 run 0 ended" % cell(0),
+                                    "%s 2 run 1 ended" % cell(1),
+                                    "%s -1 " % cell(2)],
+          "run_outcome and run_message read back: %r" % r.stdout)
+
+    # a file of format version 1, whose episodes lack run_outcome and
+    # run_message, still reads: the two fields empty, the run unknown
+    old = os.path.join(work, "version1.h5")
+    with h5py.File(path, "r") as src, h5py.File(old, "w") as f:
+        for k, v in src.attrs.items():
+            f.attrs[k] = v
+        f.attrs["format_version"] = np.int32(1)
+        for name in src:
+            if name == "episodes":
+                continue
+            src.copy(src[name], f, name=name)
+        ep = src["episodes"][...]
+        keep = [n for n in ep.dtype.names if n not in ("run_outcome", "run_message")]
+        dt = np.dtype([(n, ep.dtype[n]) for n in keep])
+        rows = np.zeros(ep.shape, dtype=dt)
+        for n in keep:
+            rows[n] = ep[n]
+        f.create_dataset("episodes", data=rows, maxshape=(None,), chunks=True)
+    r = subprocess.run([tool, "read", old], stdout=subprocess.PIPE, text=True)
+    check(r.returncode == 0 and "episodes=3 assertions=6" in r.stdout,
+          "a version 1 file: %r" % r.stdout)
+    r = subprocess.run([tool, "runs", old], stdout=subprocess.PIPE, text=True)
+    check(r.returncode == 0 and
+          r.stdout.splitlines() == ["%s -1 " % cell(i) for i in range(RECORDS)],
+          "a version 1 file's runs: %r" % r.stdout)
+    # the same layout claiming version 2 lacks a field that version has
+    with h5py.File(old, "a") as f:
+        f.attrs["format_version"] = np.int32(2)
+    r = subprocess.run([tool, "read", old], stdout=subprocess.PIPE, text=True)
+    check(r.returncode == 1 and "has no field 'run_outcome'" in r.stdout,
+          "version 2 without run_outcome: %r" % r.stdout)
 
     print("%d failures" % len(FAILURES))
     return 1 if FAILURES else 0

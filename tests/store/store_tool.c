@@ -4,6 +4,9 @@
  *   store_tool write PATH          the fixture's metadata and records
  *   store_tool read PATH           store_read: row counts, or the error
  *   store_tool trace PATH CELL     store_read_trace to stdout
+ *   store_tool runs PATH           each episode back into a record: its
+ *                                  cell, run_outcome (a number, -1 for
+ *                                  unknown) and run_message
  */
 #include <stdio.h>
 #include <string.h>
@@ -54,6 +57,18 @@ int main(int argc, char **argv)
 			       res.nassertions, res.nmetrics, res.nartifacts,
 			       (unsigned long long)res.planned_cells);
 		engi_results_release(&res);
+	} else if (argc == 3 && strcmp(argv[1], "runs") == 0) {
+		struct engi_results res;
+		rc = store_read(argv[2], &res, &err);
+		for (size_t i = 0; rc == 0 && i < res.nepisodes; i++) {
+			struct record r;
+			record_init(&r);
+			rc = record_from_row(&r, &res.episodes[i], &err);
+			if (rc == 0)
+				printf("%s %d %s\n", r.cell, r.run_outcome, r.run_message);
+			record_release(&r);
+		}
+		engi_results_release(&res);
 	} else if (argc == 4 && strcmp(argv[1], "trace") == 0) {
 		char *text;
 		size_t len;
@@ -63,7 +78,7 @@ int main(int argc, char **argv)
 			engi_free(text);
 		}
 	} else {
-		fprintf(stderr, "usage: store_tool write|read PATH | trace PATH CELL\n");
+		fprintf(stderr, "usage: store_tool write|read|runs PATH | trace PATH CELL\n");
 		return 2;
 	}
 	if (rc < 0) {

@@ -7,6 +7,7 @@
 #include "base64.h"
 #include "check.h"
 #include "engi/alloc.h"
+#include "engi/results.h"
 #include "record.h"
 
 static void test_outcomes(void)
@@ -120,6 +121,8 @@ static void full_record(struct record *r)
 	memset(r->run_id, 'r', sizeof(r->run_id) - 1);
 	/* control characters are escaped on the way out: test_secrets.c */
 	snprintf(r->message, sizeof(r->message), "line1 \"line2\" tab \\ end");
+	r->run_outcome = OUTCOME_FAIL_DECLARED;
+	snprintf(r->run_message, sizeof(r->run_message), "gave up: \"why\"");
 
 	r->nassertions = 3;
 	r->assertions = engi_calloc(3, sizeof(*r->assertions));
@@ -186,6 +189,8 @@ static void check_same(const struct record *a, const struct record *b)
 	CHECK_STR(b->host, a->host);
 	CHECK_STR(b->run_id, a->run_id);
 	CHECK_STR(b->message, a->message);
+	CHECK_INT(b->run_outcome, a->run_outcome);
+	CHECK_STR(b->run_message, a->run_message);
 	CHECK_INT(b->nassertions, a->nassertions);
 	for (size_t i = 0; i < a->nassertions && i < b->nassertions; i++) {
 		const struct engi_assertion *x = &a->assertions[i];
@@ -401,6 +406,79 @@ static void test_errors(void)
 	expect_edit("trace_raw_len", NULL, 0, ENGI_EPARSE, "/trace_raw_len: missing");
 }
 
+/* The run's own end: an outcome or none ("", -1 in the record), and its
+ * message; a journal line written before the two fields existed reads
+ * with the run unknown. */
+static void test_run_end(void)
+{
+	struct record a, b;
+	struct engi_error err;
+	engi_error_init(&err);
+	record_init(&a);
+	CHECK_INT(a.run_outcome, -1);
+	snprintf(a.cell, sizeof(a.cell), "00000000000000aa");
+	char *json = NULL;
+	size_t len = 0;
+	CHECK_INT(record_to_json(&a, &json, &len, &err), 0);
+	CHECK(json && strstr(json, "\"run_outcome\":\"\",\"run_message\":\"\""));
+	record_init(&b);
+	b.run_outcome = OUTCOME_DONE;
+	CHECK_INT(record_from_json(json, len, &b, &err), 0);
+	CHECK_INT(b.run_outcome, -1);
+	engi_free(json);
+	record_release(&b);
+
+	/* a line without them */
+	full_record(&a);
+	CHECK_INT(record_to_json(&a, &json, &len, &err), 0);
+	CHECK(json && strstr(json, "\"run_outcome\":\"fail_declared\""));
+	json_t *root = json ? json_loadb(json, len, 0, NULL) : NULL;
+	engi_free(json);
+	json_object_del(root, "run_outcome");
+	json_object_del(root, "run_message");
+	char *old = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	record_init(&b);
+	CHECK_INT(old ? record_from_json(old, strlen(old), &b, &err) : -1, 0);
+	CHECK_INT(b.run_outcome, -1);
+	CHECK_STR(b.run_message, "");
+	CHECK_INT(b.outcome, a.outcome);
+	CHECK_STR(b.message, a.message);
+	free(old);
+	record_release(&b);
+	record_release(&a);
+
+	/* a value not of the list is refused, at its pointer */
+	expect_edit("run_outcome", json_string("crashed"), 0, ENGI_EPARSE,
+		    "/run_outcome: unknown outcome 'crashed'");
+	expect_edit("run_outcome", json_integer(0), 0, ENGI_EPARSE,
+		    "/run_outcome: expected a string");
+	expect_edit("run_message", json_integer(0), 0, ENGI_EPARSE,
+		    "/run_message: expected a string");
+	record_init(&a);
+	a.run_outcome = OUTCOME_COUNT;
+	CHECK_INT(record_to_json(&a, &json, &len, &err), ENGI_EINVALID);
+	char said[64];
+	snprintf(said, sizeof(said), "run_outcome %d is not valid", OUTCOME_COUNT);
+	CHECK(strstr(err.msg, said) != NULL);
+	record_release(&a);
+
+	/* the row: the outcome's name, or empty */
+	struct engi_res_episode e;
+	full_record(&a);
+	record_to_row(&a, &e);
+	CHECK_STR(e.run_outcome, "fail_declared");
+	CHECK_STR(e.run_message, a.run_message);
+	record_init(&b);
+	CHECK_INT(record_from_row(&b, &e, &err), 0);
+	CHECK_INT(b.run_outcome, OUTCOME_FAIL_DECLARED);
+	e.run_outcome[0] = '\0';
+	CHECK_INT(record_from_row(&b, &e, &err), 0);
+	CHECK_INT(b.run_outcome, -1);
+	record_release(&b);
+	record_release(&a);
+}
+
 /* The take moves the arrays and the scores out of the verdict. */
 static void test_take_verdict(void)
 {
@@ -490,6 +568,7 @@ int main(void)
 	test_round_trip();
 	test_bad_utf8();
 	test_errors();
+	test_run_end();
 	test_take_verdict();
 	test_out_of_memory();
 	return check_exit();

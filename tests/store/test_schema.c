@@ -41,11 +41,14 @@ static double value_num(int i)
 }
 /* not the default "done", not the first or last */
 #define VALUE_OUTCOME OUTCOME_AGENT_ERROR
+/* an outcome that may be unknown: another one */
+#define VALUE_OUTCOME_O OUTCOME_TURN_LIMIT
 
 #define SET_S(r, i, name)                                                                          \
 	snprintf(r->name, sizeof(r->name), "%.*s", (int)sizeof(r->name) - 1, TEXT_OF(i, name))
 #define SET_M		  SET_S
 #define SET_O(r, i, name) (r->name = VALUE_OUTCOME)
+#define SET_o(r, i, name) (r->name = VALUE_OUTCOME_O)
 #define SET_I(r, i, name) (r->name = value_int(i))
 #define SET_L(r, i, name) (r->name = value_i64(i))
 #define SET_B(r, i, name) (r->name = value_bool(i))
@@ -55,6 +58,7 @@ static double value_num(int i)
 #define CHECK_REC_S(r, i, name) CHECK_STR(r->name, fit(TEXT_OF(i, name), sizeof(r->name)))
 #define CHECK_REC_M		CHECK_REC_S
 #define CHECK_REC_O(r, i, name) CHECK_INT(r->name, VALUE_OUTCOME)
+#define CHECK_REC_o(r, i, name) CHECK_INT(r->name, VALUE_OUTCOME_O)
 #define CHECK_REC_I(r, i, name) CHECK_INT(r->name, value_int(i))
 #define CHECK_REC_L(r, i, name) CHECK(r->name == value_i64(i))
 #define CHECK_REC_B(r, i, name) CHECK_INT(r->name, value_bool(i))
@@ -64,6 +68,7 @@ static double value_num(int i)
 #define CHECK_ROW_S(e, r, name) CHECK_STR(e->name, r->name)
 #define CHECK_ROW_M		CHECK_ROW_S
 #define CHECK_ROW_O(e, r, name) CHECK_STR(e->name, outcome_name(r->name))
+#define CHECK_ROW_o		CHECK_ROW_O
 #define CHECK_ROW_I(e, r, name) CHECK_INT(e->name, r->name)
 #define CHECK_ROW_L(e, r, name) CHECK(e->name == r->name)
 #define CHECK_ROW_B(e, r, name) CHECK_INT(e->name, r->name)
@@ -79,7 +84,7 @@ static const char *fit(const char *s, size_t size)
 
 /* the field list as an index: FIELD_<name> is the field's place */
 enum {
-#define FIELD_INDEX(name, kind, rec, row, journal, csv, dflt) FIELD_##name,
+#define FIELD_INDEX(name, kind, rec, row, since, csv, dflt) FIELD_##name,
 	ENGI_EPISODE_FIELDS(FIELD_INDEX)
 #undef FIELD_INDEX
 	    NFIELDS
@@ -87,7 +92,7 @@ enum {
 
 static void fill(struct record *r)
 {
-#define SET(name, kind, rec, row, journal, csv, dflt) SET_##kind(r, FIELD_##name, name);
+#define SET(name, kind, rec, row, since, csv, dflt) SET_##kind(r, FIELD_##name, name);
 	ENGI_EPISODE_FIELDS(SET)
 #undef SET
 }
@@ -96,7 +101,7 @@ static int fields_checked;
 
 static void check_record(const struct record *r)
 {
-#define CHECK_REC(name, kind, rec, row, journal, csv, dflt)                                        \
+#define CHECK_REC(name, kind, rec, row, since, csv, dflt)                                          \
 	CHECK_REC_##kind(r, FIELD_##name, name);                                                   \
 	fields_checked++;
 	ENGI_EPISODE_FIELDS(CHECK_REC)
@@ -105,7 +110,7 @@ static void check_record(const struct record *r)
 
 static void check_row(const struct engi_res_episode *e, const struct record *r)
 {
-#define CHECK_ROW(name, kind, rec, row, journal, csv, dflt) CHECK_ROW_##kind(e, r, name);
+#define CHECK_ROW(name, kind, rec, row, since, csv, dflt) CHECK_ROW_##kind(e, r, name);
 	ENGI_EPISODE_FIELDS(CHECK_ROW)
 #undef CHECK_ROW
 }
@@ -114,7 +119,7 @@ static void check_row(const struct engi_res_episode *e, const struct record *r)
 static void check_line_keys(const char *line)
 {
 	const char *at = line;
-#define KEY(name, kind, rec, row, journal, csv, dflt)                                              \
+#define KEY(name, kind, rec, row, since, csv, dflt)                                                \
 	{                                                                                          \
 		const char *k = strstr(at, "\"" #name "\":");                                      \
 		CHECK(k != NULL);                                                                  \
@@ -193,16 +198,17 @@ static void test_csv(const char *dir)
 	fprintf(fp, "%s%s", sep, #name);                                                           \
 	sep = ",";                                                                                 \
 	ncols++;
-#define HEAD_req				       HEAD_COL
-#define HEAD_opt				       HEAD_COL
-#define HEAD_like				       HEAD_COL
-#define HEAD(name, kind, rec, row, journal, csv, dflt) HEAD_##csv(name)
+#define HEAD_req				     HEAD_COL
+#define HEAD_opt				     HEAD_COL
+#define HEAD_like				     HEAD_COL
+#define HEAD(name, kind, rec, row, since, csv, dflt) HEAD_##csv(name)
 	ENGI_EPISODE_FIELDS(HEAD)
 	fputs("\n", fp);
 	sep = "";
 #define CELL_S(name) fprintf(fp, "%s%s", sep, want.name)
 #define CELL_M	     CELL_S
 #define CELL_O	     CELL_S
+#define CELL_o	     CELL_S
 #define CELL_I(name) fprintf(fp, "%s%d", sep, (int)want.name)
 #define CELL_L(name) fprintf(fp, "%s%lld", sep, (long long)want.name)
 #define CELL_B	     CELL_I
@@ -211,10 +217,10 @@ static void test_csv(const char *dir)
 #define VAL_COL(name, kind)                                                                        \
 	CELL_##kind(name);                                                                         \
 	sep = ",";
-#define VAL_req					      VAL_COL
-#define VAL_opt					      VAL_COL
-#define VAL_like				      VAL_COL
-#define VAL(name, kind, rec, row, journal, csv, dflt) VAL_##csv(name, kind)
+#define VAL_req					    VAL_COL
+#define VAL_opt					    VAL_COL
+#define VAL_like				    VAL_COL
+#define VAL(name, kind, rec, row, since, csv, dflt) VAL_##csv(name, kind)
 	ENGI_EPISODE_FIELDS(VAL)
 	fputs("\n", fp);
 	fclose(fp);
@@ -230,16 +236,17 @@ static void test_csv(const char *dir)
 #define SAME_S(name) CHECK_STR(engi_res_str(&res, e->name), want.name)
 #define SAME_M	     SAME_S
 #define SAME_O	     SAME_S
+#define SAME_o	     SAME_S
 #define SAME_I(name) CHECK_INT(e->name, want.name)
 #define SAME_L(name) CHECK(e->name == want.name)
 #define SAME_B	     SAME_I
 #define SAME_D(name) CHECK(e->name == want.name)
 #define SAME_no(name, kind)
-#define SAME_COL(name, kind)			       SAME_##kind(name);
-#define SAME_req				       SAME_COL
-#define SAME_opt				       SAME_COL
-#define SAME_like				       SAME_COL
-#define SAME(name, kind, rec, row, journal, csv, dflt) SAME_##csv(name, kind)
+#define SAME_COL(name, kind)			     SAME_##kind(name);
+#define SAME_req				     SAME_COL
+#define SAME_opt				     SAME_COL
+#define SAME_like				     SAME_COL
+#define SAME(name, kind, rec, row, since, csv, dflt) SAME_##csv(name, kind)
 		ENGI_EPISODE_FIELDS(SAME)
 	}
 	engi_results_release(&res);

@@ -83,6 +83,8 @@ static void check_results(const struct engi_results *res, const struct fixture_m
 		CHECK_STR(e->host, r.host);
 		CHECK_STR(e->run_id, r.run_id);
 		CHECK_STR(e->message, r.message);
+		CHECK_STR(e->run_outcome, r.run_outcome >= 0 ? outcome_name(r.run_outcome) : "");
+		CHECK_STR(e->run_message, r.run_message);
 		for (size_t j = 0; j < r.nassertions; j++, na++) {
 			if (na >= res->nassertions)
 				break;

@@ -76,14 +76,20 @@ const char *engi_outcome_why(int outcome);
 char *engi_outcome_list(char *buf, size_t size, int scored, const char *sep, const char *last);
 
 /*
- * X(name, kind, rec, row, journal, csv, dflt): the fields of an episode.
+ * X(name, kind, rec, row, since, csv, dflt): the fields of an episode.
  *   kind  S text, M text whose control characters the journal escapes (a
  *         message), O the outcome (an enum in the record, its name in the
- *         row), I a count (int; int32 in the row), L a 64-bit count, B a
- *         flag (0/1), D a number (double; NaN and infinities travel)
+ *         row), o an outcome that may be unknown (-1 in the record, "" in
+ *         the row and the journal), I a count (int; int32 in the row), L a
+ *         64-bit count, B a flag (0/1), D a number (double; NaN and
+ *         infinities travel)
  *   rec   bytes of a text in struct record (the journal's limit), 0 else
  *   row   bytes of a text in struct engi_res_episode (the HDF5 width)
- *   journal  1 when journals written before the field existed lack it
+ *   since 0 for a field every journal and results file has; else the
+ *         results format version (STORE_FORMAT_VERSION) that brought it:
+ *         journals written before it lack it, and so do results files of
+ *         an earlier format version (they read as the record's initial
+ *         value: "", 0, or -1 for kind o)
  *   csv   the episodes CSV column: no (none), req (required), opt (dflt,
  *         a text, when empty), like (empty: the value of field dflt)
  */
@@ -114,12 +120,17 @@ char *engi_outcome_list(char *buf, size_t size, int scored, const char *sep, con
 	X(message, M, 256, 256, 0, no, 0)   /* agent's summary or failure reason */                \
 	X(infra, S, 32, 64, 1, opt, "")	    /* infrastructure outcomes: why, else "" */            \
 	X(version, S, 32, 64, 1, opt, "")   /* engisweep version that ran and judged it */         \
-	X(verifier, S, 64, 128, 1, opt, "") /* "kind@version" that judged it, or "" */
+	X(verifier, S, 64, 128, 1, opt, "") /* "kind@version" that judged it, or "" */             \
+	/* the run's own end, before the verdict (--resume judges a verifier                       \
+	 * failure again from it) */                                                               \
+	X(run_outcome, o, 0, 16, 2, no, 0)                                                         \
+	X(run_message, M, 256, 256, 2, no, 0)
 
 /* the field types of each kind, in the row and in the record */
 #define ENGI_ROW_TYPE_S(name, size) char name[size]
 #define ENGI_ROW_TYPE_M(name, size) char name[size]
 #define ENGI_ROW_TYPE_O(name, size) char name[size]
+#define ENGI_ROW_TYPE_o(name, size) char name[size]
 #define ENGI_ROW_TYPE_I(name, size) int32_t name
 #define ENGI_ROW_TYPE_L(name, size) int64_t name
 #define ENGI_ROW_TYPE_B(name, size) int32_t name
@@ -128,19 +139,21 @@ char *engi_outcome_list(char *buf, size_t size, int scored, const char *sep, con
 #define ENGI_REC_TYPE_S(name, size) char name[size]
 #define ENGI_REC_TYPE_M(name, size) char name[size]
 #define ENGI_REC_TYPE_O(name, size) int name /* enum engi_outcome */
+#define ENGI_REC_TYPE_o(name, size) int name /* enum engi_outcome, or -1 */
 #define ENGI_REC_TYPE_I(name, size) int name
 #define ENGI_REC_TYPE_L(name, size) int64_t name
 #define ENGI_REC_TYPE_B(name, size) int name
 #define ENGI_REC_TYPE_D(name, size) double name
 
-#define ENGI_ROW_MEMBER_(name, kind, rec, row, journal, csv, dflt) ENGI_ROW_TYPE_##kind(name, row);
-#define ENGI_REC_MEMBER_(name, kind, rec, row, journal, csv, dflt) ENGI_REC_TYPE_##kind(name, rec);
+#define ENGI_ROW_MEMBER_(name, kind, rec, row, since, csv, dflt) ENGI_ROW_TYPE_##kind(name, row);
+#define ENGI_REC_MEMBER_(name, kind, rec, row, since, csv, dflt) ENGI_REC_TYPE_##kind(name, rec);
 
 /* Kinds as values, for tables generated from the list. */
 enum engi_field_kind {
 	ENGI_FK_S,
 	ENGI_FK_M,
 	ENGI_FK_O,
+	ENGI_FK_o,
 	ENGI_FK_I,
 	ENGI_FK_L,
 	ENGI_FK_B,
