@@ -78,6 +78,30 @@ size_t suite_refused_by(const struct suite *s, size_t i)
 	return n;
 }
 
+int suite_settle_file(struct suite *s, const char *file, int rc, const char *category,
+		      const char *msg, int msg_has_file, const struct engi_error *e, int strict,
+		      struct engi_error *err)
+{
+	if (rc == 0)
+		return 0;
+	char why[2 * ENGI_ERROR_MSG_MAX];
+	if (!category || !category[0]) {
+		if (rc == ENGI_ENOMEM)
+			return engi_raise(err, rc, "%s", e->msg);
+		category = "not a valid engisweep task";
+		snprintf(why, sizeof(why), "%s", e->msg);
+	} else if (msg_has_file) {
+		snprintf(why, sizeof(why), "%s", msg);
+	} else {
+		snprintf(why, sizeof(why), "%s: %s", file, msg);
+	}
+	if (strict)
+		return engi_raise(err, ENGI_EINVALID, "%s", why);
+	if (suite_refuse(s, file, ENGI_EINVALID, category, why) < 0)
+		return engi_raise(err, ENGI_ENOMEM, "out of memory");
+	return 0;
+}
+
 int suite_refuse(struct suite *s, const char *file, int code, const char *category,
 		 const char *reason)
 {

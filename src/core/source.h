@@ -70,6 +70,15 @@ const char *suite_image_for(const struct suite *s, const char *snapshot, const c
  * once, in the order first met). */
 size_t suite_refused_by(const struct suite *s, size_t i);
 
+/* For sources, what to do with one task file once it was tried: rc 0, it
+ * loaded (0); rc < 0 and no category, engisweep's own task rules refused
+ * it (e's message; ENGI_ENOMEM is the error); else it was refused for
+ * msg (prefixed with file unless msg_has_file). A refusal is the error when
+ * strict, else recorded (suite_refuse). */
+int suite_settle_file(struct suite *s, const char *file, int rc, const char *category,
+		      const char *msg, int msg_has_file, const struct engi_error *e, int strict,
+		      struct engi_error *err);
+
 /* For sources: records a refused task in s: its file, the kind of reason
  * (what inspect tabulates: "unknown field", "evaluator not supported", ...)
  * and the whole message. */

@@ -848,32 +848,12 @@ static int ew_load_file(struct suite *s, const char *dir, const char *cat, const
 		rc = engi_json_parse(file, text, len, &root, &e);
 	engi_free(text);
 	if (rc < 0) {
-		snprintf(r.category, sizeof(r.category), "not valid JSON");
-		snprintf(r.msg, sizeof(r.msg), "%s", e.msg);
-	} else {
-		rc = ew_translate(s, dir, cat, iface, folder, taskdir, file, root, &r, &e);
-		if (rc < 0 && !r.category[0]) {
-			/* refused by engisweep's own task rules */
-			if (rc == ENGI_ENOMEM) {
-				json_decref(root);
-				return engi_raise(err, rc, "%s", e.msg);
-			}
-			snprintf(r.category, sizeof(r.category), "not a valid engisweep task");
-			snprintf(r.msg, sizeof(r.msg), "%s", e.msg);
-		} else if (rc < 0) {
-			char m[sizeof(r.msg)];
-			snprintf(m, sizeof(m), "%s", r.msg);
-			snprintf(r.msg, sizeof(r.msg), "%s: %s", file, m);
-		}
+		json_decref(root);
+		return suite_settle_file(s, file, rc, "not valid JSON", e.msg, 1, &e, strict, err);
 	}
+	rc = ew_translate(s, dir, cat, iface, folder, taskdir, file, root, &r, &e);
 	json_decref(root);
-	if (rc == 0)
-		return 0;
-	if (strict)
-		return engi_raise(err, ENGI_EINVALID, "%s", r.msg);
-	if (suite_refuse(s, file, ENGI_EINVALID, r.category, r.msg) < 0)
-		return engi_raise(err, ENGI_ENOMEM, "out of memory");
-	return 0;
+	return suite_settle_file(s, file, rc, r.category, r.msg, 0, &e, strict, err);
 }
 
 static int ew_load(struct suite *s, const char *path, int strict, struct engi_error *err)

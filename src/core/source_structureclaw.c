@@ -529,35 +529,18 @@ static int sc_load_file(struct suite *s, const char *root, const char *family, c
 		rc = engi_json_parse(file, text, len, &sc, &e);
 	engi_free(text);
 	if (rc < 0) {
-		snprintf(r.category, sizeof(r.category), "not valid JSON");
-		snprintf(r.msg, sizeof(r.msg), "%s", e.msg);
-	} else if (!json_is_object(sc)) {
+		json_decref(sc);
+		return suite_settle_file(s, file, rc, "not valid JSON", e.msg, 1, &e, strict, err);
+	}
+	if (!json_is_object(sc)) {
 		rc = -1;
 		snprintf(r.category, sizeof(r.category), "malformed scenario");
-		snprintf(r.msg, sizeof(r.msg), "%s: /: expected an object", file);
+		snprintf(r.msg, sizeof(r.msg), "/: expected an object");
 	} else {
 		rc = sc_translate(s, root, family, file, sc, g, &r, &e);
-		if (rc < 0 && !r.category[0]) {
-			if (rc == ENGI_ENOMEM) {
-				json_decref(sc);
-				return engi_raise(err, rc, "%s", e.msg);
-			}
-			snprintf(r.category, sizeof(r.category), "not a valid engisweep task");
-			snprintf(r.msg, sizeof(r.msg), "%s", e.msg);
-		} else if (rc < 0) {
-			char m[sizeof(r.msg)];
-			snprintf(m, sizeof(m), "%s", r.msg);
-			snprintf(r.msg, sizeof(r.msg), "%s: %s", file, m);
-		}
 	}
 	json_decref(sc);
-	if (rc == 0)
-		return 0;
-	if (strict)
-		return engi_raise(err, ENGI_EINVALID, "%s", r.msg);
-	if (suite_refuse(s, file, ENGI_EINVALID, r.category, r.msg) < 0)
-		return engi_raise(err, ENGI_ENOMEM, "out of memory");
-	return 0;
+	return suite_settle_file(s, file, rc, r.category, r.msg, 0, &e, strict, err);
 }
 
 static int sc_load(struct suite *s, const char *path, int strict, struct engi_error *err)
