@@ -72,6 +72,8 @@ static const char audit_help[] =
     "\n"
     "options:\n"
     "      --json FILE        the findings as JSON too\n"
+    "      --clean FILE       the ids of the tasks without a finding, one a line:\n"
+    "                         a sweep of them alone is run --subset file:FILE\n"
     "  -o, --out DIR          results folder of the probe runs (default: a new\n"
     "                         folder under $TMPDIR, removed afterwards unless --keep)\n"
     "  -b, --backend NAME     where episodes run (local, qemu; default: local)\n"
@@ -610,8 +612,8 @@ static void json_task(json_t *arr, const struct task *t, const struct task_audit
 
 int cmd_audit(int argc, char **argv)
 {
-	const char *json_path = NULL;
-	/* --json and --help are audit's; the rest are validate's */
+	const char *json_path = NULL, *clean_path = NULL;
+	/* --json, --clean and --help are audit's; the rest are validate's */
 	char **args = engi_calloc((size_t)argc + 1, sizeof(*args));
 	if (!args) {
 		cli_errorf("out of memory");
@@ -632,6 +634,10 @@ int cmd_audit(int argc, char **argv)
 			json_path = argv[i] + 7;
 			continue;
 		}
+		if (!strcmp(argv[i], "--clean") && i + 1 < argc) {
+			clean_path = argv[++i];
+			continue;
+		}
 		args[nargs++] = argv[i];
 	}
 	struct cli_probe p;
@@ -647,6 +653,11 @@ int cmd_audit(int argc, char **argv)
 	} else if (sched_rank() == 0) {
 		json_t *tasks = json_array();
 		size_t with = 0, total = 0;
+		FILE *clean = clean_path ? fopen(clean_path, "w") : NULL;
+		if (clean_path && !clean) {
+			cli_errorf("audit: cannot write '%s'", clean_path);
+			code = EXIT_FAILED;
+		}
 		printf("| %-60s | %-22s | %s |\n", "task", "finding", "detail");
 		printf("|%s|%s|%s|\n",
 		       "--------------------------------------------------------------",
@@ -665,7 +676,13 @@ int cmd_audit(int argc, char **argv)
 				printf("| %-60s | %-22s | %s |\n", tk->id, "(note)", a.notes);
 			with += a.nf > 0;
 			total += a.nf;
+			if (clean && !a.nf)
+				fprintf(clean, "%s\n", tk->id);
 			json_task(tasks, tk, &a);
+		}
+		if (clean && fclose(clean) != 0) {
+			cli_errorf("audit: cannot write '%s'", clean_path);
+			code = EXIT_FAILED;
 		}
 		printf("\n%zu tasks audited: %zu with findings (%zu findings)%s\n",
 		       p.sw.suite.ntasks, with, total,

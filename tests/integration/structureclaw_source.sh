@@ -82,7 +82,7 @@ echo ok
 # audit: the fixtures' own defects, named per ground truth, the benchmark
 # unchanged
 find "$SHARED" -type f -exec sha256sum {} + | sort > before.sha
-expect_rc 1 "$ENGISWEEP" audit --quiet --json audit.json "$SHARED" > audit.txt 2>&1
+expect_rc 1 "$ENGISWEEP" audit --quiet --json audit.json --clean clean.txt "$SHARED" > audit.txt 2>&1
 find "$SHARED" -type f -exec sha256sum {} + | sort > after.sha
 cmp -s before.sha after.sha || fail "audit changed the benchmark"
 "$PY" - <<'PY'
@@ -110,5 +110,10 @@ assert any("section H600x250 carries the same values as" in f["detail"]
 # and sound tasks have none
 sound = {t["task"] for t in d["tasks"] if not t["findings"]}
 assert {"std-column-axial-800kn", "std-frame3d-complex-gt"} <= sound, sound
+assert sorted(open("clean.txt").read().split()) == sorted(sound), "--clean lists other ids"
 print("ok: audit:", {k: len(v) for k, v in by.items()})
 PY
+# a sweep of the sound scenarios alone
+n=$(wc -l < clean.txt)
+"$ENGISWEEP" plan --subset file:clean.txt "$SHARED" > plan.txt 2>&1 || { cat plan.txt; fail "plan of the clean ids"; }
+grep -q "^$n tasks x 1 models\|[^0-9]$n tasks x 1 models" plan.txt || { cat plan.txt; fail "the clean ids did not select $n tasks"; }
