@@ -47,19 +47,23 @@ size_t base64_decoded_max(size_t len)
 }
 
 /* 0..63, or -1 for anything outside the alphabet (padding included) */
+static const signed char sextets[256] = {
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 62, -1, -1, -1, 63,
+    52, 53, 54, 55, 56, 57, 58, 59, 60, 61, -1, -1, -1, -1, -1, -1, -1, 0,  1,	2,  3,	4,  5,	6,
+    7,	8,  9,	10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, -1, -1, -1, -1, -1,
+    -1, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48,
+    49, 50, 51, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
+
 static int sextet(unsigned char c)
 {
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
+	return sextets[c];
 }
 
 int base64_decode(const char *in, size_t len, unsigned char *out, size_t *outlen, size_t *bad_at)
@@ -71,7 +75,20 @@ int base64_decode(const char *in, size_t len, unsigned char *out, size_t *outlen
 		*bad_at = len;
 		return ENGI_EPARSE;
 	}
-	for (size_t i = 0; i < len; i += 4) {
+	/* every quad but the last has no padding: one lookup per character,
+	 * one test per quad */
+	size_t i = 0;
+	for (; len >= 4 && i < len - 4; i += 4) {
+		int a = sextets[p[i]], b = sextets[p[i + 1]], c = sextets[p[i + 2]],
+		    d = sextets[p[i + 3]];
+		if ((a | b | c | d) < 0)
+			break; /* the loop below says where */
+		uint32_t v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
+		out[o++] = (unsigned char)(v >> 16);
+		out[o++] = (unsigned char)(v >> 8);
+		out[o++] = (unsigned char)v;
+	}
+	for (; i < len; i += 4) {
 		int last = i + 4 == len;
 		int pad = 0;
 		if (last && p[i + 3] == '=')
