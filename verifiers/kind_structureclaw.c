@@ -63,16 +63,23 @@ enum sck_check {
 	CHECK_HAS_REPORT,
 	CHECK_INAPPLICABLE,
 	CHECK_ANY_OF,
+	CHECK_ANALYSIS_MATCHES,
 };
 
-static const char *const check_names[] = {"has_model",	   "no_bad_model",
-					  "model_matches", "model_matches_strict",
-					  "has_analysis",  "no_analysis",
-					  "has_report",	   "inapplicable",
-					  "any_of",	   NULL};
+static const char *const check_names[] = {"has_model",
+					  "no_bad_model",
+					  "model_matches",
+					  "model_matches_strict",
+					  "has_analysis",
+					  "no_analysis",
+					  "has_report",
+					  "inapplicable",
+					  "any_of",
+					  "analysis_matches",
+					  NULL};
 
-static const char *const default_stage[] = {"model",	"model",  "model", "model",  "analysis",
-					    "analysis", "report", "skill", "outcome"};
+static const char *const default_stage[] = {"model",	"model",  "model", "model",   "analysis",
+					    "analysis", "report", "skill", "outcome", "analysis"};
 
 /* The keys each check takes besides name, check, stage and required. */
 static const char *const *const check_keys[] = {
@@ -85,6 +92,7 @@ static const char *const *const check_keys[] = {
     (const char *const[]){"file", "min_chars", NULL},
     (const char *const[]){"reason", NULL},
     (const char *const[]){"of", NULL},
+    (const char *const[]){"file", "tol_rel", "tol_abs", NULL},
 };
 
 /* The reference entry of model_matches and model_matches_strict. */
@@ -99,6 +107,7 @@ struct sck_criterion {
 	int check;
 	long min_nodes, min_elements, min_chars;
 	double span_tol, load_tol;
+	double tol_rel, tol_abs; /* analysis_matches */
 	struct engi_match_tol tol;
 	char file[SCK_PATH_MAX];
 	char reason[SCK_REASON_MAX];
@@ -336,6 +345,11 @@ static int parse_item(json_t *item, const char *file, const char *dir, const cha
 	}
 	case CHECK_ANY_OF:
 		return parse_of(item, file, ptr, c, err);
+	case CHECK_ANALYSIS_MATCHES:
+		TRY(tol_key(item, "tol_rel", ENGI_STRUCT_RESULT_REL, file, ptr, &c->tol_rel, err));
+		TRY(tol_key(item, "tol_abs", ENGI_STRUCT_RESULT_ABS, file, ptr, &c->tol_abs, err));
+		return inside_path(item, "file", DEFAULT_ANALYSIS, "the deliverables", file, ptr,
+				   c->file, sizeof(c->file), err);
 	}
 	return 0;
 }
@@ -734,6 +748,105 @@ static int judge_has_report(const struct sck_criterion *c, const struct engi_ver
 		      (double)c->min_chars, v, err, d);
 }
 
+/* The index of an analysis entry's node in the delivered model: the file's
+ * own id (a string or a number, as its nodes give them), else -1. */
+static long node_index(const struct sck_model *m, json_t *node)
+{
+	json_t *nodes = json_object_get(m->root, "nodes");
+	for (size_t i = 0; i < m->s.f.nnodes; i++) {
+		json_t *id = json_object_get(json_array_get(nodes, i), "id");
+		if (json_is_string(node) && json_is_string(id) &&
+		    !strcmp(json_string_value(node), json_string_value(id)))
+			return (long)i;
+		if (json_is_integer(node) && json_integer_value(node) == m->s.f.node_id[i])
+			return (long)i;
+	}
+	return -1;
+}
+
+/* analysis_matches: the displacements the agent reports (its analysis
+ * file's `displacements`: node, ux, uy, uz in its model file's own axes,
+ * metres) against the frame kernel's solve of the model it delivered,
+ * first load case; each within max(tol_abs, tol_rel |solved|). */
+static int judge_analysis_matches(const struct sck_criterion *c, struct sck_model *m,
+				  const char *target, const struct engi_verify_ctx *ctx,
+				  struct engi_verdict *v, struct engi_error *err)
+{
+	int rc = model_ready(c, m, target, v, err);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	json_t *root;
+	int state;
+	char why[ENGI_ERROR_MSG_MAX];
+	TRY(read_json(ctx, c->file, &root, NULL, NULL, why, sizeof(why), &state, err));
+	if (state != MODEL_JSON)
+		return report(c, 0, NAN, 1, v, err, why);
+	json_t *disp = json_object_get(root, "displacements");
+	if (!json_is_array(disp))
+		disp = json_object_get(json_object_get(root, "data"), "displacements");
+	char d[ENGI_DETAIL_MAX];
+	if (!json_is_array(disp) || !json_array_size(disp)) {
+		json_decref(root);
+		return report(c, 0, NAN, 1, v, err, "no displacements to compare");
+	}
+	struct engi_frame_result r;
+	engi_frame_result_init(&r);
+	struct engi_error e;
+	engi_error_init(&e);
+	if (engi_frame_solve(&m->s.f, NULL, &r, &e) < 0 || r.nstates == 0) {
+		engi_frame_result_release(&r);
+		json_decref(root);
+		if (e.code == ENGI_ENOMEM)
+			RAISE(err, ENGI_ENOMEM, "%s", e.msg);
+		snprintf(d, sizeof(d), "the delivered model does not solve: %s", e.msg);
+		return report(c, 0, NAN, 1, v, err, d);
+	}
+	/* the model file's axes: a StructureClaw 2D model is in x-z */
+	int xz = strstr(m->s.normalised, "x-z plane") != NULL;
+	const double *u = r.state[0].u;
+	double worst = 0;
+	size_t compared = 0, unknown = 0;
+	char where[96] = "";
+	size_t i;
+	json_t *en;
+	json_array_foreach(disp, i, en)
+	{
+		long k = node_index(m, json_object_get(en, "node"));
+		if (k < 0) {
+			unknown++;
+			continue;
+		}
+		const double *uk = u + 6 * k;
+		/* (x, y, z) of the file from the kernel's: (x, z, -y) -> x, -z, y */
+		double sol[3] = {uk[0], xz ? -uk[2] : uk[1], xz ? uk[1] : uk[2]};
+		static const char *const comp[3] = {"ux", "uy", "uz"};
+		for (int q = 0; q < 3; q++) {
+			json_t *x = json_object_get(en, comp[q]);
+			if (!json_is_number(x))
+				continue;
+			double a = json_number_value(x), b = sol[q];
+			double ratio = fabs(a - b) / fmax(c->tol_abs, c->tol_rel * fabs(b));
+			compared++;
+			if (!(ratio <= worst)) {
+				worst = ratio;
+				snprintf(where, sizeof(where),
+					 "%s of entry %zu: %.6g reported, %.6g solved", comp[q], i,
+					 a, b);
+			}
+		}
+	}
+	engi_frame_result_release(&r);
+	json_decref(root);
+	int pass = compared > 0 && worst <= 1;
+	if (!compared)
+		snprintf(d, sizeof(d),
+			 "no displacement of a node of the model (%zu entries name none)", unknown);
+	else
+		snprintf(d, sizeof(d), "%zu values compared%s; worst %s (%.3g of its tolerance)",
+			 compared, unknown ? ", some nodes unknown" : "", where, worst);
+	return report(c, pass, worst, 1, v, err, d);
+}
+
 static int sck_verify(const void *criteria, const char *target, const struct engi_verify_ctx *ctx,
 		      struct engi_verdict *v, struct engi_error *err)
 {
@@ -743,7 +856,8 @@ static int sck_verify(const void *criteria, const char *target, const struct eng
 	engi_structural_init(&m.s);
 	int needs_model = 0, rc = 0;
 	for (size_t i = 0; i < cc->n; i++)
-		needs_model |= cc->v[i].check <= CHECK_MODEL_STRICT;
+		needs_model |= cc->v[i].check <= CHECK_MODEL_STRICT ||
+			       cc->v[i].check == CHECK_ANALYSIS_MATCHES;
 	if (needs_model)
 		rc = read_json(ctx, target, &m.root, &m.text, &m.len, m.why, sizeof(m.why),
 			       &m.state, err);
@@ -780,6 +894,9 @@ static int sck_verify(const void *criteria, const char *target, const struct eng
 			break;
 		case CHECK_ANY_OF:
 			break; /* on the whole verdict: sck_resolve */
+		case CHECK_ANALYSIS_MATCHES:
+			rc = judge_analysis_matches(c, &m, target, ctx, v, err);
+			break;
 		}
 	}
 	json_decref(m.root);

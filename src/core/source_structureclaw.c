@@ -58,7 +58,9 @@ static const char sc_contract[] =
     "\n\nDeliverables (in the working folder): write the structural model you build as "
     "model.json (StructureClaw's model schema 2.0, or engisweep's structural/1 format), the "
     "results of any analysis you run as analysis.json (a JSON object with displacements, "
-    "reactions or memberForces), and a report as report.md when one is asked for. When the "
+    "reactions or memberForces; displacements as a list of {\"node\": the model's node id, "
+    "\"ux\", \"uy\", \"uz\"} in metres in the model's axes), and a report as report.md "
+    "when one is asked for. When the "
     "request is incomplete, contradictory or unsafe, ask the user with ask_user instead of "
     "guessing, and do not deliver a model or an analysis you could not justify.";
 
@@ -152,8 +154,9 @@ static json_t *sc_truth(const struct sc_truths *g, const char *id)
 }
 
 /* The reference's analysis of a ground-truth model: its nodal displacements
- * from engisweep's frame kernel, first load case (NULL when it does not
- * solve: a mechanism, which the audit reports). */
+ * from engisweep's frame kernel, first load case, by the file's node ids and
+ * in the file's own axes (NULL when it does not solve: a mechanism, which
+ * the audit reports). */
 static char *sc_reference_analysis(const char *gt_text)
 {
 	struct engi_structural s;
@@ -161,21 +164,28 @@ static char *sc_reference_analysis(const char *gt_text)
 	engi_structural_init(&s);
 	engi_frame_result_init(&r);
 	char *out = NULL;
+	json_t *model = json_loads(gt_text, 0, NULL);
+	json_t *nodes = json_object_get(model, "nodes");
 	if (engi_structural_parse(SC_GT, gt_text, strlen(gt_text), &s, NULL) == 0 &&
-	    engi_frame_solve(&s.f, NULL, &r, NULL) == 0 && r.nstates > 0) {
+	    engi_frame_solve(&s.f, NULL, &r, NULL) == 0 && r.nstates > 0 &&
+	    json_array_size(nodes) == s.f.nnodes) {
+		int xz = strstr(s.normalised, "x-z plane") != NULL;
 		json_t *d = json_array();
 		const struct engi_frame_state *st = &r.state[0];
-		for (size_t i = 0; i < s.f.nnodes && d; i++)
-			json_array_append_new(d, json_pack("{s:I, s:f, s:f, s:f}", "node",
-							   (json_int_t)(i + 1), "ux", st->u[6 * i],
-							   "uy", st->u[6 * i + 1], "uz",
-							   st->u[6 * i + 2]));
+		for (size_t i = 0; i < s.f.nnodes && d; i++) {
+			const double *u = st->u + 6 * i;
+			json_array_append_new(
+			    d, json_pack("{s:O, s:f, s:f, s:f}", "node",
+					 json_object_get(json_array_get(nodes, i), "id"), "ux",
+					 u[0], "uy", xz ? -u[2] : u[1], "uz", xz ? u[1] : u[2]));
+		}
 		json_t *a =
 		    json_pack("{s:s, s:s, s:o}", "solver", "engisweep frame kernel", "load_case",
 			      s.f.ncases ? s.case_name[0] : "", "displacements", d);
 		out = a ? json_dumps(a, JSON_INDENT(1)) : NULL;
 		json_decref(a);
 	}
+	json_decref(model);
 	engi_frame_result_release(&r);
 	engi_structural_release(&s);
 	return out;
@@ -310,6 +320,14 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 			json_array_append_new(criteria,
 					      json_pack("{s:s, s:s, s:s}", "name", name, "check",
 							"has_analysis", "file", "analysis.json"));
+			/* beside the benchmark's check, not required: are the
+			 * numbers the re-solve of the delivered model's? */
+			char right[80];
+			snprintf(right, sizeof(right), "%s_right", name);
+			json_array_append_new(criteria,
+					      json_pack("{s:s, s:s, s:s, s:b}", "name", right,
+							"check", "analysis_matches", "file",
+							"analysis.json", "required", 0));
 		} else if (!strcmp(type, "has_report")) {
 			wants_report = 1;
 			json_array_append_new(criteria,

@@ -62,6 +62,12 @@ for t in failed:
     a = A[ref[t]["cell"]]
     assert a.get("has_analysis") == "fail" and a.get("model_matches") == "pass", (t, a)
 assert len(passed) >= 36, (passed, failed)
+# the reference's numbers are the re-solve of the model it delivered
+for t in passed:
+    a = A[ref[t]["cell"]]
+    if "has_analysis_right" in a:
+        assert a["has_analysis_right"] == "pass", (t, a)
+assert sum("has_analysis_right" in A[ref[t]["cell"]] for t in passed) >= 30
 assert all(e["success"] == 0 for e in noop.values())
 # asking and delivering nothing is the right answer of an incomplete request
 ask = ep["robust-beam-missing-load", "reference"]
@@ -117,3 +123,21 @@ PY
 n=$(wc -l < clean.txt)
 "$ENGISWEEP" plan --subset file:clean.txt "$SHARED" > plan.txt 2>&1 || { cat plan.txt; fail "plan of the clean ids"; }
 grep -q "^$n tasks x 1 models\|[^0-9]$n tasks x 1 models" plan.txt || { cat plan.txt; fail "the clean ids did not select $n tasks"; }
+
+# analysis_matches: a model stretched half as long again with the truth's
+# numbers beside it: the benchmark's model_matches fails, and the numbers are
+# not the delivered model's
+echo beam-static-with-report > one.txt
+"$ENGISWEEP" run --agents flawed:wrong-span --retries 0 --quiet --subset file:one.txt --out rw bench > rw.log 2>&1 \
+	|| { cat rw.log; fail "the wrong-span run failed"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import h5py
+import results as R
+(e,) = R.episodes("rw/results.h5")
+with h5py.File("rw/results.h5", "r") as f:
+    a = {R.s(x["name"]): (R.s(x["state"]), R.s(x["detail"])) for x in f["assertions"][:]}
+assert e["success"] == 0 and a["model_matches"][0] == "fail", a
+assert a["has_analysis"][0] == "pass" and a["has_analysis_right"][0] == "fail", a
+assert "reported" in a["has_analysis_right"][1] and "solved" in a["has_analysis_right"][1], a
+print("ok: wrong numbers found:", a["has_analysis_right"][1])
+PY
