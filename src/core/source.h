@@ -70,6 +70,16 @@ const char *suite_image_for(const struct suite *s, const char *snapshot, const c
  * once, in the order first met). */
 size_t suite_refused_by(const struct suite *s, size_t i);
 
+/* For sources translating one task: records the reason a task is refused
+ * in r (any struct with char arrays category and msg: the kind of reason,
+ * the message) and returns -1 from the calling function. */
+#define SUITE_REFUSE(r, cat, ...)                                                                  \
+	do {                                                                                       \
+		snprintf((r)->category, sizeof((r)->category), "%s", cat);                         \
+		snprintf((r)->msg, sizeof((r)->msg), __VA_ARGS__);                                 \
+		return -1;                                                                         \
+	} while (0)
+
 /* For sources, what to do with one task file once it was tried: rc 0, it
  * loaded (0); rc < 0 and no category, engisweep's own task rules refused
  * it (e's message; ENGI_ENOMEM is the error); else it was refused for

@@ -195,13 +195,6 @@ struct ew_refusal {
 	char missing[512];
 };
 
-#define REFUSE(r, cat, ...)                                                                        \
-	do {                                                                                       \
-		snprintf((r)->category, sizeof((r)->category), "%s", cat);                         \
-		snprintf((r)->msg, sizeof((r)->msg), __VA_ARGS__);                                 \
-		return -1;                                                                         \
-	} while (0)
-
 /* A guest path of an EngiWorld task as a path under the working folder
  * (the Desktop), into out; -1 when it is elsewhere. */
 static int ew_guest_rel(const char *guest, char *out, size_t n)
@@ -271,7 +264,7 @@ static int ew_uploads(const struct ew_at *at, json_t *step, const char *where, c
 {
 	json_t *files = json_object_get(json_object_get(step, "parameters"), "files");
 	if (!json_is_array(files) || !json_array_size(files))
-		REFUSE(r, "malformed step", "%s: upload_file without files", where);
+		SUITE_REFUSE(r, "malformed step", "%s: upload_file without files", where);
 	size_t i;
 	json_t *f;
 	json_array_foreach(files, i, f)
@@ -279,21 +272,23 @@ static int ew_uploads(const struct ew_at *at, json_t *step, const char *where, c
 		const char *local = json_string_value(json_object_get(f, "local_path"));
 		const char *guest = json_string_value(json_object_get(f, "path"));
 		if (!local || !guest)
-			REFUSE(r, "malformed step",
-			       "%s/parameters/files/%zu: a file needs local_path and path", where,
-			       i);
+			SUITE_REFUSE(r, "malformed step",
+				     "%s/parameters/files/%zu: a file needs local_path and path",
+				     where, i);
 		char rel[256], host[PATH_MAX];
 		if (ew_guest_rel(guest, rel, sizeof(rel)) < 0)
-			REFUSE(r, "guest path outside the Desktop",
-			       "%s/parameters/files/%zu: guest path '%s' is not under " EW_DESKTOP,
-			       where, i, guest);
+			SUITE_REFUSE(
+			    r, "guest path outside the Desktop",
+			    "%s/parameters/files/%zu: guest path '%s' is not under " EW_DESKTOP,
+			    where, i, guest);
 		char tree[PATH_MAX];
 		if (ew_join(at->frel, local, tree, sizeof(tree)) < 0 ||
 		    fs_env_path_check(tree, NULL) < 0)
-			REFUSE(r, "file outside the tree",
-			       "%s/parameters/files/%zu: '%s' (from %s) is not a path inside the "
-			       "task tree",
-			       where, i, local, at->frel);
+			SUITE_REFUSE(
+			    r, "file outside the tree",
+			    "%s/parameters/files/%zu: '%s' (from %s) is not a path inside the "
+			    "task tree",
+			    where, i, local, at->frel);
 		snprintf(host, sizeof(host), "%s/%s", at->root, tree);
 		if (!fs_path_is_file(host) && !r->missing[0]) {
 			snprintf(r->missing_category, sizeof(r->missing_category), "%s",
@@ -359,10 +354,11 @@ static int ew_command_step(json_t *st, const char *ptr, int launch, json_t *setu
 	{
 		if (strcmp(key, "command") && strcmp(key, "shell") &&
 		    (launch || strcmp(key, "timeout")))
-			REFUSE(r, "setup step not supported",
-			       "%s/parameters/%s: the runtime's '%s' of a %s step is not supported "
-			       "yet",
-			       ptr, key, key, launch ? "launch" : "execute");
+			SUITE_REFUSE(
+			    r, "setup step not supported",
+			    "%s/parameters/%s: the runtime's '%s' of a %s step is not supported "
+			    "yet",
+			    ptr, key, key, launch ? "launch" : "execute");
 	}
 	json_t *shell = json_object_get(par, "shell");
 	int sh = json_is_true(shell) ||
@@ -387,8 +383,9 @@ static int ew_command_step(json_t *st, const char *ptr, int launch, json_t *setu
 		{
 			if (!json_is_string(w)) {
 				engi_dynbuf_release(&out);
-				REFUSE(r, "malformed step",
-				       "%s/parameters/command/%zu: expected a string", ptr, i);
+				SUITE_REFUSE(r, "malformed step",
+					     "%s/parameters/command/%zu: expected a string", ptr,
+					     i);
 			}
 			if (rc == 0)
 				rc = ew_append_word(&out, json_string_value(w), 1);
@@ -396,16 +393,18 @@ static int ew_command_step(json_t *st, const char *ptr, int launch, json_t *setu
 	}
 	if (!out.len || rc < 0) {
 		engi_dynbuf_release(&out);
-		REFUSE(r, "malformed step",
-		       "%s/parameters/command: expected a command (a string or a list of words) "
-		       "of at most %d bytes",
-		       ptr, TASK_SETUP_CMD_MAX);
+		SUITE_REFUSE(
+		    r, "malformed step",
+		    "%s/parameters/command: expected a command (a string or a list of words) "
+		    "of at most %d bytes",
+		    ptr, TASK_SETUP_CMD_MAX);
 	}
 	if (strstr(out.buf, "{CLIENT_PASSWORD}")) {
 		engi_dynbuf_release(&out);
-		REFUSE(r, "setup step not supported",
-		       "%s/parameters/command: needs the guest user's password ({CLIENT_PASSWORD})",
-		       ptr);
+		SUITE_REFUSE(
+		    r, "setup step not supported",
+		    "%s/parameters/command: needs the guest user's password ({CLIENT_PASSWORD})",
+		    ptr);
 	}
 	json_t *step = json_pack("{s:s}", launch ? "launch" : "run", out.buf);
 	engi_dynbuf_release(&out);
@@ -414,8 +413,8 @@ static int ew_command_step(json_t *st, const char *ptr, int launch, json_t *setu
 		double t = json_is_number(to) ? json_number_value(to) : TASK_SETUP_TIMEOUT_S;
 		if (!(t > 0 && t <= 3600)) {
 			json_decref(step);
-			REFUSE(r, "malformed step",
-			       "%s/parameters/timeout: expected (0, 3600] seconds", ptr);
+			SUITE_REFUSE(r, "malformed step",
+				     "%s/parameters/timeout: expected (0, 3600] seconds", ptr);
 		}
 		json_object_set_new(step, "timeout_s", json_real(t));
 		json_object_set_new(step, "check", json_false());
@@ -445,9 +444,9 @@ static int ew_steps(const struct ew_at *at, json_t *steps, const char *where, co
 			continue;
 		}
 		if (!type || strcmp(type, "upload_file"))
-			REFUSE(r, "setup step not supported",
-			       "%s: step type '%s' is not supported yet", ptr,
-			       type ? type : "(none)");
+			SUITE_REFUSE(r, "setup step not supported",
+				     "%s: step type '%s' is not supported yet", ptr,
+				     type ? type : "(none)");
 		if (ew_uploads(at, st, ptr, hkey, gkey, list, r) < 0)
 			return -1;
 	}
@@ -600,50 +599,52 @@ static int ew_verifier(const struct ew_at *at, int optimization, json_t *ev, jso
 {
 	const char *field = "score";
 	if (!json_is_object(ev))
-		REFUSE(r, "malformed evaluator", "/evaluator: expected an object");
+		SUITE_REFUSE(r, "malformed evaluator", "/evaluator: expected an object");
 	json_t *func = json_object_get(ev, "func"), *res = json_object_get(ev, "result");
 	if (!json_is_string(func))
-		REFUSE(r, "evaluator not supported",
-		       "/evaluator/func: a list of functions is not supported yet");
+		SUITE_REFUSE(r, "evaluator not supported",
+			     "/evaluator/func: a list of functions is not supported yet");
 	const char *fn = json_string_value(func);
 	if (strcmp(fn, "exact_match") && strcmp(fn, "quantified_score"))
-		REFUSE(r, "evaluator not supported", "/evaluator/func: '%s' is not supported", fn);
+		SUITE_REFUSE(r, "evaluator not supported", "/evaluator/func: '%s' is not supported",
+			     fn);
 	if (!json_is_object(res))
-		REFUSE(r, "evaluator not supported",
-		       "/evaluator/result: one getter object is supported");
+		SUITE_REFUSE(r, "evaluator not supported",
+			     "/evaluator/result: one getter object is supported");
 	const char *gt = json_string_value(json_object_get(res, "type"));
 	if (!gt || strcmp(gt, "vm_command_line"))
-		REFUSE(r, "evaluator not supported",
-		       "/evaluator/result/type: '%s' is not supported", gt ? gt : "(none)");
+		SUITE_REFUSE(r, "evaluator not supported",
+			     "/evaluator/result/type: '%s' is not supported", gt ? gt : "(none)");
 	const char *cmd = json_string_value(json_object_get(res, "command"));
 	if (!cmd || !*cmd)
-		REFUSE(r, "malformed evaluator", "/evaluator/result/command: expected a command");
+		SUITE_REFUSE(r, "malformed evaluator",
+			     "/evaluator/result/command: expected a command");
 	json_t *prep = json_object_get(res, "prepare_command");
 	if (prep && (!json_is_string(prep) || !*json_string_value(prep)))
-		REFUSE(r, "malformed evaluator",
-		       "/evaluator/result/prepare_command: expected a command");
+		SUITE_REFUSE(r, "malformed evaluator",
+			     "/evaluator/result/prepare_command: expected a command");
 	json_t *pto = json_object_get(res, "prepare_timeout");
 	double prep_s = json_is_number(pto) ? json_number_value(pto) : 960.0;
 	if (pto && !(json_is_number(pto) && prep_s > 0 && prep_s <= 7200))
-		REFUSE(r, "malformed evaluator",
-		       "/evaluator/result/prepare_timeout: expected (0, 7200] seconds");
+		SUITE_REFUSE(r, "malformed evaluator",
+			     "/evaluator/result/prepare_timeout: expected (0, 7200] seconds");
 	if (!strcmp(fn, "exact_match")) {
 		const char *want = json_string_value(json_object_get(
 		    json_object_get(json_object_get(ev, "expected"), "rules"), "expected"));
 		if (!want || strcmp(want, "True\n"))
-			REFUSE(r, "evaluator not supported",
-			       "/evaluator/expected: only the rule \"True\\n\" is supported");
+			SUITE_REFUSE(r, "evaluator not supported",
+				     "/evaluator/expected: only the rule \"True\\n\" is supported");
 	} else {
 		json_t *f = json_object_get(json_object_get(ev, "metric"), "output_field");
 		if (f &&
 		    (!json_is_string(f) ||
 		     !engi_json_name_valid(json_string_value(f), strlen(json_string_value(f)))))
-			REFUSE(r, "malformed evaluator",
-			       "/evaluator/metric/output_field: expected a name");
+			SUITE_REFUSE(r, "malformed evaluator",
+				     "/evaluator/metric/output_field: expected a name");
 		if (f)
 			field = json_string_value(f);
 		if (!optimization)
-			REFUSE(
+			SUITE_REFUSE(
 			    r, "evaluator not supported",
 			    "/evaluator/func: quantified_score outside design-optimization is not "
 			    "supported yet");
@@ -660,10 +661,11 @@ static int ew_verifier(const struct ew_at *at, int optimization, json_t *ev, jso
 	if (ew_evaluator_script(run, sizeof(run), cmd, prep ? json_string_value(prep) : NULL,
 				prep_s) < 0) {
 		json_decref(uploads);
-		REFUSE(r, "malformed evaluator",
-		       "/evaluator/result: its command and prepare_command are longer than %zu "
-		       "bytes",
-		       sizeof(run) - 1024);
+		SUITE_REFUSE(
+		    r, "malformed evaluator",
+		    "/evaluator/result: its command and prepare_command are longer than %zu "
+		    "bytes",
+		    sizeof(run) - 1024);
 	}
 	double timeout_s = 600.0 + (prep ? prep_s : 0);
 	if (strcmp(fn, "quantified_score")) {
@@ -702,27 +704,27 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	const struct ew_at at = {tree, frel, taskdir};
 	const char *id = json_string_value(json_object_get(root, "id"));
 	if (!id)
-		REFUSE(r, "malformed task", "/id: expected a string");
+		SUITE_REFUSE(r, "malformed task", "/id: expected a string");
 	struct engiworld_id pid;
 	if (source_engiworld_id(id, &pid) < 0)
-		REFUSE(r, "malformed task",
-		       "/id: '%s' is not an EngiWorld id "
-		       "(<category>--<cli|gui>--<folder>--task-NN--<ubuntu|windows>)",
-		       id);
+		SUITE_REFUSE(r, "malformed task",
+			     "/id: '%s' is not an EngiWorld id "
+			     "(<category>--<cli|gui>--<folder>--task-NN--<ubuntu|windows>)",
+			     id);
 	if (strcmp(pid.category, cat) || strcmp(pid.interface, iface) ||
 	    strcmp(pid.folder, folder) || strcmp(pid.task, taskdir))
-		REFUSE(r, "id does not match its folder",
-		       "/id: '%s' is not the id of the folder %s/%s/%s/%s", id, cat, iface, folder,
-		       taskdir);
+		SUITE_REFUSE(r, "id does not match its folder",
+			     "/id: '%s' is not the id of the folder %s/%s/%s/%s", id, cat, iface,
+			     folder, taskdir);
 	if (!strcmp(pid.os, "windows"))
-		REFUSE(r, "windows guest",
-		       "'%s' runs in a Windows guest, which engisweep does not run", id);
+		SUITE_REFUSE(r, "windows guest",
+			     "'%s' runs in a Windows guest, which engisweep does not run", id);
 	int ci = ew_category(cat);
 	const char *instruction = json_string_value(json_object_get(root, "instruction"));
 	const char *snapshot = json_string_value(json_object_get(root, "snapshot"));
 	if (!instruction || !snapshot)
-		REFUSE(r, "malformed task", "/%s: expected a string",
-		       instruction ? "snapshot" : "instruction");
+		SUITE_REFUSE(r, "malformed task", "/%s: expected a string",
+			     instruction ? "snapshot" : "instruction");
 	json_t *apps = json_object_get(root, "related_apps");
 	const char *domain = NULL;
 	size_t i;
@@ -733,10 +735,10 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 			domain = ew_domain(json_string_value(a));
 	}
 	if (!json_is_array(apps) || !json_array_size(apps))
-		REFUSE(r, "malformed task", "/related_apps: expected a non-empty list");
+		SUITE_REFUSE(r, "malformed task", "/related_apps: expected a non-empty list");
 	if (!domain)
-		REFUSE(r, "unknown software",
-		       "/related_apps: no application of the benchmark's tables");
+		SUITE_REFUSE(r, "unknown software",
+			     "/related_apps: no application of the benchmark's tables");
 	int gui = !strcmp(iface, "gui");
 
 	json_t *inputs = json_array(), *setup = json_array();
@@ -759,9 +761,9 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 			json_decref(inputs);
 			json_decref(setup);
 			json_decref(deliverables);
-			REFUSE(r, "guest path outside the Desktop",
-			       "/artifact_paths/%zu: '%s' is not under " EW_DESKTOP, i,
-			       g ? g : "?");
+			SUITE_REFUSE(r, "guest path outside the Desktop",
+				     "/artifact_paths/%zu: '%s' is not under " EW_DESKTOP, i,
+				     g ? g : "?");
 		}
 		json_array_append_new(deliverables, json_pack("{s:s}", "path", rel));
 	}
@@ -769,7 +771,7 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 		json_decref(inputs);
 		json_decref(setup);
 		json_decref(deliverables);
-		REFUSE(r, "no artifact paths", "/artifact_paths: the task names no artifact");
+		SUITE_REFUSE(r, "no artifact paths", "/artifact_paths: the task names no artifact");
 	}
 	json_t *verifier = NULL;
 	if (ew_verifier(&at, !strcmp(ew_categories[ci].type, "optimization"),
@@ -785,17 +787,17 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 		json_decref(setup);
 		json_decref(deliverables);
 		json_decref(verifier);
-		REFUSE(r, "no image for the snapshot",
-		       "/snapshot: no engisweep image runs '%s' (the images that do: see "
-		       "docs/engiworld.md; --images FILE names others)",
-		       snapshot);
+		SUITE_REFUSE(r, "no image for the snapshot",
+			     "/snapshot: no engisweep image runs '%s' (the images that do: see "
+			     "docs/engiworld.md; --images FILE names others)",
+			     snapshot);
 	}
 	if (r->missing[0]) {
 		json_decref(inputs);
 		json_decref(setup);
 		json_decref(deliverables);
 		json_decref(verifier);
-		REFUSE(r, r->missing_category, "%s", r->missing);
+		SUITE_REFUSE(r, r->missing_category, "%s", r->missing);
 	}
 	json_t *task = json_pack(
 	    "{s:s, s:s, s:O, s:s, s:s, s:s, s:{s:s, s:s, s:i, s:i}, s:o, s:{s:i, s:f}, s:o, s:o}",

@@ -71,13 +71,6 @@ struct sc_refusal {
 	char msg[1024];
 };
 
-#define REFUSE(r, cat, ...)                                                                        \
-	do {                                                                                       \
-		snprintf((r)->category, sizeof((r)->category), "%s", cat);                         \
-		snprintf((r)->msg, sizeof((r)->msg), __VA_ARGS__);                                 \
-		return -1;                                                                         \
-	} while (0)
-
 /* The benchmark's folder: path itself, or path/structureclaw-bench. */
 static int sc_root(const char *path, char *root, size_t n)
 {
@@ -216,23 +209,23 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 {
 	const char *id = json_string_value(json_object_get(sc, "id"));
 	if (!id || !engi_json_name_valid_max(id, strlen(id), ENGI_TASK_ID_STR - 1))
-		REFUSE(r, "malformed scenario", "/id: expected a name");
+		SUITE_REFUSE(r, "malformed scenario", "/id: expected a name");
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	if (strncmp(base, id, strlen(id)) || strcmp(base + strlen(id), ".json"))
-		REFUSE(r, "malformed scenario", "/id: '%s' is not the file's name", id);
+		SUITE_REFUSE(r, "malformed scenario", "/id: '%s' is not the file's name", id);
 	const char *fam = json_string_value(json_object_get(sc, "taskFamily"));
 	if (!fam || strcmp(fam, family))
-		REFUSE(r, "malformed scenario", "/taskFamily: '%s' is not its folder '%s'",
-		       fam ? fam : "(none)", family);
+		SUITE_REFUSE(r, "malformed scenario", "/taskFamily: '%s' is not its folder '%s'",
+			     fam ? fam : "(none)", family);
 	if (json_object_get(sc, "turns"))
-		REFUSE(r, "multi-turn scenario",
-		       "/turns: scenarios of several turns are not supported yet");
+		SUITE_REFUSE(r, "multi-turn scenario",
+			     "/turns: scenarios of several turns are not supported yet");
 	const char *msg = json_string_value(json_object_get(sc, "message"));
 	json_t *as = json_object_get(json_object_get(sc, "expect"), "assertions");
 	if (!msg || !*msg)
-		REFUSE(r, "malformed scenario", "/message: expected the request");
+		SUITE_REFUSE(r, "malformed scenario", "/message: expected the request");
 	if (!json_is_array(as) || !json_array_size(as))
-		REFUSE(r, "malformed scenario", "/expect/assertions: expected a list");
+		SUITE_REFUSE(r, "malformed scenario", "/expect/assertions: expected a list");
 
 	json_t *criteria = json_array(), *iassert = json_array();
 	json_t *ref = json_array();
@@ -510,9 +503,9 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 			json_decref(task);
 			json_decref(drawings);
 			json_decref(inputs);
-			REFUSE(r, "attachment missing",
-			       "/attachments/%zu: '%s' is not in the benchmark's folder", i,
-			       rel ? rel : "(none)");
+			SUITE_REFUSE(r, "attachment missing",
+				     "/attachments/%zu: '%s' is not in the benchmark's folder", i,
+				     rel ? rel : "(none)");
 		}
 		size_t k = strlen(use);
 		if (k > 4 && !strcasecmp(use + k - 4, ".png"))
