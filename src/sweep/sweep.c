@@ -10,6 +10,7 @@
 #include "journal.h"
 #include "judge.h"
 #include "policy.h"
+#include "payload.h"
 #include "progress.h"
 #include "provider.h"
 #include "record.h"
@@ -167,7 +168,12 @@ static int verify_item(struct runctx *c, size_t ci, int rank, const char *input,
 	record_init(&rec);
 	struct engi_error e;
 	engi_error_init(&e);
-	int rc = record_from_json(input, input_len, &rec, &e);
+	struct payload_head head;
+	const char *body = NULL;
+	size_t body_len = 0;
+	int rc = payload_open(input, input_len, ci, &head, &body, &body_len, &e);
+	if (rc == 0)
+		rc = record_from_json(body, body_len, &rec, &e);
 	if (rc == 0 && strcmp(rec.cell, c->sw->matrix.cells[ci].id) != 0)
 		rc = engi_raise(&e, ENGI_EINVALID, "a verification of cell %s carried cell %s",
 				c->sw->matrix.cells[ci].id, rec.cell);
@@ -185,7 +191,7 @@ static int verify_item(struct runctx *c, size_t ci, int rank, const char *input,
 		snprintf(rec.message, sizeof(rec.message), "verifying: %s", e.msg);
 	}
 	engi_error_init(&e);
-	rc = record_to_json(&rec, payload, len, &e);
+	rc = payload_pack(&rec, ci, payload, len, &e);
 	record_release(&rec);
 	return rc < 0 ? ENGI_EINTERRUPTED : 0;
 }
@@ -224,7 +230,7 @@ static int hook_run(void *p, size_t ci, int rank, const char *input, size_t inpu
 		snprintf(rec.message, sizeof(rec.message), "%s", e.msg);
 	}
 	engi_error_init(&e);
-	rc = record_to_json(&rec, payload, len, &e);
+	rc = payload_pack(&rec, ci, payload, len, &e);
 	record_release(&rec);
 	return rc < 0 ? ENGI_EINTERRUPTED : pending;
 }
@@ -397,7 +403,14 @@ static void hook_pending(void *p, size_t ci, const char *payload, size_t len)
 	struct runctx *c = p;
 	struct engi_error e;
 	engi_error_init(&e);
-	if (c->vjournal.fd >= 0 && journal_append_json(&c->vjournal, payload, len, &e) < 0 &&
+	struct payload_head head;
+	const char *body = NULL;
+	size_t body_len = 0;
+	if (payload_open(payload, len, ci, &head, &body, &body_len, &e) < 0) {
+		/* its verification reports the same fault as the cell's result */
+		return;
+	}
+	if (c->vjournal.fd >= 0 && journal_append_json(&c->vjournal, body, body_len, &e) < 0 &&
 	    !c->vjournal_warned++)
 		fprintf(stderr,
 			"engisweep: warning: %s; an episode whose verification a kill "
@@ -405,13 +418,8 @@ static void hook_pending(void *p, size_t ci, const char *payload, size_t len)
 			e.msg);
 	if (!budgeted(c))
 		return;
-	struct record r;
-	record_init(&r);
-	if (record_from_json(payload, len, &r, NULL) == 0) {
-		c->model_spent[c->sw->matrix.cells[ci].model] += r.cost_usd;
-		c->booked[ci] = 1;
-	}
-	record_release(&r);
+	c->model_spent[c->sw->matrix.cells[ci].model] += head.cost_usd;
+	c->booked[ci] = 1;
 }
 
 static void note_result(struct sweep *sw, size_t ci, const struct record *r)
@@ -462,15 +470,23 @@ static int hook_finished(void *p, size_t ci, int rank, const char *payload, size
 	}
 	struct record r;
 	record_init(&r);
-	int rc = record_from_json(payload, len, &r, err);
+	struct payload_head head;
+	const char *body = NULL;
+	size_t body_len = 0;
+	int rc = payload_open(payload, len, ci, &head, &body, &body_len, err);
+	if (rc == 0)
+		rc = record_from_json(body, body_len, &r, err);
+	if (rc == 0 && strcmp(r.cell, c->sw->matrix.cells[ci].id) != 0)
+		rc = engi_raise(err, ENGI_EINVALID, "it carried the record of cell %s", r.cell);
 	if (rc < 0) {
+		record_release(&r);
 		engi_error_prefix(err, "result of cell %s from rank %d", c->sw->matrix.cells[ci].id,
 				  rank);
 		return rc;
 	}
-	/* the payload is the record as the journal writes it: no second
+	/* the body is the record as the journal writes it: no second
 	 * serialisation on rank 0 */
-	rc = journal_append_json(&c->journal, payload, len, err);
+	rc = journal_append_json(&c->journal, body, body_len, err);
 	if (rc == 0)
 		rc = store_append(c->store, &r, err);
 	if (rc == 0) {
