@@ -4,13 +4,15 @@
  *   sched   - dispatch only: workers return a small payload at once, rank 0
  *             hands it to a finished hook that does nothing;
  *   record  - rank 0 does what a sweep does per result (hook_finished):
- *             parse the record JSON, append the same bytes to the journal
+ *             read the payload (payload_read: the head checked, the
+ *             record's JSON parsed, its trace copied and put into the
+ *             journal's line as base64), append the line to the journal
  *             (write + fdatasync) and the record to the HDF5 store,
  *             flushing every 16 records. The records carry --trace-bytes
  *             bytes of trace (incompressible, as zstd output is) and
  *             --assertions assertions (default 0 and 0: the bare record).
  * Prints wall and rank-0 CPU milliseconds per cell; in record mode also
- * the main thread's CPU per cell in the parse (record_from_json), the
+ * the main thread's CPU per cell in the payload's read (payload_read), the
  * journal append and the store append and flushes.
  *   mpirun -np 4 bench_dispatch [--cells N] [--mode sched|record] [--dir D]
  *                               [--trace-bytes B] [--assertions A]
@@ -18,6 +20,7 @@
 #include "engi/alloc.h"
 #include "engi/error.h"
 #include "journal.h"
+#include "payload.h"
 #include "record.h"
 #include "scheduler.h"
 #include "store.h"
@@ -111,7 +114,7 @@ static int run(void *p, size_t cell, int rank, const char *input, size_t input_l
 		r.trace_raw_len = 4 * c->trace_bytes;
 	}
 	if (rc == 0)
-		rc = record_to_json(&r, payload, len, NULL);
+		rc = payload_pack(&r, cell, payload, len, NULL);
 	record_release(&r);
 	return rc;
 }
@@ -124,12 +127,17 @@ static int finished(void *p, size_t cell, int rank, const char *payload, size_t 
 	if (!c->record_mode)
 		return 0;
 	struct record r;
-	record_init(&r);
+	struct payload_head head;
+	char cell_id[32];
+	snprintf(cell_id, sizeof(cell_id), "%016zx", cell);
+	char *line = NULL;
+	size_t n = 0;
 	double t0 = thread_cpu_s();
-	TRY(record_from_json(payload, len, &r, err));
+	int rc = payload_read(payload, len, cell, cell_id, &head, &r, &line, &n, err);
 	double t1 = thread_cpu_s();
-	/* the payload is the journal line, as in the sweep */
-	int rc = journal_append_json(&c->j, payload, len, err);
+	if (rc == 0)
+		rc = journal_append_json(&c->j, line, n, err);
+	engi_free(line);
 	double t2 = thread_cpu_s();
 	if (rc == 0)
 		rc = store_append(c->store, &r, err);

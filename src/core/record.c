@@ -251,7 +251,7 @@ static json_t *trace_json(const struct record *r)
 #define JSON_B(v) json_boolean(v)
 #define JSON_D(v) json_num(v)
 
-static json_t *record_json(const struct record *r)
+static json_t *record_json(const struct record *r, int with_trace)
 {
 	struct writer w = {0};
 	json_t *o = json_object();
@@ -275,8 +275,9 @@ static json_t *record_json(const struct record *r)
 			w.failed = 1;
 	put(&w, o, "artifacts", arr);
 
-	put(&w, o, "trace", trace_json(r));
-	put(&w, o, "trace_raw_len", json_integer((json_int_t)r->trace_raw_len));
+	/* last, so that record_json_with_trace can put them back in place */
+	put(&w, o, "trace", with_trace ? trace_json(r) : json_string(""));
+	put(&w, o, "trace_raw_len", json_integer(with_trace ? (json_int_t)r->trace_raw_len : 0));
 	if (w.failed) {
 		json_decref(o);
 		return NULL;
@@ -284,13 +285,14 @@ static json_t *record_json(const struct record *r)
 	return o;
 }
 
-int record_to_json(const struct record *r, char **out, size_t *len, struct engi_error *err)
+static int to_json(const struct record *r, int with_trace, char **out, size_t *len,
+		   struct engi_error *err)
 {
 	*out = NULL;
 	if (len)
 		*len = 0;
 	TRY(check_writable(r, err));
-	json_t *o = record_json(r);
+	json_t *o = record_json(r, with_trace);
 	if (!o)
 		RAISE(err, ENGI_ENOMEM, "out of memory writing record '%s'", r->cell);
 	const size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(17);
@@ -306,6 +308,48 @@ int record_to_json(const struct record *r, char **out, size_t *len, struct engi_
 	*out = buf;
 	if (len)
 		*len = n;
+	return 0;
+}
+
+int record_to_json(const struct record *r, char **out, size_t *len, struct engi_error *err)
+{
+	return to_json(r, 1, out, len, err);
+}
+
+int record_to_json_bare(const struct record *r, char **out, size_t *len, struct engi_error *err)
+{
+	return to_json(r, 0, out, len, err);
+}
+
+#define BARE_TAIL ",\"trace\":\"\",\"trace_raw_len\":0}"
+
+int record_json_with_trace(const char *bare, size_t n, const unsigned char *trace, size_t trace_len,
+			   size_t trace_raw_len, char **out, size_t *len, struct engi_error *err)
+{
+	*out = NULL;
+	*len = 0;
+	size_t tail = sizeof(BARE_TAIL) - 1;
+	if (n < tail || memcmp(bare + n - tail, BARE_TAIL, tail) != 0)
+		RAISE(err, ENGI_EINVALID, "a record without its trace does not end in %s",
+		      BARE_TAIL);
+	if (trace_len && !trace)
+		RAISE(err, ENGI_EINVALID, "a trace of %zu bytes has no data", trace_len);
+	size_t b64 = base64_encoded_len(trace_len);
+	if (b64 == SIZE_MAX || trace_raw_len > (size_t)INT64_MAX || b64 > SIZE_MAX - n - 64)
+		RAISE(err, ENGI_ETOOBIG, "a record's trace of %zu bytes is too large", trace_len);
+	char *buf = engi_malloc(n - tail + b64 + 64);
+	if (!buf)
+		RAISE(err, ENGI_ENOMEM, "out of memory writing a record with its trace");
+	size_t k = n - tail;
+	memcpy(buf, bare, k);
+	/* what record_to_json writes: base64 is ASCII that JSON leaves as it is */
+	memcpy(buf + k, ",\"trace\":\"", 10);
+	k += 10;
+	base64_encode(trace, trace_len, buf + k);
+	k += b64;
+	k += (size_t)snprintf(buf + k, 48, "\",\"trace_raw_len\":%zu}", trace_raw_len);
+	*out = buf;
+	*len = k;
 	return 0;
 }
 

@@ -89,6 +89,14 @@ int record_check_values(const struct record *r, struct engi_error *err);
 /* One line of JSON, no newline; caller frees with engi_free. */
 int record_to_json(const struct record *r, char **out, size_t *len, struct engi_error *err);
 int record_from_json(const char *text, size_t len, struct record *r, struct engi_error *err);
+/* The same line with the trace left out ("trace": "", "trace_raw_len": 0):
+ * what travels between ranks beside the trace's own bytes. */
+int record_to_json_bare(const struct record *r, char **out, size_t *len, struct engi_error *err);
+/* record_to_json's line, byte for byte, of the record whose bare line is
+ * bare (n bytes) and whose trace is trace (trace_len bytes of zstd,
+ * trace_raw_len uncompressed): its base64 put in place, no JSON parsed. */
+int record_json_with_trace(const char *bare, size_t n, const unsigned char *trace, size_t trace_len,
+			   size_t trace_raw_len, char **out, size_t *len, struct engi_error *err);
 
 /* The record's episode row (struct engi_res_episode) and back: every field
  * of the list, texts cut to the narrower width (a record's always fit its

@@ -165,18 +165,11 @@ static int verify_item(struct runctx *c, size_t ci, int rank, const char *input,
 	struct episode_spec s;
 	fill_spec(c, ci, rank, &s);
 	struct record rec;
-	record_init(&rec);
 	struct engi_error e;
 	engi_error_init(&e);
 	struct payload_head head;
-	const char *body = NULL;
-	size_t body_len = 0;
-	int rc = payload_open(input, input_len, ci, &head, &body, &body_len, &e);
-	if (rc == 0)
-		rc = record_from_json(body, body_len, &rec, &e);
-	if (rc == 0 && strcmp(rec.cell, c->sw->matrix.cells[ci].id) != 0)
-		rc = engi_raise(&e, ENGI_EINVALID, "a verification of cell %s carried cell %s",
-				c->sw->matrix.cells[ci].id, rec.cell);
+	int rc = payload_read(input, input_len, ci, c->sw->matrix.cells[ci].id, &head, &rec, NULL,
+			      NULL, &e);
 	if (rc == 0)
 		rc = episode_verify(&s, &rec, &e);
 	if (rc == ENGI_EINTERRUPTED) {
@@ -404,14 +397,21 @@ static void hook_pending(void *p, size_t ci, const char *payload, size_t len)
 	struct engi_error e;
 	engi_error_init(&e);
 	struct payload_head head;
-	const char *body = NULL;
-	size_t body_len = 0;
-	if (payload_open(payload, len, ci, &head, &body, &body_len, &e) < 0) {
-		/* its verification reports the same fault as the cell's result */
-		return;
+	const char *json;
+	const unsigned char *trace;
+	if (payload_open(payload, len, ci, &head, &json, &trace, &e) < 0)
+		return; /* its verification reports the same fault */
+	char *line = NULL;
+	size_t n = 0;
+	int rc = 0;
+	if (c->vjournal.fd >= 0) {
+		rc = payload_read(payload, len, ci, c->sw->matrix.cells[ci].id, &head, NULL, &line,
+				  &n, &e);
+		if (rc == 0)
+			rc = journal_append_json(&c->vjournal, line, n, &e);
+		engi_free(line);
 	}
-	if (c->vjournal.fd >= 0 && journal_append_json(&c->vjournal, body, body_len, &e) < 0 &&
-	    !c->vjournal_warned++)
+	if (rc < 0 && !c->vjournal_warned++)
 		fprintf(stderr,
 			"engisweep: warning: %s; an episode whose verification a kill "
 			"interrupts will run again\n",
@@ -469,24 +469,22 @@ static int hook_finished(void *p, size_t ci, int rank, const char *payload, size
 		return 0;
 	}
 	struct record r;
-	record_init(&r);
 	struct payload_head head;
-	const char *body = NULL;
-	size_t body_len = 0;
-	int rc = payload_open(payload, len, ci, &head, &body, &body_len, err);
-	if (rc == 0)
-		rc = record_from_json(body, body_len, &r, err);
-	if (rc == 0 && strcmp(r.cell, c->sw->matrix.cells[ci].id) != 0)
-		rc = engi_raise(err, ENGI_EINVALID, "it carried the record of cell %s", r.cell);
+	char *line = NULL;
+	size_t n = 0;
+	/* the small record parsed, the trace taken as it came and put into
+	 * the journal's line without a parse */
+	int rc =
+	    payload_read(payload, len, ci, c->sw->matrix.cells[ci].id, &head, &r, &line, &n, err);
 	if (rc < 0) {
 		record_release(&r);
+		engi_free(line);
 		engi_error_prefix(err, "result of cell %s from rank %d", c->sw->matrix.cells[ci].id,
 				  rank);
 		return rc;
 	}
-	/* the body is the record as the journal writes it: no second
-	 * serialisation on rank 0 */
-	rc = journal_append_json(&c->journal, body, body_len, err);
+	rc = journal_append_json(&c->journal, line, n, err);
+	engi_free(line);
 	if (rc == 0)
 		rc = store_append(c->store, &r, err);
 	if (rc == 0) {
