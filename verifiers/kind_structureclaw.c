@@ -748,26 +748,204 @@ static int judge_has_report(const struct sck_criterion *c, const struct engi_ver
 		      (double)c->min_chars, v, err, d);
 }
 
-/* The index of an analysis entry's node in the delivered model: the file's
- * own id (a string or a number, as its nodes give them), else -1. */
-static long node_index(const struct sck_model *m, json_t *node)
+/* The delivered model's node or element ids, for lookups by an analysis
+ * entry's id: the file's own ids (strings or numbers, as it gives them) in
+ * the kernel's order, which is the file's. Sorted once, so that a file of
+ * many entries costs n log n, not n^2. */
+struct id_entry {
+	const char *s; /* the file's string id, or NULL */
+	int64_t num;   /* the kernel's number of the entity */
+	size_t idx;
+};
+
+struct id_map {
+	struct id_entry *by_s, *by_n;
+	size_t ns, nn;
+};
+
+static int cmp_s(const void *a, const void *b)
 {
-	json_t *nodes = json_object_get(m->root, "nodes");
-	for (size_t i = 0; i < m->s.f.nnodes; i++) {
-		json_t *id = json_object_get(json_array_get(nodes, i), "id");
-		if (json_is_string(node) && json_is_string(id) &&
-		    !strcmp(json_string_value(node), json_string_value(id)))
-			return (long)i;
-		if (json_is_integer(node) && json_integer_value(node) == m->s.f.node_id[i])
-			return (long)i;
-	}
-	return -1;
+	return strcmp(((const struct id_entry *)a)->s, ((const struct id_entry *)b)->s);
 }
 
-/* analysis_matches: the displacements the agent reports (its analysis
- * file's `displacements`: node, ux, uy, uz in its model file's own axes,
- * metres) against the frame kernel's solve of the model it delivered,
- * first load case; each within max(tol_abs, tol_rel |solved|). */
+static int cmp_n(const void *a, const void *b)
+{
+	int64_t x = ((const struct id_entry *)a)->num, y = ((const struct id_entry *)b)->num;
+	return (x > y) - (x < y);
+}
+
+static int id_map_build(json_t *items, const int64_t *num, size_t n, struct id_map *m,
+			struct engi_error *err)
+{
+	memset(m, 0, sizeof(*m));
+	m->by_s = engi_calloc(n + 1, sizeof(*m->by_s));
+	m->by_n = engi_calloc(n + 1, sizeof(*m->by_n));
+	if (!m->by_s || !m->by_n) {
+		engi_free(m->by_s);
+		engi_free(m->by_n);
+		memset(m, 0, sizeof(*m));
+		RAISE(err, ENGI_ENOMEM, "out of memory indexing the model's ids");
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_t *id = json_object_get(json_array_get(items, i), "id");
+		if (json_is_string(id))
+			m->by_s[m->ns++] = (struct id_entry){json_string_value(id), num[i], i};
+		m->by_n[m->nn++] = (struct id_entry){NULL, num[i], i};
+	}
+	qsort(m->by_s, m->ns, sizeof(*m->by_s), cmp_s);
+	qsort(m->by_n, m->nn, sizeof(*m->by_n), cmp_n);
+	return 0;
+}
+
+static void id_map_release(struct id_map *m)
+{
+	engi_free(m->by_s);
+	engi_free(m->by_n);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The index of the entity an analysis entry names (a string as the file's
+ * string ids, an integer as its numbers), else -1. */
+static long id_map_find(const struct id_map *m, json_t *key)
+{
+	struct id_entry k = {0}, *hit = NULL;
+	if (json_is_string(key) && m->ns) {
+		k.s = json_string_value(key);
+		hit = bsearch(&k, m->by_s, m->ns, sizeof(k), cmp_s);
+	} else if (json_is_integer(key) && m->nn) {
+		k.num = json_integer_value(key);
+		hit = bsearch(&k, m->by_n, m->nn, sizeof(k), cmp_n);
+	}
+	return hit ? (long)hit->idx : -1;
+}
+
+/* A list of the analysis file (at its root or under "data"). */
+static json_t *analysis_list(json_t *root, const char *key)
+{
+	json_t *a = json_object_get(root, key);
+	if (!json_is_array(a))
+		a = json_object_get(json_object_get(root, "data"), key);
+	return json_is_array(a) ? a : NULL;
+}
+
+/* The comparison so far: the worst reported value against its solved one,
+ * as a fraction of its tolerance. */
+struct cmp_state {
+	const struct sck_criterion *c;
+	double worst;
+	size_t compared, unknown, per_kind[3];
+	char where[128];
+};
+
+static void compare_value(struct cmp_state *cs, int kind, const char *what, const char *comp,
+			  size_t entry, double a, double b)
+{
+	double ratio = fabs(a - b) / fmax(cs->c->tol_abs, cs->c->tol_rel * fabs(b));
+	cs->compared++;
+	cs->per_kind[kind]++;
+	if (!(ratio <= cs->worst)) {
+		cs->worst = isnan(ratio) ? INFINITY : ratio;
+		snprintf(cs->where, sizeof(cs->where),
+			 "%s of %s entry %zu: %.6g reported, %.6g solved", comp, what, entry, a, b);
+	}
+}
+
+/* A vector of the kernel's axes in the model file's: a StructureClaw 2D
+ * model is in x-z, the kernel's in x-y: (x, y, z) of the file from the
+ * kernel's (x, z, -y) -> x, -z, y; forces and moments alike. */
+static void file_axes(const double *k, int xz, double out[3])
+{
+	out[0] = k[0];
+	out[1] = xz ? -k[2] : k[1];
+	out[2] = xz ? k[1] : k[2];
+}
+
+/* Entries {id_key: ID, names[0..5]: numbers} of a list against the solved
+ * nodal vectors vals (6 per node: translations or forces, then rotations
+ * or moments), any subset of the six given. */
+static void compare_nodal(struct cmp_state *cs, int kind, const char *what, json_t *list,
+			  const struct id_map *ids, const double *vals, int xz,
+			  const char *const names[6])
+{
+	size_t i;
+	json_t *en;
+	json_array_foreach(list, i, en)
+	{
+		long k = id_map_find(ids, json_object_get(en, "node"));
+		if (k < 0) {
+			cs->unknown++;
+			continue;
+		}
+		double sol[6];
+		file_axes(vals + 6 * k, xz, sol);
+		file_axes(vals + 6 * k + 3, xz, sol + 3);
+		for (int q = 0; q < 6; q++) {
+			json_t *x = json_object_get(en, names[q]);
+			if (json_is_number(x))
+				compare_value(cs, kind, what, names[q], i, json_number_value(x),
+					      sol[q]);
+		}
+	}
+}
+
+/* A member end's value given as one number, or as two components whose
+ * resultant it is (V from Vy and Vz, M from My and Mz); NAN when absent. */
+static double end_value(json_t *end, const char *key, const char *k1, const char *k2)
+{
+	json_t *x = json_object_get(end, key);
+	if (json_is_number(x))
+		return json_number_value(x);
+	json_t *a = k1 ? json_object_get(end, k1) : NULL, *b = k2 ? json_object_get(end, k2) : NULL;
+	if (!json_is_number(a) && !json_is_number(b))
+		return NAN;
+	double va = json_is_number(a) ? json_number_value(a) : 0;
+	double vb = json_is_number(b) ? json_number_value(b) : 0;
+	return hypot(va, vb);
+}
+
+/* memberForces entries {"element": ID, "i": END, "j": END}, END {"N", "V"
+ * (or "Vy", "Vz"), "T", "M" (or "My", "Mz")}, against the kernel's end
+ * forces by magnitude: axial |N|, torsion |T|, and the resultants of
+ * shear and of bending about the section's two axes, which no choice of
+ * local axes or sign convention changes. */
+static void compare_members(struct cmp_state *cs, json_t *list, const struct id_map *ids,
+			    const double *end_force)
+{
+	static const char *const ends[2] = {"i", "j"};
+	size_t i;
+	json_t *en;
+	json_array_foreach(list, i, en)
+	{
+		long k = id_map_find(ids, json_object_get(en, "element"));
+		if (k < 0) {
+			cs->unknown++;
+			continue;
+		}
+		for (int e = 0; e < 2; e++) {
+			json_t *end = json_object_get(en, ends[e]);
+			if (!json_is_object(end))
+				continue;
+			const double *f = end_force + 12 * k + 6 * e;
+			double sol[4] = {fabs(f[0]), hypot(f[1], f[2]), fabs(f[3]),
+					 hypot(f[4], f[5])};
+			double got[4] = {
+			    end_value(end, "N", NULL, NULL), end_value(end, "V", "Vy", "Vz"),
+			    end_value(end, "T", NULL, NULL), end_value(end, "M", "My", "Mz")};
+			static const char *const comp[2][4] = {
+			    {"|N| at i", "|V| at i", "|T| at i", "|M| at i"},
+			    {"|N| at j", "|V| at j", "|T| at j", "|M| at j"}};
+			for (int q = 0; q < 4; q++)
+				if (!isnan(got[q]))
+					compare_value(cs, 2, "memberForces", comp[e][q], i,
+						      fabs(got[q]), sol[q]);
+		}
+	}
+}
+
+/* analysis_matches: what the agent reports of its analysis (its analysis
+ * file's displacements, reactions and member forces, in its model file's
+ * own axes and units) against the frame kernel's solve of the model it
+ * delivered, first load case; each within max(tol_abs, tol_rel |solved|). */
 static int judge_analysis_matches(const struct sck_criterion *c, struct sck_model *m,
 				  const char *target, const struct engi_verify_ctx *ctx,
 				  struct engi_verdict *v, struct engi_error *err)
@@ -781,13 +959,14 @@ static int judge_analysis_matches(const struct sck_criterion *c, struct sck_mode
 	TRY(read_json(ctx, c->file, &root, NULL, NULL, why, sizeof(why), &state, err));
 	if (state != MODEL_JSON)
 		return report(c, 0, NAN, 1, v, err, why);
-	json_t *disp = json_object_get(root, "displacements");
-	if (!json_is_array(disp))
-		disp = json_object_get(json_object_get(root, "data"), "displacements");
+	json_t *disp = analysis_list(root, "displacements");
+	json_t *reac = analysis_list(root, "reactions");
+	json_t *memb = analysis_list(root, "memberForces");
 	char d[ENGI_DETAIL_MAX];
-	if (!json_is_array(disp) || !json_array_size(disp)) {
+	if (!json_array_size(disp) && !json_array_size(reac) && !json_array_size(memb)) {
 		json_decref(root);
-		return report(c, 0, NAN, 1, v, err, "no displacements to compare");
+		return report(c, 0, NAN, 1, v, err,
+			      "no displacements, reactions or member forces to compare");
 	}
 	struct engi_frame_result r;
 	engi_frame_result_init(&r);
@@ -801,50 +980,47 @@ static int judge_analysis_matches(const struct sck_criterion *c, struct sck_mode
 		snprintf(d, sizeof(d), "the delivered model does not solve: %s", e.msg);
 		return report(c, 0, NAN, 1, v, err, d);
 	}
-	/* the model file's axes: a StructureClaw 2D model is in x-z */
-	int xz = strstr(m->s.normalised, "x-z plane") != NULL;
-	const double *u = r.state[0].u;
-	double worst = 0;
-	size_t compared = 0, unknown = 0;
-	char where[96] = "";
-	size_t i;
-	json_t *en;
-	json_array_foreach(disp, i, en)
-	{
-		long k = node_index(m, json_object_get(en, "node"));
-		if (k < 0) {
-			unknown++;
-			continue;
-		}
-		const double *uk = u + 6 * k;
-		/* (x, y, z) of the file from the kernel's: (x, z, -y) -> x, -z, y */
-		double sol[3] = {uk[0], xz ? -uk[2] : uk[1], xz ? uk[1] : uk[2]};
-		static const char *const comp[3] = {"ux", "uy", "uz"};
-		for (int q = 0; q < 3; q++) {
-			json_t *x = json_object_get(en, comp[q]);
-			if (!json_is_number(x))
-				continue;
-			double a = json_number_value(x), b = sol[q];
-			double ratio = fabs(a - b) / fmax(c->tol_abs, c->tol_rel * fabs(b));
-			compared++;
-			if (!(ratio <= worst)) {
-				worst = ratio;
-				snprintf(where, sizeof(where),
-					 "%s of entry %zu: %.6g reported, %.6g solved", comp[q], i,
-					 a, b);
-			}
-		}
+	struct id_map nodes, elems;
+	rc = id_map_build(json_object_get(m->root, "nodes"), m->s.f.node_id, m->s.f.nnodes, &nodes,
+			  err);
+	if (rc == 0)
+		rc = id_map_build(json_object_get(m->root, "elements"), m->s.f.elem_id,
+				  m->s.f.nelems, &elems, err);
+	else
+		memset(&elems, 0, sizeof(elems));
+	if (rc < 0) {
+		id_map_release(&nodes);
+		engi_frame_result_release(&r);
+		json_decref(root);
+		return rc;
 	}
+	int xz = strstr(m->s.normalised, "x-z plane") != NULL;
+	const struct engi_frame_state *st = &r.state[0];
+	struct cmp_state cs = {.c = c};
+	static const char *const dnames[6] = {"ux", "uy", "uz", "rx", "ry", "rz"};
+	static const char *const rnames[6] = {"fx", "fy", "fz", "mx", "my", "mz"};
+	if (disp)
+		compare_nodal(&cs, 0, "displacements", disp, &nodes, st->u, xz, dnames);
+	if (reac)
+		compare_nodal(&cs, 1, "reactions", reac, &nodes, st->reaction, xz, rnames);
+	if (memb)
+		compare_members(&cs, memb, &elems, st->end_force);
+	id_map_release(&nodes);
+	id_map_release(&elems);
 	engi_frame_result_release(&r);
 	json_decref(root);
-	int pass = compared > 0 && worst <= 1;
-	if (!compared)
+	int pass = cs.compared > 0 && cs.worst <= 1;
+	if (!cs.compared)
 		snprintf(d, sizeof(d),
-			 "no displacement of a node of the model (%zu entries name none)", unknown);
+			 "no value of a node or element of the model (%zu entries name none)",
+			 cs.unknown);
 	else
-		snprintf(d, sizeof(d), "%zu values compared%s; worst %s (%.3g of its tolerance)",
-			 compared, unknown ? ", some nodes unknown" : "", where, worst);
-	return report(c, pass, worst, 1, v, err, d);
+		snprintf(d, sizeof(d),
+			 "%zu values compared (%zu displacements, %zu reactions, %zu member "
+			 "forces)%s; worst %s (%.3g of its tolerance)",
+			 cs.compared, cs.per_kind[0], cs.per_kind[1], cs.per_kind[2],
+			 cs.unknown ? ", some ids unknown" : "", cs.where, cs.worst);
+	return report(c, pass, cs.worst, 1, v, err, d);
 }
 
 static int sck_verify(const void *criteria, const char *target, const struct engi_verify_ctx *ctx,
@@ -954,7 +1130,7 @@ static size_t sck_names(const void *criteria, const char **out, size_t cap)
 const struct engi_verifier_kind engi_verifier_structureclaw = {
     .name = "structureclaw",
     .summary = "StructureClaw-Bench's assertions on a delivered model, analysis and report",
-    .version = 1,
+    .version = 2, /* 2: analysis_matches compares reactions and member forces */
     .parse = sck_parse,
     .verify = sck_verify,
     .free_criteria = sck_free,

@@ -35,6 +35,7 @@
 
 #include <dirent.h>
 #include <jansson.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +59,13 @@ static const char sc_contract[] =
     "\n\nDeliverables (in the working folder): write the structural model you build as "
     "model.json (StructureClaw's model schema 2.0, or engisweep's structural/1 format), the "
     "results of any analysis you run as analysis.json (a JSON object with displacements, "
-    "reactions or memberForces; displacements as a list of {\"node\": the model's node id, "
-    "\"ux\", \"uy\", \"uz\"} in metres in the model's axes), and a report as report.md "
-    "when one is asked for. When the "
+    "reactions or memberForces, in the model's axes and units: displacements as a list of "
+    "{\"node\": the model's node id, \"ux\", \"uy\", \"uz\"} in metres, with \"rx\", "
+    "\"ry\", \"rz\" in radians if you have them; reactions as a list of {\"node\", "
+    "\"fx\", \"fy\", \"fz\", \"mx\", \"my\", \"mz\"}; memberForces as a list of "
+    "{\"element\": the model's element id, \"i\": {\"N\", \"V\", \"T\", \"M\"}, "
+    "\"j\": {...}}, the axial force, shear, torsion and bending moment at the element's "
+    "first and second node), and a report as report.md when one is asked for. When the "
     "request is incomplete, contradictory or unsafe, ask the user with ask_user instead of "
     "guessing, and do not deliver a model or an analysis you could not justify.";
 
@@ -146,10 +151,27 @@ static json_t *sc_truth(const struct sc_truths *g, const char *id)
 	return NULL;
 }
 
-/* The reference's analysis of a ground-truth model: its nodal displacements
- * from engisweep's frame kernel, first load case, by the file's node ids and
- * in the file's own axes (NULL when it does not solve: a mechanism, which
- * the audit reports). */
+/* A vector of the kernel's axes in a StructureClaw file's (2D: x-z). */
+static json_t *sc_vec(const char *const k[3], const double *v, int xz)
+{
+	return json_pack("{s:f, s:f, s:f}", k[0], v[0], k[1], xz ? -v[2] : v[1], k[2],
+			 xz ? v[1] : v[2]);
+}
+
+/* The reference's member end forces: axial force N (the kernel's sign:
+ * what the node exerts on the end, along the member), and the resultants
+ * of shear V, torsion T and bending M, as analysis_matches compares them. */
+static json_t *sc_end(const double *f)
+{
+	return json_pack("{s:f, s:f, s:f, s:f}", "N", f[0], "V", hypot(f[1], f[2]), "T", fabs(f[3]),
+			 "M", hypot(f[4], f[5]));
+}
+
+/* The reference's analysis of a ground-truth model from engisweep's frame
+ * kernel, first load case, by the file's node and element ids and in the
+ * file's own axes: nodal displacements, the reactions of restrained nodes,
+ * member end forces (NULL when it does not solve: a mechanism, which the
+ * audit reports). */
 static char *sc_reference_analysis(const char *gt_text)
 {
 	struct engi_structural s;
@@ -159,22 +181,40 @@ static char *sc_reference_analysis(const char *gt_text)
 	char *out = NULL;
 	json_t *model = json_loads(gt_text, 0, NULL);
 	json_t *nodes = json_object_get(model, "nodes");
+	json_t *elems = json_object_get(model, "elements");
 	if (engi_structural_parse(SC_GT, gt_text, strlen(gt_text), &s, NULL) == 0 &&
 	    engi_frame_solve(&s.f, NULL, &r, NULL) == 0 && r.nstates > 0 &&
-	    json_array_size(nodes) == s.f.nnodes) {
+	    json_array_size(nodes) == s.f.nnodes && json_array_size(elems) == s.f.nelems) {
+		static const char *const uk[3] = {"ux", "uy", "uz"},
+					 *const fk[3] = {"fx", "fy", "fz"},
+					 *const mk[3] = {"mx", "my", "mz"};
 		int xz = strstr(s.normalised, "x-z plane") != NULL;
-		json_t *d = json_array();
+		json_t *d = json_array(), *re = json_array(), *mf = json_array();
 		const struct engi_frame_state *st = &r.state[0];
-		for (size_t i = 0; i < s.f.nnodes && d; i++) {
-			const double *u = st->u + 6 * i;
-			json_array_append_new(
-			    d, json_pack("{s:O, s:f, s:f, s:f}", "node",
-					 json_object_get(json_array_get(nodes, i), "id"), "ux",
-					 u[0], "uy", xz ? -u[2] : u[1], "uz", xz ? u[1] : u[2]));
+		for (size_t i = 0; i < s.f.nnodes && d && re; i++) {
+			json_t *id = json_object_get(json_array_get(nodes, i), "id");
+			json_t *e = sc_vec(uk, st->u + 6 * i, xz);
+			json_object_set(e, "node", id);
+			json_array_append_new(d, e);
+			if (!s.f.restraint[i])
+				continue;
+			e = sc_vec(fk, st->reaction + 6 * i, xz);
+			json_t *mom = sc_vec(mk, st->reaction + 6 * i + 3, xz);
+			json_object_update(e, mom);
+			json_decref(mom);
+			json_object_set(e, "node", id);
+			json_array_append_new(re, e);
 		}
+		for (size_t i = 0; i < s.f.nelems && mf; i++)
+			json_array_append_new(
+			    mf, json_pack("{s:O, s:o, s:o}", "element",
+					  json_object_get(json_array_get(elems, i), "id"), "i",
+					  sc_end(st->end_force + 12 * i), "j",
+					  sc_end(st->end_force + 12 * i + 6)));
 		json_t *a =
-		    json_pack("{s:s, s:s, s:o}", "solver", "engisweep frame kernel", "load_case",
-			      s.f.ncases ? s.case_name[0] : "", "displacements", d);
+		    json_pack("{s:s, s:s, s:o, s:o, s:o}", "solver", "engisweep frame kernel",
+			      "load_case", s.f.ncases ? s.case_name[0] : "", "displacements", d,
+			      "reactions", re, "memberForces", mf);
 		out = a ? json_dumps(a, JSON_INDENT(1)) : NULL;
 		json_decref(a);
 	}

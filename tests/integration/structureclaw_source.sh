@@ -41,8 +41,10 @@ ep = {(e["task_id"], e["model"]): e for e in R.episodes("r/results.h5")}
 with h5py.File("r/results.h5", "r") as f:
     rows = f["assertions"][:]
 A = collections.defaultdict(dict)
+D = collections.defaultdict(dict)
 for x in rows:
     A[R.s(x["cell"])][R.s(x["name"])] = R.s(x["state"])
+    D[R.s(x["cell"])][R.s(x["name"])] = R.s(x["detail"])
 inter = {"robust-beam-missing-load", "robust-frame-unrealistic-height"}
 ref = {t: e for (t, m), e in ep.items() if m == "reference" and t not in inter}
 noop = {t: e for (t, m), e in ep.items() if m == "noop" and t not in inter}
@@ -68,6 +70,13 @@ for t in passed:
     if "has_analysis_right" in a:
         assert a["has_analysis_right"] == "pass", (t, a)
 assert sum("has_analysis_right" in A[ref[t]["cell"]] for t in passed) >= 30
+# ... displacements, reactions and member forces alike
+import re
+for t in passed:
+    d = D[ref[t]["cell"]].get("has_analysis_right")
+    if d:
+        m = re.search(r"\((\d+) displacements, (\d+) reactions, (\d+) member forces\)", d)
+        assert m and all(int(g) > 0 for g in m.groups()), (t, d)
 assert all(e["success"] == 0 for e in noop.values())
 # asking and delivering nothing is the right answer of an incomplete request
 ask = ep["robust-beam-missing-load", "reference"]

@@ -716,6 +716,101 @@ static void test_hostile(void)
 	engi_verifier_free(kind, match);
 }
 
+/* analysis_matches against closed forms: the beam of sc_beam is fixed at
+ * both ends in its plane (the benchmark's "simply supported" restraint of
+ * ry at both ends; ux free at node 3), 6 m under 20 kN/m: reactions wL/2 =
+ * 60 kN up, end moments wL^2/12 = 60 kN m, 30 kN m at midspan, no shear
+ * there, no axial force, and a midspan deflection of wL^4/(384 EI). */
+#define AM_CRITERIA                                                                                \
+	"{\"kind\": \"structureclaw\", \"file\": \"model.json\", \"criteria\": ["                  \
+	"{\"name\": \"right\", \"check\": \"analysis_matches\", \"file\": \"analysis.json\"}]}"
+
+static int am_state(void *crit, const char *analysis, const char *want)
+{
+	struct engi_verdict v;
+	put("analysis.json", analysis);
+	judge(crit, &v);
+	int st = state(&v, "right");
+	if (want)
+		CHECK(holds(&v, "right", want));
+	engi_verdict_release(&v);
+	return st;
+}
+
+static void test_analysis_matches(void)
+{
+	void *crit = must_parse(AM_CRITERIA, task);
+	if (!crit)
+		return;
+	char *beam = sc_beam(6, -20, 1e-4);
+	put("model.json", beam);
+	free(beam);
+	double w = 20, L = 6, EI = 205000e3 * 1e-4;
+	double mid = -w * L * L * L * L / (384 * EI);
+	char a[2048];
+	const char *members = "\"memberForces\": ["
+			      "{\"element\": \"1\", \"i\": {\"N\": 0, \"V\": 60, \"M\": 60}, "
+			      "\"j\": {\"N\": 0, \"V\": 0,"
+			      " \"M\": 30}},"
+			      "{\"element\": \"2\", \"i\": {\"N\": 0, \"V\": 0, \"M\": 30}, \"j\": "
+			      "{\"N\": 0, \"V\": 60,"
+			      " \"M\": 60}}]";
+	snprintf(
+	    a, sizeof(a),
+	    "{\"displacements\": [{\"node\": \"2\", \"ux\": 0, \"uz\": %.12g}],"
+	    " \"reactions\": [{\"node\": \"1\", \"fx\": 0, \"fz\": 60}, {\"node\": \"3\", \"fz\": "
+	    "60}], %s}",
+	    mid, members);
+	CHECK_INT(am_state(crit, a,
+			   "17 values compared (2 displacements, 3 reactions, 12 member "
+			   "forces)"),
+		  ENGI_PASS);
+	/* each kind alone is enough, and each is checked */
+	CHECK_INT(am_state(crit, "{\"reactions\": [{\"node\": \"3\", \"fz\": 50}]}",
+			   "fz of reactions entry 0: 50 reported, 60 solved"),
+		  ENGI_FAIL);
+	CHECK_INT(am_state(crit, "{\"reactions\": [{\"node\": \"3\", \"fz\": -60}]}", NULL),
+		  ENGI_FAIL);
+	snprintf(a, sizeof(a), "{%s}", members);
+	CHECK_INT(am_state(crit, a, "12 member forces"), ENGI_PASS);
+	CHECK_INT(am_state(crit, "{\"memberForces\": [{\"element\": \"1\", \"i\": {\"M\": 45}}]}",
+			   "|M| at i of memberForces entry 0: 45 reported, 60 solved"),
+		  ENGI_FAIL);
+	/* by magnitude: another sign convention, shear given by components */
+	CHECK_INT(
+	    am_state(crit,
+		     "{\"memberForces\": [{\"element\": \"1\", \"i\": {\"Vy\": 36, \"Vz\": -48,"
+		     " \"M\": -60}}]}",
+		     NULL),
+	    ENGI_PASS);
+	/* the end moment's sign in the file's axes: one of the two holds */
+	int plus = am_state(crit, "{\"reactions\": [{\"node\": \"1\", \"my\": 60}]}", NULL);
+	int minus = am_state(crit, "{\"reactions\": [{\"node\": \"1\", \"my\": -60}]}", NULL);
+	CHECK((plus == ENGI_PASS) != (minus == ENGI_PASS));
+	/* the deflection's magnitude and sign */
+	snprintf(a, sizeof(a), "{\"displacements\": [{\"node\": \"2\", \"uz\": %.12g}]}", -mid);
+	CHECK_INT(am_state(crit, a, NULL), ENGI_FAIL);
+	/* ids: by the file's string ids; none known is no comparison */
+	CHECK_INT(am_state(crit, "{\"memberForces\": [{\"element\": \"9\", \"i\": {\"M\": 60}}]}",
+			   "name none"),
+		  ENGI_FAIL);
+	CHECK_INT(am_state(crit, "{\"memberForces\": [], \"reactions\": []}",
+			   "no displacements, reactions or member forces"),
+		  ENGI_FAIL);
+	/* hostile: a long list of unknown and repeated ids is judged, not a crash */
+	size_t n = 200000;
+	char *big = malloc(n * 24 + 64);
+	size_t k = (size_t)sprintf(big, "{\"reactions\": [");
+	for (size_t i = 0; i < n; i++)
+		k += (size_t)sprintf(big + k, "%s{\"node\": %zu}", i ? "," : "", i % 7);
+	sprintf(big + k, "]}");
+	CHECK_INT(am_state(crit, big, NULL), ENGI_FAIL);
+	free(big);
+	drop("analysis.json");
+	drop("model.json");
+	engi_verifier_free(kind, crit);
+}
+
 int main(int argc, char **argv)
 {
 	struct engi_error e;
@@ -740,6 +835,7 @@ int main(int argc, char **argv)
 	test_fixtures(argv[1]);
 	test_beam_variants();
 	test_checks();
+	test_analysis_matches();
 	test_optional_file();
 	test_parse_errors();
 	test_hostile();
