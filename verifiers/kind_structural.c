@@ -263,7 +263,7 @@ static size_t structural_names(const void *criteria, const char **out, size_t ca
 const struct engi_verifier_kind engi_verifier_structural = {
     .name = "structural",
     .summary = "structural model JSON: strict model matching, then re-solved results vs truth",
-    .version = 1,
+    .version = 2, /* 2: states paired as the match pairs load cases */
     .parse = structural_parse,
     .verify = structural_verify,
     .free_criteria = structural_free,

@@ -30,6 +30,7 @@
 #include "engi/alloc.h"
 #include "engi/slurp.h"
 #include "engi/structural.h"
+#include "engi/truth.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -64,22 +65,17 @@ enum sck_check {
 	CHECK_INAPPLICABLE,
 	CHECK_ANY_OF,
 	CHECK_ANALYSIS_MATCHES,
+	CHECK_RESPONSES_MATCH,
 };
 
-static const char *const check_names[] = {"has_model",
-					  "no_bad_model",
-					  "model_matches",
-					  "model_matches_strict",
-					  "has_analysis",
-					  "no_analysis",
-					  "has_report",
-					  "inapplicable",
-					  "any_of",
-					  "analysis_matches",
-					  NULL};
+static const char *const check_names[] = {
+    "has_model",    "no_bad_model",	"model_matches",   "model_matches_strict",
+    "has_analysis", "no_analysis",	"has_report",	   "inapplicable",
+    "any_of",	    "analysis_matches", "responses_match", NULL};
 
-static const char *const default_stage[] = {"model",	"model",  "model", "model",   "analysis",
-					    "analysis", "report", "skill", "outcome", "analysis"};
+static const char *const default_stage[] = {"model",	"model",    "model",  "model",
+					    "analysis", "analysis", "report", "skill",
+					    "outcome",	"analysis", "results"};
 
 /* The keys each check takes besides name, check, stage and required. */
 static const char *const *const check_keys[] = {
@@ -93,13 +89,18 @@ static const char *const *const check_keys[] = {
     (const char *const[]){"reason", NULL},
     (const char *const[]){"of", NULL},
     (const char *const[]){"file", "tol_rel", "tol_abs", NULL},
+    (const char *const[]){"reference", "id", "node_tol", "prop_tol_rel", "tol_rel", "tol_abs",
+			  NULL},
 };
 
-/* The reference entry of model_matches and model_matches_strict. */
+/* The reference entry of model_matches, model_matches_strict and
+ * responses_match (which also has its truth: two solves that agree). */
 struct sck_ref {
 	char label[SCK_PATH_MAX + 80]; /* "PATH 'ID'", for details */
 	struct engi_structural s;
 	struct engi_structural_extent x;
+	int has_truth;
+	struct engi_structural_truth truth;
 };
 
 struct sck_criterion {
@@ -129,6 +130,7 @@ static void sck_free(void *criteria)
 	for (size_t i = 0; i < cc->n; i++)
 		if (cc->v[i].ref) {
 			engi_structural_release(&cc->v[i].ref->s);
+			engi_structural_truth_release(&cc->v[i].ref->truth);
 			engi_free(cc->v[i].ref);
 		}
 	engi_free(cc);
@@ -159,6 +161,32 @@ static int inside_path(json_t *item, const char *key, const char *dflt, const ch
 	return 0;
 }
 
+/* The truth of a reference: two solves (engi/truth.h) that agree and hold
+ * equilibrium, else the task's error (a mechanism names its node). */
+static int ref_truth(json_t *item, const char *file, const char *ptr, struct sck_criterion *c,
+		     struct engi_error *err)
+{
+	(void)item;
+	char pid[POINTER_MAX];
+	engi_json_pointer(pid, sizeof(pid), ptr, "id");
+	struct engi_truth_check chk;
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc = engi_structural_truth_build(&c->ref->s, &c->ref->truth, &chk, &e);
+	if (rc == ENGI_ENOMEM)
+		RAISE(err, rc, "%s", e.msg);
+	if (rc < 0)
+		return engi_parse_error(err, file, pid, "%s has no truth: %s", c->ref->label,
+					e.msg);
+	if (!engi_truth_accepted(&chk))
+		return engi_parse_error(err, file, pid,
+					"%s has no truth: its two solves agree to %.3g, "
+					"equilibrium to %.3g",
+					c->ref->label, chk.agreement_rel, chk.equilibrium_rel);
+	c->ref->has_truth = 1;
+	return 0;
+}
+
 static int count_key(json_t *item, const char *key, long dflt, long max, const char *file,
 		     const char *ptr, long *out, struct engi_error *err)
 {
@@ -183,63 +211,22 @@ static int load_ref(json_t *item, const char *file, const char *dir, const char 
 	char path[PATH_MAX];
 	if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
 		return engi_parse_error(err, file, p, "the path is too long");
+	c->ref = engi_calloc(1, sizeof(*c->ref));
+	if (!c->ref)
+		RAISE(err, ENGI_ENOMEM, "%s: out of memory", file);
+	engi_structural_init(&c->ref->s);
+	engi_structural_truth_init(&c->ref->truth);
 	struct engi_error e;
 	engi_error_init(&e);
-	char *text = NULL;
-	size_t len = 0;
-	int rc = engi_io_slurp(path, rel, "reference models", SCK_FILE_MAX, &text, &len, &e);
+	int rc = engi_structural_read_entry(path, rel, id, &c->ref->s, c->ref->label,
+					    sizeof(c->ref->label), &e);
 	if (rc == ENGI_ENOMEM)
 		RAISE(err, rc, "%s", e.msg);
-	if (rc < 0)
-		return engi_parse_error(err, file, p, "%s", e.msg);
-	json_t *root = NULL;
-	rc = engi_json_parse(rel, text, len, &root, &e);
-	engi_free(text);
-	if (rc == ENGI_ENOMEM)
-		RAISE(err, rc, "%s", e.msg);
-	if (rc < 0)
-		return engi_parse_error(err, file, p, "%s", e.msg);
-	json_t *model = NULL;
-	size_t count = json_is_array(root) ? json_array_size(root) : 0;
-	for (size_t i = 0; i < count && !model; i++) {
-		json_t *entry = json_array_get(root, i);
-		json_t *eid = json_object_get(entry, "id");
-		if (json_is_string(eid) && !strcmp(json_string_value(eid), id))
-			model = json_object_get(entry, "model");
-	}
-	if (!json_is_array(root)) {
-		rc =
-		    engi_parse_error(err, file, p, "%s: expected an array of {id, model}, found %s",
-				     rel, engi_json_kind(root));
-	} else if (!json_is_object(model)) {
-		rc = engi_parse_error(err, file, pid,
-				      "%s has no entry '%s' with a model (%zu entries)", rel, id,
-				      count);
-	} else {
-		char *dump = json_dumps(model, JSON_COMPACT);
-		c->ref = engi_calloc(1, sizeof(*c->ref));
-		if (!dump || !c->ref) {
-			free(dump);
-			json_decref(root);
-			RAISE(err, ENGI_ENOMEM, "%s: out of memory", file);
-		}
-		engi_structural_init(&c->ref->s);
-		snprintf(c->ref->label, sizeof(c->ref->label), "%s '%s'", rel, id);
-		engi_error_init(&e);
-		rc = engi_structural_parse(c->ref->label, dump, strlen(dump), &c->ref->s, &e);
-		free(dump);
-		if (rc == ENGI_ENOMEM) {
-			json_decref(root);
-			RAISE(err, rc, "%s", e.msg);
-		}
-		if (rc < 0)
-			rc = engi_parse_error(err, file, pid, "the reference does not read: %s",
-					      e.msg);
-		else
-			engi_structural_extent(&c->ref->s, &c->ref->x);
-	}
-	json_decref(root);
-	return rc;
+	if (rc < 0) /* the file's problems at reference, the entry's at id */
+		return engi_parse_error(err, file, rc == ENGI_EIO || rc == ENGI_EPARSE ? p : pid,
+					"%s", e.msg);
+	engi_structural_extent(&c->ref->s, &c->ref->x);
+	return 0;
 }
 
 static int tol_key(json_t *item, const char *key, double dflt, const char *file, const char *ptr,
@@ -318,6 +305,15 @@ static int parse_item(json_t *item, const char *file, const char *dir, const cha
 		TRY(tol_key(item, "prop_tol_rel", ENGI_MATCH_PROP_REL, file, ptr, &c->tol.prop_rel,
 			    err));
 		return load_ref(item, file, dir, ptr, c, err);
+	case CHECK_RESPONSES_MATCH:
+		TRY(tol_key(item, "node_tol", ENGI_MATCH_NODE_DIST, file, ptr, &c->tol.node_dist,
+			    err));
+		TRY(tol_key(item, "prop_tol_rel", ENGI_MATCH_PROP_REL, file, ptr, &c->tol.prop_rel,
+			    err));
+		TRY(tol_key(item, "tol_rel", ENGI_STRUCT_RESULT_REL, file, ptr, &c->tol_rel, err));
+		TRY(tol_key(item, "tol_abs", ENGI_STRUCT_RESULT_ABS, file, ptr, &c->tol_abs, err));
+		TRY(load_ref(item, file, dir, ptr, c, err));
+		return ref_truth(item, file, ptr, c, err);
 	case CHECK_HAS_ANALYSIS:
 	case CHECK_NO_ANALYSIS:
 		return inside_path(item, "file", DEFAULT_ANALYSIS, "the deliverables", file, ptr,
@@ -642,6 +638,59 @@ static int judge_strict(const struct sck_criterion *c, struct sck_model *m, cons
 				 mt.first_problem[0] ? mt.first_problem : "counts differ");
 		rc = report(c, perfect, perfect, 1, v, err, d);
 	}
+	engi_match_release(&mt);
+	return rc;
+}
+
+/* responses_match: the delivered model matches the reference strictly and
+ * its solve gives the reference's truth, every state named as in the
+ * truth: displacements, reactions and member end forces (global axes, end
+ * by end) within max(tol_abs, tol_rel |truth|). */
+static int judge_responses(const struct sck_criterion *c, struct sck_model *m, const char *target,
+			   struct engi_verdict *v, struct engi_error *err)
+{
+	int rc = model_ready(c, m, target, v, err);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	struct engi_match mt;
+	engi_match_init(&mt);
+	struct engi_frame_result r;
+	engi_frame_result_init(&r);
+	char d[ENGI_DETAIL_MAX];
+	rc = engi_structural_match(&c->ref->s, &m->s, &c->tol, &mt, err);
+	if (rc == 0 && !engi_match_perfect(&mt)) {
+		snprintf(d, sizeof(d), "no responses compared: the model does not match %s: %s",
+			 c->ref->label, mt.first_problem[0] ? mt.first_problem : "counts differ");
+		rc = report(c, 0, NAN, 1, v, err, d);
+		goto out;
+	}
+	struct engi_error e;
+	engi_error_init(&e);
+	if (rc == 0 && engi_frame_solve(&m->s.f, NULL, &r, &e) < 0) {
+		if (e.code == ENGI_ENOMEM)
+			rc = engi_raise(err, ENGI_ENOMEM, "%s", e.msg);
+		else {
+			snprintf(d, sizeof(d), "the delivered model does not solve: %s", e.msg);
+			rc = report(c, 0, NAN, 1, v, err, d);
+		}
+		goto out;
+	}
+	struct engi_structural_cmp cmp;
+	if (rc == 0)
+		rc = engi_structural_compare(&c->ref->truth, &m->s, &r, &mt, c->tol_rel, c->tol_abs,
+					     &cmp, err);
+	if (rc == 0) {
+		double worst = fmax(cmp.u_ratio, fmax(cmp.reaction_ratio, cmp.force_ratio));
+		int pass = !isnan(worst) && worst <= 1;
+		snprintf(d, sizeof(d),
+			 "against the truth of %s: worst |error| / tolerance: displacements %.3g, "
+			 "reactions %.3g, member forces %.3g%s%s",
+			 c->ref->label, cmp.u_ratio, cmp.reaction_ratio, cmp.force_ratio,
+			 pass ? "" : "; ", pass ? "" : cmp.where);
+		rc = report(c, pass, worst, 1, v, err, d);
+	}
+out:
+	engi_frame_result_release(&r);
 	engi_match_release(&mt);
 	return rc;
 }
@@ -1033,7 +1082,8 @@ static int sck_verify(const void *criteria, const char *target, const struct eng
 	int needs_model = 0, rc = 0;
 	for (size_t i = 0; i < cc->n; i++)
 		needs_model |= cc->v[i].check <= CHECK_MODEL_STRICT ||
-			       cc->v[i].check == CHECK_ANALYSIS_MATCHES;
+			       cc->v[i].check == CHECK_ANALYSIS_MATCHES ||
+			       cc->v[i].check == CHECK_RESPONSES_MATCH;
 	if (needs_model)
 		rc = read_json(ctx, target, &m.root, &m.text, &m.len, m.why, sizeof(m.why),
 			       &m.state, err);
@@ -1051,6 +1101,9 @@ static int sck_verify(const void *criteria, const char *target, const struct eng
 			break;
 		case CHECK_MODEL_STRICT:
 			rc = judge_strict(c, &m, target, v, err);
+			break;
+		case CHECK_RESPONSES_MATCH:
+			rc = judge_responses(c, &m, target, v, err);
 			break;
 		case CHECK_HAS_ANALYSIS:
 			rc = judge_has_analysis(c, ctx, v, err);

@@ -164,6 +164,9 @@ int engi_structural_match(const struct engi_structural *ref, const struct engi_s
 	m->node_map = engi_malloc((rf->nnodes + 1) * sizeof(long));
 	m->elem_map = engi_malloc((rf->nelems + 1) * sizeof(long));
 	m->elem_flip = engi_calloc(rf->nelems + 1, sizeof(int));
+	m->ref_cases = rf->ncases;
+	m->ref_combos = rf->ncombos;
+	m->cand_cases = cf->ncases;
 	m->case_map = engi_malloc((rf->ncases + 1) * sizeof(long));
 	m->combo_map = engi_malloc((rf->ncombos + 1) * sizeof(long));
 	struct xsort *xs = engi_malloc((cf->nnodes + 1) * sizeof(*xs));

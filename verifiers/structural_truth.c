@@ -224,14 +224,25 @@ int engi_structural_compare(const struct engi_structural_truth *truth,
 	if (truth->nnodes != m->ref_nodes || truth->nelems != m->ref_elems)
 		RAISE(err, ENGI_EINVALID, "the truth does not belong to the reference model");
 	for (size_t k = 0; k < truth->nstates; k++) {
-		/* the candidate's state of the same name */
+		/* the candidate's state the match paired with it (cases by name,
+		 * else by position; combinations by name or by their factors),
+		 * else the one of the same name */
 		long cs = -1;
-		for (size_t j = 0; j < cr->nstates; j++) {
+		if (truth->nstates == m->ref_cases + m->ref_combos && m->case_map && m->combo_map &&
+		    m->cand_cases == cf->ncases) {
+			if (k < m->ref_cases)
+				cs = m->case_map[k];
+			else if (m->combo_map[k - m->ref_cases] >= 0)
+				cs = (long)cf->ncases + m->combo_map[k - m->ref_cases];
+		}
+		for (size_t j = 0; cs < 0 && j < cr->nstates; j++) {
 			const char *nm =
 			    j < cf->ncases ? cand->case_name[j] : cand->combo_name[j - cf->ncases];
 			if (!strcmp(nm, truth->state_name[k]))
 				cs = (long)j;
 		}
+		if (cs >= (long)cr->nstates)
+			cs = -1;
 		if (cs < 0) {
 			out->u_ratio = out->reaction_ratio = out->force_ratio = INFINITY;
 			snprintf(out->where, sizeof(out->where), "no results for '%s'",

@@ -32,6 +32,12 @@ static const char truth_help[] =
     "equilibrium holds to 1e-9. Exit 1 when they do not. A StructureClaw\n"
     "model is read too, in engisweep's axes and units (printed: normalised).\n"
     "\n"
+    "With --id ID, MODEL.json is a list of {\"id\", \"model\"} entries\n"
+    "(StructureClaw-Bench's fixtures/ground-truth-models.json) and entry ID's\n"
+    "model is solved: the truth the verifier check responses_match makes of it\n"
+    "(written to ID.truth.json in the current folder by default; the list's\n"
+    "folder is never written).\n"
+    "\n"
     "A CalculiX deck (.inp) is solved as read (default ordering, supernodal)\n"
     "and with nodes, elements, boundaries and pressures in reverse order (the\n"
     "other of AMD and METIS, simplicial). Both must agree on max |u| and on\n"
@@ -44,6 +50,7 @@ static const char truth_help[] =
     "options:\n"
     "  -o, --out FILE       where to write (default: MODEL or DECK with\n"
     "                       .truth.json)\n"
+    "      --id ID          the entry of a list of reference models to solve\n"
     "  -h, --help           this text\n";
 
 /* What both kinds of truth print about their two solves. */
@@ -109,7 +116,7 @@ done:
 	return exit_code;
 }
 
-static int truth_model(const char *model, const char *out)
+static int truth_model(const char *model, const char *id, const char *out)
 {
 	struct engi_error err;
 	struct engi_structural s;
@@ -119,26 +126,29 @@ static int truth_model(const char *model, const char *out)
 	engi_structural_init(&s);
 	engi_structural_truth_init(&t);
 	int exit_code = EXIT_FAILED;
-	int rc = engi_structural_read(model, &s, &err);
+	char label[4096 + 256];
+	snprintf(label, sizeof(label), "%s", model);
+	int rc = id ? engi_structural_read_entry(model, model, id, &s, label, sizeof(label), &err)
+		    : engi_structural_read(model, &s, &err);
 	if (rc == 0)
 		rc = engi_structural_truth_build(&s, &t, &c, &err);
 	if (rc < 0) {
 		exit_code = error_exit(&err, rc);
 		goto done;
 	}
-	printf("truth         %s: %zu states, %zu dof (%zu free)\n", model, t.nstates, c.ndof,
+	printf("truth         %s: %zu states, %zu dof (%zu free)\n", label, t.nstates, c.ndof,
 	       c.neq);
 	if (s.normalised[0])
 		printf("normalised    %s\n", s.normalised);
 	print_solves(&c, "entities, loads, members");
 	print_check(&c);
 	if (!engi_truth_accepted(&c)) {
-		cli_errorf("'%s': the two solves disagree or equilibrium fails; no truth written",
-			   model);
+		cli_errorf("%s: the two solves disagree or equilibrium fails; no truth written",
+			   label);
 		goto done;
 	}
 	const char *slash = strrchr(model, '/');
-	if (engi_structural_truth_write(out, &t, slash ? slash + 1 : model, &err) < 0) {
+	if (engi_structural_truth_write(out, &t, id ? id : slash ? slash + 1 : model, &err) < 0) {
 		cli_error(&err);
 		goto done;
 	}
@@ -154,16 +164,20 @@ int cmd_truth(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"out", required_argument, NULL, 'o'},
+	    {"id", required_argument, NULL, 'I'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *out = NULL;
+	const char *out = NULL, *id = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
+			break;
+		case 'I':
+			id = optarg;
 			break;
 		case 'h':
 			fputs(truth_help, stdout);
@@ -181,7 +195,18 @@ int cmd_truth(int argc, char **argv)
 	char outbuf[4096];
 	size_t mlen = strlen(model);
 	int deck = mlen > 4 && !strcasecmp(model + mlen - 4, ".inp");
-	if (!out) {
+	if (id && deck) {
+		cli_errorf("--id names an entry of a list of structural models, not of a deck");
+		return EXIT_USAGE;
+	}
+	if (id && (!*id || strlen(id) > 200 || strchr(id, '/') || !strcmp(id, ".."))) {
+		cli_errorf("--id '%s': expected an entry id without '/', at most 200 bytes", id);
+		return EXIT_USAGE;
+	}
+	if (!out && id) {
+		snprintf(outbuf, sizeof(outbuf), "%s.truth.json", id);
+		out = outbuf;
+	} else if (!out) {
 		size_t n = mlen;
 		if (n > 5 && !strcmp(model + n - 5, ".json"))
 			n -= 5;
@@ -190,5 +215,5 @@ int cmd_truth(int argc, char **argv)
 		snprintf(outbuf, sizeof(outbuf), "%.*s.truth.json", (int)n, model);
 		out = outbuf;
 	}
-	return deck ? truth_deck(model, out) : truth_model(model, out);
+	return deck ? truth_deck(model, out) : truth_model(model, id, out);
 }

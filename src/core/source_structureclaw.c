@@ -31,6 +31,7 @@
 #include "engi/json.h"
 #include "engi/schema.h"
 #include "engi/structural.h"
+#include "engi/truth.h"
 #include "fsutil.h"
 
 #include <dirent.h>
@@ -134,19 +135,52 @@ static void sc_free_list(char **v, size_t n)
 }
 
 /* The ground truths: the fixtures' list, {id, model} entries. */
-struct sc_truths {
-	json_t *list;
+/* The ground truths, and what each gives the scenarios that name it,
+ * worked out once per load: the reference's analysis (NULL: it does not
+ * solve) and whether it has a truth (two solves that agree). */
+struct sc_gt_info {
+	int done, has_truth;
+	char *analysis;
 };
 
-static json_t *sc_truth(const struct sc_truths *g, const char *id)
+struct sc_truths {
+	json_t *list;
+	struct sc_gt_info *info; /* one per entry of list */
+};
+
+static char *sc_reference_analysis(const char *gt_text);
+
+/* The model of ground truth id and its info, else NULL. */
+static json_t *sc_truth(const struct sc_truths *g, const char *id, struct sc_gt_info **info)
 {
 	size_t i;
 	json_t *e;
 	json_array_foreach(g->list, i, e)
 	{
 		const char *eid = json_string_value(json_object_get(e, "id"));
-		if (eid && !strcmp(eid, id))
-			return json_object_get(e, "model");
+		json_t *model = json_object_get(e, "model");
+		if (!eid || strcmp(eid, id) || !json_is_object(model))
+			continue;
+		struct sc_gt_info *in = &g->info[i];
+		if (!in->done) {
+			in->done = 1;
+			char *text = json_dumps(model, JSON_INDENT(1));
+			struct engi_structural st;
+			struct engi_structural_truth t;
+			struct engi_truth_check chk;
+			engi_structural_init(&st);
+			engi_structural_truth_init(&t);
+			if (text &&
+			    engi_structural_parse(SC_GT, text, strlen(text), &st, NULL) == 0 &&
+			    engi_structural_truth_build(&st, &t, &chk, NULL) == 0)
+				in->has_truth = engi_truth_accepted(&chk);
+			in->analysis = text ? sc_reference_analysis(text) : NULL;
+			free(text);
+			engi_structural_truth_release(&t);
+			engi_structural_release(&st);
+		}
+		*info = in;
+		return model;
 	}
 	return NULL;
 }
@@ -307,7 +341,8 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 				      json_is_integer(me) ? json_integer_value(me) : 1));
 		} else if (!strcmp(type, "model_matches")) {
 			const char *gid = json_string_value(json_object_get(a, "groundTruthId"));
-			json_t *model = gid ? sc_truth(g, gid) : NULL;
+			struct sc_gt_info *gi = NULL;
+			json_t *model = gid ? sc_truth(g, gid, &gi) : NULL;
 			if (!model) {
 				snprintf(r->category, sizeof(r->category), "ground truth missing");
 				snprintf(
@@ -332,18 +367,26 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 			    criteria, json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", strict,
 						"check", "model_matches_strict", "reference", SC_GT,
 						"id", gid, "required", 0));
+			/* the responses of the model against the truth's, where
+			 * the truth has one (not a mechanism: the audit says) */
+			if (gi->has_truth) {
+				snprintf(strict, sizeof(strict), "%s_responses", name);
+				json_array_append_new(
+				    criteria, json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", strict,
+							"check", "responses_match", "reference",
+							SC_GT, "id", gid, "required", 0));
+			}
 			if (!gt_written) {
 				char *text = json_dumps(model, JSON_INDENT(1));
 				if (text) {
 					json_array_append_new(ref, json_pack("{s:s, s:s}", "write",
 									     "model.json", "text",
 									     text));
-					char *an = sc_reference_analysis(text);
+					const char *an = gi->analysis;
 					if (an)
 						json_array_append_new(
 						    ref, json_pack("{s:s, s:s}", "write",
 								   "analysis.json", "text", an));
-					free(an);
 					free(text);
 				}
 				gt_written = 1;
@@ -609,7 +652,7 @@ static int sc_load(struct suite *s, const char *path, int strict, struct engi_er
 	snprintf(gtp, sizeof(gtp), "%s/" SC_GT, root);
 	char *text = NULL;
 	size_t len = 0;
-	struct sc_truths g = {NULL};
+	struct sc_truths g = {NULL, NULL};
 	TRY(fs_read_file(gtp, SC_GT_CAP, &text, &len, err));
 	int rc = engi_json_parse(gtp, text, len, &g.list, err);
 	engi_free(text);
@@ -618,6 +661,11 @@ static int sc_load(struct suite *s, const char *path, int strict, struct engi_er
 	if (!json_is_array(g.list)) {
 		json_decref(g.list);
 		RAISE(err, ENGI_EPARSE, "%s: /: expected a list of ground-truth models", gtp);
+	}
+	g.info = engi_calloc(json_array_size(g.list) + 1, sizeof(*g.info));
+	if (!g.info) {
+		json_decref(g.list);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
 	size_t found = 0;
 	for (size_t f = 0; rc == 0 && f < sizeof(sc_families) / sizeof(*sc_families); f++) {
@@ -635,6 +683,9 @@ static int sc_load(struct suite *s, const char *path, int strict, struct engi_er
 		}
 		sc_free_list(names, n);
 	}
+	for (size_t i = 0; i < json_array_size(g.list); i++)
+		free(g.info[i].analysis);
+	engi_free(g.info);
 	json_decref(g.list);
 	if (rc == 0 && !found)
 		rc = engi_raise(err, ENGI_ENOTFOUND, "'%s' holds no scenario", root);

@@ -43,6 +43,22 @@ grep -q "^normalised    StructureClaw 2.0.0" truth.log || fail "truth prints no 
 "$ENGISWEEP" truth frame3d-steel-3s-1x2y-10k.json | tee truth3d.log
 grep -qF "3D axes kept; local axes from reference Z (X near vertical); string ids numbered in file order" truth3d.log ||
 	fail "3D normalisation"
+# the same truth straight from the list, by id, written where we are; the
+# list's folder untouched; a mechanism and an unknown id refused
+"$ENGISWEEP" truth --id beam-simple-6m "$truths" | tee truthid.log
+grep -q "^wrote         beam-simple-6m.truth.json" truthid.log || fail "truth --id wrote elsewhere"
+[ ! -e "$ENGI_SC_BENCH/fixtures/beam-simple-6m.truth.json" ] || fail "truth --id wrote into the benchmark"
+expect_rc 2 "$ENGISWEEP" truth --id truss-roof-18m-3m-12k -o no.json "$truths" 2> mech.err
+grep -q "mechanism: 7 free degrees of freedom" mech.err || fail "truth --id of a mechanism: $(cat mech.err)"
+[ ! -e no.json ] || fail "a mechanism's truth was written"
+expect_rc 2 "$ENGISWEEP" truth --id nope "$truths" 2> nope.err
+grep -q "has no entry 'nope' with a model (47 entries)" nope.err || fail "unknown id: $(cat nope.err)"
+expect_rc 2 "$ENGISWEEP" truth --id ../x "$truths" 2> slash.err
+"$PY" - <<'PY' || fail "truth --id differs from truth of the extracted model"
+import json
+a, b = json.load(open("beam.truth.json")), json.load(open("beam-simple-6m.truth.json"))
+assert a["states"] == b["states"], "states differ"
+PY
 "$PY" - <<'PY' || fail "truth files"
 import json
 for name, states, nodes in (("beam.truth.json", ["LC1", "ULS"], 3),

@@ -77,6 +77,15 @@ for t in passed:
     if d:
         m = re.search(r"\((\d+) displacements, (\d+) reactions, (\d+) member forces\)", d)
         assert m and all(int(g) > 0 for g in m.groups()), (t, d)
+# the ground truth's responses are its truth's (two solves that agree);
+# a mechanism has no truth, and no such criterion
+for t in passed:
+    a = A[ref[t]["cell"]]
+    if "model_matches_responses" in a:
+        assert a["model_matches_responses"] == "pass", (t, a, D[ref[t]["cell"]])
+assert sum("model_matches_responses" in A[ref[t]["cell"]] for t in passed) >= 30
+for t in failed:
+    assert "model_matches_responses" not in A[ref[t]["cell"]], t
 assert all(e["success"] == 0 for e in noop.values())
 # asking and delivering nothing is the right answer of an incomplete request
 ask = ep["robust-beam-missing-load", "reference"]
@@ -148,5 +157,7 @@ with h5py.File("rw/results.h5", "r") as f:
 assert e["success"] == 0 and a["model_matches"][0] == "fail", a
 assert a["has_analysis"][0] == "pass" and a["has_analysis_right"][0] == "fail", a
 assert "reported" in a["has_analysis_right"][1] and "solved" in a["has_analysis_right"][1], a
+# and no responses are compared with a model that is not the truth's
+assert a["model_matches_responses"][0] == "fail" and "does not match" in a["model_matches_responses"][1], a
 print("ok: wrong numbers found:", a["has_analysis_right"][1])
 PY

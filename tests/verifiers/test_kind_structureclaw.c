@@ -811,6 +811,65 @@ static void test_analysis_matches(void)
 	engi_verifier_free(kind, crit);
 }
 
+/* responses_match: the delivered model's solve against the truth of the
+ * ground truth (two solves that agree), through the strict match: the same
+ * beam in either format passes; a load 3 % off is within the strict match's
+ * 5 % but not the responses' 1 %; a model that does not match compares
+ * nothing; a mechanism has no truth, which is the task's error. */
+static void test_responses(void)
+{
+	void *crit =
+	    must_parse("{\"kind\": \"structureclaw\", \"file\": \"model.json\", \"criteria\": ["
+		       "{\"name\": \"strict\", \"check\": \"model_matches_strict\","
+		       " \"reference\": \"ground-truth-models.json\", \"id\": "
+		       "\"beam-simple-6m\"},"
+		       "{\"name\": \"resp\", \"check\": \"responses_match\","
+		       " \"reference\": \"ground-truth-models.json\", \"id\": "
+		       "\"beam-simple-6m\"}]}",
+		       fixtures);
+	if (!crit)
+		return;
+	struct engi_verdict v;
+	put("model.json", s1_beam);
+	judge(crit, &v);
+	CHECK_INT(state(&v, "resp"), ENGI_PASS);
+	CHECK(holds(&v, "resp", "against the truth of ground-truth-models.json 'beam-simple-6m'"));
+	CHECK(find_or_none(&v, "resp")->value <= 1e-6);
+	engi_verdict_release(&v);
+	char *m = sc_beam(6, -20, 1e-4);
+	put("model.json", m);
+	free(m);
+	judge(crit, &v);
+	CHECK_INT(state(&v, "resp"), ENGI_PASS);
+	engi_verdict_release(&v);
+	m = sc_beam(6, -20.6, 1e-4);
+	put("model.json", m);
+	free(m);
+	judge(crit, &v);
+	CHECK_INT(state(&v, "strict"), ENGI_PASS);
+	CHECK_INT(state(&v, "resp"), ENGI_FAIL);
+	CHECK(find_or_none(&v, "resp")->value > 1);
+	engi_verdict_release(&v);
+	m = sc_beam(7, -20, 1e-4);
+	put("model.json", m);
+	free(m);
+	judge(crit, &v);
+	CHECK_INT(state(&v, "resp"), ENGI_FAIL);
+	CHECK(holds(&v, "resp", "no responses compared: the model does not match"));
+	engi_verdict_release(&v);
+	drop("model.json");
+	engi_verifier_free(kind, crit);
+	void *bad = NULL;
+	struct engi_error e;
+	CHECK(parse_in("{\"kind\": \"structureclaw\", \"file\": \"model.json\", \"criteria\": ["
+		       "{\"name\": \"resp\", \"check\": \"responses_match\","
+		       " \"reference\": \"ground-truth-models.json\", \"id\": "
+		       "\"truss-roof-18m-3m-12k\"}]}",
+		       fixtures, &bad, &e) < 0);
+	CHECK(strstr(e.msg, "/verifier/criteria/0/id") && strstr(e.msg, "has no truth"));
+	engi_verifier_free(kind, bad);
+}
+
 int main(int argc, char **argv)
 {
 	struct engi_error e;
@@ -836,6 +895,7 @@ int main(int argc, char **argv)
 	test_beam_variants();
 	test_checks();
 	test_analysis_matches();
+	test_responses();
 	test_optional_file();
 	test_parse_errors();
 	test_hostile();

@@ -45,6 +45,18 @@ int engi_structural_read(const char *path, struct engi_structural *s, struct eng
 int engi_structural_parse(const char *name, const char *text, size_t len, struct engi_structural *s,
 			  struct engi_error *err);
 
+/* Entry id of a reference list (a JSON array of {"id", "model"}, as
+ * StructureClaw-Bench's fixtures/ground-truth-models.json) at path, named
+ * rel in messages, read under ENGI_STRUCT_LIST_MAX bytes; its model parsed
+ * as engi_structural_parse does under the name "REL 'ID'" (written to
+ * label). Errors: ENGI_EIO (the file), ENGI_EPARSE (not JSON, not a list),
+ * ENGI_ENOTFOUND (no entry id with a model), ENGI_EINVALID (the model does
+ * not read), ENGI_ENOMEM. */
+#define ENGI_STRUCT_LIST_MAX ((size_t)64 << 20)
+int engi_structural_read_entry(const char *path, const char *rel, const char *id,
+			       struct engi_structural *s, char *label, size_t label_cap,
+			       struct engi_error *err);
+
 /* Tolerances of strict matching (the defaults). */
 struct engi_match_tol {
 	double node_dist; /* nodes pair within this distance (model units) */
@@ -64,6 +76,7 @@ struct engi_match {
 	int *elem_flip;	 /* 1 when the candidate runs the other way */
 	long *case_map;	 /* reference case -> candidate case or -1 */
 	long *combo_map; /* reference combination -> candidate or -1 */
+	size_t ref_cases, ref_combos, cand_cases; /* the maps' lengths, and the candidate's cases */
 	char first_problem[256];
 };
 
