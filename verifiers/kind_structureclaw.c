@@ -66,16 +66,26 @@ enum sck_check {
 	CHECK_ANY_OF,
 	CHECK_ANALYSIS_MATCHES,
 	CHECK_RESPONSES_MATCH,
+	CHECK_REPORT_MATCHES,
 };
 
-static const char *const check_names[] = {
-    "has_model",    "no_bad_model",	"model_matches",   "model_matches_strict",
-    "has_analysis", "no_analysis",	"has_report",	   "inapplicable",
-    "any_of",	    "analysis_matches", "responses_match", NULL};
+static const char *const check_names[] = {"has_model",
+					  "no_bad_model",
+					  "model_matches",
+					  "model_matches_strict",
+					  "has_analysis",
+					  "no_analysis",
+					  "has_report",
+					  "inapplicable",
+					  "any_of",
+					  "analysis_matches",
+					  "responses_match",
+					  "report_matches",
+					  NULL};
 
-static const char *const default_stage[] = {"model",	"model",    "model",  "model",
-					    "analysis", "analysis", "report", "skill",
-					    "outcome",	"analysis", "results"};
+static const char *const default_stage[] = {"model",	"model",    "model",   "model",
+					    "analysis", "analysis", "report",  "skill",
+					    "outcome",	"analysis", "results", "report"};
 
 /* The keys each check takes besides name, check, stage and required. */
 static const char *const *const check_keys[] = {
@@ -91,6 +101,7 @@ static const char *const *const check_keys[] = {
     (const char *const[]){"file", "tol_rel", "tol_abs", NULL},
     (const char *const[]){"reference", "id", "node_tol", "prop_tol_rel", "tol_rel", "tol_abs",
 			  NULL},
+    (const char *const[]){"file", "reference", "id", "tol_rel", NULL},
 };
 
 /* The reference entry of model_matches, model_matches_strict and
@@ -312,6 +323,12 @@ static int parse_item(json_t *item, const char *file, const char *dir, const cha
 			    err));
 		TRY(tol_key(item, "tol_rel", ENGI_STRUCT_RESULT_REL, file, ptr, &c->tol_rel, err));
 		TRY(tol_key(item, "tol_abs", ENGI_STRUCT_RESULT_ABS, file, ptr, &c->tol_abs, err));
+		TRY(load_ref(item, file, dir, ptr, c, err));
+		return ref_truth(item, file, ptr, c, err);
+	case CHECK_REPORT_MATCHES:
+		TRY(inside_path(item, "file", DEFAULT_REPORT, "the deliverables", file, ptr,
+				c->file, sizeof(c->file), err));
+		TRY(tol_key(item, "tol_rel", ENGI_STRUCT_RESULT_REL, file, ptr, &c->tol_rel, err));
 		TRY(load_ref(item, file, dir, ptr, c, err));
 		return ref_truth(item, file, ptr, c, err);
 	case CHECK_HAS_ANALYSIS:
@@ -797,6 +814,196 @@ static int judge_has_report(const struct sck_criterion *c, const struct engi_ver
 		      (double)c->min_chars, v, err, d);
 }
 
+/* ---- report_matches: the lengths a report states ---- */
+
+/* The unit a length ends in at p (n bytes left), as metres per unit, with
+ * *len its bytes; 0 when none: mm, cm, m (not followed by a letter, a
+ * digit, a power or a slash: not "min", "m2", "m²", "m/s") and the Chinese
+ * 毫米, 厘米, 米. */
+static double length_unit(const unsigned char *p, size_t n, size_t *len)
+{
+	static const struct {
+		const char *u;
+		double m;
+		int ascii;
+	} units[] = {{"mm", 1e-3, 1},
+		     {"cm", 1e-2, 1},
+		     {"m", 1, 1},
+		     {"\xe6\xaf\xab\xe7\xb1\xb3", 1e-3, 0},
+		     {"\xe5\x8e\x98\xe7\xb1\xb3", 1e-2, 0},
+		     {"\xe7\xb1\xb3", 1, 0}};
+	for (size_t k = 0; k < sizeof(units) / sizeof(*units); k++) {
+		size_t l = strlen(units[k].u);
+		if (l > n || memcmp(p, units[k].u, l))
+			continue;
+		if (units[k].ascii && l < n) {
+			unsigned char c = p[l];
+			if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || c == '^' || c == '/' ||
+			    (c == 0xc2 && l + 1 < n && (p[l + 1] == 0xb2 || p[l + 1] == 0xb3)))
+				continue;
+		}
+		*len = l;
+		return units[k].m;
+	}
+	return 0;
+}
+
+/* Spaces between a number and its unit: ASCII space and tab, no-break
+ * space (U+00A0), thin and narrow no-break spaces (U+2009, U+202F). */
+static size_t skip_spaces(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		if (p[i] == ' ' || p[i] == '\t')
+			i++;
+		else if (i + 1 < n && p[i] == 0xc2 && p[i + 1] == 0xa0)
+			i += 2;
+		else if (i + 2 < n && p[i] == 0xe2 && p[i + 1] == 0x80 &&
+			 (p[i + 2] == 0x89 || p[i + 2] == 0xaf))
+			i += 3;
+		else
+			break;
+	}
+	return i;
+}
+
+/* Calls found(ctx, metres, half a unit of its last digit in metres) for
+ * every number of text followed by a length unit; a number glued to a
+ * letter or digit before it ("H600x250") is not one. */
+static void each_length(const unsigned char *t, size_t n,
+			void (*found)(void *ctx, double m, double half), void *ctx)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!(t[i] >= '0' && t[i] <= '9'))
+			continue;
+		unsigned char b = i ? t[i - 1] : ' ';
+		int glued =
+		    (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b == '_' || b == '.';
+		size_t j = i, digits_after = 0;
+		int dot = 0;
+		while (j < n && ((t[j] >= '0' && t[j] <= '9') || (t[j] == '.' && !dot))) {
+			if (t[j] == '.')
+				dot = 1;
+			else if (dot)
+				digits_after++;
+			j++;
+		}
+		long ex = 0;
+		if (j + 1 < n && (t[j] == 'e' || t[j] == 'E')) {
+			size_t k = j + 1;
+			int neg = 0;
+			if (k < n && (t[k] == '-' || t[k] == '+'))
+				neg = t[k++] == '-';
+			size_t k0 = k;
+			while (k < n && t[k] >= '0' && t[k] <= '9' && k - k0 < 4)
+				ex = ex * 10 + (t[k++] - '0');
+			if (k > k0) {
+				ex = neg ? -ex : ex;
+				j = k;
+			} else {
+				ex = 0;
+			}
+		}
+		size_t numlen = j - i;
+		if (glued || numlen > 64) {
+			i = j;
+			continue;
+		}
+		char buf[72];
+		memcpy(buf, t + i, numlen);
+		buf[numlen] = '\0';
+		double v = strtod(buf, NULL);
+		size_t sp = skip_spaces(t + j, n - j), ulen = 0;
+		double unit = length_unit(t + j + sp, n - j - sp, &ulen);
+		if (unit > 0 && isfinite(v))
+			found(ctx, fabs(v) * unit,
+			      0.5 * pow(10.0, (double)ex - (double)digits_after) * unit);
+		i = j;
+	}
+}
+
+struct length_hit {
+	const double *want; /* the truth's largest displacement per state */
+	size_t nwant;
+	double tol_rel;
+	long best; /* the state the closest length agrees with, or -1 */
+	double best_m, best_err;
+	size_t lengths;
+};
+
+/* A stated length agrees with a state's largest displacement within
+ * tol_rel of it, or within half a unit of its last stated digit (a number
+ * rounded as written), up to 5 %. */
+static void length_found(void *ctx, double m, double half)
+{
+	struct length_hit *h = ctx;
+	h->lengths++;
+	for (size_t k = 0; k < h->nwant; k++) {
+		double w = h->want[k];
+		if (!(w > 0))
+			continue;
+		double tol = fmax(h->tol_rel * w, fmin(half, 0.05 * w));
+		double e = fabs(m - w) / w;
+		if (fabs(m - w) <= tol && (h->best < 0 || e < h->best_err)) {
+			h->best = (long)k;
+			h->best_m = m;
+			h->best_err = e;
+		}
+	}
+}
+
+/* report_matches: the report states the largest displacement of the
+ * reference's truth (in one of its load cases or combinations) as a length
+ * with its unit. */
+static int judge_report_matches(const struct sck_criterion *c, const struct engi_verify_ctx *ctx,
+				struct engi_verdict *v, struct engi_error *err)
+{
+	char path[PATH_MAX], d[ENGI_DETAIL_MAX];
+	long long size;
+	if (!delivered(ctx, c->file, &size) || !deliverable(ctx, c->file, path, sizeof(path))) {
+		snprintf(d, sizeof(d), "'%s' was not delivered", c->file);
+		return report(c, 0, NAN, c->tol_rel, v, err, d);
+	}
+	const struct engi_structural_truth *t = &c->ref->truth;
+	double *want = engi_calloc(t->nstates + 1, sizeof(double));
+	if (!want)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t k = 0; k < t->nstates; k++)
+		for (size_t i = 0; i < t->nnodes; i++) {
+			const double *u = t->u + (k * t->nnodes + i) * 6;
+			want[k] = fmax(want[k], sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]));
+		}
+	char *text = NULL;
+	size_t len = 0;
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc = engi_io_slurp(path, c->file, "report", SCK_REPORT_MAX, &text, &len, &e);
+	if (rc == ENGI_ENOMEM) {
+		engi_free(want);
+		RAISE(err, rc, "%s", e.msg);
+	}
+	if (rc < 0) {
+		engi_free(want);
+		return report(c, 0, NAN, c->tol_rel, v, err, e.msg);
+	}
+	struct length_hit h = {want, t->nstates, c->tol_rel, -1, 0, 0, 0};
+	each_length((const unsigned char *)text, len, length_found, &h);
+	engi_free(text);
+	if (h.best >= 0)
+		snprintf(d, sizeof(d),
+			 "states %.6g m, the largest displacement of %s in '%s' (%.6g m)", h.best_m,
+			 c->ref->label, t->state_name[h.best], want[h.best]);
+	else
+		snprintf(
+		    d, sizeof(d),
+		    "none of its %zu lengths is the largest displacement of %s (%.4g m in '%s')",
+		    h.lengths, c->ref->label, t->nstates ? want[0] : NAN,
+		    t->nstates ? t->state_name[0] : "");
+	engi_free(want);
+	return report(c, h.best >= 0, h.best >= 0 ? h.best_err : NAN, c->tol_rel, v, err, d);
+}
+
 /* The delivered model's node or element ids, for lookups by an analysis
  * entry's id: the file's own ids (strings or numbers, as it gives them) in
  * the kernel's order, which is the file's. Sorted once, so that a file of
@@ -1110,6 +1317,9 @@ static int sck_verify(const void *criteria, const char *target, const struct eng
 			break;
 		case CHECK_NO_ANALYSIS:
 			rc = judge_no_analysis(c, ctx, v, err);
+			break;
+		case CHECK_REPORT_MATCHES:
+			rc = judge_report_matches(c, ctx, v, err);
 			break;
 		case CHECK_HAS_REPORT:
 			rc = judge_has_report(c, ctx, v, err);

@@ -86,6 +86,11 @@ for t in passed:
 assert sum("model_matches_responses" in A[ref[t]["cell"]] for t in passed) >= 30
 for t in failed:
     assert "model_matches_responses" not in A[ref[t]["cell"]], t
+# a report that states the truth's largest displacement
+rn = [t for t in passed if "has_report_numbers" in A[ref[t]["cell"]]]
+assert rn and all(A[ref[t]["cell"]]["has_report_numbers"] == "pass" for t in rn), [(t, D[ref[t]["cell"]]) for t in rn]
+for t in rn:
+    assert A[noop[t]["cell"]]["has_report_numbers"] == "fail", t
 assert all(e["success"] == 0 for e in noop.values())
 # asking and delivering nothing is the right answer of an incomplete request
 ask = ep["robust-beam-missing-load", "reference"]

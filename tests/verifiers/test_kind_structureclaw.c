@@ -870,6 +870,64 @@ static void test_responses(void)
 	engi_verifier_free(kind, bad);
 }
 
+/* report_matches: a report that states beam-simple-6m's largest
+ * displacement (its file fixes both ends: w L^4 / (384 E I) = 3.2927 mm)
+ * as a length with its unit passes, rounded as written, in m, mm or the
+ * Chinese units; other lengths, glued or squared numbers do not. */
+static int rm_state(void *crit, const char *text)
+{
+	struct engi_verdict v;
+	if (text)
+		put("report.md", text);
+	else
+		drop("report.md");
+	judge(crit, &v);
+	int st = state(&v, "numbers");
+	engi_verdict_release(&v);
+	return st;
+}
+
+static void test_report_matches(void)
+{
+	void *crit =
+	    must_parse("{\"kind\": \"structureclaw\", \"file\": \"model.json\", \"criteria\": ["
+		       "{\"name\": \"numbers\", \"check\": \"report_matches\","
+		       " \"reference\": \"ground-truth-models.json\", \"id\": "
+		       "\"beam-simple-6m\"}]}",
+		       fixtures);
+	if (!crit)
+		return;
+	put("model.json", s1_beam);
+	CHECK_INT(rm_state(crit, "The largest deflection is 3.29 mm at midspan."), ENGI_PASS);
+	CHECK_INT(rm_state(crit, "max |u| = 0.0032927 m"), ENGI_PASS);
+	CHECK_INT(rm_state(crit, "u = 3.2927e-3 m"), ENGI_PASS);
+	CHECK_INT(
+	    rm_state(
+		crit,
+		"\xe6\x9c\x80\xe5\xa4\xa7\xe4\xbd\x8d\xe7\xa7\xbb 3.3\xe6\xaf\xab\xe7\xb1\xb3"),
+	    ENGI_PASS);
+	CHECK_INT(rm_state(crit, "0.33\xc2\xa0"
+				 "cm"),
+		  ENGI_PASS);
+	CHECK_INT(rm_state(crit, "about 3 mm"), ENGI_FAIL);
+	CHECK_INT(rm_state(crit, "16.5 mm, as a simply supported beam would"), ENGI_FAIL);
+	CHECK_INT(rm_state(crit, "section H3.29 mm"), ENGI_FAIL);
+	CHECK_INT(rm_state(crit, "3.29 mm\xc2\xb2 of steel"), ENGI_FAIL);
+	CHECK_INT(rm_state(crit, "3.29 min"), ENGI_FAIL);
+	CHECK_INT(rm_state(crit, "no numbers at all"), ENGI_FAIL);
+	CHECK_INT(rm_state(crit, NULL), ENGI_FAIL);
+	struct engi_verdict v;
+	put("report.md", "span 6 m, deflection 3.29 mm");
+	judge(crit, &v);
+	CHECK(holds(&v, "numbers",
+		    "the largest displacement of ground-truth-models.json "
+		    "'beam-simple-6m' in 'LC1'"));
+	engi_verdict_release(&v);
+	drop("report.md");
+	drop("model.json");
+	engi_verifier_free(kind, crit);
+}
+
 int main(int argc, char **argv)
 {
 	struct engi_error e;
@@ -896,6 +954,7 @@ int main(int argc, char **argv)
 	test_checks();
 	test_analysis_matches();
 	test_responses();
+	test_report_matches();
 	test_optional_file();
 	test_parse_errors();
 	test_hostile();
