@@ -110,8 +110,10 @@ extern const struct task_source task_source_structureclaw;
 /* An EngiWorld task id, <category>--<cli|gui>--<folder>--<task>--<os>
  * (the folder may itself hold "--": several applications). */
 struct engiworld_id {
-	char category[40];
-	const char *type; /* engisweep's task type of the category */
+	char category[40];   /* as the id writes it */
+	const char *current; /* the category's name now (the id's may be an earlier one) */
+	int legacy;	     /* the id writes an earlier name */
+	const char *type;    /* engisweep's task type of the category */
 	char interface[4];
 	char folder[96];
 	char task[32]; /* task-NN, or task-NN-suffix */

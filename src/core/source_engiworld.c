@@ -87,6 +87,28 @@ static const struct {
     {"OpenSCAD2021.01", "tools"},
 };
 
+/* The categories' earlier names: a tree checked out before the rename
+ * (the repository's id-migration-20261009.json) keeps them in its folder
+ * names and ids. Such a task loads under its current id. */
+static const struct {
+	const char *was, *now;
+} ew_legacy[] = {
+    {"single-software", "single-software-execution"},
+    {"image-based-modeling", "vision-guided-modeling"},
+    {"quantitative-design", "design-optimization"},
+    {"multi-software", "cross-software-coordination"},
+    {"open-ended", "open-environment-engineering"},
+};
+
+/* The earlier folder name of category i, or NULL. */
+static const char *ew_was(size_t i)
+{
+	for (size_t k = 0; k < sizeof(ew_legacy) / sizeof(*ew_legacy); k++)
+		if (!strcmp(ew_legacy[k].now, ew_categories[i].slug))
+			return ew_legacy[k].was;
+	return NULL;
+}
+
 static const char *ew_image(const char *snapshot)
 {
 	for (size_t i = 0; i < sizeof(ew_images) / sizeof(*ew_images); i++)
@@ -95,11 +117,15 @@ static const char *ew_image(const char *snapshot)
 	return NULL;
 }
 
+/* The category of a folder name or an id's first part, current or
+ * earlier. */
 static int ew_category(const char *slug)
 {
-	for (size_t i = 0; i < sizeof(ew_categories) / sizeof(*ew_categories); i++)
-		if (!strcmp(ew_categories[i].slug, slug))
+	for (size_t i = 0; i < sizeof(ew_categories) / sizeof(*ew_categories); i++) {
+		const char *was = ew_was(i);
+		if (!strcmp(ew_categories[i].slug, slug) || (was && !strcmp(was, slug)))
 			return (int)i;
+	}
 	return -1;
 }
 
@@ -125,6 +151,8 @@ int source_engiworld_id(const char *id, struct engiworld_id *out)
 	if (ci < 0)
 		return -1;
 	out->type = ew_categories[ci].type;
+	out->current = ew_categories[ci].slug;
+	out->legacy = strcmp(out->category, out->current) != 0;
 	const char *p = first + 2;
 	if (!strncmp(p, "cli--", 5) || !strncmp(p, "gui--", 5))
 		memcpy(out->interface, p, 3);
@@ -181,8 +209,13 @@ static int ew_probe(const char *path)
 		snprintf(p, sizeof(p), "%s/%s", root, ew_categories[i].slug);
 		if (fs_path_is_dir(p))
 			return 90;
+		const char *was = ew_was(i);
+		snprintf(p, sizeof(p), "%s/%s", root, was ? was : "");
+		if (was && fs_path_is_dir(p))
+			return 90;
 	}
-	return 0;
+	snprintf(p, sizeof(p), "%s/task-c", root);
+	return fs_path_is_dir(p) ? 90 : 0; /* the oldest layout: refused by load */
 }
 
 /* A refusal under construction: its kind and its message. */
@@ -722,6 +755,10 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	int ci = ew_category(cat);
 	const char *instruction = json_string_value(json_object_get(root, "instruction"));
 	const char *snapshot = json_string_value(json_object_get(root, "snapshot"));
+	/* a task of the earlier layout under its current id */
+	char now_id[ENGI_TASK_ID_STR];
+	snprintf(now_id, sizeof(now_id), "%s%s", pid.current, id + strlen(pid.category));
+	id = now_id;
 	if (!instruction || !snapshot)
 		SUITE_REFUSE(r, "malformed task", "/%s: expected a string",
 			     instruction ? "snapshot" : "instruction");
@@ -871,8 +908,12 @@ static int ew_load(struct suite *s, const char *path, int strict, struct engi_er
 	snprintf(root, sizeof(root), "%s", given);
 	int rc = 0;
 	size_t found = 0;
-	for (size_t c = 0; rc == 0 && c < sizeof(ew_categories) / sizeof(*ew_categories); c++) {
-		const char *cat = ew_categories[c].slug;
+	for (size_t c = 0; rc == 0 && c < 2 * sizeof(ew_categories) / sizeof(*ew_categories); c++) {
+		/* each category's folder, then its folder of the earlier layout */
+		size_t ci = c / 2;
+		const char *cat = c % 2 ? ew_was(ci) : ew_categories[ci].slug;
+		if (!cat)
+			continue;
 		for (int g = 0; rc == 0 && g < 2; g++) {
 			const char *iface = g ? "gui" : "cli";
 			char idir[PATH_MAX];
@@ -905,6 +946,15 @@ static int ew_load(struct suite *s, const char *path, int strict, struct engi_er
 			ew_free_list(folders, nf);
 		}
 	}
+	char oldest[PATH_MAX + 16];
+	snprintf(oldest, sizeof(oldest), "%s/task-c", root);
+	if (rc == 0 && !found && fs_path_is_dir(oldest))
+		rc = engi_raise(
+		    err, ENGI_EINVALID,
+		    "EngiWorld tree '%s' is in the repository's oldest layout "
+		    "(task/task-c/<software>/), which engisweep does not read: check out a "
+		    "later commit (task/<category>/<gui|cli>/<folder>/<task-NN>/)",
+		    root);
 	if (rc == 0 && !found)
 		rc =
 		    engi_raise(err, ENGI_ENOTFOUND, "EngiWorld tree '%s' holds no task file", root);

@@ -111,6 +111,26 @@ grep -q "working folder '/home/user/Desktop' is a guest path, which the local ba
 [ ! -e r2 ] || fail "the refused sweep left an output folder"
 echo ok
 
+# the same tree as checked out before the categories' rename (earlier
+# folder names and ids): the same tasks load, under their current ids, so
+# the current splits select them; the oldest layout is refused by name
+mkdir -p old && cp -r ew/task old/
+for m in single-software-execution:single-software design-optimization:quantitative-design \
+	vision-guided-modeling:image-based-modeling; do
+	now=${m%%:*} was=${m##*:}
+	mv "old/task/$now" "old/task/$was"
+	find "old/task/$was" -name 'task-*.json' -exec sed -i "s/\"id\": \"$now--/\"id\": \"$was--/" {} +
+done
+grep -rq '"id": "single-software--cli--calculix--task-01--ubuntu"' old/task/single-software || fail "the old tree was not made"
+expect_rc 1 "$ENGISWEEP" inspect old > old.txt 2>&1
+grep -q "tasks: 9 loaded, 9 refused" old.txt || { cat old.txt; fail "the earlier layout did not load as the current one"; }
+"$ENGISWEEP" plan --subset file:ew/task/splits/two.txt old > plan-old.txt 2>&1 || { cat plan-old.txt; fail "plan of the old tree"; }
+grep -q "2 tasks x 1 models" plan-old.txt || { cat plan-old.txt; fail "the current ids do not select the old tree's tasks"; }
+mkdir -p oldest/task/task-c/calculix && echo '{}' > oldest/task/taxonomy.json
+expect_rc 2 "$ENGISWEEP" inspect oldest > oldest.txt 2>&1
+grep -q "oldest layout (task/task-c/<software>/), which engisweep does not read" oldest.txt || { cat oldest.txt; fail "the oldest layout was not named"; }
+echo "ok: the earlier layout loads under the current ids"
+
 # the benchmark's splits: --subset file: keeps the listed ids; ids that did
 # not load are counted when the source refused some
 "$ENGISWEEP" plan --subset file:ew/task/splits/two.txt ew > plan.txt 2>&1 || { cat plan.txt; fail "plan --subset file:"; }
