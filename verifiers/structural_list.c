@@ -32,9 +32,10 @@ int engi_structural_read_entry(const char *path, const char *rel, const char *id
 	if (rc < 0)
 		RAISE(err, rc == ENGI_ENOMEM ? rc : ENGI_EPARSE, "%s", e.msg);
 	if (!json_is_array(root)) {
+		const char *kind = engi_json_kind(root);
 		json_decref(root);
 		RAISE(err, ENGI_EPARSE, "%s: expected an array of {id, model}, found %s", rel,
-		      engi_json_kind(root));
+		      kind);
 	}
 	json_t *model = NULL;
 	size_t count = json_array_size(root);
