@@ -88,6 +88,10 @@ struct observation {
 	 * ones after an action that ended the episode have none) */
 	const struct action_result *results;
 	size_t nresults;
+	/* the task's next follow-up message (task.h): the previous turn ended
+	 * with done and the user writes again; the conversation goes on. NULL
+	 * otherwise */
+	const char *followup;
 };
 
 struct provider_config; /* src/provider/provider.h */

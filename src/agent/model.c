@@ -395,8 +395,12 @@ static int ew_observation(struct model_agent *m, const struct observation *obs);
 /* Answers the tool calls of the previous turn, each with its own result. */
 static int answer_previous(struct model_agent *m, const struct observation *obs)
 {
-	if (m->cfg.tool_mode == TOOLS_ENGIWORLD)
-		return ew_observation(m, obs);
+	if (m->cfg.tool_mode == TOOLS_ENGIWORLD) {
+		int erc = ew_observation(m, obs);
+		if (erc == 0 && obs->followup)
+			erc = pconv_user(&m->conv, obs->followup, NULL);
+		return erc;
+	}
 	int rc = 0;
 	const char *png = obs->png_b64;
 	if (!m->npend && png && obs->turn == 0)
@@ -418,7 +422,9 @@ static int answer_previous(struct model_agent *m, const struct observation *obs)
 		if (!ans) {
 			struct action_result tmp;
 			const struct action_result *r = result_of(obs, k++, nact, &tmp);
-			if (!r)
+			if (obs->followup && !strcmp(m->pend[i].name, "done"))
+				r = NULL, ans = "(noted: the user has written again)";
+			else if (!r)
 				ans = "(not run: the episode ended before this call)";
 			else if (!strcmp(m->pend[i].name, "ask_user"))
 				ans = r->output; /* the user's reply */
@@ -439,12 +445,16 @@ static int answer_previous(struct model_agent *m, const struct observation *obs)
 						img ? " (image attached)" : "", ans);
 		engi_free(own);
 	}
-	if (rc == 0 && text && m->npend) {
+	if (rc == 0 && text && obs->followup)
+		rc = engi_dynbuf_printf(&all, "%s%s", m->npend ? "\n" : "", obs->followup);
+	if (rc == 0 && text && (m->npend || obs->followup)) {
 		rc = pconv_user(&m->conv, all.buf, nimg ? imgs[0] : NULL);
 		for (size_t i = 1; rc == 0 && i < nimg; i++)
 			rc = pconv_add_image(&m->conv, imgs[i]);
 	}
 	engi_dynbuf_release(&all);
+	if (rc == 0 && !text && obs->followup)
+		rc = pconv_user(&m->conv, obs->followup, NULL);
 	if (rc == 0 && m->nudge) {
 		rc = pconv_user(&m->conv, m->nudge, NULL);
 		engi_free(m->nudge);

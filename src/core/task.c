@@ -56,6 +56,7 @@ struct loadctx {
 	struct arena *a;
 	struct engi_error *err;
 	struct engi_sha256 *files_hash; /* content of referenced host files */
+	size_t followups;		/* the task's follow-ups: each lets a done end a turn */
 };
 
 __attribute__((format(printf, 3, 4))) static int bad(struct loadctx *c, const char *ptr,
@@ -238,6 +239,7 @@ static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr, struct t
 	if (!out->v)
 		return oom(c);
 	out->n = n;
+	size_t dones = 0;
 	for (size_t i = 0; i < n; i++) {
 		json_t *st = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
@@ -283,9 +285,18 @@ static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr, struct t
 				return bad(c, p, "'from' and 'text' belong to 'write' steps");
 			s->kind = done ? STEP_DONE : STEP_FAIL;
 			s->text = done ? done : fail;
-			if (i + 1 != n)
-				return bad(c, p, "'%s' must be the last step",
-					   done ? "done" : "fail");
+			/* with follow-ups, a done ends a turn of the conversation
+			 * and the script goes on with the next message */
+			if (done && i + 1 != n && ++dones > c->followups) {
+				if (!c->followups)
+					return bad(c, p, "'done' must be the last step");
+				return bad(c, p,
+					   "more done steps before the last than the task's %zu "
+					   "follow-ups",
+					   c->followups);
+			}
+			if (fail && i + 1 != n)
+				return bad(c, p, "'fail' must be the last step");
 		}
 	}
 	return 0;
@@ -558,6 +569,99 @@ static int parse_verifier(struct loadctx *c, json_t *root, struct task *t)
 	return rc;
 }
 
+/* followups: messages that arrive when the agent ends a turn with done, each
+ * with the verifier of the turn it closes (SCHEMA.md, `followups`). */
+static int parse_followups(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *arr;
+	TRY(field(c, root, "", "followups", JSON_ARRAY, 0, &arr));
+	if (!arr)
+		return 0;
+	size_t n = json_array_size(arr);
+	if (n == 0 || n > TASK_FOLLOWUPS_MAX)
+		return bad(c, "/followups", "expected 1 to %d follow-ups, found %zu",
+			   TASK_FOLLOWUPS_MAX, n);
+	for (size_t i = 0; i < t->ndeliverables; i++)
+		if (t->deliverables[i].path[0] == '@') {
+			char p[PTR_MAX];
+			ptr_idx(p, "/deliverables", i);
+			return bad(c, p,
+				   "'%s': a task with follow-ups keeps each turn's deliverables "
+				   "under @turnK/, so no deliverable may start with '@'",
+				   t->deliverables[i].path);
+		}
+	t->followups = arena_array(c->a, n, sizeof(*t->followups));
+	if (!t->followups)
+		return oom(c);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_array_get(arr, i);
+		char p[PTR_MAX], pk[PTR_MAX];
+		ptr_idx(p, "/followups", i);
+		TRY(expect_object(c, p, o));
+		static const char *const keys[] = {"message", "verifier", NULL};
+		TRY(only_keys(c, o, p, keys));
+		struct task_followup *f = &t->followups[i];
+		t->nfollowups = i + 1; /* what task_release frees */
+		TRY(get_str(c, o, p, "message", 1, 1, &f->message));
+		if (strlen(f->message) > TASK_FOLLOWUP_MSG_MAX) {
+			ptr_key(pk, p, "message");
+			return bad(c, pk, "longer than %d bytes", TASK_FOLLOWUP_MSG_MAX);
+		}
+		json_t *ver;
+		TRY(field(c, o, p, "verifier", JSON_OBJECT, 0, &ver));
+		if (!ver)
+			continue;
+		char pv[PTR_MAX];
+		ptr_key(pv, p, "verifier");
+		if (json_object_get(ver, "objective") || json_object_get(ver, "reward"))
+			return bad(c, pv,
+				   "a turn is judged pass or fail: no 'objective' or 'reward'");
+		const char *kind;
+		TRY(get_str(c, ver, pv, "kind", 1, 1, &kind));
+		struct engi_error e;
+		engi_error_init(&e);
+		if (!(f->verifier = engi_verifier_lookup(kind, &e))) {
+			ptr_key(pk, pv, "kind");
+			return bad(c, pk, "%s", e.msg);
+		}
+		TRY(get_str(c, ver, pv, "file", 1, 1, &f->verifier_file));
+		int found = 0;
+		for (size_t k = 0; k < t->ndeliverables; k++)
+			found |= !strcmp(t->deliverables[k].path, f->verifier_file);
+		if (!found) {
+			ptr_key(pk, pv, "file");
+			return bad(c, pk, "'%s' is not one of the deliverables", f->verifier_file);
+		}
+		int rc = f->verifier->parse(ver, c->file, c->dir, pv, &f->criteria, c->err);
+		if (rc < 0 && c->err && c->err->code == 0)
+			return bad(c, pv, "%s", engi_strerror(rc));
+		if (rc < 0)
+			return rc;
+		if (f->verifier->env && f->verifier->env(f->criteria) != ENGI_VENV_NONE) {
+			ptr_key(pk, pv, "kind");
+			return bad(c, pk,
+				   "'%s' judges in an environment: a turn's deliverables are "
+				   "judged on the host",
+				   kind);
+		}
+		/* the task as the turn's verifier child reads it: this verifier,
+		 * no flawed variants (their names are the whole task's) */
+		json_t *copy = json_deep_copy(root);
+		char *text = NULL;
+		if (copy && json_object_set(copy, "verifier", ver) == 0) {
+			json_object_del(copy, "flawed");
+			text = json_dumps(copy, JSON_SORT_KEYS | JSON_COMPACT);
+		}
+		json_decref(copy);
+		f->json = text ? arena_strdup(c->a, text) : NULL;
+		free(text);
+		if (!f->json)
+			return oom(c);
+	}
+	c->followups = n;
+	return 0;
+}
+
 static int parse_flawed(struct loadctx *c, json_t *root, struct task *t)
 {
 	json_t *arr;
@@ -772,6 +876,13 @@ static const char **assertion_names(struct loadctx *c, const struct task *t, siz
 {
 	size_t nkind = t->verifier->names(t->criteria, NULL, 0);
 	size_t cap = 1 + nkind + t->ninputs + t->niasserts;
+	for (size_t k = 0; k < t->nfollowups; k++) {
+		const struct task_followup *f = &t->followups[k];
+		cap += 1 + (f->verifier
+				? 1 + (f->verifier->names ? f->verifier->names(f->criteria, NULL, 0)
+							  : 0)
+				: 0);
+	}
 	const char **v = arena_array(c->a, cap, sizeof(*v));
 	char buf[ENGI_NAME_MAX + PTR_MAX];
 	if (!v)
@@ -789,6 +900,27 @@ static const char **assertion_names(struct loadctx *c, const struct task *t, siz
 	}
 	for (size_t i = 0; i < t->niasserts; i++)
 		v[(*n)++] = t->iasserts[i].name;
+	for (size_t k = 0; k < t->nfollowups; k++) {
+		const struct task_followup *f = &t->followups[k];
+		snprintf(buf, sizeof(buf), "turn%zu:reached", k + 1);
+		if (!(v[(*n)++] = arena_strdup(c->a, buf)))
+			return NULL;
+		if (!f->verifier)
+			continue;
+		const char *own[1 + 256];
+		char del[ENGI_NAME_MAX + PTR_MAX];
+		engi_delivered_name(del, sizeof(del), f->verifier_file);
+		own[0] = del;
+		size_t m =
+		    1 + (f->verifier->names ? f->verifier->names(f->criteria, own + 1, 256) : 0);
+		if (m > 257)
+			m = 257;
+		for (size_t j = 0; j < m; j++) {
+			snprintf(buf, sizeof(buf), "turn%zu:%s", k + 1, own[j]);
+			if (!(v[(*n)++] = arena_strdup(c->a, buf)))
+				return NULL;
+		}
+	}
 	return v;
 }
 
@@ -825,10 +957,10 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 		return bad(c, "", "a task file holds one JSON object, found %s",
 			   engi_json_kind(root));
 	static const char *const keys[] = {
-	    "schema",	   "id",	   "title",    "domain",      "software", "type",
-	    "interface",   "instruction",  "drawings", "environment", "inputs",	  "setup",
-	    "limits",	   "deliverables", "verifier", "reference",   "flawed",	  "resources",
-	    "interaction", "on_fail",	   NULL};
+	    "schema",	   "id",	   "title",	"domain",      "software", "type",
+	    "interface",   "instruction",  "drawings",	"environment", "inputs",   "setup",
+	    "limits",	   "deliverables", "verifier",	"reference",   "flawed",   "resources",
+	    "interaction", "on_fail",	   "followups", NULL};
 	TRY(only_keys(c, root, "", keys));
 	static const char *const on_fail[] = {"judge", "zero", NULL};
 	int of = 0;
@@ -911,6 +1043,7 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	TRY(parse_limits(c, root, t));
 	TRY(parse_deliverables(c, root, t));
 	TRY(parse_verifier(c, root, t));
+	TRY(parse_followups(c, root, t));
 
 	json_t *ref;
 	TRY(field(c, root, "", "reference", JSON_ARRAY, 1, &ref));
@@ -929,6 +1062,11 @@ void task_release(struct task *t)
 		engi_verifier_free(t->verifier, t->criteria);
 		t->criteria = NULL;
 	}
+	for (size_t i = 0; i < t->nfollowups; i++)
+		if (t->followups[i].verifier && t->followups[i].criteria) {
+			engi_verifier_free(t->followups[i].verifier, t->followups[i].criteria);
+			t->followups[i].criteria = NULL;
+		}
 	for (size_t i = 0; i < t->nreplies; i++)
 		if (t->replies[i].compiled) {
 			regfree(&t->replies[i].re);
@@ -951,6 +1089,11 @@ int task_from_json(struct arena *a, const char *file, const char *absdir, json_t
 	int rc = parse_task(&c, root, t);
 	if (rc == 0)
 		task_hash_verifier_files(&files, absdir, json_object_get(root, "verifier"));
+	for (size_t i = 0; rc == 0 && i < t->nfollowups; i++)
+		task_hash_verifier_files(
+		    &files, absdir,
+		    json_object_get(json_array_get(json_object_get(root, "followups"), i),
+				    "verifier"));
 	if (rc == 0) {
 		t->file = arena_strdup(a, file);
 		t->dir = arena_strdup(a, absdir);
@@ -969,6 +1112,22 @@ int task_from_json(struct arena *a, const char *file, const char *absdir, json_t
 	if (rc < 0)
 		task_release(t);
 	return rc;
+}
+
+int task_turn_view(const struct task *t, size_t turn, struct task *out)
+{
+	if (turn < 1 || turn > t->nfollowups || !t->followups[turn - 1].verifier)
+		return -1;
+	const struct task_followup *f = &t->followups[turn - 1];
+	*out = *t;
+	out->verifier = f->verifier;
+	out->verifier_file = f->verifier_file;
+	out->criteria = f->criteria;
+	out->json = f->json;
+	memset(&out->scoring, 0, sizeof(out->scoring));
+	out->scoring.mode = ENGI_SCORING_BINARY;
+	out->fail_zero = 0;
+	return 0;
 }
 
 const struct task_flawed *task_find_flawed(const struct task *t, const char *name)

@@ -114,6 +114,27 @@ struct task_iassert {
 	int required;
 };
 
+/* A scripted follow-up (SCHEMA.md, `followups`): a user message that arrives
+ * when the agent ends a turn of the conversation with done, and the
+ * verifier that judges the deliverables as they were at that moment (the
+ * turn it closes), its assertions named "turnK:NAME". json: the task's JSON
+ * with this verifier in place of the task's, for the verifier's child. */
+#define TASK_FOLLOWUPS_MAX    8
+#define TASK_FOLLOWUP_MSG_MAX 8192
+
+struct task_followup {
+	const char *message;
+	const struct engi_verifier_kind *verifier; /* NULL: the turn is not judged */
+	const char *verifier_file;
+	void *criteria;
+	const char *json;
+};
+
+/* "@turnK": where a turn's deliverables are kept inside the episode's
+ * artifacts folder (a deliverable of a task with follow-ups never starts
+ * with '@'). */
+#define TASK_TURN_DIR "@turn"
+
 struct task {
 	const char *id;
 	const char *title;
@@ -160,6 +181,8 @@ struct task {
 	size_t nreplies;
 	struct task_iassert *iasserts; /* interaction.assert */
 	size_t niasserts;
+	struct task_followup *followups;
+	size_t nfollowups;
 };
 
 /* A task a source could not load, and why (source.h). */
@@ -226,6 +249,11 @@ int suite_refuse_task(struct suite *s, size_t i, const char *category, const cha
 
 /* The assertion episode.c records for a protected input: "integrity:PATH". */
 void task_integrity_name(char *out, size_t cap, const char *env_path);
+
+/* Task t as judged at the end of conversation turn `turn` (1-based) that a
+ * follow-up closed: a shallow copy with that follow-up's verifier, binary
+ * scoring. Returns 0, or -1 when that turn is not judged. */
+int task_turn_view(const struct task *t, size_t turn, struct task *out);
 
 /* Default limits from the benchmark papers (tasks/SCHEMA.md, "limits"). */
 int task_default_turns(int type, int iface);

@@ -167,6 +167,7 @@ struct attempt {
 	unsigned char reply_used[TASK_INTERACTION_MAX];
 	int asked;
 	int hit_turn[TASK_INTERACTION_MAX];
+	size_t followups; /* follow-up messages delivered */
 };
 
 static void tr(struct trace *t, json_t *ev)
@@ -382,8 +383,30 @@ static int wait_within(const struct episode_spec *s, double seconds, double left
 }
 
 /* Runs the agent loop in a started environment. */
+static int copy_out(const struct episode_spec *s, struct backend_env *env, const char *art_dir,
+		    size_t turn, struct record *rec, struct trace *t, struct engi_error *err);
+
+/* The agent ended conversation turn K (1-based) with done and the task has
+ * a follow-up for it: the deliverables as they are now go to
+ * <art_dir>/@turnK/ for that turn's verifier, and the follow-up is the next
+ * observation. Returns 0, or ENGI_EENV when the environment is lost. */
+static int close_turn(const struct episode_spec *s, struct backend_env *env, const char *art_dir,
+		      struct attempt *a, struct trace *t, int turn, struct engi_error *err)
+{
+	size_t k = a->followups;
+	double e0 = clk_now_mono();
+	int rc = copy_out(s, env, art_dir, k + 1, NULL, t, err);
+	a->env_s += clk_now_mono() - e0;
+	if (rc < 0)
+		return rc;
+	a->followups++;
+	tr(t, json_pack("{s:s,s:i,s:I,s:s}", "ev", "followup", "turn", turn, "closes",
+			(json_int_t)(k + 1), "message", s->task->followups[k].message));
+	return 0;
+}
+
 static void agent_loop(const struct episode_spec *s, struct backend_env *env, struct trace *t,
-		       struct attempt *a, double t0)
+		       struct attempt *a, double t0, const char *art_dir)
 {
 	const struct task *task = s->task;
 	const struct agent_desc *ad;
@@ -441,6 +464,7 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 		double m0 = clk_now_mono();
 		engi_error_init(&e);
 		int rc = agent_next(ag, &obs, &at, &e);
+		obs.followup = NULL;
 		a->model_s += clk_now_mono() - m0;
 		struct engi_error pe;
 		engi_error_init(&pe);
@@ -485,6 +509,17 @@ static void agent_loop(const struct episode_spec *s, struct backend_env *env, st
 						"kind", act->kind == ACT_DONE ? "done" : "fail",
 						"text", act->text));
 				ended = 1;
+				if (act->kind == ACT_DONE && a->followups < task->nfollowups) {
+					/* the user writes again: the episode goes on */
+					engi_error_init(&e);
+					if (close_turn(s, env, art_dir, a, t, turn, &e) < 0) {
+						env_lost(a, e.msg);
+						break;
+					}
+					obs.followup = task->followups[a->followups - 1].message;
+					a->outcome = OUTCOME_TURN_LIMIT;
+					ended = 0; /* done is the reply's last action */
+				}
 				break;
 			case ACT_WRITE: {
 				double e0 = clk_now_mono();
@@ -923,19 +958,33 @@ static int scrub_artifact(const char *path, uint64_t *bytes, int *scrubbed, stru
 	return rc;
 }
 
+/* The deliverables into art_dir and rec's artifacts; turn K > 0: into
+ * art_dir/@turnK/, a turn's state that a follow-up closed, traced only. */
 static int copy_out(const struct episode_spec *s, struct backend_env *env, const char *art_dir,
-		    struct record *rec, struct trace *t, struct engi_error *err)
+		    size_t turn, struct record *rec, struct trace *t, struct engi_error *err)
 {
 	size_t n = s->task->ndeliverables;
-	rec->artifacts = engi_calloc(n ? n : 1, sizeof(*rec->artifacts));
-	if (!rec->artifacts)
-		RAISE(err, ENGI_ENOMEM, "out of memory");
+	struct artifact one;
+	if (rec) {
+		rec->artifacts = engi_calloc(n ? n : 1, sizeof(*rec->artifacts));
+		if (!rec->artifacts)
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	char base[PATH_MAX];
+	if (turn)
+		snprintf(base, sizeof(base), "%s/" TASK_TURN_DIR "%zu", art_dir, turn);
+	else
+		snprintf(base, sizeof(base), "%s", art_dir);
+	/* the turn's folder marks it reached, whatever was delivered */
+	if (turn)
+		TRY(fs_mkdir_p(base, 0755, err));
 	for (size_t i = 0; i < n; i++) {
 		const struct task_deliverable *d = &s->task->deliverables[i];
-		struct artifact *a = &rec->artifacts[rec->nartifacts++];
+		struct artifact *a = rec ? &rec->artifacts[rec->nartifacts++] : &one;
+		memset(a, 0, sizeof(*a));
 		snprintf(a->path, sizeof(a->path), "%s", d->path);
 		char dest[PATH_MAX];
-		snprintf(dest, sizeof(dest), "%s/%s", art_dir, d->path);
+		snprintf(dest, sizeof(dest), "%s/%s", base, d->path);
 		struct engi_error e;
 		engi_error_init(&e);
 		uint64_t bytes = 0;
@@ -955,8 +1004,14 @@ static int copy_out(const struct episode_spec *s, struct backend_env *env, const
 				 "secrets scrubbed: each replaced with %s", SECRET_MARK);
 		}
 		a->bytes = rc < 0 ? 0 : bytes;
-		tr(t, json_pack("{s:s,s:s,s:I,s:s,s:s}", "ev", "artifact", "path", a->path, "bytes",
-				(json_int_t)a->bytes, "sha256", a->sha256, "note", a->note));
+		if (turn)
+			tr(t, json_pack("{s:s,s:s,s:I,s:s,s:s,s:I}", "ev", "artifact", "path",
+					a->path, "bytes", (json_int_t)a->bytes, "sha256", a->sha256,
+					"note", a->note, "closes", (json_int_t)turn));
+		else
+			tr(t, json_pack("{s:s,s:s,s:I,s:s,s:s}", "ev", "artifact", "path", a->path,
+					"bytes", (json_int_t)a->bytes, "sha256", a->sha256, "note",
+					a->note));
 		if (rc == ENGI_EENV)
 			return rc;
 	}
@@ -1164,6 +1219,75 @@ static int second_opinion(const struct episode_spec *s, const struct record *rec
 	return rc;
 }
 
+/* The turns that follow-ups closed (task.h, struct task_followup): each
+ * "turnK:reached", and where the follow-up has a verifier, its verdict on
+ * <art_dir>/@turnK/ as "turnK:NAME" (one more try when the verifier fails).
+ * Returns 0, 1 when a verifier failed (infra and why say how), or a
+ * negative code. */
+static int judge_turns(const struct episode_spec *s, const char *art_dir,
+		       const struct judge_limits *lim, struct engi_verdict *v, char *infra,
+		       size_t infra_n, char *why, size_t why_n, struct trace *t,
+		       struct engi_error *err)
+{
+	const struct task *task = s->task;
+	for (size_t k = 1; k <= task->nfollowups; k++) {
+		char dir[PATH_MAX], name[ENGI_NAME_MAX];
+		snprintf(dir, sizeof(dir), "%s/" TASK_TURN_DIR "%zu", art_dir, k);
+		struct stat st;
+		int reached = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+		snprintf(name, sizeof(name), "turn%zu:reached", k);
+		if (engi_verdict_add(v, name, "turn", reached ? ENGI_PASS : ENGI_FAIL, 1, NAN, NAN,
+				     reached ? "the agent ended conversation turn %zu with done "
+					       "and the follow-up came"
+					     : "the agent did not end conversation turn %zu with "
+					       "done: the follow-up never came",
+				     k) < 0)
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+		struct task view;
+		if (!reached || task_turn_view(task, k, &view) < 0)
+			continue;
+		struct engi_verdict tv;
+		engi_verdict_init(&tv);
+		int rc = 0;
+		for (int vtry = 0; vtry < 2; vtry++) {
+			struct engi_error e;
+			engi_error_init(&e);
+			rc = judge_deliverables(&view, dir, lim, &tv, infra, infra_n, why, why_n,
+						&e);
+			if (rc < 0)
+				engi_raise(err, rc, "verifying turn %zu of '%s': %s", k, task->id,
+					   e.msg);
+			if (rc != 1)
+				break;
+			tr(t, json_pack("{s:s,s:s,s:s,s:i,s:I}", "ev", "verifier_error", "reason",
+					infra, "message", why, "try", vtry + 1, "closes",
+					(json_int_t)k));
+			engi_verdict_release(&tv);
+			engi_verdict_init(&tv);
+		}
+		if (rc == 0)
+			rc = judge_resolve(&view, &tv, err);
+		for (size_t i = 0; rc == 0 && i < tv.na; i++) {
+			const struct engi_assertion *a = &tv.a[i];
+			snprintf(name, sizeof(name), "turn%zu:%.*s", k, ENGI_NAME_MAX - 24,
+				 a->name);
+			if (engi_verdict_add(v, name, a->stage, a->state, a->required, a->value,
+					     a->expected, "%s", a->detail) < 0)
+				rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; rc == 0 && i < tv.nm; i++) {
+			snprintf(name, sizeof(name), "turn%zu:%.*s", k, ENGI_NAME_MAX - 24,
+				 tv.m[i].name);
+			if (engi_verdict_metric(v, name, tv.m[i].value) < 0)
+				rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		}
+		engi_verdict_release(&tv);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* The verdict of a run that is over (outcome its own) on the deliverables
  * saved in <out_dir>/artifacts/<cell>/: the task's verifier in its child
  * process (one more try when it fails), scored into v, the events in t and
@@ -1232,6 +1356,9 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 			if (venv == ENGI_VENV_EPISODE)
 				break; /* no second go in an environment that is gone */
 		}
+		if (rc == 0 && task->nfollowups)
+			rc = judge_turns(s, art_dir, &lim, v, infra, sizeof(infra), why,
+					 sizeof(why), t, err);
 		fs_rm_rf(scratch, NULL);
 		if (rc == 0 && venv == ENGI_VENV_EPISODE && s->verify_in == VERIFY_IN_BOTH &&
 		    pre_rc == 0)
@@ -1396,7 +1523,7 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 			snprintf(a.infra, sizeof(a.infra), "%s", INFRA_SETUP_FAILED);
 			set_msg(&a, "%s", setup_failed);
 		} else {
-			agent_loop(s, env, &t, &a, ta);
+			agent_loop(s, env, &t, &a, ta, art_dir);
 		}
 		char *evs = env ? backend_events(env) : NULL;
 		if (evs) {
@@ -1418,7 +1545,7 @@ int episode_run(const struct episode_spec *s, struct record *rec, struct engi_er
 			snprintf(scratch, sizeof(scratch), "%s/%s.check", s->work_root, name);
 			check_protected(s, env, hashes, scratch, &v);
 			check_interaction(s, env, &a, &v);
-			int crc = copy_out(s, env, art_dir, rec, &t, &e);
+			int crc = copy_out(s, env, art_dir, 0, rec, &t, &e);
 			a.env_s += clk_now_mono() - e0;
 			/* the benchmark's evaluator, after the deliverables are saved */
 			if (crc == 0 && venv == ENGI_VENV_EPISODE && !outcome_is_infra(a.outcome) &&
