@@ -191,8 +191,23 @@ static int reverify(const char *in_path, const char *out_path, const char *suite
 		new.nmetrics = 0;
 		new.trace = NULL;
 		new.artifacts = NULL;
-		int jrc = judge_deliverables(t, art, &lim, &v, infra, sizeof(infra), why,
-					     sizeof(why), err);
+		/* what the run itself judged (protected inputs, how the agent
+		 * interacted) stays: no verifier sees it again */
+		for (size_t k = 0; rc == 0 && k < old.nassertions; k++) {
+			const struct engi_assertion *a = &old.assertions[k];
+			if (strcmp(a->stage, "integrity") && strcmp(a->stage, "interaction"))
+				continue;
+			if (engi_verdict_add(&v, a->name, a->stage, a->state, a->required, a->value,
+					     a->expected, "%s", a->detail) < 0)
+				rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		}
+		int jrc = rc < 0 ? rc
+				 : judge_deliverables(t, art, &lim, &v, infra, sizeof(infra), why,
+						      sizeof(why), err);
+		/* and the turns that follow-ups closed, from their own folders */
+		if (jrc == 0 && t->nfollowups)
+			jrc = judge_turns(t, art, &lim, &v, infra, sizeof(infra), why, sizeof(why),
+					  err);
 		judged++;
 		if (jrc < 0) {
 			rc = jrc;

@@ -1219,75 +1219,6 @@ static int second_opinion(const struct episode_spec *s, const struct record *rec
 	return rc;
 }
 
-/* The turns that follow-ups closed (task.h, struct task_followup): each
- * "turnK:reached", and where the follow-up has a verifier, its verdict on
- * <art_dir>/@turnK/ as "turnK:NAME" (one more try when the verifier fails).
- * Returns 0, 1 when a verifier failed (infra and why say how), or a
- * negative code. */
-static int judge_turns(const struct episode_spec *s, const char *art_dir,
-		       const struct judge_limits *lim, struct engi_verdict *v, char *infra,
-		       size_t infra_n, char *why, size_t why_n, struct trace *t,
-		       struct engi_error *err)
-{
-	const struct task *task = s->task;
-	for (size_t k = 1; k <= task->nfollowups; k++) {
-		char dir[PATH_MAX], name[ENGI_NAME_MAX];
-		snprintf(dir, sizeof(dir), "%s/" TASK_TURN_DIR "%zu", art_dir, k);
-		struct stat st;
-		int reached = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-		snprintf(name, sizeof(name), "turn%zu:reached", k);
-		if (engi_verdict_add(v, name, "turn", reached ? ENGI_PASS : ENGI_FAIL, 1, NAN, NAN,
-				     reached ? "the agent ended conversation turn %zu with done "
-					       "and the follow-up came"
-					     : "the agent did not end conversation turn %zu with "
-					       "done: the follow-up never came",
-				     k) < 0)
-			RAISE(err, ENGI_ENOMEM, "out of memory");
-		struct task view;
-		if (!reached || task_turn_view(task, k, &view) < 0)
-			continue;
-		struct engi_verdict tv;
-		engi_verdict_init(&tv);
-		int rc = 0;
-		for (int vtry = 0; vtry < 2; vtry++) {
-			struct engi_error e;
-			engi_error_init(&e);
-			rc = judge_deliverables(&view, dir, lim, &tv, infra, infra_n, why, why_n,
-						&e);
-			if (rc < 0)
-				engi_raise(err, rc, "verifying turn %zu of '%s': %s", k, task->id,
-					   e.msg);
-			if (rc != 1)
-				break;
-			tr(t, json_pack("{s:s,s:s,s:s,s:i,s:I}", "ev", "verifier_error", "reason",
-					infra, "message", why, "try", vtry + 1, "closes",
-					(json_int_t)k));
-			engi_verdict_release(&tv);
-			engi_verdict_init(&tv);
-		}
-		if (rc == 0)
-			rc = judge_resolve(&view, &tv, err);
-		for (size_t i = 0; rc == 0 && i < tv.na; i++) {
-			const struct engi_assertion *a = &tv.a[i];
-			snprintf(name, sizeof(name), "turn%zu:%.*s", k, ENGI_NAME_MAX - 24,
-				 a->name);
-			if (engi_verdict_add(v, name, a->stage, a->state, a->required, a->value,
-					     a->expected, "%s", a->detail) < 0)
-				rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
-		}
-		for (size_t i = 0; rc == 0 && i < tv.nm; i++) {
-			snprintf(name, sizeof(name), "turn%zu:%.*s", k, ENGI_NAME_MAX - 24,
-				 tv.m[i].name);
-			if (engi_verdict_metric(v, name, tv.m[i].value) < 0)
-				rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
-		}
-		engi_verdict_release(&tv);
-		if (rc != 0)
-			return rc;
-	}
-	return 0;
-}
-
 /* The verdict of a run that is over (outcome its own) on the deliverables
  * saved in <out_dir>/artifacts/<cell>/: the task's verifier in its child
  * process (one more try when it fails), scored into v, the events in t and
@@ -1357,8 +1288,8 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 				break; /* no second go in an environment that is gone */
 		}
 		if (rc == 0 && task->nfollowups)
-			rc = judge_turns(s, art_dir, &lim, v, infra, sizeof(infra), why,
-					 sizeof(why), t, err);
+			rc = judge_turns(task, art_dir, &lim, v, infra, sizeof(infra), why,
+					 sizeof(why), err);
 		fs_rm_rf(scratch, NULL);
 		if (rc == 0 && venv == ENGI_VENV_EPISODE && s->verify_in == VERIFY_IN_BOTH &&
 		    pre_rc == 0)

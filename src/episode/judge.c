@@ -6,10 +6,12 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -258,6 +260,65 @@ int judge_deliverables(const struct task *task, const char *art_dir, const struc
 	}
 	fs_rm_rf(dir, NULL);
 	return rc;
+}
+
+int judge_turns(const struct task *task, const char *art_dir, const struct judge_limits *lim,
+		struct engi_verdict *v, char *infra, size_t infra_n, char *why, size_t why_n,
+		struct engi_error *err)
+{
+	for (size_t k = 1; k <= task->nfollowups; k++) {
+		char dir[PATH_MAX], name[ENGI_NAME_MAX];
+		snprintf(dir, sizeof(dir), "%s/" TASK_TURN_DIR "%zu", art_dir, k);
+		struct stat st;
+		int reached = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+		snprintf(name, sizeof(name), "turn%zu:reached", k);
+		if (engi_verdict_add(v, name, "turn", reached ? ENGI_PASS : ENGI_FAIL, 1, NAN, NAN,
+				     reached ? "the agent ended conversation turn %zu with done "
+					       "and the follow-up came"
+					     : "the agent did not end conversation turn %zu with "
+					       "done: the follow-up never came",
+				     k) < 0)
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+		struct task view;
+		if (!reached || task_turn_view(task, k, &view) < 0)
+			continue;
+		struct engi_verdict tv;
+		engi_verdict_init(&tv);
+		int rc = 0;
+		for (int vtry = 0; vtry < 2; vtry++) {
+			struct engi_error e;
+			engi_error_init(&e);
+			rc = judge_deliverables(&view, dir, lim, &tv, infra, infra_n, why, why_n,
+						&e);
+			if (rc < 0)
+				engi_raise(err, rc, "verifying turn %zu of '%s': %s", k, task->id,
+					   e.msg);
+			if (rc != 1)
+				break;
+			engi_verdict_release(&tv);
+			engi_verdict_init(&tv);
+		}
+		if (rc == 0)
+			rc = judge_resolve(&view, &tv, err);
+		for (size_t i = 0; rc == 0 && i < tv.na; i++) {
+			const struct engi_assertion *a = &tv.a[i];
+			snprintf(name, sizeof(name), "turn%zu:%.*s", k, ENGI_NAME_MAX - 24,
+				 a->name);
+			if (engi_verdict_add(v, name, a->stage, a->state, a->required, a->value,
+					     a->expected, "%s", a->detail) < 0)
+				rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; rc == 0 && i < tv.nm; i++) {
+			snprintf(name, sizeof(name), "turn%zu:%.*s", k, ENGI_NAME_MAX - 24,
+				 tv.m[i].name);
+			if (engi_verdict_metric(v, name, tv.m[i].value) < 0)
+				rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+		}
+		engi_verdict_release(&tv);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
 }
 
 void judge_score(const struct task *task, int outcome, struct engi_verdict *v)

@@ -48,6 +48,15 @@ int judge_deliverables(const struct task *task, const char *art_dir, const struc
 		       struct engi_verdict *v, char *infra, size_t infra_n, char *msg, size_t msg_n,
 		       struct engi_error *err);
 
+/* The turns that follow-ups closed (task.h, struct task_followup): for each,
+ * "turnK:reached", and where the follow-up has a verifier, its verdict on
+ * <art_dir>/@turnK/ as "turnK:NAME" (resolved on its own; one more try when
+ * the verifier fails), appended to v. Returns 0, 1 when a verifier failed
+ * (infra and msg say how, as judge_deliverables), or a negative code. */
+int judge_turns(const struct task *task, const char *art_dir, const struct judge_limits *lim,
+		struct engi_verdict *v, char *infra, size_t infra_n, char *msg, size_t msg_n,
+		struct engi_error *err);
+
 /* The `judge` subcommand's work, in the child: verdict of task_file's task
  * on art_dir, as a record's JSON in out_path. task_dir: task_file is one
  * task's engisweep JSON whose paths are taken from task_dir (a task of any

@@ -6,7 +6,8 @@
 # once fails the first turn's check, one that gives up fails turnK:reached.
 # A model (OpenAI and Anthropic wire formats, and the text fallback) gets
 # the follow-up as a user message after its done call is answered. Bad
-# follow-ups are refused with file and pointer.
+# follow-ups are refused with file and pointer; reverify judges the turns
+# again.
 . "$(dirname "$0")/lib.sh"
 . "$HERE/model_lib.sh"
 mkdir -p suite bad
@@ -15,26 +16,28 @@ cat > suite/update.json <<'JSON'
   "id": "update", "domain": "CAE", "software": ["sh"], "type": "single", "interface": "cli",
   "instruction": "Write v=1 into out.txt and a model of two nodes into model.json.",
   "deliverables": [{"path": "out.txt"}, {"path": "model.json", "required": false},
-                   {"path": "analysis.json", "required": false}],
+                   {"path": "analysis.json", "required": false},
+                   {"path": "report.md", "required": false}],
   "followups": [
     {"message": "Thanks. Now analyse it and change out.txt to v=2.",
      "verifier": {"kind": "structureclaw", "file": "model.json", "criteria": [
        {"name": "first", "check": "has_model", "min_nodes": 2, "min_elements": 1},
        {"name": "quiet", "check": "no_analysis", "file": "analysis.json"}]}},
-    {"message": "And add a line w=3."}
+    {"message": "And write w=3 into report.md."}
   ],
-  "verifier": {"kind": "command", "file": "out.txt", "run": "cat out.txt",
-               "criteria": [{"name": "last", "check": "output_equals", "text": "v=2\nw=3\n"}]},
+  "verifier": {"kind": "structureclaw", "file": "model.json", "criteria": [
+    {"name": "analysed", "check": "has_analysis", "file": "analysis.json"},
+    {"name": "last", "check": "has_report", "file": "report.md", "min_chars": 3}]},
   "reference": [{"write": "model.json", "text": "{\"nodes\": [{}, {}], \"elements\": [{}]}"},
                 {"write": "out.txt", "text": "v=1\n"}, {"done": "written"},
                 {"write": "analysis.json", "text": "{\"displacements\": [1]}"},
                 {"write": "out.txt", "text": "v=2\n"}, {"done": "changed"},
-                {"run": "echo w=3 >> out.txt"}],
+                {"run": "echo w=3 > report.md"}],
   "flawed": [
     {"name": "at-once", "expect": "fail", "failing": ["turn1:quiet"],
      "steps": [{"write": "model.json", "text": "{\"nodes\": [{}, {}], \"elements\": [{}]}"},
                {"write": "analysis.json", "text": "{\"displacements\": [1]}"},
-               {"write": "out.txt", "text": "v=2\nw=3\n"}]},
+               {"write": "report.md", "text": "w=3\n"}]},
     {"name": "gives-up", "expect": "fail", "failing": ["turn2:reached", "last"],
      "steps": [{"write": "out.txt", "text": "v=1\n"}, {"done": "written"},
                {"fail": "cannot change it"}]}
@@ -51,7 +54,7 @@ done = lambda s: {"calls": [{"name": "done", "args": {"summary": s}}]}
 fence = lambda tag, body: {"text": "Now:\n```%s\n%s\n```\n" % (tag, body)}
 T1 = """echo '{"nodes": [{}, {}], "elements": [{}]}' > model.json && echo v=1 > out.txt"""
 T2 = """echo '{"displacements": [1]}' > analysis.json && echo v=2 > out.txt"""
-T3 = "echo w=3 >> out.txt"
+T3 = "echo w=3 > report.md"
 json.dump({"models": {
     "talker": [bash(T1), done("one"), bash(T2), done("two"), bash(T3), done("three")],
     "talker-text": [fence("bash", T1), fence("done", "one"), fence("bash", T2),
@@ -73,13 +76,14 @@ JSON
 import json
 t = json.load(open("suite/update.json"))
 t["limits"] = {"turns": 6}
+t["interaction"] = {"assert": [{"name": "no-rm", "check": "no_command", "pattern": "rm "}]}
 json.dump(t, open("suite/update.json", "w"))
 PY
 "$ENGISWEEP" run --models models.json --quiet --out out suite > run.log 2>&1 || { cat run.log; fail "sweep failed"; }
 PYTHONPATH="$HERE" "$PY" - <<'PY'
 import json, os
 import results as R
-FOLLOW1, FOLLOW2 = "Thanks. Now analyse it and change out.txt to v=2.", "And add a line w=3."
+FOLLOW1, FOLLOW2 = "Thanks. Now analyse it and change out.txt to v=2.", "And write w=3 into report.md."
 def texts(body):
     out = []
     for m in body["messages"]:
@@ -107,7 +111,7 @@ for e in R.episodes("out/results.h5"):
     assert e["outcome"] == "done" and e["success"] == 1, (e, st)
     assert [(x["closes"], x["message"]) for x in fu] == [(1, FOLLOW1), (2, FOLLOW2)], fu
     assert st["turn1:reached"] == st["turn2:reached"] == "pass", st
-    assert st["turn1:first"] == st["turn1:quiet"] == st["last"] == "pass", st
+    assert st["turn1:first"] == st["turn1:quiet"] == st["last"] == st["analysed"] == "pass", st
     assert not any(k.startswith("turn2:") and k != "turn2:reached" for k in st), st
     # the follow-up is a user message of the request after the done
     users = lambda b: [t for r, t in texts(b) if r == "user"]
@@ -120,9 +124,27 @@ for e in R.episodes("out/results.h5"):
     assert open("out/artifacts/%s/@turn1/out.txt" % cell).read() == "v=1\n"
     assert not os.path.exists("out/artifacts/%s/@turn1/analysis.json" % cell)
     assert open("out/artifacts/%s/@turn2/out.txt" % cell).read() == "v=2\n"
-    assert open("out/artifacts/%s/out.txt" % cell).read() == "v=2\nw=3\n"
+    assert open("out/artifacts/%s/out.txt" % cell).read() == "v=2\n"
+    assert open("out/artifacts/%s/report.md" % cell).read() == "w=3\n"
+    assert not os.path.exists("out/artifacts/%s/@turn2/report.md" % cell)
 assert seen == {"oa", "an", "tx", "stuck"}, seen
 print("followups ok")
+PY
+# reverify judges the turns again from their folders and keeps the run's own
+# interaction assertions: nothing changes
+"$ENGISWEEP" reverify out/results.h5 --out re.h5 > re.log 2>&1 || { cat re.log; fail "reverify"; }
+grep -q "0 verdicts changed" re.log || { cat re.log; fail "reverify changed verdicts"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import h5py
+import results as R
+with h5py.File("re.h5", "r") as f:
+    rows = [(R.s(r["cell"]), R.s(r["name"]), R.s(r["state"])) for r in f["assertions"][:]]
+for e in R.episodes("re.h5"):
+    st = {n: v for c, n, v in rows if c == e["cell"]}
+    if e["model"] != "stuck":
+        assert e["success"] == 1 and st["turn1:quiet"] == "pass" and st["no-rm"] == "pass", (e, st)
+    else:
+        assert st["turn1:reached"] == "fail", st
 PY
 
 # refusals, each with its pointer
@@ -143,7 +165,7 @@ mk empty 't["followups"] = []'
 mk nomsg 't["followups"][1] = {}'
 mk toolong 't["followups"][1]["message"] = "x" * 9000'
 mk badfile 't["followups"][0]["verifier"]["file"] = "other.txt"'
-mk envkind 't["followups"][1]["verifier"] = t["verifier"]'
+mk envkind 't["followups"][1]["verifier"] = {"kind": "command", "file": "out.txt", "run": "true", "criteria": [{"name": "x", "check": "output_equals", "text": "v"}]}'
 mk scored 't["followups"][0]["verifier"]["objective"] = {"metric": "m"}'
 mk at 't["deliverables"].append({"path": "@turn1/x"})'
 mk dones 't["reference"] = [{"done": "a"}, {"done": "b"}, {"done": "c"}, {"run": "true"}]'
@@ -153,6 +175,6 @@ refuse bad/toolong.json "/followups/1/message: longer than 8192 bytes"
 refuse bad/badfile.json "/followups/0/verifier/file: 'other.txt' is not one of the deliverables"
 refuse bad/envkind.json "/followups/1/verifier/kind: 'command' judges in an environment"
 refuse bad/scored.json "/followups/0/verifier: a turn is judged pass or fail"
-refuse bad/at.json "/deliverables/3: '@turn1/x': a task with follow-ups keeps"
+refuse bad/at.json "/deliverables/4: '@turn1/x': a task with follow-ups keeps"
 refuse bad/dones.json "/reference/2: more done steps before the last than the task's 2 follow-ups"
 echo ok
