@@ -20,9 +20,14 @@
  *   ground truth     -> the reference solution: the model written, and its
  *                       analysis from engisweep's frame kernel
  *
- * Refused, with the reason, never half run: multi-turn scenarios and the
- * LLM-judge assertion natural_language (not supported yet), unknown
- * assertion types, a ground truth that is not in the fixtures.
+ *   turns            -> the first message the instruction, each next one a
+ *                       follow-up (tasks/SCHEMA.md `followups`) whose
+ *                       verifier holds the assertions of the turn it closes;
+ *                       the last turn's assertions are the task's verifier
+ *
+ * Refused, with the reason, never half run: the LLM-judge assertion
+ * natural_language (not supported yet), unknown assertion types, a ground
+ * truth that is not in the fixtures.
  */
 #include "source.h"
 
@@ -287,36 +292,36 @@ static void sc_name(json_t *criteria, const char *type, char *out, size_t n)
 	}
 }
 
-/* One scenario file into s (0), or refused (r filled, -1). */
-static int sc_translate(struct suite *s, const char *root, const char *family, const char *file,
-			json_t *sc, const struct sc_truths *g, struct sc_refusal *r,
-			struct engi_error *err)
-{
-	const char *id = json_string_value(json_object_get(sc, "id"));
-	if (!id || !engi_json_name_valid_max(id, strlen(id), ENGI_TASK_ID_STR - 1))
-		SUITE_REFUSE(r, "malformed scenario", "/id: expected a name");
-	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	if (strncmp(base, id, strlen(id)) || strcmp(base + strlen(id), ".json"))
-		SUITE_REFUSE(r, "malformed scenario", "/id: '%s' is not the file's name", id);
-	const char *fam = json_string_value(json_object_get(sc, "taskFamily"));
-	if (!fam || strcmp(fam, family))
-		SUITE_REFUSE(r, "malformed scenario", "/taskFamily: '%s' is not its folder '%s'",
-			     fam ? fam : "(none)", family);
-	if (json_object_get(sc, "turns"))
-		SUITE_REFUSE(r, "multi-turn scenario",
-			     "/turns: scenarios of several turns are not supported yet");
-	const char *msg = json_string_value(json_object_get(sc, "message"));
-	json_t *as = json_object_get(json_object_get(sc, "expect"), "assertions");
-	if (!msg || !*msg)
-		SUITE_REFUSE(r, "malformed scenario", "/message: expected the request");
-	if (!json_is_array(as) || !json_array_size(as))
-		SUITE_REFUSE(r, "malformed scenario", "/expect/assertions: expected a list");
+/* What a scenario's assertions make, turn by turn: the criteria of one
+ * turn, and for the whole scenario the interaction assertions, the
+ * reference's steps and what the assertions ask for. */
+struct sc_acc {
+	json_t *criteria; /* this turn's */
+	json_t *iassert;
+	json_t *ref;
+	int wants_analysis, wants_report, asks, gt_written;
+	const char *truth_id; /* model_matches's ground truth */
+	struct sc_gt_info *truth_info;
+};
 
-	json_t *criteria = json_array(), *iassert = json_array();
-	json_t *ref = json_array();
-	int wants_analysis = 0, wants_report = 0, asks = 0, gt_written = 0;
-	const char *truth_id = NULL; /* model_matches's ground truth */
-	struct sc_gt_info *truth_info = NULL;
+/* An interaction assertion asked_user, once whatever turns ask for it. */
+static void sc_iassert(json_t *iassert, const char *name, int required)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(iassert, i, c)
+	{
+		if (!strcmp(json_string_value(json_object_get(c, "name")), name))
+			return;
+	}
+	json_array_append_new(iassert, json_pack("{s:s, s:s, s:b}", "name", name, "check",
+						 "asked_user", "required", required));
+}
+
+/* The assertions as (at JSON pointer ptr) into acc: 0, or -1 with r filled. */
+static int sc_assertions(json_t *as, const char *ptr, const struct sc_truths *g, struct sc_acc *acc,
+			 struct sc_refusal *r)
+{
 	size_t i;
 	json_t *a;
 	int rc = 0;
@@ -326,16 +331,15 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		char name[64];
 		if (!type) {
 			snprintf(r->category, sizeof(r->category), "malformed scenario");
-			snprintf(r->msg, sizeof(r->msg),
-				 "/expect/assertions/%zu/type: expected a string", i);
+			snprintf(r->msg, sizeof(r->msg), "%s/%zu/type: expected a string", ptr, i);
 			rc = -1;
 			break;
 		}
-		sc_name(criteria, type, name, sizeof(name));
+		sc_name(acc->criteria, type, name, sizeof(name));
 		if (!strcmp(type, "skill_match") || !strcmp(type, "structural_type") ||
 		    !strcmp(type, "engine_match")) {
 			json_array_append_new(
-			    criteria,
+			    acc->criteria,
 			    json_pack(
 				"{s:s, s:s, s:s}", "name", name, "check", "inapplicable", "reason",
 				!strcmp(type, "skill_match")
@@ -347,7 +351,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 			json_t *mn = json_object_get(a, "minNodes"),
 			       *me = json_object_get(a, "minElements");
 			json_array_append_new(
-			    criteria,
+			    acc->criteria,
 			    json_pack("{s:s, s:s, s:I, s:I}", "name", name, "check", "has_model",
 				      "min_nodes", json_is_integer(mn) ? json_integer_value(mn) : 2,
 				      "min_elements",
@@ -358,10 +362,9 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 			json_t *model = gid ? sc_truth(g, gid, &gi) : NULL;
 			if (!model) {
 				snprintf(r->category, sizeof(r->category), "ground truth missing");
-				snprintf(
-				    r->msg, sizeof(r->msg),
-				    "/expect/assertions/%zu/groundTruthId: '%s' is not in " SC_GT,
-				    i, gid ? gid : "(none)");
+				snprintf(r->msg, sizeof(r->msg),
+					 "%s/%zu/groundTruthId: '%s' is not in " SC_GT, ptr, i,
+					 gid ? gid : "(none)");
 				rc = -1;
 				break;
 			}
@@ -369,7 +372,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 			json_t *st = json_object_get(tol, "span"),
 			       *lt = json_object_get(tol, "load");
 			json_array_append_new(
-			    criteria,
+			    acc->criteria,
 			    json_pack("{s:s, s:s, s:s, s:s, s:f, s:f}", "name", name, "check",
 				      "model_matches", "reference", SC_GT, "id", gid, "span_tol",
 				      json_is_number(st) ? json_number_value(st) : 0.5, "load_tol",
@@ -377,102 +380,201 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 			char strict[80];
 			snprintf(strict, sizeof(strict), "%s_strict", name);
 			json_array_append_new(
-			    criteria, json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", strict,
-						"check", "model_matches_strict", "reference", SC_GT,
-						"id", gid, "required", 0));
-			truth_id = gid;
-			truth_info = gi;
+			    acc->criteria, json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", strict,
+						     "check", "model_matches_strict", "reference",
+						     SC_GT, "id", gid, "required", 0));
+			acc->truth_id = gid;
+			acc->truth_info = gi;
 			/* the responses of the model against the truth's, where
 			 * the truth has one (not a mechanism: the audit says) */
 			if (gi->has_truth) {
 				snprintf(strict, sizeof(strict), "%s_responses", name);
-				json_array_append_new(
-				    criteria, json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", strict,
-							"check", "responses_match", "reference",
-							SC_GT, "id", gid, "required", 0));
+				json_array_append_new(acc->criteria,
+						      json_pack("{s:s, s:s, s:s, s:s, s:b}", "name",
+								strict, "check", "responses_match",
+								"reference", SC_GT, "id", gid,
+								"required", 0));
 			}
-			if (!gt_written) {
+			if (!acc->gt_written) {
 				char *text = json_dumps(model, JSON_INDENT(1));
 				if (text) {
-					json_array_append_new(ref, json_pack("{s:s, s:s}", "write",
-									     "model.json", "text",
-									     text));
+					json_array_append_new(
+					    acc->ref, json_pack("{s:s, s:s}", "write", "model.json",
+								"text", text));
 					const char *an = gi->analysis;
 					if (an)
 						json_array_append_new(
-						    ref, json_pack("{s:s, s:s}", "write",
-								   "analysis.json", "text", an));
+						    acc->ref,
+						    json_pack("{s:s, s:s}", "write",
+							      "analysis.json", "text", an));
 					free(text);
 				}
-				gt_written = 1;
+				acc->gt_written = 1;
 			}
 		} else if (!strcmp(type, "has_analysis")) {
-			wants_analysis = 1;
-			json_array_append_new(criteria,
+			acc->wants_analysis = 1;
+			json_array_append_new(acc->criteria,
 					      json_pack("{s:s, s:s, s:s}", "name", name, "check",
 							"has_analysis", "file", "analysis.json"));
 			/* beside the benchmark's check, not required: are the
 			 * numbers the re-solve of the delivered model's? */
 			char right[80];
 			snprintf(right, sizeof(right), "%s_right", name);
-			json_array_append_new(criteria,
+			json_array_append_new(acc->criteria,
 					      json_pack("{s:s, s:s, s:s, s:b}", "name", right,
 							"check", "analysis_matches", "file",
 							"analysis.json", "required", 0));
 		} else if (!strcmp(type, "has_report")) {
-			wants_report = 1;
-			json_array_append_new(criteria,
+			acc->wants_report = 1;
+			json_array_append_new(acc->criteria,
 					      json_pack("{s:s, s:s, s:s, s:i}", "name", name,
 							"check", "has_report", "file", "report.md",
 							"min_chars", 100));
 		} else if (!strcmp(type, "no_bad_model")) {
-			json_array_append_new(criteria, json_pack("{s:s, s:s}", "name", name,
-								  "check", "no_bad_model"));
+			json_array_append_new(acc->criteria, json_pack("{s:s, s:s}", "name", name,
+								       "check", "no_bad_model"));
 		} else if (!strcmp(type, "should_not_analyze")) {
-			json_array_append_new(criteria,
+			json_array_append_new(acc->criteria,
 					      json_pack("{s:s, s:s, s:s}", "name", name, "check",
 							"no_analysis", "file", "analysis.json"));
 		} else if (!strcmp(type, "has_interaction_questions")) {
-			asks = 1;
-			json_array_append_new(
-			    iassert, json_pack("{s:s, s:s}", "name", name, "check", "asked_user"));
+			acc->asks = 1;
+			sc_iassert(acc->iassert, name, 1);
 		} else if (!strcmp(type, "analysis_or_interaction")) {
 			/* not in the published evaluator (an unknown type fails
 			 * there): engisweep reads it by its name */
-			asks = 1;
-			json_array_append_new(iassert,
-					      json_pack("{s:s, s:s, s:b}", "name", "asked_user",
-							"check", "asked_user", "required", 0));
-			json_array_append_new(criteria, json_pack("{s:s, s:s, s:s, s:s, s:b}",
-								  "name", "analysis_delivered",
-								  "check", "has_analysis", "file",
-								  "analysis.json", "required", 0));
-			json_array_append_new(criteria,
+			acc->asks = 1;
+			sc_iassert(acc->iassert, "asked_user", 0);
+			json_array_append_new(
+			    acc->criteria, json_pack("{s:s, s:s, s:s, s:s, s:b}", "name",
+						     "analysis_delivered", "check", "has_analysis",
+						     "file", "analysis.json", "required", 0));
+			json_array_append_new(acc->criteria,
 					      json_pack("{s:s, s:s, s:[s, s]}", "name", name,
 							"check", "any_of", "of",
 							"analysis_delivered", "asked_user"));
 		} else if (!strcmp(type, "natural_language")) {
 			snprintf(r->category, sizeof(r->category), "LLM-judge assertion");
 			snprintf(r->msg, sizeof(r->msg),
-				 "/expect/assertions/%zu: natural_language (an LLM judge) is not "
+				 "%s/%zu: natural_language (an LLM judge) is not "
 				 "supported yet",
-				 i);
+				 ptr, i);
 			rc = -1;
 			break;
 		} else {
 			snprintf(r->category, sizeof(r->category), "assertion not supported");
-			snprintf(
-			    r->msg, sizeof(r->msg),
-			    "/expect/assertions/%zu/type: '%s' is not an assertion engisweep knows",
-			    i, type);
+			snprintf(r->msg, sizeof(r->msg),
+				 "%s/%zu/type: '%s' is not an assertion engisweep knows", ptr, i,
+				 type);
 			rc = -1;
 			break;
 		}
 	}
+	return rc;
+}
+
+/* One scenario file into s (0), or refused (r filled, -1). */
+static int sc_translate(struct suite *s, const char *root, const char *family, const char *file,
+			json_t *sc, const struct sc_truths *g, struct sc_refusal *r,
+			struct engi_error *err)
+{
+	const char *id = json_string_value(json_object_get(sc, "id"));
+	if (!id || !engi_json_name_valid_max(id, strlen(id), ENGI_TASK_ID_STR - 1))
+		SUITE_REFUSE(r, "malformed scenario", "/id: expected a name");
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	if (strncmp(base, id, strlen(id)) || strcmp(base + strlen(id), ".json"))
+		SUITE_REFUSE(r, "malformed scenario", "/id: '%s' is not the file's name", id);
+	size_t i0;
+	const char *fam = json_string_value(json_object_get(sc, "taskFamily"));
+	if (!fam || strcmp(fam, family))
+		SUITE_REFUSE(r, "malformed scenario", "/taskFamily: '%s' is not its folder '%s'",
+			     fam ? fam : "(none)", family);
+	json_t *turns = json_object_get(sc, "turns");
+	const char *msg = json_string_value(json_object_get(sc, "message"));
+	json_t *as = json_object_get(json_object_get(sc, "expect"), "assertions");
+	if (turns) {
+		/* a conversation: the first message, then each next one as a
+		 * follow-up when the agent ends its turn */
+		if (!json_is_array(turns) || json_array_size(turns) < 2 ||
+		    json_array_size(turns) > TASK_FOLLOWUPS_MAX + 1)
+			SUITE_REFUSE(r, "malformed scenario",
+				     "/turns: expected a list of 2 to %d turns",
+				     TASK_FOLLOWUPS_MAX + 1);
+		json_t *tk;
+		json_array_foreach(turns, i0, tk)
+		{
+			const char *m = json_string_value(json_object_get(tk, "message"));
+			json_t *ta = json_object_get(tk, "assertions");
+			if (!m || !*m || strlen(m) > TASK_FOLLOWUP_MSG_MAX)
+				SUITE_REFUSE(r, "malformed scenario",
+					     "/turns/%zu/message: expected the request (at most %d "
+					     "bytes)",
+					     i0, TASK_FOLLOWUP_MSG_MAX);
+			if (!json_is_array(ta) || !json_array_size(ta))
+				SUITE_REFUSE(r, "malformed scenario",
+					     "/turns/%zu/assertions: expected a list", i0);
+		}
+		msg = json_string_value(json_object_get(json_array_get(turns, 0), "message"));
+	} else {
+		if (!msg || !*msg)
+			SUITE_REFUSE(r, "malformed scenario", "/message: expected the request");
+		if (!json_is_array(as) || !json_array_size(as))
+			SUITE_REFUSE(r, "malformed scenario",
+				     "/expect/assertions: expected a list");
+	}
+
+	struct sc_acc acc = {.iassert = json_array(), .ref = json_array()};
+	json_t *followups = NULL;
+	size_t i;
+	json_t *a;
+	int rc = 0;
+	if (turns) {
+		/* each turn's assertions judge the deliverables as that turn
+		 * leaves them: the last turn's are the task's verifier, every
+		 * other's the verifier of the follow-up that closes it */
+		followups = json_array();
+		size_t nt = json_array_size(turns);
+		for (size_t k = 0; rc == 0 && k < nt; k++) {
+			json_t *tk = json_array_get(turns, k);
+			char ptr[64];
+			snprintf(ptr, sizeof(ptr), "/turns/%zu/assertions", k);
+			json_decref(acc.criteria);
+			acc.criteria = json_array();
+			size_t before = json_array_size(acc.ref);
+			int asked = acc.asks;
+			acc.asks = 0;
+			rc = sc_assertions(json_object_get(tk, "assertions"), ptr, g, &acc, r);
+			if (acc.asks && json_array_size(acc.ref) == before)
+				json_array_append_new(
+				    acc.ref,
+				    json_pack("{s:s}", "ask", "Which values are missing?"));
+			acc.asks |= asked;
+			if (rc == 0 && k + 1 < nt) {
+				json_array_append_new(acc.ref,
+						      json_pack("{s:s}", "done", "turn answered"));
+				json_array_append_new(
+				    followups,
+				    json_pack(
+					"{s:O, s:{s:s, s:s, s:O}}", "message",
+					json_object_get(json_array_get(turns, k + 1), "message"),
+					"verifier", "kind", "structureclaw", "file", "model.json",
+					"criteria", acc.criteria));
+			}
+		}
+	} else {
+		acc.criteria = json_array();
+		rc = sc_assertions(as, "/expect/assertions", g, &acc, r);
+	}
+	json_t *criteria = acc.criteria, *iassert = acc.iassert, *ref = acc.ref;
+	int wants_analysis = acc.wants_analysis, wants_report = acc.wants_report, asks = acc.asks,
+	    gt_written = acc.gt_written;
+	const char *truth_id = acc.truth_id;
+	struct sc_gt_info *truth_info = acc.truth_info;
 	if (rc < 0) {
 		json_decref(criteria);
 		json_decref(iassert);
 		json_decref(ref);
+		json_decref(followups);
 		return -1;
 	}
 	/* does the report state the truth's largest displacement? where it has
@@ -563,6 +665,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		json_decref(iassert);
 		json_decref(ref);
 		json_decref(flawed);
+		json_decref(followups);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
 	snprintf(instruction, len, "%s%s", msg, sc_contract);
@@ -578,11 +681,23 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 	if (!task) {
 		json_decref(iassert);
 		json_decref(flawed);
+		json_decref(followups);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
+	if (followups)
+		json_object_set_new(task, "followups", followups);
 	const char *title = json_string_value(json_object_get(sc, "description"));
 	if (title)
 		json_object_set_new(task, "title", json_string(title));
+	if (turns) {
+		/* a check a variant targets sits in one of the turns: each
+		 * variant must fail, wherever */
+		json_t *fv;
+		json_array_foreach(flawed, i, fv)
+		{
+			json_object_del(fv, "failing");
+		}
+	}
 	if (json_array_size(flawed))
 		json_object_set(task, "flawed", flawed);
 	json_decref(flawed);
@@ -732,7 +847,8 @@ const struct task_source task_source_structureclaw = {
     .name = "structureclaw",
     .summary = "StructureClaw-Bench (scenarios/<family>/<id>.json, fixtures/"
 	       "ground-truth-models.json)",
-    .supports = "single-turn scenarios; assertions has_model, model_matches (the benchmark's "
+    .supports = "scenarios of one turn or several (each next message a follow-up); "
+		"assertions has_model, model_matches (the benchmark's "
 		"rule, and strict matching beside it), has_analysis, has_report, no_bad_model, "
 		"should_not_analyze, has_interaction_questions, analysis_or_interaction; "
 		"skill_match, structural_type, engine_match recorded as inapplicable",

@@ -5,6 +5,7 @@
 # swept by the reference (the ground truth delivered) and noop, the
 # interactive family by the reference (it asks and delivers nothing) and an
 # agent that models at once; the report counts the refused scenarios.
+# (Scenarios of several turns: structureclaw_turns.sh.)
 . "$(dirname "$0")/lib.sh"
 SHARED=$ENGI_SRC/../shared/benchmarks/structureclaw-bench
 [ -f "$SHARED/fixtures/ground-truth-models.json" ] || fail "the benchmark's data is not at $SHARED"
@@ -17,11 +18,13 @@ assert "source: structureclaw (detected)" in text, text
 m = re.search(r"tasks: (\d+) loaded, (\d+) refused", text)
 assert m and (int(m[1]), int(m[2])) == (122, 28), m and m.group(0)
 reasons = dict((r.strip(), int(n)) for n, r in re.findall(r"^  (\d+) +(.+)$", text, re.M))
-assert reasons == {"LLM-judge assertion": 18, "multi-turn scenario": 10}, reasons
+assert reasons == {"LLM-judge assertion": 28}, reasons
 lines = [l for l in text.splitlines() if l.startswith("  /") and ".json: " in l]
 assert len(lines) == 28, len(lines)
-assert any("beam-multi-turn-incomplete.json: /turns: scenarios of several turns" in l for l in lines)
-print("ok: 150 scenarios: 122 loaded, 28 refused by 2 reasons")
+# the multi-turn scenarios read; each still has an LLM-judge assertion
+assert sum("/turns/" in l for l in lines) == 10, [l for l in lines if "/turns" in l]
+assert any("beam-multi-turn-incomplete.json: /turns/1/assertions/2: natural_language" in l for l in lines)
+print("ok: 150 scenarios: 122 loaded, 28 refused")
 PY
 
 # the standard family: reference and noop, on the local backend
@@ -166,3 +169,4 @@ assert "reported" in a["has_analysis_right"][1] and "solved" in a["has_analysis_
 assert a["model_matches_responses"][0] == "fail" and "does not match" in a["model_matches_responses"][1], a
 print("ok: wrong numbers found:", a["has_analysis_right"][1])
 PY
+echo ok
