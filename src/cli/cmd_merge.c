@@ -29,8 +29,10 @@ static const char merge_help[] =
     "cell exactly once. When a cell appears in several files, a scored episode\n"
     "wins over an infrastructure failure, then the one that started last.\n"
     "Refuses files whose tasks (same id, other content) or models (same name,\n"
-    "other settings) differ. Traces and artifact digests are carried over;\n"
-    "artifact files stay in the folders of the inputs.\n"
+    "other settings) differ. Task metadata (/task_meta) is carried over; a\n"
+    "value two files give differently is kept with the conflict named, and\n"
+    "report --by that key refuses it. Traces and artifact digests are carried\n"
+    "over; artifact files stay in the folders of the inputs.\n"
     "\n"
     "options:\n"
     "  -o, --out FILE   the merged results file (must not exist)\n"
@@ -53,6 +55,46 @@ static int better(const struct engi_res_episode *a, const struct engi_res_episod
 	if (ia != ib)
 		return ib;
 	return a->started_at > b->started_at;
+}
+
+/* The union of the tasks' metadata: one row per task and key; a value
+ * that differs between inputs is kept as the first input's, with the
+ * conflict named (report --by then refuses the key, as for a CSV). */
+static int union_task_meta(struct stored *in, size_t nin, struct engi_results *u,
+			   struct engi_error *err)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nin; i++)
+		n += in[i].res.ntask_meta;
+	u->task_meta = engi_calloc(n ? n : 1, sizeof(*u->task_meta));
+	if (!u->task_meta)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nin; i++) {
+		const struct engi_results *r = &in[i].res;
+		for (size_t j = 0; j < r->ntask_meta; j++) {
+			const struct engi_res_task_meta *m = &r->task_meta[j];
+			size_t k = 0;
+			while (k < u->ntask_meta && (strcmp(u->task_meta[k].task_id, m->task_id) ||
+						     strcmp(u->task_meta[k].key, m->key)))
+				k++;
+			if (k == u->ntask_meta) {
+				u->task_meta[u->ntask_meta++] = *m;
+				continue;
+			}
+			struct engi_res_task_meta *have = &u->task_meta[k];
+			if (have->conflict[0])
+				continue;
+			if (m->conflict[0])
+				memcpy(have->conflict, m->conflict, sizeof(have->conflict));
+			else if (strcmp(have->value, m->value))
+				snprintf(
+				    have->conflict, sizeof(have->conflict),
+				    "task '%.60s' has %.30s '%.30s' in '%.50s' and '%.30s' in an "
+				    "earlier input",
+				    m->task_id, m->key, m->value, in[i].path, have->value);
+		}
+	}
+	return 0;
 }
 
 /* Union of the metadata tables; disagreement is an error. */
@@ -131,6 +173,8 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 	}
 	if (rc == 0)
 		rc = union_meta(in, nin, &u, err);
+	if (rc == 0)
+		rc = union_task_meta(in, nin, &u, err);
 	/* each cell once: sort every episode by cell, keep the best of each run */
 	size_t npicks = 0, dropped = 0;
 	if (rc == 0 && !(picks = engi_calloc(total ? total : 1, sizeof(*picks))))
@@ -204,6 +248,8 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 					  .nmodels = u.nmodels,
 					  .conditions = u.conditions,
 					  .nconditions = u.nconditions,
+					  .task_meta = u.task_meta,
+					  .ntask_meta = u.ntask_meta,
 					  .sweep_id = sid,
 					  .planned_cells = planned,
 					  .config_json = cfg ? cfg : "{}",
