@@ -731,28 +731,35 @@ static int field_pairs(struct ctx *c, const char *key, struct engi_error *err)
 	return 1;
 }
 
-/* "the metadata keys of these results: a, b" (each once, in the order of
- * the rows), or that there are none, kept in the data's pool. */
+/* "a, b" of the metadata keys of these results (each once, in the order
+ * of the rows; the first 40, then "..."), or "none", kept in the data's
+ * pool. */
+#define KNOWN_KEYS_MAX 40
 static int known_keys(struct ctx *c, const char **out, struct engi_error *err)
 {
 	const struct engi_results *r = c->res;
+	const char *seen[KNOWN_KEYS_MAX];
+	size_t nk = 0;
+	int more = 0;
+	for (size_t i = 0; i < r->ntask_meta && !more; i++) {
+		const char *k = engi_res_str(r, r->task_meta[i].key);
+		size_t j = 0;
+		while (j < nk && strcmp(seen[j], k))
+			j++;
+		if (j < nk)
+			continue;
+		if (nk == KNOWN_KEYS_MAX)
+			more = 1;
+		else
+			seen[nk++] = k;
+	}
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, ENGI_REPORT_OUTPUT_CAP);
 	int rc = 0;
-	size_t nk = 0;
-	for (size_t i = 0; i < r->ntask_meta && !rc; i++) {
-		const char *k = engi_res_str(r, r->task_meta[i].key);
-		size_t j = 0;
-		while (j < i && strcmp(engi_res_str(r, r->task_meta[j].key), k))
-			j++;
-		if (j < i)
-			continue;
-		if (nk == 40) {
-			rc = engi_dynbuf_printf(&b, ", ...");
-			break;
-		}
-		rc = engi_dynbuf_printf(&b, "%s%.64s", nk++ ? ", " : "", k);
-	}
+	for (size_t j = 0; j < nk && !rc; j++)
+		rc = engi_dynbuf_printf(&b, "%s%.64s", j ? ", " : "", seen[j]);
+	if (!rc && more)
+		rc = engi_dynbuf_printf(&b, ", ...");
 	if (rc)
 		rc = engi_raise(err, ENGI_ENOMEM, "out of memory listing metadata keys");
 	else

@@ -57,43 +57,78 @@ static int better(const struct engi_res_episode *a, const struct engi_res_episod
 	return a->started_at > b->started_at;
 }
 
-/* The union of the tasks' metadata: one row per task and key; a value
- * that differs between inputs is kept as the first input's, with the
- * conflict named (report --by then refuses the key, as for a CSV). */
+/* A row of some input's /task_meta, and where it came from; as merged,
+ * the row itself. */
+struct meta_ref {
+	const struct engi_res_task_meta *m;
+	size_t input, seq;
+	struct engi_res_task_meta row;
+};
+
+static int cmp_meta_key(const void *a, const void *b)
+{
+	const struct meta_ref *x = a, *y = b;
+	int k = strcmp(x->m->task_id, y->m->task_id);
+	if (!k)
+		k = strcmp(x->m->key, y->m->key);
+	return k ? k : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int cmp_meta_seq(const void *a, const void *b)
+{
+	const struct meta_ref *x = a, *y = b;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The union of the tasks' metadata: one row per task and key, in the order
+ * the inputs first give them; a value that differs between inputs is kept
+ * as the first input's, with the conflict named (report --by then refuses
+ * the key, as for a CSV). */
 static int union_task_meta(struct stored *in, size_t nin, struct engi_results *u,
 			   struct engi_error *err)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < nin; i++)
 		n += in[i].res.ntask_meta;
+	struct meta_ref *refs = engi_calloc(n ? n : 1, sizeof(*refs));
 	u->task_meta = engi_calloc(n ? n : 1, sizeof(*u->task_meta));
-	if (!u->task_meta)
+	if (!refs || !u->task_meta) {
+		engi_free(refs);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
-	for (size_t i = 0; i < nin; i++) {
-		const struct engi_results *r = &in[i].res;
-		for (size_t j = 0; j < r->ntask_meta; j++) {
-			const struct engi_res_task_meta *m = &r->task_meta[j];
-			size_t k = 0;
-			while (k < u->ntask_meta && (strcmp(u->task_meta[k].task_id, m->task_id) ||
-						     strcmp(u->task_meta[k].key, m->key)))
-				k++;
-			if (k == u->ntask_meta) {
-				u->task_meta[u->ntask_meta++] = *m;
-				continue;
-			}
-			struct engi_res_task_meta *have = &u->task_meta[k];
-			if (have->conflict[0])
-				continue;
-			if (m->conflict[0])
-				memcpy(have->conflict, m->conflict, sizeof(have->conflict));
-			else if (strcmp(have->value, m->value))
-				snprintf(
-				    have->conflict, sizeof(have->conflict),
-				    "task '%.60s' has %.30s '%.30s' in '%.50s' and '%.30s' in an "
-				    "earlier input",
-				    m->task_id, m->key, m->value, in[i].path, have->value);
-		}
 	}
+	size_t k = 0;
+	for (size_t i = 0; i < nin; i++)
+		for (size_t j = 0; j < in[i].res.ntask_meta; j++, k++)
+			refs[k] =
+			    (struct meta_ref){.m = &in[i].res.task_meta[j], .input = i, .seq = k};
+	qsort(refs, n, sizeof(*refs), cmp_meta_key);
+	/* each (task, key) once: its first row, told of the later values */
+	size_t kept = 0;
+	for (size_t r = 0; r < n; r++) {
+		const struct engi_res_task_meta *m = refs[r].m;
+		struct meta_ref *have = kept ? &refs[kept - 1] : NULL;
+		if (!have || strcmp(have->row.task_id, m->task_id) ||
+		    strcmp(have->row.key, m->key)) {
+			refs[kept] = refs[r];
+			refs[kept].row = *m;
+			kept++;
+			continue;
+		}
+		if (have->row.conflict[0])
+			continue;
+		if (m->conflict[0])
+			memcpy(have->row.conflict, m->conflict, sizeof(have->row.conflict));
+		else if (strcmp(have->row.value, m->value))
+			snprintf(have->row.conflict, sizeof(have->row.conflict),
+				 "task '%.60s' has %.30s '%.30s' in '%.50s' and '%.30s' in '%.50s'",
+				 m->task_id, m->key, m->value, in[refs[r].input].path,
+				 have->row.value, in[have->input].path);
+	}
+	qsort(refs, kept, sizeof(*refs), cmp_meta_seq);
+	for (size_t r = 0; r < kept; r++)
+		u->task_meta[r] = refs[r].row;
+	u->ntask_meta = kept;
+	engi_free(refs);
 	return 0;
 }
 

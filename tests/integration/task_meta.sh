@@ -144,7 +144,7 @@ with h5py.File("other.h5", "a") as f:
 PY
 "$ENGISWEEP" merge -o conflict.h5 rb2/results.h5 other.h5 > merge2.log 2>&1 || { cat merge2.log; fail "merge 2"; }
 expect_rc 2 "$ENGISWEEP" report --by locale conflict.h5 > conflict.txt 2>&1
-grep -qF "not task metadata: task 'image-frame-sketch' has locale 'en' in 'other.h5' and 'zh' in an earlier input" conflict.txt \
+grep -qF "not task metadata: task 'image-frame-sketch' has locale 'en' in 'other.h5' and 'zh' in 'rb2/results.h5'" conflict.txt \
 	|| fail "merged conflict: $(cat conflict.txt)"
 "$ENGISWEEP" report --by family conflict.h5 > /dev/null 2>&1 || fail "a key without conflict refused"
 # the two read together: the same refusal, without a merge
