@@ -731,8 +731,47 @@ static int field_pairs(struct ctx *c, const char *key, struct engi_error *err)
 	return 1;
 }
 
-/* The pairs of an extra metadata key (task_meta); a task without a row
- * falls in ENGI_REPORT_UNKNOWN_GROUP. */
+/* "a, b" of the metadata keys of these results (each once, in the order
+ * of the rows; the first 40, then "..."), or "none", kept in the data's
+ * pool. */
+#define KNOWN_KEYS_MAX 40
+static int known_keys(struct ctx *c, const char **out, struct engi_error *err)
+{
+	const struct engi_results *r = c->res;
+	const char *seen[KNOWN_KEYS_MAX];
+	size_t nk = 0;
+	int more = 0;
+	for (size_t i = 0; i < r->ntask_meta && !more; i++) {
+		const char *k = engi_res_str(r, r->task_meta[i].key);
+		size_t j = 0;
+		while (j < nk && strcmp(seen[j], k))
+			j++;
+		if (j < nk)
+			continue;
+		if (nk == KNOWN_KEYS_MAX)
+			more = 1;
+		else
+			seen[nk++] = k;
+	}
+	struct engi_dynbuf b;
+	engi_dynbuf_init(&b, ENGI_REPORT_OUTPUT_CAP);
+	int rc = 0;
+	for (size_t j = 0; j < nk && !rc; j++)
+		rc = engi_dynbuf_printf(&b, "%s%.64s", j ? ", " : "", seen[j]);
+	if (!rc && more)
+		rc = engi_dynbuf_printf(&b, ", ...");
+	if (rc)
+		rc = engi_raise(err, ENGI_ENOMEM, "out of memory listing metadata keys");
+	else
+		rc = engi_strpool_add(&c->d->names, nk ? b.buf : "none", out, NULL, err);
+	engi_dynbuf_release(&b);
+	return rc;
+}
+
+/* The pairs of an extra metadata key (task_meta: a task file's meta, an
+ * extra column of an episodes CSV); a task without a row falls in
+ * ENGI_REPORT_UNKNOWN_GROUP. A task whose rows give the key two values
+ * (two inputs that disagree) is refused like a CSV conflict. */
 static int meta_pairs(struct ctx *c, const char *key, struct engi_error *err)
 {
 	const struct engi_results *r = c->res;
@@ -740,23 +779,35 @@ static int meta_pairs(struct ctx *c, const char *key, struct engi_error *err)
 	if (!of)
 		RAISE(err, ENGI_ENOMEM, "out of memory grouping by '%s'", key);
 	size_t known = 0;
-	for (size_t i = 0; i < r->ntask_meta; i++) {
+	int rc = 0;
+	for (size_t i = 0; i < r->ntask_meta && !rc; i++) {
 		const struct engi_res_task_meta *m = &r->task_meta[i];
 		if (strcmp(engi_res_str(r, m->key), key))
 			continue;
 		known++;
 		size_t t = name_ix_find(&c->tasks, engi_res_str(r, m->task_id));
-		if (t != SIZE_MAX && !of[t])
+		if (t == SIZE_MAX)
+			continue;
+		if (!of[t])
 			of[t] = m;
+		else if (c->used[t] && !of[t]->conflict[0] &&
+			 strcmp(engi_res_str(r, of[t]->value), engi_res_str(r, m->value)))
+			rc = engi_raise(err, ENGI_EINVALID,
+					"--by '%s': not task metadata: task '%.80s' has '%.80s' in "
+					"one input and '%.80s' in another",
+					key, engi_res_str(r, m->task_id),
+					engi_res_str(r, of[t]->value), engi_res_str(r, m->value));
 	}
-	int rc = 0;
-	if (!known)
-		rc = engi_raise(err, ENGI_EINVALID,
-				"--by '%s': no task has this metadata key "
-				"(known: type, domain, interface, software, "
-				"title, scoring, turns and the extra columns "
-				"of an episodes CSV)",
-				key);
+	if (!rc && !known) {
+		const char *list = "";
+		rc = known_keys(c, &list, err);
+		if (!rc)
+			rc = engi_raise(err, ENGI_EINVALID,
+					"--by '%s': no task has this metadata key (known: type, "
+					"domain, interface, software, title, scoring, turns; the "
+					"metadata of these results: %s)",
+					key, list);
+	}
 	for (size_t t = 0; !rc && t < c->ntasks; t++) {
 		if (!c->used[t])
 			continue;

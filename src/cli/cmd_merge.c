@@ -29,8 +29,10 @@ static const char merge_help[] =
     "cell exactly once. When a cell appears in several files, a scored episode\n"
     "wins over an infrastructure failure, then the one that started last.\n"
     "Refuses files whose tasks (same id, other content) or models (same name,\n"
-    "other settings) differ. Traces and artifact digests are carried over;\n"
-    "artifact files stay in the folders of the inputs.\n"
+    "other settings) differ. Task metadata (/task_meta) is carried over; a\n"
+    "value two files give differently is kept with the conflict named, and\n"
+    "report --by that key refuses it. Traces and artifact digests are carried\n"
+    "over; artifact files stay in the folders of the inputs.\n"
     "\n"
     "options:\n"
     "  -o, --out FILE   the merged results file (must not exist)\n"
@@ -53,6 +55,81 @@ static int better(const struct engi_res_episode *a, const struct engi_res_episod
 	if (ia != ib)
 		return ib;
 	return a->started_at > b->started_at;
+}
+
+/* A row of some input's /task_meta, and where it came from; as merged,
+ * the row itself. */
+struct meta_ref {
+	const struct engi_res_task_meta *m;
+	size_t input, seq;
+	struct engi_res_task_meta row;
+};
+
+static int cmp_meta_key(const void *a, const void *b)
+{
+	const struct meta_ref *x = a, *y = b;
+	int k = strcmp(x->m->task_id, y->m->task_id);
+	if (!k)
+		k = strcmp(x->m->key, y->m->key);
+	return k ? k : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int cmp_meta_seq(const void *a, const void *b)
+{
+	const struct meta_ref *x = a, *y = b;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The union of the tasks' metadata: one row per task and key, in the order
+ * the inputs first give them; a value that differs between inputs is kept
+ * as the first input's, with the conflict named (report --by then refuses
+ * the key, as for a CSV). */
+static int union_task_meta(struct stored *in, size_t nin, struct engi_results *u,
+			   struct engi_error *err)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nin; i++)
+		n += in[i].res.ntask_meta;
+	struct meta_ref *refs = engi_calloc(n ? n : 1, sizeof(*refs));
+	u->task_meta = engi_calloc(n ? n : 1, sizeof(*u->task_meta));
+	if (!refs || !u->task_meta) {
+		engi_free(refs);
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < nin; i++)
+		for (size_t j = 0; j < in[i].res.ntask_meta; j++, k++)
+			refs[k] =
+			    (struct meta_ref){.m = &in[i].res.task_meta[j], .input = i, .seq = k};
+	qsort(refs, n, sizeof(*refs), cmp_meta_key);
+	/* each (task, key) once: its first row, told of the later values */
+	size_t kept = 0;
+	for (size_t r = 0; r < n; r++) {
+		const struct engi_res_task_meta *m = refs[r].m;
+		struct meta_ref *have = kept ? &refs[kept - 1] : NULL;
+		if (!have || strcmp(have->row.task_id, m->task_id) ||
+		    strcmp(have->row.key, m->key)) {
+			refs[kept] = refs[r];
+			refs[kept].row = *m;
+			kept++;
+			continue;
+		}
+		if (have->row.conflict[0])
+			continue;
+		if (m->conflict[0])
+			memcpy(have->row.conflict, m->conflict, sizeof(have->row.conflict));
+		else if (strcmp(have->row.value, m->value))
+			snprintf(have->row.conflict, sizeof(have->row.conflict),
+				 "task '%.60s' has %.30s '%.30s' in '%.50s' and '%.30s' in '%.50s'",
+				 m->task_id, m->key, m->value, in[refs[r].input].path,
+				 have->row.value, in[have->input].path);
+	}
+	qsort(refs, kept, sizeof(*refs), cmp_meta_seq);
+	for (size_t r = 0; r < kept; r++)
+		u->task_meta[r] = refs[r].row;
+	u->ntask_meta = kept;
+	engi_free(refs);
+	return 0;
 }
 
 /* Union of the metadata tables; disagreement is an error. */
@@ -131,6 +208,8 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 	}
 	if (rc == 0)
 		rc = union_meta(in, nin, &u, err);
+	if (rc == 0)
+		rc = union_task_meta(in, nin, &u, err);
 	/* each cell once: sort every episode by cell, keep the best of each run */
 	size_t npicks = 0, dropped = 0;
 	if (rc == 0 && !(picks = engi_calloc(total ? total : 1, sizeof(*picks))))
@@ -204,6 +283,8 @@ static int do_merge(const char *out, char **paths, size_t nin, struct engi_error
 					  .nmodels = u.nmodels,
 					  .conditions = u.conditions,
 					  .nconditions = u.nconditions,
+					  .task_meta = u.task_meta,
+					  .ntask_meta = u.ntask_meta,
 					  .sweep_id = sid,
 					  .planned_cells = planned,
 					  .config_json = cfg ? cfg : "{}",

@@ -157,6 +157,8 @@ static int reverify(const char *in_path, const char *out_path, const char *suite
 		    .nmodels = in.res.nmodels,
 		    .conditions = in.res.conditions,
 		    .nconditions = in.res.nconditions,
+		    .task_meta = in.res.task_meta,
+		    .ntask_meta = in.res.ntask_meta,
 		    .sweep_id = in.res.sweep_id,
 		    .planned_cells = in.res.planned_cells,
 		    .config_json = in.res.config_json ? in.res.config_json : "{}",

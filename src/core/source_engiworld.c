@@ -22,6 +22,8 @@
  *                      against "True\n" -> check true_false (any other
  *                      output is an evaluator error, never a verdict)
  *   ground_truth/   files named like a deliverable -> the reference
+ *   category, the id's os, snapshot
+ *                   -> meta category, os, snapshot (for report --by)
  *
  * What engisweep does not run yet is refused with its reason, never half
  * run: Windows guests, setup steps other than upload_file, launch and
@@ -762,6 +764,9 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	if (!instruction || !snapshot)
 		SUITE_REFUSE(r, "malformed task", "/%s: expected a string",
 			     instruction ? "snapshot" : "instruction");
+	if (strlen(snapshot) > TASK_META_VALUE_MAX)
+		SUITE_REFUSE(r, "malformed task", "/snapshot: expected a name of 1 to %d bytes",
+			     TASK_META_VALUE_MAX);
 	json_t *apps = json_object_get(root, "related_apps");
 	const char *domain = NULL;
 	size_t i;
@@ -846,6 +851,11 @@ static int ew_translate(struct suite *s, const char *dir, const char *cat, const
 	if (json_array_size(setup))
 		json_object_set(task, "setup", setup);
 	json_object_set_new(task, "reference", ew_reference(&at, deliverables));
+	/* what report --by groups on (SCHEMA.md, `meta`) */
+	json_t *meta = json_pack("{s:s, s:s}", "category", ew_categories[ci].slug, "os", pid.os);
+	if (meta && *snapshot)
+		json_object_set_new(meta, "snapshot", json_string(snapshot));
+	json_object_set_new(task, "meta", meta);
 	/* the benchmark's rule: an agent whose last action is FAIL scores 0 */
 	json_object_set_new(task, "on_fail", json_string("zero"));
 	/* a cheat probe for `engisweep audit`: every artifact there, empty */

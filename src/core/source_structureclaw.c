@@ -19,6 +19,10 @@
  *                       matching beside it (not required)
  *   ground truth     -> the reference solution: the model written, and its
  *                       analysis from engisweep's frame kernel
+ *   taskFamily, locale, structureType, difficulty, category,
+ *   inputModality, split
+ *                    -> meta family, locale, structure_type, difficulty,
+ *                       category, modality, split (for report --by)
  *
  *   turns            -> the first message the instruction, each next one a
  *                       follow-up (tasks/SCHEMA.md `followups`) whose
@@ -292,6 +296,49 @@ static void sc_name(json_t *criteria, const char *type, char *out, size_t n)
 	}
 }
 
+/* The scenario's fields kept as task metadata (SCHEMA.md, `meta`), by
+ * the key report --by groups on; one the file lacks is absent. */
+static const struct {
+	const char *field, *key;
+} sc_meta_fields[] = {
+    {"taskFamily", "family"},	  {"locale", "locale"},	    {"structureType", "structure_type"},
+    {"difficulty", "difficulty"}, {"category", "category"}, {"inputModality", "modality"},
+    {"split", "split"},
+};
+
+/* The metadata of scenario sc, or NULL with r filled (a field that is not
+ * a string, or too long to keep). */
+static json_t *sc_meta(json_t *sc, struct sc_refusal *r)
+{
+	json_t *meta = json_object();
+	if (!meta) {
+		snprintf(r->category, sizeof(r->category), "out of memory");
+		snprintf(r->msg, sizeof(r->msg), "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(sc_meta_fields) / sizeof(*sc_meta_fields); i++) {
+		json_t *v = json_object_get(sc, sc_meta_fields[i].field);
+		if (!v)
+			continue;
+		size_t n = json_string_length(v);
+		char why[64] = "";
+		if (!json_is_string(v))
+			snprintf(why, sizeof(why), "found %s", engi_json_kind(v));
+		else if (n == 0 || n > TASK_META_VALUE_MAX)
+			snprintf(why, sizeof(why), "found %zu bytes", n);
+		if (why[0]) {
+			snprintf(r->category, sizeof(r->category), "malformed scenario");
+			snprintf(r->msg, sizeof(r->msg),
+				 "/%s: expected a string of 1 to %d bytes, %s",
+				 sc_meta_fields[i].field, TASK_META_VALUE_MAX, why);
+			json_decref(meta);
+			return NULL;
+		}
+		json_object_set(meta, sc_meta_fields[i].key, v);
+	}
+	return meta;
+}
+
 /* What a scenario's assertions make, turn by turn: the criteria of one
  * turn, and for the whole scenario the interaction assertions, the
  * reference's steps and what the assertions ask for. */
@@ -522,6 +569,9 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 			SUITE_REFUSE(r, "malformed scenario",
 				     "/expect/assertions: expected a list");
 	}
+	json_t *meta = sc_meta(sc, r);
+	if (!meta)
+		return -1;
 
 	struct sc_acc acc = {.iassert = json_array(), .ref = json_array()};
 	json_t *followups = NULL;
@@ -575,6 +625,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		json_decref(iassert);
 		json_decref(ref);
 		json_decref(followups);
+		json_decref(meta);
 		return -1;
 	}
 	/* does the report state the truth's largest displacement? where it has
@@ -666,6 +717,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		json_decref(ref);
 		json_decref(flawed);
 		json_decref(followups);
+		json_decref(meta);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
 	snprintf(instruction, len, "%s%s", msg, sc_contract);
@@ -682,10 +734,14 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		json_decref(iassert);
 		json_decref(flawed);
 		json_decref(followups);
+		json_decref(meta);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
 	if (followups)
 		json_object_set_new(task, "followups", followups);
+	if (json_object_size(meta))
+		json_object_set(task, "meta", meta);
+	json_decref(meta);
 	const char *title = json_string_value(json_object_get(sc, "description"));
 	if (title)
 		json_object_set_new(task, "title", json_string(title));

@@ -7,6 +7,7 @@
 
 #include "engi/alloc.h"
 #include "engi/json.h"
+#include "engi/results.h"
 #include "engi/schema.h"
 #include "engi/sha256.h"
 #include "fsutil.h"
@@ -863,6 +864,99 @@ static int parse_interaction(struct loadctx *c, json_t *root, struct task *t)
 	return 0;
 }
 
+/* A metadata value as the report shows it: a string as it is, a number
+ * as its shortest decimal text (integers and plain decimals as written),
+ * a boolean as true or false; NULL and *why when it is not one. */
+static const char *meta_text(json_t *v, char *num, size_t cap, const char **why)
+{
+	*why = NULL;
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_true(v) || json_is_false(v))
+		return json_is_true(v) ? "true" : "false";
+	if (json_is_integer(v)) {
+		snprintf(num, cap, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return num;
+	}
+	if (json_is_real(v)) {
+		double x = json_real_value(v);
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(num, cap, "%.*g", prec, x);
+			if (strtod(num, NULL) == x)
+				break;
+		}
+		return num;
+	}
+	*why = engi_json_kind(v);
+	return NULL;
+}
+
+static int parse_meta(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *obj;
+	TRY(field(c, root, "", "meta", JSON_OBJECT, 0, &obj));
+	if (!obj)
+		return 0;
+	size_t n = json_object_size(obj);
+	if (n > TASK_META_MAX)
+		return bad(c, "/meta", "at most %d keys, found %zu", TASK_META_MAX, n);
+	t->meta = arena_array(c->a, n ? n : 1, sizeof(*t->meta));
+	if (!t->meta)
+		return oom(c);
+	static const char *const builtin[] = {ENGI_RES_BUILTIN_KEYS};
+	const char *key;
+	json_t *v;
+	json_object_foreach(obj, key, v)
+	{
+		char p[PTR_MAX];
+		ptr_key(p, "/meta", key);
+		size_t kl = strlen(key);
+		int ok = kl >= 1 && kl <= TASK_META_KEY_MAX && key[0] >= 'a' && key[0] <= 'z';
+		for (size_t i = 1; ok && i < kl; i++)
+			ok = (key[i] >= 'a' && key[i] <= 'z') || (key[i] >= '0' && key[i] <= '9') ||
+			     key[i] == '_';
+		if (!ok)
+			return bad(c, p,
+				   "not a metadata key ([a-z][a-z0-9_]*, at most %d characters)",
+				   TASK_META_KEY_MAX);
+		for (size_t i = 0; i < sizeof(builtin) / sizeof(*builtin); i++)
+			if (!strcmp(builtin[i], key))
+				return bad(c, p,
+					   "'%s' is a key the report takes from the task itself "
+					   "(reserved: overall, type, domain, interface, software, "
+					   "title, scoring, turns)",
+					   key);
+		char num[64];
+		const char *why, *text = meta_text(v, num, sizeof(num), &why);
+		if (!text)
+			return bad(c, p, "expected a string, a number or a boolean, found %s", why);
+		size_t vl = strlen(text);
+		if (json_is_string(v) && json_string_length(v) != vl)
+			return bad(c, p, "holds a NUL character");
+		if (vl == 0 || vl > TASK_META_VALUE_MAX)
+			return bad(c, p, "must be 1 to %d bytes, found %zu", TASK_META_VALUE_MAX,
+				   vl);
+		for (size_t i = 0; i < vl; i++)
+			if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+				return bad(c, p, "holds a control character");
+		struct task_meta *m = &t->meta[t->nmeta];
+		m->key = arena_strdup(c->a, key);
+		m->value = arena_strdup(c->a, text);
+		if (!m->key || !m->value)
+			return oom(c);
+		t->nmeta++;
+	}
+	return 0;
+}
+
+const char *task_meta_get(const struct task *t, const char *key)
+{
+	for (size_t i = 0; i < t->nmeta; i++)
+		if (!strcmp(t->meta[i].key, key))
+			return t->meta[i].value;
+	return NULL;
+}
+
 void task_integrity_name(char *out, size_t cap, const char *env_path)
 {
 	snprintf(out, cap, "integrity:%s", env_path);
@@ -960,7 +1054,7 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	    "schema",	   "id",	   "title",	"domain",      "software", "type",
 	    "interface",   "instruction",  "drawings",	"environment", "inputs",   "setup",
 	    "limits",	   "deliverables", "verifier",	"reference",   "flawed",   "resources",
-	    "interaction", "on_fail",	   "followups", NULL};
+	    "interaction", "on_fail",	   "followups", "meta",	       NULL};
 	TRY(only_keys(c, root, "", keys));
 	static const char *const on_fail[] = {"judge", "zero", NULL};
 	int of = 0;
@@ -1051,6 +1145,7 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	TRY(parse_flawed(c, root, t));
 	TRY(parse_resources(c, root, t));
 	TRY(parse_interaction(c, root, t));
+	TRY(parse_meta(c, root, t));
 	return check_failing(c, t);
 }
 

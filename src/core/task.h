@@ -135,6 +135,18 @@ struct task_followup {
  * with '@'). */
 #define TASK_TURN_DIR "@turn"
 
+/* Task metadata (SCHEMA.md, `meta`): keys and values as the report groups
+ * tasks by them (`report --by KEY`), written to the results' /task_meta.
+ * A number or a boolean is kept as its text. */
+#define TASK_META_MAX	    32
+#define TASK_META_KEY_MAX   63
+#define TASK_META_VALUE_MAX 127
+
+struct task_meta {
+	const char *key;   /* [a-z][a-z0-9_]*, not a key the report has built in */
+	const char *value; /* 1 to TASK_META_VALUE_MAX bytes of UTF-8 */
+};
+
 struct task {
 	const char *id;
 	const char *title;
@@ -183,6 +195,8 @@ struct task {
 	size_t niasserts;
 	struct task_followup *followups;
 	size_t nfollowups;
+	struct task_meta *meta; /* in the file's key order */
+	size_t nmeta;
 };
 
 /* A task a source could not load, and why (source.h). */
@@ -246,6 +260,9 @@ int suite_select_file(struct suite *s, const char *path, size_t *unmatched, stru
  * backend cannot run. -1 when out of memory. */
 int suite_refuse_task(struct suite *s, size_t i, const char *category, const char *reason);
 #define SUITE_REFUSED_BACKEND "backend cannot run it"
+
+/* The value of metadata key of t, or NULL. */
+const char *task_meta_get(const struct task *t, const char *key);
 
 /* The assertion episode.c records for a protected input: "integrity:PATH". */
 void task_integrity_name(char *out, size_t cap, const char *env_path);

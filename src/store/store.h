@@ -12,6 +12,9 @@
  * Layout (readable with h5py alone):
  *   /tasks /models /conditions /episodes /assertions /metrics /artifacts
  *       compound datasets whose rows are the structs of engi/results.h
+ *   /task_meta  the tasks' metadata (task_id, key, value, conflict), written
+ *       with /tasks; a file without it (written before it came) reads with
+ *       none, so it did not change the format version
  *   /traces/<cell>  uint8, the zstd-compressed JSONL trace; attributes
  *       raw_bytes (uint64) and codec ("zstd")
  *   root attributes: format ("engisweep-results"), format_version (int),
@@ -55,6 +58,8 @@ struct store_meta {
 	size_t nmodels;
 	const struct engi_res_condition *conditions;
 	size_t nconditions;
+	const struct engi_res_task_meta *task_meta; /* may be NULL (none) */
+	size_t ntask_meta;
 	const char *sweep_id;
 	uint64_t planned_cells;
 	const char *config_json;

@@ -95,6 +95,8 @@ static int write_meta(struct store *s, const struct store_meta *m, struct engi_e
 	TRY(store_write_rows(s, T_TASKS, m->tasks, m->ntasks, err));
 	TRY(store_write_rows(s, T_MODELS, m->models, m->nmodels, err));
 	TRY(store_write_rows(s, T_CONDITIONS, m->conditions, m->nconditions, err));
+	if (m->task_meta)
+		TRY(store_write_rows(s, T_TASK_META, m->task_meta, m->ntask_meta, err));
 	s->traces = H5Gcreate2(f, "/traces", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (s->traces < 0)
 		return store_h5_fail(err, ENGI_EIO, "cannot create group '/traces' in '%s'",

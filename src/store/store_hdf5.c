@@ -48,6 +48,15 @@ static const struct field condition_fields[] = {
 };
 #undef T_
 
+#define T_ struct engi_res_task_meta
+static const struct field task_meta_fields[] = {
+    FIELD(T_, task_id, F_STR),
+    FIELD(T_, key, F_STR),
+    FIELD(T_, value, F_STR),
+    FIELD(T_, conflict, F_STR),
+};
+#undef T_
+
 /* the HDF5 type of each kind of engi/schema.h */
 #define KIND_S F_STR
 #define KIND_M F_STR
@@ -95,6 +104,7 @@ const struct table_desc store_tables[T_COUNT] = {
     [T_TASKS] = TABLE("/tasks", task_fields, struct engi_res_task),
     [T_MODELS] = TABLE("/models", model_fields, struct engi_res_model),
     [T_CONDITIONS] = TABLE("/conditions", condition_fields, struct engi_res_condition),
+    [T_TASK_META] = TABLE("/task_meta", task_meta_fields, struct engi_res_task_meta),
     [T_EPISODES] = TABLE("/episodes", episode_fields, struct engi_res_episode),
     [T_ASSERTIONS] = TABLE("/assertions", assertion_fields, struct engi_res_assertion),
     [T_METRICS] = TABLE("/metrics", metric_fields, struct engi_res_metric),

@@ -45,6 +45,7 @@ enum table_id {
 	T_TASKS,
 	T_MODELS,
 	T_CONDITIONS,
+	T_TASK_META, /* optional on reading: files before it lack it */
 	T_EPISODES,
 	T_ASSERTIONS,
 	T_METRICS,

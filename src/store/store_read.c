@@ -198,6 +198,12 @@ static int read_all(hid_t file, const char *path, struct engi_results *res, stru
 	res->models = rows;
 	TRY(read_table(file, path, version, T_CONDITIONS, &rows, &res->nconditions, err));
 	res->conditions = rows;
+	/* the tasks' metadata: a file written before /task_meta came has none */
+	if (H5Lexists(file, store_tables[T_TASK_META].path, H5P_DEFAULT) > 0) {
+		TRY(read_table(file, path, version, T_TASK_META, &rows, &res->ntask_meta, err));
+		res->task_meta = rows;
+	}
+	H5Eclear2(H5E_DEFAULT);
 	TRY(read_table(file, path, version, T_EPISODES, &rows, &res->nepisodes, err));
 	res->episodes = rows;
 	TRY(read_table(file, path, version, T_ASSERTIONS, &rows, &res->nassertions, err));

@@ -812,6 +812,49 @@ static int fill_task_row(struct engi_res_task *row, const struct task *t, struct
 	return 0;
 }
 
+/* The /task_meta rows of the suite (engi/results.h), task by task in the
+ * order of its `meta`; *out NULL when no task has any. What a task file
+ * may hold always fits. */
+_Static_assert(TASK_META_KEY_MAX < sizeof(((struct engi_res_task_meta *)0)->key), "meta key");
+_Static_assert(TASK_META_VALUE_MAX < sizeof(((struct engi_res_task_meta *)0)->value), "meta value");
+static int fill_task_meta(const struct suite *su, struct engi_res_task_meta **out, size_t *n,
+			  struct engi_error *err)
+{
+	size_t total = 0;
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < su->ntasks; i++)
+		total += su->tasks[i].nmeta;
+	if (!total)
+		return 0;
+	struct engi_res_task_meta *rows = engi_calloc(total, sizeof(*rows));
+	if (!rows)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	int rc = 0;
+	for (size_t i = 0; i < su->ntasks && rc == 0; i++) {
+		const struct task *t = &su->tasks[i];
+		for (size_t k = 0; k < t->nmeta && rc == 0; k++) {
+			struct engi_res_task_meta *m = &rows[(*n)++];
+			rc = engi_res_copy(m->task_id, sizeof(m->task_id), t->id, "task id", err);
+			if (rc == 0)
+				rc = engi_res_copy(m->key, sizeof(m->key), t->meta[k].key,
+						   "metadata key", err);
+			if (rc == 0)
+				rc = engi_res_copy(m->value, sizeof(m->value), t->meta[k].value,
+						   "metadata value", err);
+			if (rc < 0)
+				engi_error_prefix(err, "task '%s'", t->id);
+		}
+	}
+	if (rc < 0) {
+		engi_free(rows);
+		*n = 0;
+		return rc;
+	}
+	*out = rows;
+	return 0;
+}
+
 static char *config_json(const struct runctx *c)
 {
 	const struct sweep_opts *o = c->o;
@@ -860,6 +903,8 @@ static int open_store(struct runctx *c, const char *path, struct engi_error *err
 	struct engi_res_model *models = engi_calloc(sw->def.nmodels, sizeof(*models));
 	struct engi_res_condition *conds = engi_calloc(sw->def.nconds, sizeof(*conds));
 	char *cfg = config_json(c);
+	struct engi_res_task_meta *task_meta = NULL;
+	size_t ntask_meta = 0;
 	int rc = 0;
 	if (!tasks || !models || !conds || !cfg) {
 		rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
@@ -867,6 +912,8 @@ static int open_store(struct runctx *c, const char *path, struct engi_error *err
 	}
 	for (size_t i = 0; i < sw->suite.ntasks && rc == 0; i++)
 		rc = fill_task_row(&tasks[i], &sw->suite.tasks[i], err);
+	if (rc == 0)
+		rc = fill_task_meta(&sw->suite, &task_meta, &ntask_meta, err);
 	for (size_t i = 0; i < sw->def.nmodels && rc == 0; i++) {
 		const struct model *m = &sw->def.models[i];
 		rc = engi_res_copy(models[i].name, sizeof(models[i].name), m->name, "model name",
@@ -906,6 +953,8 @@ static int open_store(struct runctx *c, const char *path, struct engi_error *err
 				  .nmodels = sw->def.nmodels,
 				  .conditions = conds,
 				  .nconditions = sw->def.nconds,
+				  .task_meta = task_meta,
+				  .ntask_meta = ntask_meta,
 				  .sweep_id = sw->matrix.sweep_id,
 				  .planned_cells = sw->matrix.ncells,
 				  .config_json = cfg,
@@ -914,6 +963,7 @@ static int open_store(struct runctx *c, const char *path, struct engi_error *err
 	rc = store_create(&c->store, path, &meta, err);
 	free(versions);
 out:
+	engi_free(task_meta);
 	engi_free(tasks);
 	engi_free(models);
 	engi_free(conds);

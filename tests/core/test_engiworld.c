@@ -85,6 +85,13 @@ static void check_tree(const char *make_tree, const char *scratch)
 		CHECK(t->fail_zero, "a declared failure must score 0");
 		CHECK(t->nflawed == 1 && !strcmp(t->flawed[0].name, "empty-artifacts"),
 		      "the cheat probe");
+		/* what report --by groups on */
+		const char *cat = task_meta_get(t, "category"), *os = task_meta_get(t, "os"),
+			   *snap = task_meta_get(t, "snapshot");
+		CHECK(t->nmeta == 3 && cat && !strcmp(cat, "single-software-execution") && os &&
+			  !strcmp(os, "ubuntu") && snap && !strcmp(snap, "CalculiX-2.21"),
+		      "meta: %zu keys, category %s, os %s, snapshot %s", t->nmeta, cat ? cat : "-",
+		      os ? os : "-", snap ? snap : "-");
 	}
 	t = find(&s, "single-software-execution--cli--calculix--task-12--ubuntu");
 	CHECK(t != NULL, "task-12 (setup steps) did not load");

@@ -522,6 +522,47 @@ static void test_hash_verifier_files(void)
 	remove_tree(tmp);
 }
 
+/* A task's meta: strings, numbers and booleans kept as text in the file's
+ * order, reachable by key; a task without one has none. */
+static void test_meta(void)
+{
+	char *tmp = make_tmpdir();
+	write_task(tmp, "m.json", "m", "single", "cli",
+		   "\"meta\": {\"family\": \"standard_workflow\", \"locale\": "
+		   "\"zh-\u4e2d\u6587\", \"level\": 3, \"ratio\": 0.1, \"big\": 1e3, "
+		   "\"checked\": true, \"z_9\": false},");
+	write_task(tmp, "n.json", "n", "single", "cli", "");
+	struct suite s;
+	struct engi_error err;
+	engi_error_init(&err);
+	CHECK_INT(suite_load(&s, tmp, &err), 0);
+	const struct task *m = suite_find(&s, "m"), *n = suite_find(&s, "n");
+	CHECK(m && n);
+	if (m && n) {
+		static const char *const want[][2] = {
+		    {"family", "standard_workflow"},
+		    {"locale", "zh-\xe4\xb8\xad\xe6\x96\x87"},
+		    {"level", "3"},
+		    {"ratio", "0.1"},
+		    {"big", "1000"},
+		    {"checked", "true"},
+		    {"z_9", "false"},
+		};
+		CHECK_INT(m->nmeta, sizeof(want) / sizeof(*want));
+		for (size_t i = 0; i < m->nmeta && i < sizeof(want) / sizeof(*want); i++) {
+			CHECK_STR(m->meta[i].key, want[i][0]);
+			CHECK_STR(m->meta[i].value, want[i][1]);
+		}
+		CHECK_STR(task_meta_get(m, "level"), "3");
+		CHECK(task_meta_get(m, "nope") == NULL);
+		CHECK_INT(n->nmeta, 0);
+		/* the task as engisweep's JSON (what a judge child loads) has it */
+		CHECK(strstr(m->json, "\"meta\":{") != NULL);
+	}
+	suite_release(&s);
+	remove_tree(tmp);
+}
+
 static void test_defaults(void)
 {
 	static const struct {
@@ -717,6 +758,7 @@ int main(int argc, char **argv)
 	test_hash(argv[2]);
 	test_hash_verifier_files();
 	test_defaults();
+	test_meta();
 	test_duplicate_id();
 	test_suite_paths();
 	test_out_of_memory(argv[1], argv[2]);

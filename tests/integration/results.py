@@ -19,6 +19,15 @@ def episodes(path):
                 for r in f["episodes"][:]]
 
 
+def task_meta(path):
+    """(task_id, key) -> (value, conflict) of /task_meta, the tasks' metadata"""
+    with h5py.File(path, "r") as f:
+        d = f["task_meta"]
+        assert d.dtype.names == ("task_id", "key", "value", "conflict"), d.dtype.names
+        return {(s(r["task_id"]), s(r["key"])): (s(r["value"]), s(r["conflict"]))
+                for r in d[:]}
+
+
 def trace(path, cell):
     with h5py.File(path, "r") as f:
         d = f["traces"][cell]

@@ -50,6 +50,7 @@ TASK_FIELDS = ["id", "title", "domain", "type", "interface", "software",
 MODEL_FIELDS = ["name", "agent", "settings", "price_in_per_mtok",
                 "price_out_per_mtok"]
 CONDITION_FIELDS = ["name", "settings"]
+TASK_META_FIELDS = ["task_id", "key", "value", "conflict"]
 STATES = ["pass", "fail", "inapplicable", "unavailable"]
 
 
@@ -103,8 +104,8 @@ def main():
     subprocess.run([tool, "write", path], check=True)
 
     with h5py.File(path, "r") as f:
-        check(set(f.keys()) == {"tasks", "models", "conditions", "episodes",
-                                "assertions", "metrics", "artifacts",
+        check(set(f.keys()) == {"tasks", "models", "conditions", "task_meta",
+                                "episodes", "assertions", "metrics", "artifacts",
                                 "traces"}, "top-level names %s" % list(f))
         a = f.attrs
         check(a["format"] == "engisweep-results", "format %r" % a["format"])
@@ -128,6 +129,12 @@ def main():
             for i in range(2)])
         check_table(f, "conditions", CONDITION_FIELDS,
                     [{"name": "baseline", "settings": "{}"}])
+        check_table(f, "task_meta", TASK_META_FIELDS, [
+            {"task_id": "task-0", "key": "family", "value": "standard_workflow",
+             "conflict": ""},
+            {"task_id": "task-0", "key": "locale", "value": "zh-\u4e2d\u6587", "conflict": ""},
+            {"task_id": "task-1", "key": "family", "value": "interactive_robustness",
+             "conflict": ""}])
         check_table(f, "episodes", EPISODE_FIELDS,
                     [episode(i) for i in range(RECORDS)])
         assertions, metrics, artifacts = [], [], []
@@ -201,6 +208,7 @@ def main():
                        text=True, check=True)
     check("episodes=3 assertions=6 metrics=6 artifacts=3" in r.stdout,
           "store_read counts: %r" % r.stdout)
+    check("task_meta=3" in r.stdout, "store_read task_meta: %r" % r.stdout)
     r = subprocess.run([tool, "runs", path], stdout=subprocess.PIPE,
                        text=True, check=True)
     check(r.stdout.splitlines() == ["%s 0 run 0 ended" % cell(0),
@@ -229,6 +237,12 @@ def main():
     r = subprocess.run([tool, "read", old], stdout=subprocess.PIPE, text=True)
     check(r.returncode == 0 and "episodes=3 assertions=6" in r.stdout,
           "a version 1 file: %r" % r.stdout)
+    # written before /task_meta came: no metadata, nothing else changed
+    with h5py.File(old, "a") as f:
+        del f["task_meta"]
+    r = subprocess.run([tool, "read", old], stdout=subprocess.PIPE, text=True)
+    check(r.returncode == 0 and "episodes=3 assertions=6" in r.stdout
+          and "task_meta=0" in r.stdout, "a file without /task_meta: %r" % r.stdout)
     r = subprocess.run([tool, "runs", old], stdout=subprocess.PIPE, text=True)
     check(r.returncode == 0 and
           r.stdout.splitlines() == ["%s -1 " % cell(i) for i in range(RECORDS)],

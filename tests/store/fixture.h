@@ -19,6 +19,7 @@
 #define FIXTURE_TASKS	   2
 #define FIXTURE_MODELS	   2
 #define FIXTURE_CONDITIONS 1
+#define FIXTURE_TASK_META  3
 
 static inline void fixture_cell(char *cell, int i)
 {
@@ -142,6 +143,7 @@ struct fixture_meta {
 	struct engi_res_task tasks[FIXTURE_TASKS];
 	struct engi_res_model models[FIXTURE_MODELS];
 	struct engi_res_condition conditions[FIXTURE_CONDITIONS];
+	struct engi_res_task_meta task_meta[FIXTURE_TASK_META];
 	char *config;
 	struct store_meta meta;
 };
@@ -175,6 +177,18 @@ static inline void fixture_meta_init(struct fixture_meta *f, size_t config_bytes
 	}
 	snprintf(f->conditions[0].name, sizeof(f->conditions[0].name), "baseline");
 	snprintf(f->conditions[0].settings, sizeof(f->conditions[0].settings), "{}");
+	/* task-0: family, locale (UTF-8); task-1: family */
+	static const char *const meta[FIXTURE_TASK_META][3] = {
+	    {"task-0", "family", "standard_workflow"},
+	    {"task-0", "locale", "zh-\xe4\xb8\xad\xe6\x96\x87"},
+	    {"task-1", "family", "interactive_robustness"},
+	};
+	for (int i = 0; i < FIXTURE_TASK_META; i++) {
+		struct engi_res_task_meta *m = &f->task_meta[i];
+		snprintf(m->task_id, sizeof(m->task_id), "%s", meta[i][0]);
+		snprintf(m->key, sizeof(m->key), "%s", meta[i][1]);
+		snprintf(m->value, sizeof(m->value), "%s", meta[i][2]);
+	}
 	/* {"pad":"xxxx..."} of config_bytes bytes */
 	size_t n = config_bytes < 12 ? 12 : config_bytes;
 	f->config = engi_malloc(n + 1);
@@ -188,6 +202,8 @@ static inline void fixture_meta_init(struct fixture_meta *f, size_t config_bytes
 	f->meta.nmodels = FIXTURE_MODELS;
 	f->meta.conditions = f->conditions;
 	f->meta.nconditions = FIXTURE_CONDITIONS;
+	f->meta.task_meta = f->task_meta;
+	f->meta.ntask_meta = FIXTURE_TASK_META;
 	f->meta.sweep_id = "sweep-0001";
 	f->meta.planned_cells = 12;
 	f->meta.config_json = f->config;

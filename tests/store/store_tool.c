@@ -52,10 +52,10 @@ int main(int argc, char **argv)
 		if (rc == 0)
 			printf("tasks=%zu models=%zu conditions=%zu "
 			       "episodes=%zu assertions=%zu metrics=%zu "
-			       "artifacts=%zu planned=%llu\n",
+			       "artifacts=%zu planned=%llu task_meta=%zu\n",
 			       res.ntasks, res.nmodels, res.nconditions, res.nepisodes,
 			       res.nassertions, res.nmetrics, res.nartifacts,
-			       (unsigned long long)res.planned_cells);
+			       (unsigned long long)res.planned_cells, res.ntask_meta);
 		engi_results_release(&res);
 	} else if (argc == 3 && strcmp(argv[1], "runs") == 0) {
 		struct engi_results res;

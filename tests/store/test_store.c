@@ -49,6 +49,9 @@ static void check_results(const struct engi_results *res, const struct fixture_m
 		CHECK(memcmp(&res->models[i], &f->models[i], sizeof(f->models[i])) == 0);
 	CHECK(res->nconditions == 1 &&
 	      memcmp(&res->conditions[0], &f->conditions[0], sizeof(f->conditions[0])) == 0);
+	CHECK_INT(res->ntask_meta, FIXTURE_TASK_META);
+	for (size_t i = 0; i < res->ntask_meta && i < FIXTURE_TASK_META; i++)
+		CHECK(memcmp(&res->task_meta[i], &f->task_meta[i], sizeof(f->task_meta[i])) == 0);
 	CHECK_INT(res->planned_cells, 12);
 	CHECK(res->config_json && strcmp(res->config_json, f->config) == 0);
 

@@ -73,8 +73,9 @@ struct engi_report_opts {
 	 * <prefix>.evidence.csv); NULL: no files */
 	const char *prefix;
 	/* more grouping keys after the built-in ones: a /tasks field (title,
-	 * scoring, turns, or a built-in again, ignored) or an extra column of
-	 * an episodes CSV (struct engi_res_task_meta); at most
+	 * scoring, turns, or a built-in again, ignored) or a key of the
+	 * tasks' metadata (struct engi_res_task_meta: a results file's
+	 * /task_meta, an extra column of an episodes CSV); at most
 	 * ENGI_REPORT_TABLES_MAX - ENGI_REPORT_BUILTIN_TABLES */
 	const char *const *by;
 	size_t nby;

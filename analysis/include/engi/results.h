@@ -85,10 +85,16 @@ struct engi_res_artifact {
 	char note[128];
 };
 
-/* Task metadata beyond the /tasks fields: the extra columns of an episodes
- * CSV, one row per task and column. A column whose value differs between
- * rows of a task is not task metadata for that task: value holds the first
- * row's, conflict says where they differ. Not an HDF5 dataset. */
+/* The keys `report --by` reads from /tasks (and "overall", the one group
+ * of all tasks): a task file's metadata may not use them. */
+#define ENGI_RES_BUILTIN_KEYS                                                                      \
+	"overall", "type", "domain", "interface", "software", "title", "scoring", "turns"
+
+/* Task metadata beyond the /tasks fields, one row per task and key: a task
+ * file's `meta` (the results file's /task_meta) or the extra columns of an
+ * episodes CSV. A key whose value differs between rows of a task (two rows
+ * of a CSV, two results files merged) is not task metadata for that task:
+ * value holds the first value, conflict says where they differ. */
 struct engi_res_task_meta {
 	char task_id[ENGI_TASK_ID_STR];
 	char key[64];
