@@ -20,9 +20,13 @@
  *   ground truth     -> the reference solution: the model written, and its
  *                       analysis from engisweep's frame kernel
  *
- * Refused, with the reason, never half run: multi-turn scenarios and the
- * LLM-judge assertion natural_language (not supported yet), unknown
- * assertion types, a ground truth that is not in the fixtures.
+ * natural_language -> a judge (tasks/SCHEMA.md `judges`): the description its
+ *                       rubric, report.md, analysis.json and model.json its
+ *                       inputs (run --judge MODEL judges it)
+ *
+ * Refused, with the reason, never half run: multi-turn scenarios (not
+ * supported yet), unknown assertion types, a ground truth that is not in
+ * the fixtures.
  */
 #include "source.h"
 
@@ -313,7 +317,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		SUITE_REFUSE(r, "malformed scenario", "/expect/assertions: expected a list");
 
 	json_t *criteria = json_array(), *iassert = json_array();
-	json_t *ref = json_array();
+	json_t *ref = json_array(), *judges = json_array();
 	int wants_analysis = 0, wants_report = 0, asks = 0, gt_written = 0;
 	const char *truth_id = NULL; /* model_matches's ground truth */
 	struct sc_gt_info *truth_info = NULL;
@@ -452,13 +456,35 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 							"check", "any_of", "of",
 							"analysis_delivered", "asked_user"));
 		} else if (!strcmp(type, "natural_language")) {
-			snprintf(r->category, sizeof(r->category), "LLM-judge assertion");
-			snprintf(r->msg, sizeof(r->msg),
-				 "/expect/assertions/%zu: natural_language (an LLM judge) is not "
-				 "supported yet",
-				 i);
-			rc = -1;
-			break;
+			/* a rubric for a language model: a judge of the task,
+			 * reading what the agent said and delivered */
+			json_t *d = json_object_get(a, "description");
+			if (!json_is_string(d) || !json_string_length(d)) {
+				snprintf(r->category, sizeof(r->category), "malformed scenario");
+				snprintf(r->msg, sizeof(r->msg),
+					 "/expect/assertions/%zu/description: expected the rubric "
+					 "(a string)",
+					 i);
+				rc = -1;
+				break;
+			}
+			if (json_string_length(d) > TASK_JUDGE_RUBRIC_MAX) {
+				snprintf(r->category, sizeof(r->category), "malformed scenario");
+				snprintf(r->msg, sizeof(r->msg),
+					 "/expect/assertions/%zu/description: a rubric of %zu "
+					 "bytes, at most %d",
+					 i, json_string_length(d), TASK_JUDGE_RUBRIC_MAX);
+				rc = -1;
+				break;
+			}
+			size_t nj = json_array_size(judges);
+			if (nj)
+				snprintf(name, sizeof(name), "natural_language-%zu", nj + 1);
+			else
+				snprintf(name, sizeof(name), "natural_language");
+			json_array_append_new(
+			    judges, json_pack("{s:s, s:O, s:[s, s, s]}", "name", name, "rubric", d,
+					      "inputs", "report.md", "analysis.json", "model.json"));
 		} else {
 			snprintf(r->category, sizeof(r->category), "assertion not supported");
 			snprintf(
@@ -473,6 +499,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		json_decref(criteria);
 		json_decref(iassert);
 		json_decref(ref);
+		json_decref(judges);
 		return -1;
 	}
 	/* does the report state the truth's largest displacement? where it has
@@ -563,6 +590,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		json_decref(iassert);
 		json_decref(ref);
 		json_decref(flawed);
+		json_decref(judges);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
 	snprintf(instruction, len, "%s%s", msg, sc_contract);
@@ -578,8 +606,12 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 	if (!task) {
 		json_decref(iassert);
 		json_decref(flawed);
+		json_decref(judges);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
+	if (json_array_size(judges))
+		json_object_set(task, "judges", judges);
+	json_decref(judges);
 	const char *title = json_string_value(json_object_get(sc, "description"));
 	if (title)
 		json_object_set_new(task, "title", json_string(title));

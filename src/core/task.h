@@ -114,6 +114,21 @@ struct task_iassert {
 	int required;
 };
 
+/* Judges (SCHEMA.md, `judges`): a rubric a language model applies to the
+ * agent's final message and some deliverables after the verifier, its
+ * verdict the assertion "judge:NAME" (episode/llm_judge.h). */
+#define TASK_JUDGES_MAX	      16
+#define TASK_JUDGE_RUBRIC_MAX 4096
+#define TASK_JUDGE_NAME_MAX   (ENGI_NAME_MAX - 1 - 6) /* "judge:" before it */
+
+struct task_judge {
+	const char *name;
+	const char *rubric;
+	const char **inputs; /* deliverable paths (environment paths) */
+	size_t ninputs;
+	int required;
+};
+
 struct task {
 	const char *id;
 	const char *title;
@@ -160,6 +175,8 @@ struct task {
 	size_t nreplies;
 	struct task_iassert *iasserts; /* interaction.assert */
 	size_t niasserts;
+	struct task_judge *judges;
+	size_t njudges;
 };
 
 /* A task a source could not load, and why (source.h). */
@@ -226,6 +243,11 @@ int suite_refuse_task(struct suite *s, size_t i, const char *category, const cha
 
 /* The assertion episode.c records for a protected input: "integrity:PATH". */
 void task_integrity_name(char *out, size_t cap, const char *env_path);
+
+/* The assertion a judge's verdict becomes: "judge:NAME". */
+void task_judge_name(char *out, size_t cap, const char *judge);
+/* How many of the suite's tasks have judges. */
+size_t suite_judged_tasks(const struct suite *s);
 
 /* Default limits from the benchmark papers (tasks/SCHEMA.md, "limits"). */
 int task_default_turns(int type, int iface);

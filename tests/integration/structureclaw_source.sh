@@ -15,13 +15,13 @@ import re, sys
 text = open(sys.argv[1]).read()
 assert "source: structureclaw (detected)" in text, text
 m = re.search(r"tasks: (\d+) loaded, (\d+) refused", text)
-assert m and (int(m[1]), int(m[2])) == (122, 28), m and m.group(0)
+assert m and (int(m[1]), int(m[2])) == (140, 10), m and m.group(0)
 reasons = dict((r.strip(), int(n)) for n, r in re.findall(r"^  (\d+) +(.+)$", text, re.M))
-assert reasons == {"LLM-judge assertion": 18, "multi-turn scenario": 10}, reasons
+assert reasons == {"multi-turn scenario": 10}, reasons
 lines = [l for l in text.splitlines() if l.startswith("  /") and ".json: " in l]
-assert len(lines) == 28, len(lines)
+assert len(lines) == 10, len(lines)
 assert any("beam-multi-turn-incomplete.json: /turns: scenarios of several turns" in l for l in lines)
-print("ok: 150 scenarios: 122 loaded, 28 refused by 2 reasons")
+print("ok: 150 scenarios: 140 loaded (natural_language a judge), 10 refused by 1 reason")
 PY
 
 # the standard family: reference and noop, on the local backend
@@ -32,6 +32,17 @@ cp "$SHARED"/scenarios/standard_workflow/*.json bench/scenarios/standard_workflo
 cp "$SHARED"/scenarios/interactive_robustness/robust-beam-missing-load.json \
 	"$SHARED"/scenarios/interactive_robustness/robust-frame-unrealistic-height.json \
 	bench/scenarios/interactive_robustness/
+# natural_language is a judge: the 10 standard scenarios that have one need
+# a judge model, and the sweep is refused before anything runs without one
+[ "$(grep -l '"natural_language"' bench/scenarios/standard_workflow/*.json | wc -l)" -eq 10 ] \
+	|| fail "expected 10 standard scenarios with natural_language"
+expect_rc 2 "$ENGISWEEP" run --agents reference --quiet --out refused bench
+says "$ENGISWEEP" run --agents reference --quiet --out refused bench \
+	| grep -q "'bench': 10 of its 52 tasks have judges .*--judge MODEL" || fail "judged suite not refused"
+[ ! -e refused ] || fail "the refused sweep made its output folder"
+rm $(grep -l '"natural_language"' bench/scenarios/standard_workflow/*.json)
+# a multi-turn scenario: refused, and counted by the report
+cp "$SHARED"/scenarios/interactive_robustness/beam-multi-turn-incomplete.json bench/scenarios/interactive_robustness/
 "$ENGISWEEP" run --agents reference,noop --retries 0 --quiet --out r bench > run.log 2>&1 \
 	|| { cat run.log; fail "the sweep failed"; }
 PYTHONPATH="$HERE" "$PY" - <<'PY'
@@ -105,7 +116,7 @@ assert A[ep["robust-frame-unrealistic-height", "reference"]["cell"]]["analysis_o
 print("ok:", len(passed), "of 40 standard scenarios pass with the ground truth;", failed)
 PY
 "$ENGISWEEP" report --out-prefix rep r/results.h5 > rep.txt 2>&1 || { cat rep.txt; fail "report"; }
-grep -q "Not in /tasks: 10 more tasks of the suite (source structureclaw)" rep.txt || { cat rep.txt | head -40; fail "refused scenarios not counted"; }
+grep -q "Not in /tasks: 1 more tasks of the suite (source structureclaw)" rep.txt || { cat rep.txt | head -40; fail "refused scenarios not counted"; }
 echo ok
 
 # audit: the fixtures' own defects, named per ground truth, the benchmark
@@ -117,7 +128,10 @@ cmp -s before.sha after.sha || fail "audit changed the benchmark"
 "$PY" - <<'PY'
 import collections, json, re
 d = json.load(open("audit.json"))
-assert d["tasks_audited"] == 122, d["tasks_audited"]
+assert d["tasks_audited"] == 140, d["tasks_audited"]
+# the judges are not checked, and the audit says so
+judged = [t for t in d["tasks"] if "judge (judge:NAME) not checked" in t["notes"]]
+assert len(judged) == 18, len(judged)
 by = collections.defaultdict(set)
 for t in d["tasks"]:
     for f in t["findings"]:
