@@ -56,7 +56,7 @@ int outcome_is_infra(int outcome);
  * lacked its key; or answered no verdict in its attempts */
 #define INFRA_JUDGE_UNAVAILABLE "judge unavailable"
 #define INFRA_JUDGE_NO_VERDICT	"judge gave no verdict"
-#define INFRA_REASON_MAX     sizeof(((struct record *)0)->infra)
+#define INFRA_REASON_MAX	sizeof(((struct record *)0)->infra)
 
 struct artifact {
 	char path[256]; /* relative to <out>/artifacts/<cell>/ */

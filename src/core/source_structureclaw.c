@@ -482,9 +482,10 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 				snprintf(name, sizeof(name), "natural_language-%zu", nj + 1);
 			else
 				snprintf(name, sizeof(name), "natural_language");
-			json_array_append_new(
-			    judges, json_pack("{s:s, s:O, s:[s, s, s]}", "name", name, "rubric", d,
-					      "inputs", "report.md", "analysis.json", "model.json"));
+			json_array_append_new(judges,
+					      json_pack("{s:s, s:O, s:[s, s, s]}", "name", name,
+							"rubric", d, "inputs", "report.md",
+							"analysis.json", "model.json"));
 		} else {
 			snprintf(r->category, sizeof(r->category), "assertion not supported");
 			snprintf(

@@ -818,7 +818,8 @@ static int parse_judges(struct loadctx *c, json_t *root, struct task *t)
 			char pi[PTR_MAX];
 			snprintf(pi, sizeof(pi), "%s/inputs/%zu", p, k);
 			size_t d = 0;
-			while (d < t->ndeliverables && strcmp(t->deliverables[d].path, j->inputs[k]))
+			while (d < t->ndeliverables &&
+			       strcmp(t->deliverables[d].path, j->inputs[k]))
 				d++;
 			if (d == t->ndeliverables)
 				return bad(c, pi, "'%s' is not one of the deliverables",

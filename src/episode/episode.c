@@ -1174,13 +1174,13 @@ static int run_judges(const struct episode_spec *s, struct record *rec, const ch
 		      struct engi_verdict *v, struct trace *t, char *infra, size_t infra_n,
 		      char *why, size_t why_n, struct engi_error *err)
 {
-	char *final = llm_judge_final_message(t->buf.buf, t->buf.len, rec->run_message);
+	char *final = judge_llm_final_message(t->buf.buf, t->buf.len, rec->run_message);
 	if (!final)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	struct llm_judge_usage u = {0};
 	struct engi_error e;
 	engi_error_init(&e);
-	int rc = llm_judge_run(s->judge, s->task, art_dir, final, v, t, &u, infra, infra_n, why,
+	int rc = judge_llm_run(s->judge, s->task, art_dir, final, v, t, &u, infra, infra_n, why,
 			       why_n, &e);
 	engi_free(final);
 	rec->judge_tokens_in += u.tokens_in;
@@ -1269,8 +1269,8 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 		    pre_rc == 0)
 			rc = second_opinion(s, rec, art_dir, v, t);
 		if (rc == 0 && task->njudges) {
-			rc = run_judges(s, rec, art_dir, v, t, infra, sizeof(infra), why, sizeof(why),
-					err);
+			rc = run_judges(s, rec, art_dir, v, t, infra, sizeof(infra), why,
+					sizeof(why), err);
 			if (rc == 1) {
 				v->na = na_run;
 				v->nm = nm_run;

@@ -27,7 +27,7 @@ static const char judge_system[] =
     "whether the rubric is met. Answer with one JSON object and nothing else: "
     "{\"verdict\": \"pass\" or \"fail\", \"reason\": \"one or two sentences\"}.";
 
-int llm_judge_config(const char *entry_json, struct provider_config **out, struct engi_error *err)
+int judge_llm_config(const char *entry_json, struct provider_config **out, struct engi_error *err)
 {
 	TRY(provider_config_load(entry_json, out, err));
 	struct provider_config *c = *out;
@@ -38,7 +38,7 @@ int llm_judge_config(const char *entry_json, struct provider_config **out, struc
 	return 0;
 }
 
-char *llm_judge_final_message(const char *trace, size_t len, const char *fallback)
+char *judge_llm_final_message(const char *trace, size_t len, const char *fallback)
 {
 	char *best = NULL;
 	size_t i = 0;
@@ -55,11 +55,12 @@ char *llm_judge_final_message(const char *trace, size_t len, const char *fallbac
 		const char *e = json_string_value(json_object_get(ev, "ev"));
 		const char *k = json_string_value(json_object_get(ev, "kind"));
 		const char *txt = json_string_value(json_object_get(ev, "text"));
-		if (e && k && txt && !strcmp(e, "action") && (!strcmp(k, "done") || !strcmp(k, "fail"))) {
+		if (e && k && txt && !strcmp(e, "action") &&
+		    (!strcmp(k, "done") || !strcmp(k, "fail"))) {
 			engi_free(best);
 			size_t tl = strlen(txt);
-			best = text_utf8_clean(txt, tl < LLM_JUDGE_MESSAGE_MAX ? tl : LLM_JUDGE_MESSAGE_MAX,
-					       NULL);
+			best = text_utf8_clean(
+			    txt, tl < LLM_JUDGE_MESSAGE_MAX ? tl : LLM_JUDGE_MESSAGE_MAX, NULL);
 			if (!best) {
 				json_decref(ev);
 				return NULL;
@@ -152,8 +153,8 @@ static int add_input(struct engi_dynbuf *b, const char *art_dir, const char *pat
 	return rc;
 }
 
-static char *build_prompt(const struct task *task, const struct task_judge *jd,
-			  const char *art_dir, const char *final_message)
+static char *build_prompt(const struct task *task, const struct task_judge *jd, const char *art_dir,
+			  const char *final_message)
 {
 	struct engi_dynbuf b;
 	engi_dynbuf_init(&b, PROMPT_CAP);
@@ -221,7 +222,7 @@ static json_t *reply_snip(const struct preply *r)
 	return s;
 }
 
-int llm_judge_run(const struct llm_judge *j, const struct task *task, const char *art_dir,
+int judge_llm_run(const struct llm_judge *j, const struct task *task, const char *art_dir,
 		  const char *final_message, struct engi_verdict *v, struct trace *t,
 		  struct llm_judge_usage *usage, char *infra, size_t infra_n, char *msg,
 		  size_t msg_n, struct engi_error *err)
@@ -244,8 +245,9 @@ int llm_judge_run(const struct llm_judge *j, const struct task *task, const char
 		key = getenv(cfg->api_key_env);
 		if (!key || !*key) {
 			snprintf(infra, infra_n, "%s", INFRA_JUDGE_UNAVAILABLE);
-			snprintf(msg, msg_n, "judge model '%s': environment variable '%s' "
-					     "(api_key_env) is not set",
+			snprintf(msg, msg_n,
+				 "judge model '%s': environment variable '%s' "
+				 "(api_key_env) is not set",
 				 cfg->name, cfg->api_key_env);
 			return 1;
 		}

@@ -33,10 +33,10 @@
 struct provider_config;
 struct trace;
 
-#define LLM_JUDGE_INPUT_MAX	((size_t)32 << 10)
-#define LLM_JUDGE_MESSAGE_MAX	((size_t)32 << 10)
+#define LLM_JUDGE_INPUT_MAX	   ((size_t)32 << 10)
+#define LLM_JUDGE_MESSAGE_MAX	   ((size_t)32 << 10)
 #define LLM_JUDGE_ATTEMPTS_DEFAULT 3
-#define LLM_JUDGE_ATTEMPTS_MAX	10
+#define LLM_JUDGE_ATTEMPTS_MAX	   10
 
 struct llm_judge {
 	const struct provider_config *cfg; /* the judge model's settings */
@@ -52,12 +52,12 @@ struct llm_judge_usage {
 /* The settings a judge runs with, from a models.json entry (as its text):
  * the entry's provider settings at temperature 0, without tools. Errors
  * read "/FIELD: what is wrong". */
-int llm_judge_config(const char *entry_json, struct provider_config **out, struct engi_error *err);
+int judge_llm_config(const char *entry_json, struct provider_config **out, struct engi_error *err);
 
 /* The agent's final message: the text of the trace's last done or fail
  * action (trace JSONL, len bytes), else fallback; a new string, at most
  * LLM_JUDGE_MESSAGE_MAX bytes. NULL when out of memory. */
-char *llm_judge_final_message(const char *trace, size_t len, const char *fallback);
+char *judge_llm_final_message(const char *trace, size_t len, const char *fallback);
 
 /* Runs every judge of task on the deliverables saved in art_dir. 0: each
  * verdict appended to v; 1: the judging is an infrastructure failure,
@@ -66,7 +66,7 @@ char *llm_judge_final_message(const char *trace, size_t len, const char *fallbac
  * tokens and cost either way; t (may be NULL) gets an event per attempt.
  * With j NULL (validate, audit: no model to call) each judge's assertion is
  * recorded unavailable and not required, saying so. */
-int llm_judge_run(const struct llm_judge *j, const struct task *task, const char *art_dir,
+int judge_llm_run(const struct llm_judge *j, const struct task *task, const char *art_dir,
 		  const char *final_message, struct engi_verdict *v, struct trace *t,
 		  struct llm_judge_usage *usage, char *infra, size_t infra_n, char *msg,
 		  size_t msg_n, struct engi_error *err);

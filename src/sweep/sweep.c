@@ -712,8 +712,8 @@ static int take_judge(struct sweep *sw, const struct sweep_opts *o, struct engi_
 		return 0;
 	}
 	if (!o->models_file)
-		RAISE(err, ENGI_EINVALID, "--judge '%s': names an entry of --models FILE; none given",
-		      o->judge);
+		RAISE(err, ENGI_EINVALID,
+		      "--judge '%s': names an entry of --models FILE; none given", o->judge);
 	struct sweepdef *d = &sw->def;
 	size_t i = 0;
 	while (i < d->nmodels && strcmp(d->models[i].name, o->judge))
@@ -729,7 +729,7 @@ static int take_judge(struct sweep *sw, const struct sweep_opts *o, struct engi_
 		      o->judge, m->origin ? m->origin : m->name, m->agent);
 	struct engi_error e;
 	engi_error_init(&e);
-	if (llm_judge_config(m->entry, &sw->judge_cfg, &e) < 0)
+	if (judge_llm_config(m->entry, &sw->judge_cfg, &e) < 0)
 		RAISE(err, e.code, "--judge '%s': %s%s", o->judge, m->origin ? m->origin : "",
 		      e.msg);
 	sw->judge = engi_calloc(1, sizeof(*sw->judge));
@@ -894,9 +894,9 @@ static char *config_json(const struct runctx *c)
 	if (cfg && o->command_policy)
 		json_object_set_new(cfg, "command_policy", json_string(o->command_policy));
 	if (cfg && o->judge)
-		json_object_set_new(cfg, "judge",
-				    json_pack("{s:s,s:i}", "model", o->judge, "attempts",
-					      o->judge_attempts));
+		json_object_set_new(
+		    cfg, "judge",
+		    json_pack("{s:s,s:i}", "model", o->judge, "attempts", o->judge_attempts));
 	if (cfg && o->shard_n > 0)
 		json_object_set_new(cfg, "shard", json_sprintf("%u/%u", o->shard_k, o->shard_n));
 	/* a benchmark's tasks that its source refused: in no denominator, said */

@@ -92,7 +92,7 @@ struct sweep {
 	struct cell_result *results; /* rank 0: ncells */
 	size_t unrun;		     /* cells not finished when the run ended */
 	size_t infra_failed;
-	struct episode_policy *policy; /* --command-policy, or NULL */
+	struct episode_policy *policy;	   /* --command-policy, or NULL */
 	struct provider_config *judge_cfg; /* --judge's entry, or NULL */
 	struct llm_judge *judge;	   /* the judge the episodes get, or NULL */
 };
