@@ -19,6 +19,8 @@ words = {"1": "PASS", "2": "FAIL", "3": "GARBAGE"}
 for i, w in words.items():
     p = "suite/tetra-%s.json" % i
     t = json.load(open(p))
+    t["reference"].insert(0, {"run": "env > env.txt"})
+    t["deliverables"].append({"path": "env.txt", "required": False})
     t["reference"].append({"done": "tetra.stl holds the four faces, closed"})
     t["judges"] = [{"name": "explains", "inputs": ["tetra.stl"],
                     "rubric": "JUDGE-%s: the summary says what was written." % w}]
@@ -107,9 +109,15 @@ assert [x["attempt"] for x in tr] == [1, 2] and all("error" in x for x in tr), t
 print("ok: pass, fail and no verdict judged")
 PY
 if grep -rqaF "$CANARY" out; then fail "the judge's key shows in the results"; fi
+# nor its variable in the episodes' environment
+[ "$(ls out/artifacts/*/env.txt | wc -l)" -eq 3 ] || fail "the environments were not saved"
+if grep -qa "JUDGE_KEY" out/artifacts/*/env.txt; then fail "the judge's key variable reached an episode"; fi
 "$ENGISWEEP" report out/results.h5 > rep.txt 2>&1 || { cat rep.txt; fail "report"; }
 grep -q -- "- reference: 1 episode not run: judge gave no verdict" rep.txt \
 	|| { cat rep.txt; fail "the report does not count the no-verdict episode as not run"; }
+# 1200 + 1000 + 2 x 900 in, 30 + 20 + 2 x 10 out, at $2 and $10 a million
+grep -qF "**Judges:** the judge model of the tasks' judges used 4000 tokens in and 70 out, \$0.0087" rep.txt \
+	|| { cat rep.txt; fail "the report does not state the judge's cost"; }
 
 # an endpoint nobody listens on: infrastructure, never a verdict; --resume
 # judges the episodes again once the judge is back
@@ -142,6 +150,22 @@ assert ep["tetra-3"]["infra"] == "judge gave no verdict", ep["tetra-3"]
 with h5py.File("down/results.h5", "r") as f:
     names = [R.s(x["name"]) for x in f["assertions"][:] if R.s(x["cell"]) == ep["tetra-1"]["cell"]]
 assert sorted(names) == sorted(set(names)) and "judge:explains" in names and "closed" in names, names
+# the judge's usage of both runs: nothing from the one that could not reach it
+assert (ep["tetra-1"]["judge_tokens_in"], ep["tetra-3"]["judge_tokens_in"]) == (1200, 1800), ep
+PY
+# the journal carries the judge columns: a resume rebuilds the file from it
+# (and asks again where there was no verdict)
+cp down/results.h5 before.h5
+"$ENGISWEEP" run --resume --agents reference --models models.json --judge judge --judge-attempts 2 \
+	--retries 0 --quiet --out down suite > resume2.log 2>&1 || { cat resume2.log; fail "second resume"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import results as R
+cols = ("task_id", "success", "judge_tokens_in", "judge_tokens_out", "judge_cost_usd")
+a = sorted(tuple(e[c] for c in cols) for e in R.episodes("before.h5"))
+b = sorted(tuple(e[c] for c in cols) for e in R.episodes("down/results.h5"))
+# tetra-3 had no verdict: judged again, its usage added to what the journal had
+assert a[:2] == b[:2] and a[0][2] == 1200, (a, b)
+assert (a[2][2], b[2][2], b[2][3]) == (1800, 3600, 40), (a, b)
 PY
 if grep -rqaF "$CANARY" down; then fail "the judge's key shows in the resumed results"; fi
 
