@@ -137,6 +137,8 @@ for t in d["tasks"]:
     for f in t["findings"]:
         m = re.search(r"ground truth '([^']+)'", f["detail"])
         by[f["kind"]].add(m.group(1) if m else t["task"])
+# without its judge, a scenario whose other assertions ask for nothing passes noop
+assert by["noop_passes"] == {"robust-generic-too-vague"}, by["noop_passes"]
 # mechanisms with 7 free degrees of freedom
 assert by["model_mechanism"] == {"truss-roof-18m-3m-12k", "truss-warren-12m-2m-8k"}, by["model_mechanism"]
 assert all("7 free degrees of freedom" in f["detail"] for t in d["tasks"] for f in t["findings"]
