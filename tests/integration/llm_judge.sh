@@ -139,6 +139,8 @@ grep -q -- "- reference: 3 episodes not run: judge unavailable" down-rep.txt \
 models "http://127.0.0.1:$MODEL_PORT/v1"
 "$ENGISWEEP" run --resume --agents reference --models models.json --judge judge --judge-attempts 2 \
 	--retries 0 --quiet --out down suite > resume.log 2>&1 || { cat resume.log; fail "resume"; }
+grep -q "(task 'tetra-3'): judge gave no verdict again: judge 'explains': no verdict in 2 attempts" resume.log \
+	|| { cat resume.log; fail "resume does not say the judge failed again"; }
 PYTHONPATH="$HERE" "$PY" - <<'PY'
 import h5py
 import results as R
