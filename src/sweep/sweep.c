@@ -1078,10 +1078,9 @@ static int rejudge(struct runctx *c, size_t ci, struct record *r, struct engi_er
 		return rc;
 	}
 	if (r->outcome == OUTCOME_INFRA_ERROR)
-		fprintf(stderr, "engisweep: cell %s (task '%s'): %s again: %s\n", r->cell,
-			r->task_id,
-			strncmp(r->infra, "judge", 5) ? "the verifier failed" : r->infra,
-			r->message);
+		fprintf(
+		    stderr, "engisweep: cell %s (task '%s'): %s again: %s\n", r->cell, r->task_id,
+		    strncmp(r->infra, "judge", 5) ? "the verifier failed" : r->infra, r->message);
 	else
 		snprintf(r->version, sizeof(r->version), "%s", ENGISWEEP_VERSION);
 	return 0;
