@@ -176,29 +176,32 @@ static char *build_prompt(const struct task *task, const struct task_judge *jd, 
 	return engi_dynbuf_take(&b, NULL);
 }
 
-/* {"verdict": "pass"|"fail", "reason": TEXT} somewhere in text (a fenced
- * block or prose around it allowed): 0 with *pass and reason; -1 else. */
+/* {"verdict": "pass"|"fail", "reason": TEXT} somewhere in text (in a
+ * fenced block or with prose around it): the first object, from one of the
+ * first VERDICT_TRIES braces and within VERDICT_SPAN bytes of it, that is
+ * such a verdict. 0 with *pass and reason; -1 when there is none. */
+#define VERDICT_TRIES 64
+#define VERDICT_SPAN  ((size_t)64 << 10) /* bytes of a verdict object, at most */
 static int parse_verdict(const char *text, int *pass, char *reason, size_t n)
 {
-	if (!text)
-		return -1;
-	const char *open = strchr(text, '{'), *close = strrchr(text, '}');
-	if (!open || !close || close < open)
-		return -1;
-	json_t *o = json_loadb(open, (size_t)(close - open) + 1, 0, NULL);
-	const char *v = json_string_value(json_object_get(o, "verdict"));
-	const char *r = json_string_value(json_object_get(o, "reason"));
-	int rc = -1;
-	if (json_is_object(o) && v && (!strcmp(v, "pass") || !strcmp(v, "fail"))) {
-		*pass = !strcmp(v, "pass");
-		const char *src = r && *r ? r : "(the judge gave no reason)";
-		char *clean = text_utf8_clean(src, strnlen(src, 4 * n), NULL);
-		text_escape_controls(clean ? clean : "?", reason, n);
-		engi_free(clean);
-		rc = 0;
+	const char *open = text ? strchr(text, '{') : NULL;
+	for (int k = 0; open && k < VERDICT_TRIES; k++, open = strchr(open + 1, '{')) {
+		json_t *o =
+		    json_loadb(open, strnlen(open, VERDICT_SPAN), JSON_DISABLE_EOF_CHECK, NULL);
+		const char *v = json_string_value(json_object_get(o, "verdict"));
+		const char *r = json_string_value(json_object_get(o, "reason"));
+		if (json_is_object(o) && v && (!strcmp(v, "pass") || !strcmp(v, "fail"))) {
+			*pass = !strcmp(v, "pass");
+			const char *src = r && *r ? r : "(the judge gave no reason)";
+			char *clean = text_utf8_clean(src, strnlen(src, 4 * n), NULL);
+			text_escape_controls(clean ? clean : "?", reason, n);
+			engi_free(clean);
+			json_decref(o);
+			return 0;
+		}
+		json_decref(o);
 	}
-	json_decref(o);
-	return rc;
+	return -1;
 }
 
 static void trace_ev(struct trace *t, json_t *ev)

@@ -27,7 +27,7 @@ for i, w in words.items():
     json.dump(t, open(p, "w"), indent=1)
 verdict = lambda v, why: json.dumps({"verdict": v, "reason": why})
 json.dump({"judge": {"judge-m": [
-    {"when": "JUDGE-PASS", "text": "```json\n%s\n```" % verdict("pass", "The summary names the file."),
+    {"when": "JUDGE-PASS", "text": "Checked {the summary}.\n```json\n%s\n```" % verdict("pass", "The summary names the file."),
      "usage": [1200, 30]},
     {"when": "JUDGE-FAIL", "text": verdict("fail", "A cube was asked for\x1b[31m, not this."),
      "usage": [1000, 20]},
