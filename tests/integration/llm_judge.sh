@@ -9,7 +9,8 @@
 # run, and --resume judges those again from the saved deliverables. The
 # judge's tokens and cost land in their own columns, never the agent's; its
 # key appears nowhere in the results. A judged suite without --judge is
-# refused before anything runs; validate records the judges unavailable.
+# refused before anything runs; validate records the judges unavailable;
+# reverify keeps their verdicts without asking the model again.
 . "$(dirname "$0")/lib.sh"
 . "$HERE/model_lib.sh"
 bash "$HERE/make_suite.sh" suite 3 0
@@ -112,6 +113,20 @@ if grep -rqaF "$CANARY" out; then fail "the judge's key shows in the results"; f
 # nor its variable in the episodes' environment
 [ "$(ls out/artifacts/*/env.txt | wc -l)" -eq 3 ] || fail "the environments were not saved"
 if grep -qa "JUDGE_KEY" out/artifacts/*/env.txt; then fail "the judge's key variable reached an episode"; fi
+# reverify keeps the judges' verdicts (no model is asked again)
+: > server.log
+"$ENGISWEEP" reverify out/results.h5 --out rv.h5 > rv.txt 2>&1 || { cat rv.txt; fail "reverify"; }
+grep -q "0 verdicts changed" rv.txt || { cat rv.txt; fail "reverify changed a judged verdict"; }
+[ ! -s server.log ] || fail "reverify asked the judge"
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import h5py
+import results as R
+def judged(path):
+    with h5py.File(path, "r") as f:
+        return sorted((R.s(x["cell"]), R.s(x["state"]), R.s(x["detail"])) for x in f["assertions"][:]
+                      if R.s(x["name"]) == "judge:explains")
+assert judged("rv.h5") == judged("out/results.h5") and len(judged("rv.h5")) == 2, judged("rv.h5")
+PY
 "$ENGISWEEP" report out/results.h5 > rep.txt 2>&1 || { cat rep.txt; fail "report"; }
 grep -q -- "- reference: 1 episode not run: judge gave no verdict" rep.txt \
 	|| { cat rep.txt; fail "the report does not count the no-verdict episode as not run"; }
