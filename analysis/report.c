@@ -1040,6 +1040,13 @@ int engi_report_compute(struct engi_report_data *d, const struct engi_results *r
 	d->suite_refused = res->suite_refused;
 	d->suite_source = res->suite_source;
 	d->suite_refused_reasons = res->suite_refused_reasons;
+	for (size_t i = 0; i < res->nepisodes; i++) {
+		const struct engi_res_episode *ep = &res->episodes[i];
+		d->judge_tokens_in = add_sat(d->judge_tokens_in, ep->judge_tokens_in);
+		d->judge_tokens_out = add_sat(d->judge_tokens_out, ep->judge_tokens_out);
+		if (isfinite(ep->judge_cost_usd))
+			d->judge_cost_usd += ep->judge_cost_usd;
+	}
 	for (size_t i = 0; i < res->nassertions; i++)
 		if (!strcmp(res->assertions[i].name, "clean_agrees")) {
 			d->clean_checked++;

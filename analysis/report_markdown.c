@@ -269,6 +269,17 @@ static void md_clean_disagree(struct engi_dynbuf *o, const struct engi_report_da
 		    d->clean_disagree, d->clean_checked, d->clean_checked == 1 ? "" : "s");
 }
 
+/* what the tasks' judges cost, apart from the agents' */
+static void md_judge_cost(struct engi_dynbuf *o, const struct engi_report_data *d)
+{
+	if (d->judge_tokens_in || d->judge_tokens_out || d->judge_cost_usd > 0)
+		engi_textout(o,
+			     "**Judges:** the judge model of the tasks' judges used %" PRId64
+			     " tokens in and %" PRId64 " out, $%.4f, apart from the agents' "
+			     "tokens and cost.\n\n",
+			     d->judge_tokens_in, d->judge_tokens_out, d->judge_cost_usd);
+}
+
 static void md_not_run(struct engi_dynbuf *o, const struct engi_report_data *d)
 {
 	if (!d->nnot_run)
@@ -445,6 +456,7 @@ void engi_report_render_markdown(struct engi_dynbuf *o, const struct engi_report
 	md_episodes(o, d);
 	md_not_run(o, d);
 	md_clean_disagree(o, d);
+	md_judge_cost(o, d);
 	if (d->narms == 0) {
 		engi_textout_str(o, "No model has a recorded episode.\n");
 		return;

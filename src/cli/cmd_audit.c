@@ -67,8 +67,10 @@ static const char audit_help[] =
     "evaluator_error, deck_mechanism, summary_zero; StructureClaw-Bench's\n"
     "ground truths re-solved by the frame kernel: model_mechanism,\n"
     "model_does_not_move, supports_restrain_rotation, inertia_ambiguous,\n"
-    "section_values. The benchmark is never changed. Exits 0 when no task\n"
-    "has a finding, 1 when some have, 2 on a bad setting.\n"
+    "section_values. A task's judges (a language model's rubric) are not\n"
+    "checked: audit calls no model, and its notes say so. The benchmark is\n"
+    "never changed. Exits 0 when no task has a finding, 1 when some have, 2 on\n"
+    "a bad setting.\n"
     "\n"
     "options:\n"
     "      --json FILE        the findings as JSON too\n"
@@ -519,7 +521,9 @@ static int evaluator_passes(const struct probe *p)
 	size_t judged = 0;
 	for (size_t i = 0; i < p->na; i++) {
 		const struct engi_res_assertion *a = &p->a[i];
-		if (!a->required || !strcmp(a->stage, "delivery"))
+		/* a judge's verdict is a model's: audit calls none (its assertions
+		 * are unavailable and not required; the task's notes say so) */
+		if (!a->required || !strcmp(a->stage, "delivery") || !strcmp(a->stage, "judge"))
 			continue;
 		judged++;
 		if (strcmp(a->state, "pass"))
@@ -589,6 +593,11 @@ static void audit_task(const struct sweep *sw, const struct engi_results *res, s
 		add_finding(a, "agent_score_file",
 			    "the ground truth's score came from a score file the evaluator did not "
 			    "write (one of the artifacts): an agent can write its own score");
+	if (t->njudges)
+		add_note(a,
+			 "%zu judge%s (judge:NAME) not checked: a language model judges them, and "
+			 "audit calls none",
+			 t->njudges, t->njudges == 1 ? "" : "s");
 	check_decks(t, a);
 	check_sc_truths(t, a);
 }

@@ -4,7 +4,9 @@
  * changed printed. Episodes keep their runs (turns, tokens, traces); only
  * the verdict, its assertions and metrics, and the verifier that made them
  * are new. Infrastructure outcomes had no verdict and are copied as they
- * are. The tasks must be the ones of the sweep (same content hash).
+ * are; the run's integrity and interaction assertions and its judges'
+ * verdicts are kept. The tasks must be the ones of the sweep (same content
+ * hash).
  */
 #include "cli.h"
 
@@ -34,7 +36,9 @@ static const char reverify_help[] =
     "artifacts/<cell>/) again with this binary's verifiers and writes a new\n"
     "results file, the runs themselves (turns, tokens, cost, traces) unchanged.\n"
     "Prints each verdict that changed (success, score, assertion states) and a\n"
-    "summary. Episodes with an infrastructure outcome are copied as they are.\n"
+    "summary. Episodes with an infrastructure outcome are copied as they are;\n"
+    "the checks of the run (integrity, interaction) and the verdicts of a task's\n"
+    "judges (a language model's, not asked again) are kept as recorded.\n"
     "The tasks come from the sweep's suite (recorded in the file, or --suite)\n"
     "and must have the content they had in the sweep.\n"
     "\n"
@@ -193,19 +197,23 @@ static int reverify(const char *in_path, const char *out_path, const char *suite
 		new.nmetrics = 0;
 		new.trace = NULL;
 		new.artifacts = NULL;
-		/* what the run itself judged (protected inputs, how the agent
-		 * interacted) stays: no verifier sees it again */
-		for (size_t k = 0; rc == 0 && k < old.nassertions; k++) {
+		/* what the run recorded beside the verifier stays: the integrity
+		 * and interaction checks and the judges' verdicts (no verifier sees
+		 * them again, no model is called again) */
+		int jrc = 0;
+		for (size_t k = 0; jrc == 0 && k < old.nassertions; k++) {
 			const struct engi_assertion *a = &old.assertions[k];
-			if (strcmp(a->stage, "integrity") && strcmp(a->stage, "interaction"))
+			if (strcmp(a->stage, "integrity") && strcmp(a->stage, "interaction") &&
+			    strcmp(a->stage, "judge"))
 				continue;
-			if (engi_verdict_add(&v, a->name, a->stage, a->state, a->required, a->value,
-					     a->expected, "%s", a->detail) < 0)
-				rc = engi_raise(err, ENGI_ENOMEM, "out of memory");
+			jrc = engi_verdict_add(&v, a->name, a->stage, a->state, a->required,
+					       a->value, a->expected, "%s", a->detail);
+			if (jrc < 0)
+				engi_raise(err, jrc, "out of memory");
 		}
-		int jrc = rc < 0 ? rc
-				 : judge_deliverables(t, art, &lim, &v, infra, sizeof(infra), why,
-						      sizeof(why), err);
+		if (jrc == 0)
+			jrc = judge_deliverables(t, art, &lim, &v, infra, sizeof(infra), why,
+						 sizeof(why), err);
 		/* and the turns that follow-ups closed, from their own folders */
 		if (jrc == 0 && t->nfollowups)
 			jrc = judge_turns(t, art, &lim, &v, infra, sizeof(infra), why, sizeof(why),

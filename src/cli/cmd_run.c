@@ -4,6 +4,7 @@
 #include "engi/alloc.h"
 #include "episode.h"
 #include "fsutil.h"
+#include "llm_judge.h"
 #include "scheduler.h"
 #include "sweep.h"
 
@@ -88,6 +89,11 @@ static const char run_help[] =
     "      --progress-every N without a terminal, a line every N episodes (10)\n"
     "      --budget-usd D     stop dispatching once the sweep's recorded cost\n"
     "                         reaches D dollars (per model: budget_usd)\n"
+    "      --judge MODEL      the --models entry that judges the tasks' judges\n"
+    "                         (rubrics, tasks/SCHEMA.md), at temperature 0; it is\n"
+    "                         not run as an agent. A suite with judges needs it\n"
+    "      --judge-attempts N requests per judge for a verdict that parses\n"
+    "                         (1 to 10, default 3)\n"
     "  -q, --quiet            no progress output\n"
     "  -h, --help             this text\n";
 
@@ -132,7 +138,9 @@ enum {
 	OPT_VERIFY_IN,
 	OPT_MIX_VERIFIERS,
 	OPT_UNSAFE_LOCAL,
-	OPT_COMMAND_POLICY
+	OPT_COMMAND_POLICY,
+	OPT_JUDGE,
+	OPT_JUDGE_ATTEMPTS
 };
 
 static const struct option run_options[] = {
@@ -165,6 +173,8 @@ static const struct option run_options[] = {
     {"images", required_argument, NULL, OPT_IMAGES},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"budget-usd", required_argument, NULL, OPT_BUDGET},
+    {"judge", required_argument, NULL, OPT_JUDGE},
+    {"judge-attempts", required_argument, NULL, OPT_JUDGE_ATTEMPTS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -300,6 +310,16 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			if (cli_num("--budget-usd", optarg, 0, 1e12, &d) < 0)
 				return -1;
 			o->budget_usd = d;
+			break;
+		case OPT_JUDGE:
+			run_only = 1;
+			o->judge = optarg;
+			break;
+		case OPT_JUDGE_ATTEMPTS:
+			run_only = 1;
+			if (cli_int("--judge-attempts", optarg, 1, LLM_JUDGE_ATTEMPTS_MAX, &v) < 0)
+				return -1;
+			o->judge_attempts = (int)v;
 			break;
 		case OPT_GRACE:
 			run_only = 1;

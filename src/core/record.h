@@ -52,7 +52,11 @@ int outcome_is_infra(int outcome);
 #define INFRA_SETUP_FAILED "setup failed"
 /* the sweep stopped while the episode's verification ran or waited */
 #define INFRA_VERIFY_STOPPED "verifier interrupted"
-#define INFRA_REASON_MAX     sizeof(((struct record *)0)->infra)
+/* a task's judge model (llm_judge.h) could not be reached, or refused or
+ * lacked its key; or answered no verdict in its attempts */
+#define INFRA_JUDGE_UNAVAILABLE "judge unavailable"
+#define INFRA_JUDGE_NO_VERDICT	"judge gave no verdict"
+#define INFRA_REASON_MAX	sizeof(((struct record *)0)->infra)
 
 struct artifact {
 	char path[256]; /* relative to <out>/artifacts/<cell>/ */

@@ -24,14 +24,18 @@
  *                    -> meta family, locale, structure_type, difficulty,
  *                       category, modality, split (for report --by)
  *
+ *   natural_language -> a judge (tasks/SCHEMA.md `judges`): the description its
+ *                       rubric, report.md, analysis.json and model.json its
+ *                       inputs (run --judge MODEL judges it)
  *   turns            -> the first message the instruction, each next one a
  *                       follow-up (tasks/SCHEMA.md `followups`) whose
  *                       verifier holds the assertions of the turn it closes;
  *                       the last turn's assertions are the task's verifier
+ *                       and judges
  *
- * Refused, with the reason, never half run: the LLM-judge assertion
- * natural_language (not supported yet), unknown assertion types, a ground
- * truth that is not in the fixtures.
+ * Refused, with the reason, never half run: a natural_language assertion of
+ * a turn before the last (a judge reads the final state and message),
+ * unknown assertion types, a ground truth that is not in the fixtures.
  */
 #include "source.h"
 
@@ -346,6 +350,8 @@ struct sc_acc {
 	json_t *criteria; /* this turn's */
 	json_t *iassert;
 	json_t *ref;
+	json_t *judges; /* the last turn's */
+	int last;	/* these assertions are the last turn's */
 	int wants_analysis, wants_report, asks, gt_written;
 	const char *truth_id; /* model_matches's ground truth */
 	struct sc_gt_info *truth_info;
@@ -501,13 +507,46 @@ static int sc_assertions(json_t *as, const char *ptr, const struct sc_truths *g,
 							"check", "any_of", "of",
 							"analysis_delivered", "asked_user"));
 		} else if (!strcmp(type, "natural_language")) {
-			snprintf(r->category, sizeof(r->category), "LLM-judge assertion");
-			snprintf(r->msg, sizeof(r->msg),
-				 "%s/%zu: natural_language (an LLM judge) is not "
-				 "supported yet",
-				 ptr, i);
-			rc = -1;
-			break;
+			if (!acc->last) {
+				snprintf(r->category, sizeof(r->category),
+					 "LLM judge of an earlier turn");
+				snprintf(r->msg, sizeof(r->msg),
+					 "%s/%zu: natural_language in a turn before the last: a "
+					 "judge reads the conversation's final state and message",
+					 ptr, i);
+				rc = -1;
+				break;
+			}
+			/* a rubric for a language model: a judge of the task,
+			 * reading what the agent said and delivered */
+			json_t *d = json_object_get(a, "description");
+			if (!json_is_string(d) || !json_string_length(d)) {
+				snprintf(r->category, sizeof(r->category), "malformed scenario");
+				snprintf(r->msg, sizeof(r->msg),
+					 "%s/%zu/description: expected the rubric "
+					 "(a string)",
+					 ptr, i);
+				rc = -1;
+				break;
+			}
+			if (json_string_length(d) > TASK_JUDGE_RUBRIC_MAX) {
+				snprintf(r->category, sizeof(r->category), "malformed scenario");
+				snprintf(r->msg, sizeof(r->msg),
+					 "%s/%zu/description: a rubric of %zu "
+					 "bytes, at most %d",
+					 ptr, i, json_string_length(d), TASK_JUDGE_RUBRIC_MAX);
+				rc = -1;
+				break;
+			}
+			size_t nj = json_array_size(acc->judges);
+			if (nj)
+				snprintf(name, sizeof(name), "natural_language-%zu", nj + 1);
+			else
+				snprintf(name, sizeof(name), "natural_language");
+			json_array_append_new(acc->judges,
+					      json_pack("{s:s, s:O, s:[s, s, s]}", "name", name,
+							"rubric", d, "inputs", "report.md",
+							"analysis.json", "model.json"));
 		} else {
 			snprintf(r->category, sizeof(r->category), "assertion not supported");
 			snprintf(r->msg, sizeof(r->msg),
@@ -573,7 +612,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 	if (!meta)
 		return -1;
 
-	struct sc_acc acc = {.iassert = json_array(), .ref = json_array()};
+	struct sc_acc acc = {.iassert = json_array(), .ref = json_array(), .judges = json_array()};
 	json_t *followups = NULL;
 	size_t i;
 	json_t *a;
@@ -593,6 +632,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 			size_t before = json_array_size(acc.ref);
 			int asked = acc.asks;
 			acc.asks = 0;
+			acc.last = k + 1 == nt;
 			rc = sc_assertions(json_object_get(tk, "assertions"), ptr, g, &acc, r);
 			if (acc.asks && json_array_size(acc.ref) == before)
 				json_array_append_new(
@@ -613,9 +653,11 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		}
 	} else {
 		acc.criteria = json_array();
+		acc.last = 1;
 		rc = sc_assertions(as, "/expect/assertions", g, &acc, r);
 	}
-	json_t *criteria = acc.criteria, *iassert = acc.iassert, *ref = acc.ref;
+	json_t *criteria = acc.criteria, *iassert = acc.iassert, *ref = acc.ref,
+	       *judges = acc.judges;
 	int wants_analysis = acc.wants_analysis, wants_report = acc.wants_report, asks = acc.asks,
 	    gt_written = acc.gt_written;
 	const char *truth_id = acc.truth_id;
@@ -626,6 +668,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		json_decref(ref);
 		json_decref(followups);
 		json_decref(meta);
+		json_decref(judges);
 		return -1;
 	}
 	/* does the report state the truth's largest displacement? where it has
@@ -718,6 +761,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		json_decref(flawed);
 		json_decref(followups);
 		json_decref(meta);
+		json_decref(judges);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
 	snprintf(instruction, len, "%s%s", msg, sc_contract);
@@ -735,6 +779,7 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 		json_decref(flawed);
 		json_decref(followups);
 		json_decref(meta);
+		json_decref(judges);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}
 	if (followups)
@@ -742,6 +787,9 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 	if (json_object_size(meta))
 		json_object_set(task, "meta", meta);
 	json_decref(meta);
+	if (json_array_size(judges))
+		json_object_set(task, "judges", judges);
+	json_decref(judges);
 	const char *title = json_string_value(json_object_get(sc, "description"));
 	if (title)
 		json_object_set_new(task, "title", json_string(title));

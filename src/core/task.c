@@ -962,6 +962,76 @@ void task_integrity_name(char *out, size_t cap, const char *env_path)
 	snprintf(out, cap, "integrity:%s", env_path);
 }
 
+void task_judge_name(char *out, size_t cap, const char *judge)
+{
+	snprintf(out, cap, "judge:%s", judge);
+}
+
+size_t suite_judged_tasks(const struct suite *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->ntasks; i++)
+		n += s->tasks[i].njudges > 0;
+	return n;
+}
+
+/* `judges`: [{"name", "rubric", "inputs", "required"}], each input one of
+ * the deliverables. */
+static int parse_judges(struct loadctx *c, json_t *root, struct task *t)
+{
+	json_t *arr;
+	TRY(field(c, root, "", "judges", JSON_ARRAY, 0, &arr));
+	if (!arr)
+		return 0;
+	size_t n = json_array_size(arr);
+	if (n == 0)
+		return bad(c, "/judges", "needs at least 1 item");
+	if (n > TASK_JUDGES_MAX)
+		return bad(c, "/judges", "at most %d judges", TASK_JUDGES_MAX);
+	t->judges = arena_array(c->a, n, sizeof(*t->judges));
+	if (!t->judges)
+		return oom(c);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_array_get(arr, i);
+		char p[PTR_MAX], pk[PTR_MAX];
+		ptr_idx(p, "/judges", i);
+		TRY(expect_object(c, p, o));
+		static const char *const keys[] = {"name", "rubric", "inputs", "required", NULL};
+		TRY(only_keys(c, o, p, keys));
+		struct task_judge *j = &t->judges[i];
+		t->njudges = i + 1;
+		TRY(get_str(c, o, p, "name", 1, 1, &j->name));
+		ptr_key(pk, p, "name");
+		TRY(check_name_max(c, pk, j->name, TASK_JUDGE_NAME_MAX));
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(t->judges[k].name, j->name))
+				return bad(c, pk, "'%s' is already /judges/%zu", j->name, k);
+		TRY(get_str(c, o, p, "rubric", 1, 1, &j->rubric));
+		ptr_key(pk, p, "rubric");
+		if (strlen(j->rubric) > TASK_JUDGE_RUBRIC_MAX)
+			return bad(c, pk, "%zu bytes, at most %d", strlen(j->rubric),
+				   TASK_JUDGE_RUBRIC_MAX);
+		TRY(get_str_array(c, o, p, "inputs", 0, 0, &j->inputs, &j->ninputs));
+		for (size_t k = 0; k < j->ninputs; k++) {
+			char pi[PTR_MAX];
+			snprintf(pi, sizeof(pi), "%s/inputs/%zu", p, k);
+			size_t d = 0;
+			while (d < t->ndeliverables &&
+			       strcmp(t->deliverables[d].path, j->inputs[k]))
+				d++;
+			if (d == t->ndeliverables)
+				return bad(c, pi, "'%s' is not one of the deliverables",
+					   j->inputs[k]);
+			for (size_t m = 0; m < k; m++)
+				if (!strcmp(j->inputs[m], j->inputs[k]))
+					return bad(c, pi, "'%s' is already %s/inputs/%zu",
+						   j->inputs[k], p, m);
+		}
+		TRY(get_bool(c, o, p, "required", 1, &j->required));
+	}
+	return 0;
+}
+
 /* Every assertion an episode of t can record: the delivery check of the
  * verifier's file, the verifier kind's own, integrity:PATH of each protected
  * input and the interaction assertions (episode.c adds the last two). NULL
@@ -969,7 +1039,7 @@ void task_integrity_name(char *out, size_t cap, const char *env_path)
 static const char **assertion_names(struct loadctx *c, const struct task *t, size_t *n)
 {
 	size_t nkind = t->verifier->names(t->criteria, NULL, 0);
-	size_t cap = 1 + nkind + t->ninputs + t->niasserts;
+	size_t cap = 1 + nkind + t->ninputs + t->niasserts + t->njudges;
 	for (size_t k = 0; k < t->nfollowups; k++) {
 		const struct task_followup *f = &t->followups[k];
 		cap += 1 + (f->verifier
@@ -1015,6 +1085,11 @@ static const char **assertion_names(struct loadctx *c, const struct task *t, siz
 				return NULL;
 		}
 	}
+	for (size_t i = 0; i < t->njudges; i++) {
+		task_judge_name(buf, sizeof(buf), t->judges[i].name);
+		if (!(v[(*n)++] = arena_strdup(c->a, buf)))
+			return NULL;
+	}
 	return v;
 }
 
@@ -1054,7 +1129,7 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	    "schema",	   "id",	   "title",	"domain",      "software", "type",
 	    "interface",   "instruction",  "drawings",	"environment", "inputs",   "setup",
 	    "limits",	   "deliverables", "verifier",	"reference",   "flawed",   "resources",
-	    "interaction", "on_fail",	   "followups", "meta",	       NULL};
+	    "interaction", "on_fail",	   "followups", "meta",	       "judges",   NULL};
 	TRY(only_keys(c, root, "", keys));
 	static const char *const on_fail[] = {"judge", "zero", NULL};
 	int of = 0;
@@ -1146,6 +1221,7 @@ static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 	TRY(parse_resources(c, root, t));
 	TRY(parse_interaction(c, root, t));
 	TRY(parse_meta(c, root, t));
+	TRY(parse_judges(c, root, t));
 	return check_failing(c, t);
 }
 

@@ -147,6 +147,21 @@ struct task_meta {
 	const char *value; /* 1 to TASK_META_VALUE_MAX bytes of UTF-8 */
 };
 
+/* Judges (SCHEMA.md, `judges`): a rubric a language model applies to the
+ * agent's final message and some deliverables after the verifier, its
+ * verdict the assertion "judge:NAME" (episode/llm_judge.h). */
+#define TASK_JUDGES_MAX	      16
+#define TASK_JUDGE_RUBRIC_MAX 4096
+#define TASK_JUDGE_NAME_MAX   (ENGI_NAME_MAX - 1 - 6) /* "judge:" before it */
+
+struct task_judge {
+	const char *name;
+	const char *rubric;
+	const char **inputs; /* deliverable paths (environment paths) */
+	size_t ninputs;
+	int required;
+};
+
 struct task {
 	const char *id;
 	const char *title;
@@ -197,6 +212,8 @@ struct task {
 	size_t nfollowups;
 	struct task_meta *meta; /* in the file's key order */
 	size_t nmeta;
+	struct task_judge *judges;
+	size_t njudges;
 };
 
 /* A task a source could not load, and why (source.h). */
@@ -271,6 +288,11 @@ void task_integrity_name(char *out, size_t cap, const char *env_path);
  * follow-up closed: a shallow copy with that follow-up's verifier, binary
  * scoring. Returns 0, or -1 when that turn is not judged. */
 int task_turn_view(const struct task *t, size_t turn, struct task *out);
+
+/* The assertion a judge's verdict becomes: "judge:NAME". */
+void task_judge_name(char *out, size_t cap, const char *judge);
+/* How many of the suite's tasks have judges. */
+size_t suite_judged_tasks(const struct suite *s);
 
 /* Default limits from the benchmark papers (tasks/SCHEMA.md, "limits"). */
 int task_default_turns(int type, int iface);

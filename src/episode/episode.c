@@ -9,6 +9,7 @@
 #include "engi/verify.h"
 #include "fsutil.h"
 #include "judge.h"
+#include "llm_judge.h"
 #include "policy.h"
 #include "secrets.h"
 #include "text.h"
@@ -1219,6 +1220,36 @@ static int second_opinion(const struct episode_spec *s, const struct record *rec
 	return rc;
 }
 
+/* The task's judges (llm_judge.h) after its verifier: 0 with their
+ * assertions in v, 1 when the judging failed (infra and why set: the
+ * verifier's assertions are taken out of v again, so that --resume, which
+ * judges the record again from its kept assertions, adds them once). The
+ * judge's tokens and cost go to the record's own fields, never the agent's. */
+static int run_judges(const struct episode_spec *s, struct record *rec, const char *art_dir,
+		      struct engi_verdict *v, struct trace *t, char *infra, size_t infra_n,
+		      char *why, size_t why_n, struct engi_error *err)
+{
+	char *final = judge_llm_final_message(t->buf.buf, t->buf.len, rec->run_message);
+	if (!final)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	struct llm_judge_usage u = {0};
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc = judge_llm_run(s->judge, s->task, art_dir, final, v, t, &u, infra, infra_n, why,
+			       why_n, &e);
+	engi_free(final);
+	rec->judge_tokens_in += u.tokens_in;
+	rec->judge_tokens_out += u.tokens_out;
+	rec->judge_cost_usd += u.cost_usd;
+	if (rc < 0)
+		return engi_raise(err, rc, "judging '%s': %s", s->task->id, e.msg);
+	if (rc == 1) {
+		tr(t, json_pack("{s:s,s:s,s:s}", "ev", "judge_error", "reason", infra, "message",
+				why));
+	}
+	return rc;
+}
+
 /* The verdict of a run that is over (outcome its own) on the deliverables
  * saved in <out_dir>/artifacts/<cell>/: the task's verifier in its child
  * process (one more try when it fails), scored into v, the events in t and
@@ -1256,6 +1287,7 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 		episode_verifier_id(task, s->verify_in, rec->verifier, sizeof(rec->verifier));
 		/* a verifier that failed gets one more try on the same deliverables */
 		int venv = episode_verify_env(task, s->verify_in);
+		size_t na_run = v->na, nm_run = v->nm; /* the run's own assertions */
 		for (int vtry = 0; vtry < 2; vtry++) {
 			struct engi_error e;
 			engi_error_init(&e);
@@ -1294,6 +1326,14 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 		if (rc == 0 && venv == ENGI_VENV_EPISODE && s->verify_in == VERIFY_IN_BOTH &&
 		    pre_rc == 0)
 			rc = second_opinion(s, rec, art_dir, v, t);
+		if (rc == 0 && task->njudges) {
+			rc = run_judges(s, rec, art_dir, v, t, infra, sizeof(infra), why,
+					sizeof(why), err);
+			if (rc == 1) {
+				v->na = na_run;
+				v->nm = nm_run;
+			}
+		}
 		if (rc < 0)
 			return rc;
 		if (rc == 1) {

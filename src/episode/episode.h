@@ -27,6 +27,7 @@
 #include "task.h"
 
 struct episode_policy;
+struct llm_judge;
 
 struct episode_spec {
 	const struct task *task;
@@ -63,6 +64,9 @@ struct episode_spec {
 	 * agent is matched before it runs, and the first matching rule refuses
 	 * it (event policy_reject); NULL: none */
 	const struct episode_policy *policy;
+	/* run --judge (llm_judge.h): the model that judges the tasks' judges;
+	 * NULL: their assertions are recorded unavailable, not required */
+	const struct llm_judge *judge;
 };
 
 /* Where a kind that runs in an environment (a benchmark's own evaluator)

@@ -22,8 +22,9 @@
 
 #define STORE_FORMAT "engisweep-results"
 /* 2: /episodes gained run_outcome and run_message (files of version 1
- * read with them empty) */
-#define STORE_FORMAT_VERSION 2
+ * read with them empty); 3: judge_tokens_in, judge_tokens_out and
+ * judge_cost_usd (files of versions 1 and 2 read with them 0) */
+#define STORE_FORMAT_VERSION 3
 #define STORE_CHUNK_ROWS     1024
 #define STORE_TRACE_CODEC    "zstd"
 

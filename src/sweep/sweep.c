@@ -9,6 +9,7 @@
 #include "govern.h"
 #include "journal.h"
 #include "judge.h"
+#include "llm_judge.h"
 #include "policy.h"
 #include "payload.h"
 #include "progress.h"
@@ -49,6 +50,7 @@ void sweep_opts_defaults(struct sweep_opts *o)
 	o->retry_wait_s = 5;
 	o->cmd_timeout_s = 600;
 	o->progress_every = 10;
+	o->judge_attempts = LLM_JUDGE_ATTEMPTS_DEFAULT;
 }
 
 struct pool_entry {
@@ -155,6 +157,7 @@ static void fill_spec(struct runctx *c, size_t ci, int rank, struct episode_spec
 	s.govern = govern_via_sched;
 	s.defer_verify = 1;
 	s.policy = sw->policy;
+	s.judge = sw->judge;
 	*sp = s;
 }
 
@@ -694,9 +697,67 @@ int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o
 	return episode_preflight(o->backend, d, err);
 }
 
+/* --judge NAME: its --models entry taken out of the models swept and
+ * parsed as the judge; a suite with judges and no --judge is refused. */
+static int take_judge(struct sweep *sw, const struct sweep_opts *o, struct engi_error *err)
+{
+	size_t judged = suite_judged_tasks(&sw->suite);
+	if (!o->judge) {
+		if (judged)
+			RAISE(err, ENGI_EINVALID,
+			      "'%s': %zu of its %zu tasks have judges (a rubric a language model "
+			      "applies): name the judge model with --judge MODEL, an entry of "
+			      "--models",
+			      o->suite, judged, sw->suite.ntasks);
+		return 0;
+	}
+	if (!o->models_file)
+		RAISE(err, ENGI_EINVALID,
+		      "--judge '%s': names an entry of --models FILE; none given", o->judge);
+	struct sweepdef *d = &sw->def;
+	size_t i = 0;
+	while (i < d->nmodels && strcmp(d->models[i].name, o->judge))
+		i++;
+	if (i == d->nmodels)
+		RAISE(err, ENGI_EINVALID, "--judge '%s': no model of that name in '%s'", o->judge,
+		      o->models_file);
+	struct model *m = &d->models[i];
+	if (!m->entry || strcmp(m->agent, "model"))
+		RAISE(err, ENGI_EINVALID,
+		      "--judge '%s': %s: the judge is a language model (an entry with a "
+		      "provider), not the agent '%s'",
+		      o->judge, m->origin ? m->origin : m->name, m->agent);
+	struct engi_error e;
+	engi_error_init(&e);
+	if (judge_llm_config(m->entry, &sw->judge_cfg, &e) < 0)
+		RAISE(err, e.code, "--judge '%s': %s%s", o->judge, m->origin ? m->origin : "",
+		      e.msg);
+	sw->judge = engi_calloc(1, sizeof(*sw->judge));
+	if (!sw->judge)
+		RAISE(err, ENGI_ENOMEM, "out of memory");
+	sw->judge->cfg = sw->judge_cfg;
+	sw->judge->attempts = o->judge_attempts;
+	/* it judges; it is not judged */
+	if (m->provider && m->provider_free)
+		m->provider_free(m->provider);
+	memmove(m, m + 1, (d->nmodels - i - 1) * sizeof(*m));
+	d->nmodels--;
+	if (!d->nmodels && !o->agents)
+		RAISE(err, ENGI_EINVALID,
+		      "--judge '%s': the only model of '%s'; name the agents to judge with "
+		      "--agents or more models",
+		      o->judge, o->models_file);
+	if (!judged && !o->quiet && sched_rank() == 0)
+		fprintf(stderr, "engisweep: --judge '%s': no task of '%s' has judges\n", o->judge,
+			o->suite);
+	return 0;
+}
+
 static int load_everything(struct sweep *sw, const struct sweep_opts *o, struct engi_error *err)
 {
 	TRY(sweep_define(&sw->suite, &sw->def, o, NULL, err));
+	if (!o->validation)
+		TRY(take_judge(sw, o, err));
 	if (o->validation) {
 		TRY(matrix_build_validation(&sw->matrix, &sw->suite, &sw->def, err));
 		TRY(episode_preflight(o->backend, &sw->def, err));
@@ -875,6 +936,10 @@ static char *config_json(const struct runctx *c)
 		json_object_set_new(cfg, "grid", json_loads(c->sw->def.grid_json, 0, NULL));
 	if (cfg && o->command_policy)
 		json_object_set_new(cfg, "command_policy", json_string(o->command_policy));
+	if (cfg && o->judge)
+		json_object_set_new(
+		    cfg, "judge",
+		    json_pack("{s:s,s:i}", "model", o->judge, "attempts", o->judge_attempts));
 	if (cfg && o->shard_n > 0)
 		json_object_set_new(cfg, "shard", json_sprintf("%u/%u", o->shard_k, o->shard_n));
 	/* a benchmark's tasks that its source refused: in no denominator, said */
@@ -987,7 +1052,9 @@ static int verifier_failed(const struct record *r)
 {
 	return r->outcome == OUTCOME_INFRA_ERROR && (!strcmp(r->infra, INFRA_VERIFIER_CRASH) ||
 						     !strcmp(r->infra, INFRA_VERIFIER_TIMEOUT) ||
-						     !strcmp(r->infra, INFRA_VERIFY_STOPPED));
+						     !strcmp(r->infra, INFRA_VERIFY_STOPPED) ||
+						     !strcmp(r->infra, INFRA_JUDGE_UNAVAILABLE) ||
+						     !strcmp(r->infra, INFRA_JUDGE_NO_VERDICT));
 }
 
 /* The run's own end (outcome and message): the record's run_outcome and
@@ -1061,8 +1128,9 @@ static int rejudge(struct runctx *c, size_t ci, struct record *r, struct engi_er
 		return rc;
 	}
 	if (r->outcome == OUTCOME_INFRA_ERROR)
-		fprintf(stderr, "engisweep: cell %s (task '%s'): the verifier failed again: %s\n",
-			r->cell, r->task_id, r->message);
+		fprintf(
+		    stderr, "engisweep: cell %s (task '%s'): %s again: %s\n", r->cell, r->task_id,
+		    strncmp(r->infra, "judge", 5) ? "the verifier failed" : r->infra, r->message);
 	else
 		snprintf(r->version, sizeof(r->version), "%s", ENGISWEEP_VERSION);
 	return 0;
@@ -1433,4 +1501,9 @@ void sweep_release(struct sweep *sw)
 	sweepdef_release(&sw->def);
 	episode_policy_free(sw->policy);
 	sw->policy = NULL;
+	engi_free(sw->judge);
+	sw->judge = NULL;
+	if (sw->judge_cfg)
+		provider_config_free(sw->judge_cfg);
+	sw->judge_cfg = NULL;
 }

@@ -18,6 +18,8 @@
 #include "task.h"
 
 struct episode_policy;
+struct llm_judge;
+struct provider_config;
 
 struct sweep_opts {
 	const char *suite;
@@ -64,6 +66,11 @@ struct sweep_opts {
 	/* --command-policy FILE (episode/policy.h): loaded on every rank
 	 * before anything runs; NULL: none */
 	const char *command_policy;
+	/* --judge NAME: the --models entry that judges the tasks' judges
+	 * (llm_judge.h), taken out of the models swept; NULL: none, and a suite
+	 * with judges is refused */
+	const char *judge;
+	int judge_attempts; /* --judge-attempts, 1 to 10 (default 3) */
 	const char *command_line;
 };
 
@@ -85,7 +92,9 @@ struct sweep {
 	struct cell_result *results; /* rank 0: ncells */
 	size_t unrun;		     /* cells not finished when the run ended */
 	size_t infra_failed;
-	struct episode_policy *policy; /* --command-policy, or NULL */
+	struct episode_policy *policy;	   /* --command-policy, or NULL */
+	struct provider_config *judge_cfg; /* --judge's entry, or NULL */
+	struct llm_judge *judge;	   /* the judge the episodes get, or NULL */
 };
 
 /* The sweep's definition from the options, every setting checked before

@@ -73,4 +73,40 @@ for f in ctl.txt text.txt; do
 	"$PY" -c 'import sys; d = open(sys.argv[1], "rb").read()[:-1]; sys.exit(any(b < 32 for b in d))' "$f" \
 		|| fail "$f holds a control character"
 done
+# judges: each malformed one refused at load, naming the file and pointer
+mkdir -p judges
+"$PY" - <<'PY'
+import json
+base = json.load(open("fifo/tetra-1.json"))
+ok = {"name": "j", "rubric": "The summary is right."}
+cases = {
+    "not-array": ({"name": "j"}, "/judges: expected an array"),
+    "empty": ([], "/judges: needs at least 1 item"),
+    "too-many": ([dict(ok, name="j%d" % i) for i in range(17)], "/judges: at most 16 judges"),
+    "twice": ([ok, ok], "/judges/1/name: 'j' is already /judges/0"),
+    "long-name": ([dict(ok, name="n" * 58)], "/judges/0/name: must be 1 to 57 characters"),
+    "bad-name": ([dict(ok, name="a b")], "/judges/0/name: 'a b' is not a valid name"),
+    "no-rubric": ([{"name": "j"}], "/judges/0/rubric"),
+    "long-rubric": ([dict(ok, rubric="x" * 4097)], "/judges/0/rubric: 4097 bytes, at most 4096"),
+    "not-deliverable": ([dict(ok, inputs=["../../etc/passwd"])],
+                        "/judges/0/inputs/0: '../../etc/passwd' is not one of the deliverables"),
+    "input-twice": ([dict(ok, inputs=["tetra.stl", "tetra.stl"])],
+                    "/judges/0/inputs/1: 'tetra.stl' is already /judges/0/inputs/0"),
+    "unknown-key": ([dict(ok, rubrik="x")], "/judges/0/rubrik: unknown field (valid: name, rubric, inputs, required)"),
+    "required-text": ([dict(ok, required="yes")], "/judges/0/required"),
+}
+with open("judges/cases.txt", "w") as out:
+    for name, (judges, want) in cases.items():
+        t = dict(base, judges=judges)
+        json.dump(t, open("judges/%s.json" % name, "w"))
+        out.write("%s\t%s\n" % (name, want))
+PY
+while IFS=$'\t' read -r name want; do
+	set +e
+	timeout 20 "$ENGISWEEP" validate --quiet --out "vj-$name" "judges/$name.json" > "judge-$name.txt" 2>&1
+	rc=$?
+	set -e
+	expect_refused $rc "judge-$name.txt" "judges/$name.json: $want"
+done < judges/cases.txt
+
 echo "hostile_tasks: ok"

@@ -31,6 +31,15 @@ given, signature unchanged); a bad one gets 400. An Anthropic request with
 thinking enabled gets a thinking block, signed, before the reply's content.
 Each request is logged as one JSON line; with --record the line holds the
 request body too ("body").
+
+A judge model (a task's judges, `run --judge`) asks in a fresh conversation
+each time, so its replies are chosen by what the request says instead:
+    {"judge": {"<model>": [{"when": REGEX, "text": ..., "usage": ...,
+                            "fault": ...}, ...]}}
+The first reply whose `when` matches the request's messages (their text,
+joined) answers; none matching is a 404. A judge's request must declare no
+tools and ask for temperature 0, else 400. Its log line says "judge" and
+the index of the reply that answered ("when").
 """
 import base64
 import re
@@ -193,6 +202,7 @@ class Handler(BaseHTTPRequestHandler):
             entry["body"] = body
         model = body.get("model", "")
         idx = count_assistant(api, body)
+        judge = srv.script.get("judge", {}).get(model)
         entry.update(model=model, index=idx, messages=len(body.get("messages", [])),
                      tools=[(x.get("function") or x)["name"] for x in body.get("tools", [])])
         if srv.key is not None and key != srv.key:
@@ -203,11 +213,28 @@ class Handler(BaseHTTPRequestHandler):
             bad = check_openai(body) if api == "openai" else check_anthropic(body)
         except (KeyError, TypeError, ValueError) as e:
             bad = "malformed request: %r" % e
+        if not bad and judge is not None:
+            if body.get("tools"):
+                bad = "a judge's request declares tools"
+            elif body.get("temperature") != 0:
+                bad = "a judge's request is not at temperature 0: %r" % body.get("temperature")
         if bad:
             entry["bad"] = bad
             srv.log(entry)
             return self.send(400, {"error": {"message": bad}})
-        replies = srv.script.get("models", {}).get(model)
+        if judge is not None:
+            said = "\n".join(c if isinstance(c, str) else
+                             "\n".join(b.get("text", "") for b in c if isinstance(b, dict))
+                             for c in (m.get("content") or "" for m in body["messages"]))
+            hit = [i for i, x in enumerate(judge) if re.search(x.get("when", ""), said)]
+            if not hit:
+                srv.log(dict(entry, judge=True, status=404))
+                return self.send(404, {"error": {"message": "no judge reply for this request"}})
+            entry.update(judge=True, when=hit[0])
+            idx = hit[0]
+            replies = judge
+        else:
+            replies = srv.script.get("models", {}).get(model)
         if replies is None:
             srv.log(dict(entry, status=404))
             return self.send(404, {"error": {"message": "unknown model " + model}})

@@ -12,9 +12,15 @@ def s(v):
     return v.decode() if isinstance(v, bytes) else str(v)
 
 
+# the judge model's usage, apart from the agent's: columns since format 3
+JUDGE_COLUMNS = ("judge_tokens_in", "judge_tokens_out", "judge_cost_usd")
+
+
 def episodes(path):
     with h5py.File(path, "r") as f:
         names = f["episodes"].dtype.names
+        if int(f.attrs["format_version"]) >= 3:
+            assert all(c in names for c in JUDGE_COLUMNS), names
         return [{n: (s(r[n]) if isinstance(r[n], bytes) else r[n].item()) for n in names}
                 for r in f["episodes"][:]]
 

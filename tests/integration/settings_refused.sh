@@ -93,6 +93,22 @@ refused run "--grace: '-1' is not a number" --grace -1 suite
 refused run "--cmd-timeout: '0' is not a number" --cmd-timeout 0 suite
 refused run "--progress-every: '0' is not an integer" --progress-every 0 suite
 refused run "unknown backend" --backend nowhere suite
+# the judge of tasks' judges: a model of --models, and a suite with judges
+# does not run without one
+refused run "--judge-attempts: '11' is not an integer from 1 to 10" --judge-attempts 11 suite
+refused run "--judge 'x': names an entry of --models FILE; none given" --judge x suite
+echo '{"models": [{"name": "r", "agent": "reference"}]}' > ref.json
+refused run "--judge 'b': no model of that name in 'ref.json'" --models ref.json --judge b suite
+refused run "--judge 'r': ref.json: /models/0: the judge is a language model (an entry with a provider), not the agent 'reference'" \
+	--models ref.json --judge r suite
+mkdir judged
+"$PY" -c '
+import json, sys
+t = json.load(open("suite/tetra-1.json"))
+t["judges"] = [{"name": "says-why", "rubric": "The summary says why it is closed."}]
+json.dump(t, open("judged/tetra-1.json", "w"))'
+refused run "'judged': 1 of its 1 tasks have judges (a rubric a language model applies): name the judge model with --judge MODEL" \
+	judged
 # a flawed variant failing on an assertion the task does not have: at load
 refused "plan run validate" "badflaw/tetra-1.json: /flawed/0/failing/1: no assertion 'volum' (the task's assertions: delivered:tetra.stl, closed, volume)" \
 	badflaw

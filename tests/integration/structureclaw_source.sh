@@ -4,7 +4,8 @@
 # recorded as inapplicable, never failed, never dropped; the standard family
 # swept by the reference (the ground truth delivered) and noop, the
 # interactive family by the reference (it asks and delivers nothing) and an
-# agent that models at once; the report counts the refused scenarios.
+# agent that models at once; the report counts the refused scenarios; the
+# audit names the fixtures' defects.
 # (Scenarios of several turns: structureclaw_turns.sh.)
 . "$(dirname "$0")/lib.sh"
 SHARED=$ENGI_SRC/../shared/benchmarks/structureclaw-bench
@@ -16,15 +17,15 @@ import re, sys
 text = open(sys.argv[1]).read()
 assert "source: structureclaw (detected)" in text, text
 m = re.search(r"tasks: (\d+) loaded, (\d+) refused", text)
-assert m and (int(m[1]), int(m[2])) == (122, 28), m and m.group(0)
+assert m and (int(m[1]), int(m[2])) == (149, 1), m and m.group(0)
 reasons = dict((r.strip(), int(n)) for n, r in re.findall(r"^  (\d+) +(.+)$", text, re.M))
-assert reasons == {"LLM-judge assertion": 28}, reasons
+assert reasons == {"LLM judge of an earlier turn": 1}, reasons
 lines = [l for l in text.splitlines() if l.startswith("  /") and ".json: " in l]
-assert len(lines) == 28, len(lines)
-# the multi-turn scenarios read; each still has an LLM-judge assertion
-assert sum("/turns/" in l for l in lines) == 10, [l for l in lines if "/turns" in l]
-assert any("beam-multi-turn-incomplete.json: /turns/1/assertions/2: natural_language" in l for l in lines)
-print("ok: 150 scenarios: 122 loaded, 28 refused")
+assert len(lines) == 1, len(lines)
+# scenarios of several turns load (follow-ups); one asks its judge about a
+# turn before the last, which a judge of the final state cannot answer
+assert "image-multi-turn-en.json: /turns/0/assertions/2: natural_language in a turn before the last" in lines[0], lines
+print("ok: 150 scenarios: 149 loaded (natural_language a judge, turns follow-ups), 1 refused")
 PY
 
 # the standard family: reference and noop, on the local backend
@@ -35,6 +36,17 @@ cp "$SHARED"/scenarios/standard_workflow/*.json bench/scenarios/standard_workflo
 cp "$SHARED"/scenarios/interactive_robustness/robust-beam-missing-load.json \
 	"$SHARED"/scenarios/interactive_robustness/robust-frame-unrealistic-height.json \
 	bench/scenarios/interactive_robustness/
+# natural_language is a judge: the 10 standard scenarios that have one need
+# a judge model, and the sweep is refused before anything runs without one
+[ "$(grep -l '"natural_language"' bench/scenarios/standard_workflow/*.json | wc -l)" -eq 10 ] \
+	|| fail "expected 10 standard scenarios with natural_language"
+expect_rc 2 "$ENGISWEEP" run --agents reference --quiet --out refused bench
+says "$ENGISWEEP" run --agents reference --quiet --out refused bench \
+	| grep -q "'bench': 10 of its 52 tasks have judges .*--judge MODEL" || fail "judged suite not refused"
+[ ! -e refused ] || fail "the refused sweep made its output folder"
+rm $(grep -l '"natural_language"' bench/scenarios/standard_workflow/*.json)
+# a scenario refused, and counted by the report
+cp "$SHARED"/scenarios/multimodal_reverse_engineering/image-multi-turn-en.json bench/scenarios/multimodal_reverse_engineering/
 "$ENGISWEEP" run --agents reference,noop --retries 0 --quiet --out r bench > run.log 2>&1 \
 	|| { cat run.log; fail "the sweep failed"; }
 PYTHONPATH="$HERE" "$PY" - <<'PY'
@@ -108,7 +120,7 @@ assert A[ep["robust-frame-unrealistic-height", "reference"]["cell"]]["analysis_o
 print("ok:", len(passed), "of 40 standard scenarios pass with the ground truth;", failed)
 PY
 "$ENGISWEEP" report --out-prefix rep r/results.h5 > rep.txt 2>&1 || { cat rep.txt; fail "report"; }
-grep -q "Not in /tasks: 10 more tasks of the suite (source structureclaw)" rep.txt || { cat rep.txt | head -40; fail "refused scenarios not counted"; }
+grep -q "Not in /tasks: 1 more tasks of the suite (source structureclaw)" rep.txt || { cat rep.txt | head -40; fail "refused scenarios not counted"; }
 echo ok
 
 # audit: the fixtures' own defects, named per ground truth, the benchmark
@@ -120,12 +132,17 @@ cmp -s before.sha after.sha || fail "audit changed the benchmark"
 "$PY" - <<'PY'
 import collections, json, re
 d = json.load(open("audit.json"))
-assert d["tasks_audited"] == 122, d["tasks_audited"]
+assert d["tasks_audited"] == 149, d["tasks_audited"]
+# the judges are not checked, and the audit says so
+judged = [t for t in d["tasks"] if "judge (judge:NAME) not checked" in t["notes"]]
+assert len(judged) == 27, len(judged)
 by = collections.defaultdict(set)
 for t in d["tasks"]:
     for f in t["findings"]:
         m = re.search(r"ground truth '([^']+)'", f["detail"])
         by[f["kind"]].add(m.group(1) if m else t["task"])
+# without its judge, a scenario whose other assertions ask for nothing passes noop
+assert by["noop_passes"] == {"robust-generic-too-vague"}, by["noop_passes"]
 # mechanisms with 7 free degrees of freedom
 assert by["model_mechanism"] == {"truss-roof-18m-3m-12k", "truss-warren-12m-2m-8k"}, by["model_mechanism"]
 assert all("7 free degrees of freedom" in f["detail"] for t in d["tasks"] for f in t["findings"]

@@ -40,7 +40,9 @@ EPISODE_FIELDS = [
     "success", "feasible", "score", "quality", "turns", "tokens_in",
     "tokens_out", "cost_usd", "wall_s", "env_s", "model_s", "verify_s",
     "started_at", "rank", "host", "run_id", "message", "infra", "version", "verifier",
-    "run_outcome", "run_message"]
+    "run_outcome", "run_message", "judge_tokens_in", "judge_tokens_out",
+    "judge_cost_usd"]
+JUDGE_FIELDS = ("judge_tokens_in", "judge_tokens_out", "judge_cost_usd")
 ASSERTION_FIELDS = ["cell", "name", "stage", "state", "required", "value",
                     "expected", "detail"]
 METRIC_FIELDS = ["cell", "name", "value"]
@@ -70,6 +72,8 @@ def episode(i):
         "message": "message %d: \u00fcnic\u00f8de" % i,
         "run_outcome": "" if i % 3 == 2 else "turn_limit" if i % 3 == 1 else "done",
         "run_message": "" if i % 3 == 2 else "run %d ended" % i,
+        "judge_tokens_in": 500 + i, "judge_tokens_out": 50 * i,
+        "judge_cost_usd": 0.001 * (i + 1),
     }
 
 
@@ -109,7 +113,7 @@ def main():
                                 "traces"}, "top-level names %s" % list(f))
         a = f.attrs
         check(a["format"] == "engisweep-results", "format %r" % a["format"])
-        check(int(a["format_version"]) == 2, "format_version")
+        check(int(a["format_version"]) == 3, "format_version")
         check(int(a["planned_cells"]) == 12, "planned_cells")
         check(a["sweep_id"] == "sweep-0001", "sweep_id")
         check(json.loads(a["config"])["pad"] == "x" * 990, "config")
@@ -228,7 +232,8 @@ def main():
                 continue
             src.copy(src[name], f, name=name)
         ep = src["episodes"][...]
-        keep = [n for n in ep.dtype.names if n not in ("run_outcome", "run_message")]
+        keep = [n for n in ep.dtype.names
+                if n not in ("run_outcome", "run_message") + JUDGE_FIELDS]
         dt = np.dtype([(n, ep.dtype[n]) for n in keep])
         rows = np.zeros(ep.shape, dtype=dt)
         for n in keep:
@@ -253,6 +258,36 @@ def main():
     r = subprocess.run([tool, "read", old], stdout=subprocess.PIPE, text=True)
     check(r.returncode == 1 and "has no field 'run_outcome'" in r.stdout,
           "version 2 without run_outcome: %r" % r.stdout)
+
+    r = subprocess.run([tool, "judges", path], stdout=subprocess.PIPE, text=True)
+    check(r.returncode == 0 and r.stdout.splitlines() ==
+          ["%s %d %d %.6f" % (cell(i), 500 + i, 50 * i, 0.001 * (i + 1))
+           for i in range(RECORDS)], "judge columns read back: %r" % r.stdout)
+    # a file of format version 2, whose episodes lack the judge columns,
+    # reads with them 0
+    v2 = os.path.join(work, "version2.h5")
+    with h5py.File(path, "r") as src, h5py.File(v2, "w") as f:
+        for k, v in src.attrs.items():
+            f.attrs[k] = v
+        f.attrs["format_version"] = np.int32(2)
+        for name in src:
+            if name != "episodes":
+                src.copy(src[name], f, name=name)
+        ep = src["episodes"][...]
+        keep = [n for n in ep.dtype.names if n not in JUDGE_FIELDS]
+        rows = np.zeros(ep.shape, dtype=np.dtype([(n, ep.dtype[n]) for n in keep]))
+        for n in keep:
+            rows[n] = ep[n]
+        f.create_dataset("episodes", data=rows, maxshape=(None,), chunks=True)
+    r = subprocess.run([tool, "judges", v2], stdout=subprocess.PIPE, text=True)
+    check(r.returncode == 0 and
+          r.stdout.splitlines() == ["%s 0 0 0.000000" % cell(i) for i in range(RECORDS)],
+          "a version 2 file's judge columns: %r" % r.stdout)
+    with h5py.File(v2, "a") as f:
+        f.attrs["format_version"] = np.int32(3)
+    r = subprocess.run([tool, "judges", v2], stdout=subprocess.PIPE, text=True)
+    check(r.returncode == 1 and "has no field 'judge_tokens_in'" in r.stdout,
+          "version 3 without judge_tokens_in: %r" % r.stdout)
 
     print("%d failures" % len(FAILURES))
     return 1 if FAILURES else 0

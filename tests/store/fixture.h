@@ -98,6 +98,10 @@ static inline void fixture_record(struct record *r, int i, size_t trace_pad)
 		r->run_outcome = r->outcome;
 		snprintf(r->run_message, sizeof(r->run_message), "run %d ended", i);
 	}
+	/* what the task's judges cost, apart from the agent's */
+	r->judge_tokens_in = 500 + i;
+	r->judge_tokens_out = 50LL * i;
+	r->judge_cost_usd = 0.001 * (i + 1);
 
 	r->nassertions = (size_t)(i % 3 + 1);
 	r->assertions = engi_calloc(r->nassertions, sizeof(*r->assertions));

@@ -7,6 +7,8 @@
  *   store_tool runs PATH           each episode back into a record: its
  *                                  cell, run_outcome (a number, -1 for
  *                                  unknown) and run_message
+ *   store_tool judges PATH         each episode's cell and judge_tokens_in,
+ *                                  judge_tokens_out, judge_cost_usd
  */
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +68,19 @@ int main(int argc, char **argv)
 			rc = record_from_row(&r, &res.episodes[i], &err);
 			if (rc == 0)
 				printf("%s %d %s\n", r.cell, r.run_outcome, r.run_message);
+			record_release(&r);
+		}
+		engi_results_release(&res);
+	} else if (argc == 3 && strcmp(argv[1], "judges") == 0) {
+		struct engi_results res;
+		rc = store_read(argv[2], &res, &err);
+		for (size_t i = 0; rc == 0 && i < res.nepisodes; i++) {
+			struct record r;
+			record_init(&r);
+			rc = record_from_row(&r, &res.episodes[i], &err);
+			if (rc == 0)
+				printf("%s %lld %lld %.6f\n", r.cell, (long long)r.judge_tokens_in,
+				       (long long)r.judge_tokens_out, r.judge_cost_usd);
 			record_release(&r);
 		}
 		engi_results_release(&res);

@@ -210,6 +210,10 @@ struct engi_report_data {
 	 * how many, and in how many its verdict differed (assertion
 	 * clean_agrees failed) */
 	size_t clean_checked, clean_disagree;
+	/* the tasks' judges (run --judge): their model's usage over every
+	 * recorded episode, apart from the agents' */
+	int64_t judge_tokens_in, judge_tokens_out;
+	double judge_cost_usd;
 	/* the suite's tasks refused before the sweep (engi_results) */
 	uint64_t suite_refused;
 	const char *suite_source, *suite_refused_reasons; /* res's */

@@ -124,7 +124,12 @@ char *engi_outcome_list(char *buf, size_t size, int scored, const char *sep, con
 	/* the run's own end, before the verdict (--resume judges a verifier                       \
 	 * failure again from it) */                                                               \
 	X(run_outcome, o, 0, 16, 2, no, 0)                                                         \
-	X(run_message, M, 256, 256, 2, no, 0)
+	X(run_message, M, 256, 256, 2, no, 0)                                                      \
+	/* the task's judges' model (run --judge): its usage, apart from the                       \
+	 * agent's tokens_in, tokens_out and cost_usd and outside its limits */                    \
+	X(judge_tokens_in, L, 0, 0, 3, no, 0)  /* since 3: judge request tokens */                 \
+	X(judge_tokens_out, L, 0, 0, 3, no, 0) /* since 3: judge reply tokens */                   \
+	X(judge_cost_usd, D, 0, 0, 3, no, 0)   /* since 3: judge dollars */
 
 /* the field types of each kind, in the row and in the record */
 #define ENGI_ROW_TYPE_S(name, size) char name[size]
