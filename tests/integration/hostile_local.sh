@@ -65,8 +65,10 @@ assert "link" in notes["linked/shadow"], notes
 assert "over the cap" in notes["big.bin"], notes
 t = R.trace("r/results.h5", cell)
 obs = [e for e in t if e["ev"] == "observation"]
-big = [o for o in obs if o["bytes"] == 5000000]
-assert big and len(big[0]["output"]) <= 65536, "endless output was not capped"
+# the flood's observation (a slow guest may cut it at the command's time
+# limit, but never before it wrote far more than the cap)
+big = [o for o in obs if o["bytes"] > 1048576]
+assert big and all(len(o["output"]) <= 65536 for o in big), "endless output was not capped"
 slow = [o for o in obs if o["timed_out"]]
 assert slow, "the slow command did not time out"
 print("ok")

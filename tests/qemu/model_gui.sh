@@ -22,11 +22,13 @@ t["reference"] = [{"run": "cp tetra.stl out.stl"}, {"done": "copied"}]
 t.pop("flawed", None)
 json.dump(t, open("suite/gui-copy.json", "w"), indent=1)
 # the shell in the xterm runs the copy, which in a guest under TCG on a loaded
-# host takes seconds: the model waits 6 s before it says done
+# host takes seconds: the model waits for the file (up to 60 s) before it
+# says done
 # the xterm sits at native (80..1080, 60..660); at scale 0.6 its middle is (300, 200)
 gui = [{"calls": [{"name": "computer", "args": {"action": "click", "x": 300, "y": 200}}]},
        {"calls": [{"name": "computer", "args": {"action": "type", "text": "cp tetra.stl out.stl\n"}},
-                  {"name": "computer", "args": {"action": "wait", "seconds": 6}}]},
+                  {"name": "bash", "args": {"command":
+                      "for i in $(seq 120); do [ -s out.stl ] && break; sleep 0.5; done; ls -l out.stl"}}]},
        {"calls": [{"name": "done", "args": {"summary": "copied"}}]}]
 json.dump({"models": {"gui": gui}}, open("script.json", "w"))
 PY
