@@ -416,7 +416,7 @@ int analyze_fcstd(const char *path, struct engi_brep_report *rep, struct engi_er
 	size_t xlen = 0;
 	TRY(engi_zip_extract(&fc.zip, dx, DOCUMENT_XML_MAX, &xml, &xlen, err));
 	char label[ENGI_ERROR_MSG_MAX / 2];
-	snprintf(label, sizeof(label), "%s: Document.xml", path);
+	snprintf(label, sizeof(label), "'%s' entry 'Document.xml'", path);
 	int rc = engi_fc_doc_parse((const char *)xml, xlen, label, &fc.doc, err);
 	engi_free(xml);
 	TRY(rc);

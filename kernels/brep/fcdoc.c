@@ -48,7 +48,7 @@ static size_t line_of(const struct scan *sc, size_t pos)
 }
 
 #define SCAN_FAIL(sc, code, fmt, ...)                                                              \
-	return engi_raise((sc)->err, (code), "'%s' line %zu: " fmt, (sc)->label,                   \
+	return engi_raise((sc)->err, (code), "%s line %zu: " fmt, (sc)->label,                     \
 			  line_of((sc), (sc)->pos), __VA_ARGS__)
 
 static int is_name_char(char c)
@@ -372,10 +372,10 @@ int engi_fc_doc_parse(const char *xml, size_t len, const char *label, struct eng
 	memset(doc, 0, sizeof(*doc));
 	struct scan *sc = engi_calloc(1, sizeof(*sc));
 	if (!sc)
-		RAISE(err, ENGI_ENOMEM, "'%s': no memory to parse", label);
+		RAISE(err, ENGI_ENOMEM, "%s: no memory to parse", label ? label : "Document.xml");
 	sc->s = xml;
 	sc->n = len;
-	sc->label = label ? label : "Document.xml";
+	sc->label = label ? label : "'Document.xml'";
 	sc->err = err;
 	sc->doc = doc;
 	sc->cur = -1;
@@ -391,10 +391,10 @@ int engi_fc_doc_parse(const char *xml, size_t len, const char *label, struct eng
 			seen_root = 1;
 	}
 	if (rc == 0 && sc->depth != 0)
-		rc = engi_raise(err, ENGI_EPARSE, "'%s': ends inside <%s>", sc->label,
+		rc = engi_raise(err, ENGI_EPARSE, "%s: ends inside <%s>", sc->label,
 				sc->stack[sc->depth - 1]);
 	if (rc == 0 && !seen_root)
-		rc = engi_raise(err, ENGI_EPARSE, "'%s': no document element", sc->label);
+		rc = engi_raise(err, ENGI_EPARSE, "%s: no document element", sc->label);
 	/* a Group link past the list (a hostile nlinks) cannot happen: checked
 	 * as they are added */
 	engi_free(sc);

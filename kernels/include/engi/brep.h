@@ -96,7 +96,8 @@ enum engi_fc_class {
 /*
  * Parses the objects of a FreeCAD Document.xml: their names and types
  * (<Objects>), and from <ObjectData> each one's Shape file, Tip, BaseFeature
- * and Group. label names the file in messages. Unknown elements are skipped;
+ * and Group. label names the file in messages, quoted as it should print
+ * ("'a.FCStd' entry 'Document.xml'"). Unknown elements are skipped;
  * malformed markup, an object of ObjectData not declared in Objects, or an
  * over-long name is ENGI_EPARSE.
  */
