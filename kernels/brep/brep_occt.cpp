@@ -207,7 +207,7 @@ double volume_of(const TopoDS_Shape &s)
 	return p.Mass();
 }
 
-int measure(TopoDS_Shape &shape, const char *what, struct engi_brep_props *pr,
+int measure(TopoDS_Shape &shape, const char *what, unsigned flags, struct engi_brep_props *pr,
 	    struct engi_error *err)
 {
 	try {
@@ -260,7 +260,7 @@ int measure(TopoDS_Shape &shape, const char *what, struct engi_brep_props *pr,
 			pr->face_centre[k] = wsum > 0 ? wc[k] / wsum : 0;
 
 		pr->obb_ok = 0;
-		if (pr->volume > 0 && std::isfinite(pr->volume)) {
+		if (!(flags & ENGI_BREP_NO_OBB) && pr->volume > 0 && std::isfinite(pr->volume)) {
 			double defl = std::cbrt(pr->volume) * OBB_DEFLECTION_FRACTION;
 			BRepMesh_IncrementalMesh mesh(shape, defl, Standard_False,
 						      OBB_ANGULAR_DEFLECTION, Standard_False);
@@ -398,7 +398,8 @@ int collect_features(fcstd &fc, const struct engi_fc_object *body, struct engi_b
 	return 0;
 }
 
-int analyze_fcstd(const char *path, struct engi_brep_report *rep, struct engi_error *err)
+int analyze_fcstd(const char *path, unsigned flags, struct engi_brep_report *rep,
+		  struct engi_error *err)
 {
 	fcstd fc;
 	fc.path = path;
@@ -492,7 +493,7 @@ int analyze_fcstd(const char *path, struct engi_brep_report *rep, struct engi_er
 	TRY(collect_features(fc, chosen_obj, rep, err));
 	char what[ENGI_ERROR_MSG_MAX / 2];
 	snprintf(what, sizeof(what), "'%s' entry '%s'", path, rep->body[rep->measured].shape_file);
-	return measure(chosen, what, &rep->props, err);
+	return measure(chosen, what, flags, &rep->props, err);
 }
 
 bool ends_with(const char *s, const char *suf)
@@ -510,7 +511,8 @@ int engi_brep_built(void)
 	return 1;
 }
 
-int engi_brep_analyze(const char *path, struct engi_brep_report *rep, struct engi_error *err)
+int engi_brep_analyze(const char *path, unsigned flags, struct engi_brep_report *rep,
+		      struct engi_error *err)
 {
 	memset(rep, 0, sizeof(*rep));
 	rep->measured = -1;
@@ -518,7 +520,7 @@ int engi_brep_analyze(const char *path, struct engi_brep_report *rep, struct eng
 	try {
 		if (ends_with(path, ".fcstd")) {
 			snprintf(rep->format, sizeof(rep->format), "fcstd");
-			rc = analyze_fcstd(path, rep, err);
+			rc = analyze_fcstd(path, flags, rep, err);
 		} else if (ends_with(path, ".step") || ends_with(path, ".stp")) {
 			snprintf(rep->format, sizeof(rep->format), "step");
 			TopoDS_Shape s;
@@ -526,7 +528,7 @@ int engi_brep_analyze(const char *path, struct engi_brep_report *rep, struct eng
 			if (rc == 0) {
 				char what[ENGI_ERROR_MSG_MAX / 2];
 				snprintf(what, sizeof(what), "'%s'", path);
-				rc = measure(s, what, &rep->props, err);
+				rc = measure(s, what, flags, &rep->props, err);
 			}
 		} else if (ends_with(path, ".brep") || ends_with(path, ".brp") ||
 			   ends_with(path, ".bin")) {
@@ -542,7 +544,7 @@ int engi_brep_analyze(const char *path, struct engi_brep_report *rep, struct eng
 				rc = read_brep_mem(buf, len, what, s, err);
 			engi_free(buf);
 			if (rc == 0)
-				rc = measure(s, what, &rep->props, err);
+				rc = measure(s, what, flags, &rep->props, err);
 		} else {
 			rc = engi_raise(err, ENGI_EINVALID,
 					"'%s': not a known shape file (.FCStd, .step, .stp, .brep, "

@@ -177,13 +177,17 @@ struct engi_brep_report {
 
 /* 1 when built with OCCT. */
 int engi_brep_built(void);
+
+/* Flags of engi_brep_analyze. */
+#define ENGI_BREP_NO_OBB 1u /* leave the oriented box out (its mesh is most of the time) */
 /*
  * Reads path (by its extension: .FCStd, .step/.stp, .brep/.brp/.bin) and
  * measures its shape; for a document, the first PartDesign::Body with
  * positive volume (the validator's choice; its Shape, else its Tip's).
  * Errors name the file and the entry.
  */
-int engi_brep_analyze(const char *path, struct engi_brep_report *rep, struct engi_error *err);
+int engi_brep_analyze(const char *path, unsigned flags, struct engi_brep_report *rep,
+		      struct engi_error *err);
 void engi_brep_report_release(struct engi_brep_report *rep);
 
 #endif
