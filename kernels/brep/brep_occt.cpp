@@ -30,6 +30,9 @@ extern "C" {
 #include <Bnd_OBB.hxx>
 #include <GProp_GProps.hxx>
 #include <IFSelect_ReturnStatus.hxx>
+#include <Message.hxx>
+#include <Message_Messenger.hxx>
+#include <Message_PrinterOStream.hxx>
 #include <STEPControl_Reader.hxx>
 #include <Standard_Failure.hxx>
 #include <TopExp.hxx>
@@ -42,6 +45,7 @@ extern "C" {
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <new>
 #include <sstream>
 #include <string>
@@ -207,8 +211,9 @@ double volume_of(const TopoDS_Shape &s)
 	return p.Mass();
 }
 
+/* vol: the shape's volume properties when the caller has them already. */
 int measure(TopoDS_Shape &shape, const char *what, unsigned flags, struct engi_brep_props *pr,
-	    struct engi_error *err)
+	    struct engi_error *err, const GProp_GProps *vol = nullptr)
 {
 	try {
 		BRepTools::Clean(shape);
@@ -217,7 +222,10 @@ int measure(TopoDS_Shape &shape, const char *what, unsigned flags, struct engi_b
 		pr->edges = count(shape, TopAbs_EDGE);
 		pr->vertices = count(shape, TopAbs_VERTEX);
 		GProp_GProps vp;
-		BRepGProp::VolumeProperties(shape, vp);
+		if (vol)
+			vp = *vol;
+		else
+			BRepGProp::VolumeProperties(shape, vp);
 		pr->volume = vp.Mass();
 		gp_Pnt g = vp.CentreOfMass();
 		pr->centroid[0] = g.X();
@@ -431,6 +439,7 @@ int analyze_fcstd(const char *path, unsigned flags, struct engi_brep_report *rep
 	if (nb && !rep->body)
 		RAISE(err, ENGI_ENOMEM, "'%s': no memory for %zu bodies", path, nb);
 	TopoDS_Shape chosen;
+	GProp_GProps chosen_vp;
 	const struct engi_fc_object *chosen_obj = nullptr;
 	for (size_t i = 0; i < fc.doc.n; i++) {
 		const struct engi_fc_object *o = &fc.doc.objs[i];
@@ -456,18 +465,21 @@ int analyze_fcstd(const char *path, unsigned flags, struct engi_brep_report *rep
 		TRY(entry_shape(fc, file, s, err));
 		if (s.IsNull())
 			continue;
+		GProp_GProps vp;
 		try {
-			b->volume = volume_of(s);
+			BRepGProp::VolumeProperties(s, vp);
+			b->volume = vp.Mass();
 			b->solids = count(s, TopAbs_SOLID);
 			b->faces = count(s, TopAbs_FACE);
 			b->tip_agrees = 0;
 			if (tip && tip->shape_file[0]) {
 				TopoDS_Shape ts;
-				if (!strcmp(tip->shape_file, file))
+				bool same = !strcmp(tip->shape_file, file);
+				if (same)
 					ts = s;
 				else
 					TRY(entry_shape(fc, tip->shape_file, ts, err));
-				double tv = ts.IsNull() ? 0.0 : volume_of(ts);
+				double tv = same ? b->volume : ts.IsNull() ? 0.0 : volume_of(ts);
 				double scale = std::max({std::fabs(b->volume), std::fabs(tv), 1.0});
 				b->tip_agrees =
 				    count(ts, TopAbs_FACE) == b->faces &&
@@ -482,6 +494,7 @@ int analyze_fcstd(const char *path, unsigned flags, struct engi_brep_report *rep
 			if (rep->measured < 0) {
 				rep->measured = (long)(rep->nbodies - 1);
 				chosen = s;
+				chosen_vp = vp;
 				chosen_obj = o;
 			}
 		}
@@ -493,8 +506,23 @@ int analyze_fcstd(const char *path, unsigned flags, struct engi_brep_report *rep
 	TRY(collect_features(fc, chosen_obj, rep, err));
 	char what[ENGI_ERROR_MSG_MAX / 2];
 	snprintf(what, sizeof(what), "'%s' entry '%s'", path, rep->body[rep->measured].shape_file);
-	return measure(chosen, what, flags, &rep->props, err);
+	return measure(chosen, what, flags, &rep->props, err, &chosen_vp);
 }
+
+/* Some OCCT readers write their warnings to std::cout, which carries the
+ * JSON: while the kernel runs they go to std::cerr. */
+struct cout_to_cerr {
+	std::streambuf *saved;
+	cout_to_cerr() : saved(std::cout.rdbuf(std::cerr.rdbuf()))
+	{
+	}
+	~cout_to_cerr()
+	{
+		std::cout.rdbuf(saved);
+	}
+	cout_to_cerr(const cout_to_cerr &) = delete;
+	cout_to_cerr &operator=(const cout_to_cerr &) = delete;
+};
 
 bool ends_with(const char *s, const char *suf)
 {
@@ -517,7 +545,11 @@ int engi_brep_analyze(const char *path, unsigned flags, struct engi_brep_report 
 	memset(rep, 0, sizeof(*rep));
 	rep->measured = -1;
 	int rc;
+	cout_to_cerr quiet;
 	try {
+		/* OCCT's messenger prints warnings on stdout, which carries the
+		 * JSON: what matters comes back as an error */
+		Message::DefaultMessenger()->RemovePrinters(STANDARD_TYPE(Message_PrinterOStream));
 		if (ends_with(path, ".fcstd")) {
 			snprintf(rep->format, sizeof(rep->format), "fcstd");
 			rc = analyze_fcstd(path, flags, rep, err);

@@ -67,16 +67,19 @@ done
 expect_rc 2 "$ENGISWEEP" kernel brep "$CACHE/plate.expect.json"
 says "$ENGISWEEP" kernel brep nosuch.step | grep -q "nosuch.step" || fail "a missing STEP file is not named"
 
-# hostile archives: refused (exit 2) with the file and the reason named
+# hostile archives: refused (exit 2) with the file and the reason named,
+# nothing on stdout (OCCT's own warnings go to stderr)
 mkdir hostile
 "$PY" "$SRC/hostile_zips.py" hostile "$CACHE/plate.FCStd" > hostile/list
 h=0
 while IFS=$'\t' read -r name want; do
 	set +e
-	msg=$("$ENGISWEEP" kernel brep --json "hostile/$name.FCStd" 2>&1)
+	out=$("$ENGISWEEP" kernel brep --json "hostile/$name.FCStd" 2>hostile/err)
 	rc=$?
 	set -e
+	msg=$(cat hostile/err)
 	[ "$rc" -eq 2 ] || fail "hostile $name: exit $rc, expected 2 ($msg)"
+	[ -z "$out" ] || fail "hostile $name: printed on stdout: $out"
 	grep -qF "hostile/$name.FCStd" <<<"$msg" || fail "hostile $name: the message does not name the file: $msg"
 	grep -qF "$want" <<<"$msg" || fail "hostile $name: the message does not say '$want': $msg"
 	h=$((h + 1))
