@@ -539,8 +539,8 @@ int engi_brep_built(void)
 	return 1;
 }
 
-int engi_brep_analyze(const char *path, unsigned flags, struct engi_brep_report *rep,
-		      struct engi_error *err)
+int engi_brep_measure_file(const char *path, unsigned flags, struct engi_brep_report *rep,
+			   struct engi_error *err)
 {
 	memset(rep, 0, sizeof(*rep));
 	rep->measured = -1;

@@ -30,6 +30,9 @@ static const char brep_help[] =
     "      --json           one JSON object instead of text\n"
     "      --no-obb         leave the oriented box out (\"obb\": null); its mesh,\n"
     "                       as fine as the validator's, takes most of the time\n"
+    "      --timeout S      stop OpenCASCADE after S seconds (default 300; it runs\n"
+    "                       in a child process, which a hostile shape may hang);\n"
+    "                       0: in this process, no limit\n"
     "  -h, --help           this text\n";
 
 static double now_s(void)
@@ -180,15 +183,16 @@ static void report_text(const char *path, const struct engi_brep_report *r, doub
 
 int kernel_brep(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_NO_OBB };
+	enum { O_JSON = 256, O_NO_OBB, O_TIMEOUT };
 	static const struct option opts[] = {
 	    {"json", no_argument, NULL, O_JSON},
 	    {"no-obb", no_argument, NULL, O_NO_OBB},
+	    {"timeout", required_argument, NULL, O_TIMEOUT},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int json = 0, c;
-	unsigned flags = 0;
+	struct engi_brep_opts bo = {.flags = 0, .timeout_s = 300};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -196,7 +200,11 @@ int kernel_brep(int argc, char **argv)
 			json = 1;
 			break;
 		case O_NO_OBB:
-			flags |= ENGI_BREP_NO_OBB;
+			bo.flags |= ENGI_BREP_NO_OBB;
+			break;
+		case O_TIMEOUT:
+			if (cli_num("--timeout", optarg, 0, 1e6, &bo.timeout_s))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			fputs(brep_help, stdout);
@@ -215,11 +223,12 @@ int kernel_brep(int argc, char **argv)
 	engi_error_init(&err);
 	struct engi_brep_report r;
 	double t0 = now_s();
-	int rc = engi_brep_analyze(path, flags, &r, &err);
+	int rc = engi_brep_analyze(path, &bo, &r, &err);
 	double secs = now_s() - t0;
 	if (rc < 0) {
 		cli_error(&err);
-		return rc == ENGI_ENOMEM || rc == ENGI_EIO ? EXIT_FAILED : EXIT_USAGE;
+		return rc == ENGI_ENOMEM || rc == ENGI_EIO || rc == ENGI_EENV ? EXIT_FAILED
+									      : EXIT_USAGE;
 	}
 	if (json) {
 		json_t *o = report_json(path, &r, secs);

@@ -8,7 +8,8 @@
  * C on zlib and always built. The shape half (engi_brep_*) needs OCCT
  * (kernels/brep/brep_occt.cpp, the one place OCCT headers are included);
  * without it (ENGI_BREP off) engi_brep_built() is 0 and engi_brep_analyze
- * returns ENGI_ENOTSUP.
+ * returns ENGI_ENOTSUP. OCCT is not hardened against hostile shapes:
+ * engi_brep_analyze can run it in a child process under a time limit.
  */
 #ifndef ENGI_BREP_H
 #define ENGI_BREP_H
@@ -178,16 +179,30 @@ struct engi_brep_report {
 /* 1 when built with OCCT. */
 int engi_brep_built(void);
 
-/* Flags of engi_brep_analyze. */
+/* Flags of engi_brep_opts. */
 #define ENGI_BREP_NO_OBB 1u /* leave the oriented box out (its mesh is most of the time) */
+
+struct engi_brep_opts {
+	unsigned flags;
+	/* > 0: OCCT runs in a child process stopped after this many seconds
+	 * (a hostile shape can make OCCT loop or crash: ENGI_ETIMEOUT, or
+	 * ENGI_EPARSE naming the signal); 0: in this process. The child is
+	 * forked: call from a single-threaded process. */
+	double timeout_s;
+};
+
 /*
  * Reads path (by its extension: .FCStd, .step/.stp, .brep/.brp/.bin) and
  * measures its shape; for a document, the first PartDesign::Body with
  * positive volume (the validator's choice; its Shape, else its Tip's).
- * Errors name the file and the entry.
+ * Errors name the file and the entry. opts may be NULL (no flags, in this
+ * process). kernels/brep/brep_run.c.
  */
-int engi_brep_analyze(const char *path, unsigned flags, struct engi_brep_report *rep,
-		      struct engi_error *err);
+int engi_brep_analyze(const char *path, const struct engi_brep_opts *opts,
+		      struct engi_brep_report *rep, struct engi_error *err);
+/* The same in this process, without a time limit (brep_occt.cpp). */
+int engi_brep_measure_file(const char *path, unsigned flags, struct engi_brep_report *rep,
+			   struct engi_error *err);
 void engi_brep_report_release(struct engi_brep_report *rep);
 
 #endif
