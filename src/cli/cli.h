@@ -26,6 +26,8 @@ int cmd_kernel(int argc, char **argv);
 int kernel_geom_mesh(int argc, char **argv);
 int kernel_geom_icp(int argc, char **argv);
 int kernel_geom_distance(int argc, char **argv);
+/* engisweep kernel brep (cmd_kernel_brep.c) */
+int kernel_brep(int argc, char **argv);
 int cmd_truth(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_judge(int argc, char **argv);

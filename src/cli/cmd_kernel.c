@@ -285,6 +285,7 @@ static const struct kernel_cmd {
     {"mesh", kernel_geom_mesh, "mesh validity, topology, mass properties, self-intersections"},
     {"icp", kernel_geom_icp, "align two point clouds (ICP point-to-plane or point-to-point)"},
     {"distance", kernel_geom_distance, "Chamfer and Hausdorff distances between two clouds"},
+    {"brep", kernel_brep, "B-rep properties of an FCStd, STEP or BREP shape (OpenCASCADE)"},
 };
 
 static void kernel_usage(FILE *f)

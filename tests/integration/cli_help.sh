@@ -4,6 +4,10 @@ for cmd in run plan validate audit report compare merge kernel truth inspect ima
 	out=$("$ENGISWEEP" "$cmd" --help)
 	grep -q "usage: engisweep $cmd" <<<"$out" || fail "$cmd --help prints no usage"
 done
+for k in fe frame mesh icp distance brep; do
+	"$ENGISWEEP" kernel "$k" --help | grep -q "usage: engisweep kernel $k" || fail "kernel $k --help prints no usage"
+	"$ENGISWEEP" kernel --help | grep -q "^  $k " || fail "kernel --help does not list $k"
+done
 says "$ENGISWEEP" --help | grep -q "commands:" || fail "top-level --help"
 expect_rc 2 "$ENGISWEEP" nosuchcommand
 expect_rc 2 "$ENGISWEEP" run

@@ -1,0 +1,208 @@
+/*
+ * brep.h - the B-rep kernel: exact properties of OpenCASCADE shapes read
+ * from FreeCAD documents (.FCStd), STEP (.step/.stp) and BREP (.brep/.brp,
+ * text or binary), and the document facts of an FCStd (its PartDesign
+ * Bodies, their Tips and features).
+ *
+ * Two halves. The archive and document readers (engi_zip_*, engi_fc_*) are
+ * C on zlib and always built. The shape half (engi_brep_*) needs OCCT
+ * (kernels/brep/brep_occt.cpp, the one place OCCT headers are included);
+ * without it (ENGI_BREP off) engi_brep_built() is 0 and engi_brep_analyze
+ * returns ENGI_ENOTSUP. OCCT is not hardened against hostile shapes:
+ * engi_brep_analyze can run it in a child process under a time limit.
+ */
+#ifndef ENGI_BREP_H
+#define ENGI_BREP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct engi_error;
+
+/* ---- zip archives (kernels/brep/zip.c) ---- */
+
+#define ENGI_ZIP_MAX_ENTRIES 4096	  /* central directory records */
+#define ENGI_ZIP_NAME_MAX    256	  /* bytes of a name, NUL included */
+#define ENGI_ZIP_ENTRY_MAX   (256u << 20) /* uncompressed bytes of one entry */
+#define ENGI_ZIP_RATIO_MAX   1100u	  /* uncompressed / compressed (deflate tops at 1032) */
+#define ENGI_ZIP_FILE_MAX    ((size_t)1 << 30) /* bytes of an archive read from disk */
+
+struct engi_zip_entry {
+	char name[ENGI_ZIP_NAME_MAX];
+	uint64_t csize, usize; /* compressed and uncompressed sizes */
+	uint64_t header;       /* offset of its local header */
+	uint32_t crc;
+	uint16_t method; /* 0 stored, 8 deflate */
+};
+
+struct engi_zip {
+	const unsigned char *data; /* the archive bytes (borrowed) */
+	size_t size;
+	struct engi_zip_entry *entries;
+	size_t n;
+	char label[256]; /* what messages call the archive */
+};
+
+/*
+ * Reads the central directory of the archive in data[0, size). Refused
+ * (ENGI_EPARSE / ENGI_ETOOBIG, the message names label and the entry):
+ * no end record, records out of bounds, more than ENGI_ZIP_MAX_ENTRIES,
+ * an unsafe name (empty, absolute, a ".." component, a backslash, control
+ * bytes, over ENGI_ZIP_NAME_MAX), duplicates, encrypted or zip64 entries,
+ * methods other than stored and deflate, and sizes over the caps.
+ */
+int engi_zip_open(struct engi_zip *z, const void *data, size_t size, const char *label,
+		  struct engi_error *err);
+/* The entry named name (exact), or NULL. */
+const struct engi_zip_entry *engi_zip_find(const struct engi_zip *z, const char *name);
+/*
+ * Extracts e into *out (engi_malloc'd, NUL-terminated, *len without the
+ * NUL): raw inflate bounded by the declared size, which must match, as
+ * must the CRC-32. cap bounds the uncompressed size (ENGI_ETOOBIG).
+ */
+int engi_zip_extract(const struct engi_zip *z, const struct engi_zip_entry *e, size_t cap,
+		     unsigned char **out, size_t *len, struct engi_error *err);
+void engi_zip_release(struct engi_zip *z);
+
+/* ---- FreeCAD Document.xml (kernels/brep/fcdoc.c) ---- */
+
+#define ENGI_FC_NAME_MAX    128
+#define ENGI_FC_MAX_OBJECTS 10000
+#define ENGI_FC_MAX_LINKS   200000
+
+struct engi_fc_object {
+	char name[ENGI_FC_NAME_MAX];
+	char type[ENGI_FC_NAME_MAX];	   /* TypeId, "PartDesign::Pad" */
+	char shape_file[ENGI_FC_NAME_MAX]; /* <Part file> of its Shape, "" if none */
+	char tip[ENGI_FC_NAME_MAX];	   /* Tip link (Bodies), "" if unset */
+	char base[ENGI_FC_NAME_MAX];	   /* BaseFeature link, "" if unset */
+	size_t group, ngroup;		   /* its Group: links[group .. group+ngroup) */
+};
+
+struct engi_fc_doc {
+	struct engi_fc_object *objs; /* in document order */
+	size_t n;
+	char (*links)[ENGI_FC_NAME_MAX];
+	size_t nlinks;
+};
+
+/* Allow-list classes of a TypeId (the published validator's gate). */
+enum engi_fc_class {
+	ENGI_FC_OUTSIDE = 0, /* shape-bearing type outside the allow-list */
+	ENGI_FC_NATIVE,	     /* native PartDesign feature, sketch or datum */
+	ENGI_FC_CONTAINER,   /* Body, Part, Link, FeatureBase, binder, boolean */
+	ENGI_FC_SHAPELESS,   /* outside the allow-list, but its shape has no faces */
+};
+
+/*
+ * Parses the objects of a FreeCAD Document.xml: their names and types
+ * (<Objects>), and from <ObjectData> each one's Shape file, Tip, BaseFeature
+ * and Group. label names the file in messages, quoted as it should print
+ * ("'a.FCStd' entry 'Document.xml'"). Unknown elements are skipped;
+ * malformed markup, an object of ObjectData not declared in Objects, or an
+ * over-long name is ENGI_EPARSE.
+ */
+int engi_fc_doc_parse(const char *xml, size_t len, const char *label, struct engi_fc_doc *doc,
+		      struct engi_error *err);
+/* The object named name, or NULL. */
+const struct engi_fc_object *engi_fc_find(const struct engi_fc_doc *doc, const char *name);
+enum engi_fc_class engi_fc_classify(const char *type);
+void engi_fc_doc_release(struct engi_fc_doc *doc);
+
+/* ---- shape properties (kernels/brep/brep_occt.cpp, OCCT) ---- */
+
+/* BRepAdaptor_Surface's types; FreeCAD's class names in brackets. */
+enum engi_brep_surface {
+	ENGI_SURF_PLANE,      /* Plane */
+	ENGI_SURF_CYLINDER,   /* Cylinder */
+	ENGI_SURF_CONE,	      /* Cone */
+	ENGI_SURF_SPHERE,     /* Sphere */
+	ENGI_SURF_TORUS,      /* Toroid */
+	ENGI_SURF_BSPLINE,    /* BSplineSurface */
+	ENGI_SURF_BEZIER,     /* BezierSurface */
+	ENGI_SURF_REVOLUTION, /* SurfaceOfRevolution */
+	ENGI_SURF_EXTRUSION,  /* SurfaceOfExtrusion */
+	ENGI_SURF_OFFSET,     /* OffsetSurface */
+	ENGI_SURF_OTHER,
+	ENGI_SURF_COUNT
+};
+/* "plane", "cylinder", ... "other" */
+const char *engi_brep_surface_name(int type);
+
+struct engi_brep_face {
+	int type; /* enum engi_brep_surface */
+	double area, centroid[3];
+};
+
+struct engi_brep_props {
+	size_t solids, shells, faces, edges, vertices; /* distinct (TopExp::MapShapes) */
+	double volume, area;
+	double centroid[3];   /* of the volume */
+	double inertia[3][3]; /* matrix of inertia about the centroid, unit density */
+	double area_by_type[ENGI_SURF_COUNT];
+	struct engi_brep_face *face; /* faces entries, in MapShapes order */
+	double face_centre[3];	     /* area-weighted mean of the face centroids */
+	int obb_ok;		     /* 0: the box could not be made (no solid, void) */
+	double obb_centre[3], obb_axes[3][3], obb_half[3];
+	double obb_sorted[3]; /* full sizes, ascending */
+};
+
+struct engi_brep_body {
+	char name[ENGI_FC_NAME_MAX];
+	char tip[ENGI_FC_NAME_MAX];
+	char tip_type[ENGI_FC_NAME_MAX];
+	char shape_file[ENGI_FC_NAME_MAX]; /* the file measured: the Body's Shape, else the Tip's */
+	double volume;			   /* of that shape, 0 if none */
+	size_t solids, faces;
+	int tip_agrees; /* the Body's shape and the Tip's: same faces, volume to 1e-6 */
+};
+
+struct engi_brep_feature {
+	char name[ENGI_FC_NAME_MAX];
+	char type[ENGI_FC_NAME_MAX];
+	int cls; /* enum engi_fc_class (SHAPELESS only here, after its shape is read) */
+};
+
+struct engi_brep_report {
+	char format[8]; /* "fcstd", "step", "brep" */
+	struct engi_brep_props props;
+	/* FCStd only */
+	int is_doc;
+	size_t objects;
+	struct engi_brep_body *body;	   /* every PartDesign::Body, document order */
+	size_t nbodies, nonempty;	   /* nonempty: positive volume */
+	long measured;			   /* index in body of the one measured, -1 none */
+	struct engi_brep_feature *feature; /* the measured Body's Group and base features */
+	size_t nfeatures, noutside;
+};
+
+/* 1 when built with OCCT. */
+int engi_brep_built(void);
+
+/* Flags of engi_brep_opts. */
+#define ENGI_BREP_NO_OBB 1u /* leave the oriented box out (its mesh is most of the time) */
+
+struct engi_brep_opts {
+	unsigned flags;
+	/* > 0: OCCT runs in a child process stopped after this many seconds
+	 * (a hostile shape can make OCCT loop or crash: ENGI_ETIMEOUT, or
+	 * ENGI_EPARSE naming the signal); 0: in this process. The child is
+	 * forked: call from a single-threaded process. */
+	double timeout_s;
+};
+
+/*
+ * Reads path (by its extension: .FCStd, .step/.stp, .brep/.brp/.bin) and
+ * measures its shape; for a document, the first PartDesign::Body with
+ * positive volume (the validator's choice; its Shape, else its Tip's).
+ * Errors name the file and the entry. opts may be NULL (no flags, in this
+ * process). kernels/brep/brep_run.c.
+ */
+int engi_brep_analyze(const char *path, const struct engi_brep_opts *opts,
+		      struct engi_brep_report *rep, struct engi_error *err);
+/* The same in this process, without a time limit (brep_occt.cpp). */
+int engi_brep_measure_file(const char *path, unsigned flags, struct engi_brep_report *rep,
+			   struct engi_error *err);
+void engi_brep_report_release(struct engi_brep_report *rep);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * engisweep kernel brep FILE - the B-rep kernel by hand: exact properties
+ * of the shape of a FreeCAD document, a STEP or a BREP file, and the
+ * document facts of an FCStd (docs/verifiers.md, "kernel brep").
+ */
+#include "cli.h"
+
+#include "engi/brep.h"
+#include "engi/error.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static const char brep_help[] =
+    "usage: engisweep kernel brep [options] FILE\n"
+    "\n"
+    "Reads a FreeCAD document (.FCStd), a STEP file (.step, .stp) or a BREP\n"
+    "shape (.brep, .brp, .bin) with OpenCASCADE and prints the shape's exact\n"
+    "properties: volume, area, centroid, matrix of inertia about the centroid,\n"
+    "area per surface type, each face's area and centroid, solid, shell,\n"
+    "face, edge and vertex counts and the optimal oriented box. Of a document\n"
+    "it measures the first PartDesign::Body with a positive volume and prints\n"
+    "the document facts: the bodies, their Tips and solids, and the measured\n"
+    "Body's features with those outside the native PartDesign allow-list.\n"
+    "\n"
+    "options:\n"
+    "      --json           one JSON object instead of text\n"
+    "      --no-obb         leave the oriented box out (\"obb\": null); its mesh,\n"
+    "                       as fine as the validator's, takes most of the time\n"
+    "      --timeout S      stop OpenCASCADE after S seconds (default 300; it runs\n"
+    "                       in a child process, which a hostile shape may hang);\n"
+    "                       0: in this process, no limit\n"
+    "  -h, --help           this text\n";
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static json_t *vec3(const double *v)
+{
+	return json_pack("[fff]", v[0], v[1], v[2]);
+}
+
+static const char *class_name(int cls)
+{
+	switch (cls) {
+	case ENGI_FC_NATIVE:
+		return "native";
+	case ENGI_FC_CONTAINER:
+		return "container";
+	case ENGI_FC_SHAPELESS:
+		return "outside_shapeless";
+	default:
+		return "outside";
+	}
+}
+
+static json_t *report_json(const char *path, const struct engi_brep_report *r, double secs)
+{
+	const struct engi_brep_props *p = &r->props;
+	json_t *o = json_object();
+	json_object_set_new(o, "file", json_string(path));
+	json_object_set_new(o, "format", json_string(r->format));
+	if (r->is_doc) {
+		json_t *d = json_object();
+		json_object_set_new(d, "objects", json_integer((json_int_t)r->objects));
+		json_object_set_new(d, "body_count", json_integer((json_int_t)r->nbodies));
+		json_object_set_new(d, "nonempty_bodies", json_integer((json_int_t)r->nonempty));
+		json_t *bl = json_array();
+		for (size_t i = 0; i < r->nbodies; i++) {
+			const struct engi_brep_body *b = &r->body[i];
+			json_array_append_new(
+			    bl, json_pack("{ss, ss?, ss?, ss?, sf, sI, sI, sb, sb}", "name",
+					  b->name, "tip", b->tip[0] ? b->tip : NULL, "tip_type",
+					  b->tip_type[0] ? b->tip_type : NULL, "shape_file",
+					  b->shape_file[0] ? b->shape_file : NULL, "volume",
+					  b->volume, "solids", (json_int_t)b->solids, "faces",
+					  (json_int_t)b->faces, "tip_agrees", b->tip_agrees,
+					  "measured", (long)i == r->measured));
+		}
+		json_object_set_new(d, "bodies", bl);
+		const struct engi_brep_body *m = r->measured >= 0 ? &r->body[r->measured] : NULL;
+		json_object_set_new(d, "measured", m ? json_string(m->name) : json_null());
+		json_object_set_new(d, "tip_set", json_boolean(m && m->tip[0]));
+		json_object_set_new(d, "tip", m && m->tip[0] ? json_string(m->tip) : json_null());
+		json_object_set_new(d, "tip_solids", json_integer(m ? (json_int_t)m->solids : 0));
+		json_t *fl = json_array(), *out = json_array();
+		for (size_t i = 0; i < r->nfeatures; i++) {
+			const struct engi_brep_feature *f = &r->feature[i];
+			json_array_append_new(fl, json_pack("{ss, ss, ss}", "name", f->name, "type",
+							    f->type, "class", class_name(f->cls)));
+			if (f->cls == ENGI_FC_OUTSIDE)
+				json_array_append_new(out, json_string(f->name));
+		}
+		json_object_set_new(d, "features", fl);
+		json_object_set_new(d, "outside_allow_list", out);
+		json_object_set_new(o, "document", d);
+	}
+	json_object_set_new(o, "solids", json_integer((json_int_t)p->solids));
+	json_object_set_new(o, "shells", json_integer((json_int_t)p->shells));
+	json_object_set_new(o, "faces", json_integer((json_int_t)p->faces));
+	json_object_set_new(o, "edges", json_integer((json_int_t)p->edges));
+	json_object_set_new(o, "vertices", json_integer((json_int_t)p->vertices));
+	json_object_set_new(o, "volume", json_real(p->volume));
+	json_object_set_new(o, "area", json_real(p->area));
+	json_object_set_new(o, "centroid", vec3(p->centroid));
+	json_object_set_new(
+	    o, "inertia",
+	    json_pack("[ooo]", vec3(p->inertia[0]), vec3(p->inertia[1]), vec3(p->inertia[2])));
+	json_t *bt = json_object();
+	for (int t = 0; t < ENGI_SURF_COUNT; t++)
+		if (p->area_by_type[t] != 0)
+			json_object_set_new(bt, engi_brep_surface_name(t),
+					    json_real(p->area_by_type[t]));
+	json_object_set_new(o, "area_by_type", bt);
+	json_object_set_new(o, "face_centre", vec3(p->face_centre));
+	json_t *fa = json_array();
+	for (size_t i = 0; i < p->faces; i++)
+		json_array_append_new(
+		    fa, json_pack("{ss, sf, so}", "type", engi_brep_surface_name(p->face[i].type),
+				  "area", p->face[i].area, "centroid", vec3(p->face[i].centroid)));
+	json_object_set_new(o, "face_list", fa);
+	if (p->obb_ok)
+		json_object_set_new(o, "obb",
+				    json_pack("{so, s[ooo], so, so}", "centre", vec3(p->obb_centre),
+					      "axes", vec3(p->obb_axes[0]), vec3(p->obb_axes[1]),
+					      vec3(p->obb_axes[2]), "half_sizes", vec3(p->obb_half),
+					      "sorted_sizes", vec3(p->obb_sorted)));
+	else
+		json_object_set_new(o, "obb", json_null());
+	json_object_set_new(o, "seconds", json_real(secs));
+	return o;
+}
+
+static void report_text(const char *path, const struct engi_brep_report *r, double secs)
+{
+	const struct engi_brep_props *p = &r->props;
+	printf("file          %s (%s)\n", path, r->format);
+	if (r->is_doc) {
+		printf("document      %zu objects, %zu PartDesign bodies (%zu with volume)\n",
+		       r->objects, r->nbodies, r->nonempty);
+		for (size_t i = 0; i < r->nbodies; i++) {
+			const struct engi_brep_body *b = &r->body[i];
+			printf("  body        %s%s: tip %s (%s), %zu solids, volume %.10g%s\n",
+			       b->name, (long)i == r->measured ? " [measured]" : "",
+			       b->tip[0] ? b->tip : "(not set)", b->tip_type[0] ? b->tip_type : "-",
+			       b->solids, b->volume,
+			       b->tip_agrees ? "" : ", shape differs from tip");
+		}
+		printf("features     ");
+		for (size_t i = 0; i < r->nfeatures; i++)
+			printf(" %s (%s%s)", r->feature[i].name, r->feature[i].type,
+			       r->feature[i].cls == ENGI_FC_OUTSIDE ? ", outside the allow-list"
+								    : "");
+		printf("\n");
+	}
+	printf("topology      %zu solids, %zu shells, %zu faces, %zu edges, %zu vertices\n",
+	       p->solids, p->shells, p->faces, p->edges, p->vertices);
+	printf("volume        %.15g\n", p->volume);
+	printf("area          %.15g\n", p->area);
+	printf("centroid      %.15g %.15g %.15g\n", p->centroid[0], p->centroid[1], p->centroid[2]);
+	for (int i = 0; i < 3; i++)
+		printf("%s %.15g %.15g %.15g\n", i ? "             " : "inertia      ",
+		       p->inertia[i][0], p->inertia[i][1], p->inertia[i][2]);
+	printf("area by type ");
+	for (int t = 0; t < ENGI_SURF_COUNT; t++)
+		if (p->area_by_type[t] != 0)
+			printf(" %s %.10g", engi_brep_surface_name(t), p->area_by_type[t]);
+	printf("\n");
+	if (p->obb_ok)
+		printf("oriented box  %.10g x %.10g x %.10g\n", p->obb_sorted[0], p->obb_sorted[1],
+		       p->obb_sorted[2]);
+	else
+		printf("oriented box  none\n");
+	printf("time          %.3f s\n", secs);
+}
+
+int kernel_brep(int argc, char **argv)
+{
+	enum { O_JSON = 256, O_NO_OBB, O_TIMEOUT };
+	static const struct option opts[] = {
+	    {"json", no_argument, NULL, O_JSON},
+	    {"no-obb", no_argument, NULL, O_NO_OBB},
+	    {"timeout", required_argument, NULL, O_TIMEOUT},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int json = 0, c;
+	struct engi_brep_opts bo = {.flags = 0, .timeout_s = 300};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_JSON:
+			json = 1;
+			break;
+		case O_NO_OBB:
+			bo.flags |= ENGI_BREP_NO_OBB;
+			break;
+		case O_TIMEOUT:
+			if (cli_num("--timeout", optarg, 0, 1e6, &bo.timeout_s))
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(brep_help, stdout);
+			return 0;
+		default:
+			fputs(brep_help, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(brep_help, stderr);
+		return EXIT_USAGE;
+	}
+	const char *path = argv[optind];
+	struct engi_error err;
+	engi_error_init(&err);
+	struct engi_brep_report r;
+	double t0 = now_s();
+	int rc = engi_brep_analyze(path, &bo, &r, &err);
+	double secs = now_s() - t0;
+	if (rc < 0) {
+		cli_error(&err);
+		return rc == ENGI_ENOMEM || rc == ENGI_EIO || rc == ENGI_EENV ? EXIT_FAILED
+									      : EXIT_USAGE;
+	}
+	if (json) {
+		json_t *o = report_json(path, &r, secs);
+		char *s = o ? json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(1) |
+						JSON_REAL_PRECISION(17))
+			    : NULL;
+		json_decref(o);
+		if (!s) {
+			engi_brep_report_release(&r);
+			cli_errorf("'%s': out of memory writing the JSON report", path);
+			return EXIT_FAILED;
+		}
+		puts(s);
+		free(s);
+	} else {
+		report_text(path, &r, secs);
+	}
+	engi_brep_report_release(&r);
+	return 0;
+}
