@@ -391,8 +391,8 @@ int engi_fc_doc_parse(const char *xml, size_t len, const char *label, struct eng
 			seen_root = 1;
 	}
 	if (rc == 0 && sc->depth != 0)
-		rc = engi_raise(err, ENGI_EPARSE, "%s: ends inside <%s>", sc->label,
-				sc->stack[sc->depth - 1]);
+		rc = engi_raise(err, ENGI_EPARSE, "%s line %zu: ends inside <%s>", sc->label,
+				line_of(sc, sc->n), sc->stack[sc->depth - 1]);
 	if (rc == 0 && !seen_root)
 		rc = engi_raise(err, ENGI_EPARSE, "%s: no document element", sc->label);
 	/* a Group link past the list (a hostile nlinks) cannot happen: checked
