@@ -593,11 +593,14 @@ static void audit_task(const struct sweep *sw, const struct engi_results *res, s
 		add_finding(a, "agent_score_file",
 			    "the ground truth's score came from a score file the evaluator did not "
 			    "write (one of the artifacts): an agent can write its own score");
-	if (t->njudges)
+	size_t nj = t->njudges;
+	for (size_t k = 0; k < t->nfollowups; k++)
+		nj += t->followups[k].njudges;
+	if (nj)
 		add_note(a,
 			 "%zu judge%s (judge:NAME) not checked: a language model judges them, and "
 			 "audit calls none",
-			 t->njudges, t->njudges == 1 ? "" : "s");
+			 nj, nj == 1 ? "" : "s");
 	check_decks(t, a);
 	check_sc_truths(t, a);
 }

@@ -33,9 +33,11 @@
  *                       the last turn's assertions are the task's verifier
  *                       and judges
  *
- * Refused, with the reason, never half run: a natural_language assertion of
- * a turn before the last (a judge reads the final state and message),
- * unknown assertion types, a ground truth that is not in the fixtures.
+ *                       (those of a turn before the last: the judges of the
+ *                       follow-up that closes it)
+ *
+ * Refused, with the reason, never half run: unknown assertion types, a
+ * ground truth that is not in the fixtures.
  */
 #include "source.h"
 
@@ -507,16 +509,6 @@ static int sc_assertions(json_t *as, const char *ptr, const struct sc_truths *g,
 							"check", "any_of", "of",
 							"analysis_delivered", "asked_user"));
 		} else if (!strcmp(type, "natural_language")) {
-			if (!acc->last) {
-				snprintf(r->category, sizeof(r->category),
-					 "LLM judge of an earlier turn");
-				snprintf(r->msg, sizeof(r->msg),
-					 "%s/%zu: natural_language in a turn before the last: a "
-					 "judge reads the conversation's final state and message",
-					 ptr, i);
-				rc = -1;
-				break;
-			}
 			/* a rubric for a language model: a judge of the task,
 			 * reading what the agent said and delivered */
 			json_t *d = json_object_get(a, "description");
@@ -633,7 +625,14 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 			int asked = acc.asks;
 			acc.asks = 0;
 			acc.last = k + 1 == nt;
+			/* a turn before the last judges its own state: its judges
+			 * go with the follow-up that closes it */
+			json_t *all_judges = acc.judges;
+			if (!acc.last)
+				acc.judges = json_array();
 			rc = sc_assertions(json_object_get(tk, "assertions"), ptr, g, &acc, r);
+			json_t *turn_judges = acc.last ? NULL : acc.judges;
+			acc.judges = all_judges;
 			if (acc.asks && json_array_size(acc.ref) == before)
 				json_array_append_new(
 				    acc.ref,
@@ -642,14 +641,16 @@ static int sc_translate(struct suite *s, const char *root, const char *family, c
 			if (rc == 0 && k + 1 < nt) {
 				json_array_append_new(acc.ref,
 						      json_pack("{s:s}", "done", "turn answered"));
-				json_array_append_new(
-				    followups,
-				    json_pack(
-					"{s:O, s:{s:s, s:s, s:O}}", "message",
-					json_object_get(json_array_get(turns, k + 1), "message"),
-					"verifier", "kind", "structureclaw", "file", "model.json",
-					"criteria", acc.criteria));
+				json_t *fu = json_pack(
+				    "{s:O, s:{s:s, s:s, s:O}}", "message",
+				    json_object_get(json_array_get(turns, k + 1), "message"),
+				    "verifier", "kind", "structureclaw", "file", "model.json",
+				    "criteria", acc.criteria);
+				if (fu && json_array_size(turn_judges))
+					json_object_set(fu, "judges", turn_judges);
+				json_array_append_new(followups, fu);
 			}
+			json_decref(turn_judges);
 		}
 	} else {
 		acc.criteria = json_array();

@@ -599,7 +599,7 @@ static int parse_followups(struct loadctx *c, json_t *root, struct task *t)
 		char p[PTR_MAX], pk[PTR_MAX];
 		ptr_idx(p, "/followups", i);
 		TRY(expect_object(c, p, o));
-		static const char *const keys[] = {"message", "verifier", NULL};
+		static const char *const keys[] = {"message", "verifier", "judges", NULL};
 		TRY(only_keys(c, o, p, keys));
 		struct task_followup *f = &t->followups[i];
 		t->nfollowups = i + 1; /* what task_release frees */
@@ -970,42 +970,50 @@ void task_judge_name(char *out, size_t cap, const char *judge)
 size_t suite_judged_tasks(const struct suite *s)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < s->ntasks; i++)
-		n += s->tasks[i].njudges > 0;
+	for (size_t i = 0; i < s->ntasks; i++) {
+		size_t j = s->tasks[i].njudges;
+		for (size_t k = 0; k < s->tasks[i].nfollowups; k++)
+			j += s->tasks[i].followups[k].njudges;
+		n += j > 0;
+	}
 	return n;
 }
 
 /* `judges`: [{"name", "rubric", "inputs", "required"}], each input one of
  * the deliverables. */
-static int parse_judges(struct loadctx *c, json_t *root, struct task *t)
+static int parse_judge_list(struct loadctx *c, json_t *holder, const char *at, const struct task *t,
+			    size_t name_max, struct task_judge **out, size_t *nout)
 {
 	json_t *arr;
-	TRY(field(c, root, "", "judges", JSON_ARRAY, 0, &arr));
+	char ptr[PTR_MAX];
+	ptr_key(ptr, at, "judges");
+	TRY(field(c, holder, at, "judges", JSON_ARRAY, 0, &arr));
 	if (!arr)
 		return 0;
 	size_t n = json_array_size(arr);
 	if (n == 0)
-		return bad(c, "/judges", "needs at least 1 item");
+		return bad(c, ptr, "needs at least 1 item");
 	if (n > TASK_JUDGES_MAX)
-		return bad(c, "/judges", "at most %d judges", TASK_JUDGES_MAX);
-	t->judges = arena_array(c->a, n, sizeof(*t->judges));
-	if (!t->judges)
+		return bad(c, ptr, "at most %d judges", TASK_JUDGES_MAX);
+	struct task_judge *judges = arena_array(c->a, n, sizeof(*judges));
+	if (!judges)
 		return oom(c);
+	*out = judges;
 	for (size_t i = 0; i < n; i++) {
 		json_t *o = json_array_get(arr, i);
 		char p[PTR_MAX], pk[PTR_MAX];
-		ptr_idx(p, "/judges", i);
+		ptr_idx(p, ptr, i);
 		TRY(expect_object(c, p, o));
 		static const char *const keys[] = {"name", "rubric", "inputs", "required", NULL};
 		TRY(only_keys(c, o, p, keys));
-		struct task_judge *j = &t->judges[i];
-		t->njudges = i + 1;
+		struct task_judge *j = &judges[i];
+		*nout = i + 1;
 		TRY(get_str(c, o, p, "name", 1, 1, &j->name));
 		ptr_key(pk, p, "name");
-		TRY(check_name_max(c, pk, j->name, TASK_JUDGE_NAME_MAX));
+		TRY(check_name_max(c, pk, j->name, name_max));
 		for (size_t k = 0; k < i; k++)
-			if (!strcmp(t->judges[k].name, j->name))
-				return bad(c, pk, "'%s' is already /judges/%zu", j->name, k);
+			if (!strcmp(judges[k].name, j->name))
+				return bad(c, pk, "'%s' is already %s/%zu", j->name, ptr, k);
 		TRY(get_str(c, o, p, "rubric", 1, 1, &j->rubric));
 		ptr_key(pk, p, "rubric");
 		if (strlen(j->rubric) > TASK_JUDGE_RUBRIC_MAX)
@@ -1032,6 +1040,20 @@ static int parse_judges(struct loadctx *c, json_t *root, struct task *t)
 	return 0;
 }
 
+static int parse_judges(struct loadctx *c, json_t *root, struct task *t)
+{
+	TRY(parse_judge_list(c, root, "", t, TASK_JUDGE_NAME_MAX, &t->judges, &t->njudges));
+	/* a follow-up's judges judge the turn it closes ("turnK:judge:NAME") */
+	json_t *fa = json_object_get(root, "followups");
+	for (size_t k = 0; k < t->nfollowups; k++) {
+		char p[PTR_MAX];
+		ptr_idx(p, "/followups", k);
+		TRY(parse_judge_list(c, json_array_get(fa, k), p, t, TASK_JUDGE_NAME_MAX - 6,
+				     &t->followups[k].judges, &t->followups[k].njudges));
+	}
+	return 0;
+}
+
 /* Every assertion an episode of t can record: the delivery check of the
  * verifier's file, the verifier kind's own, integrity:PATH of each protected
  * input and the interaction assertions (episode.c adds the last two). NULL
@@ -1042,6 +1064,7 @@ static const char **assertion_names(struct loadctx *c, const struct task *t, siz
 	size_t cap = 1 + nkind + t->ninputs + t->niasserts + t->njudges;
 	for (size_t k = 0; k < t->nfollowups; k++) {
 		const struct task_followup *f = &t->followups[k];
+		cap += f->njudges;
 		cap += 1 + (f->verifier
 				? 1 + (f->verifier->names ? f->verifier->names(f->criteria, NULL, 0)
 							  : 0)
@@ -1069,6 +1092,13 @@ static const char **assertion_names(struct loadctx *c, const struct task *t, siz
 		snprintf(buf, sizeof(buf), "turn%zu:reached", k + 1);
 		if (!(v[(*n)++] = arena_strdup(c->a, buf)))
 			return NULL;
+		for (size_t i = 0; i < f->njudges; i++) {
+			char jn[ENGI_NAME_MAX];
+			task_judge_name(jn, sizeof(jn), f->judges[i].name);
+			snprintf(buf, sizeof(buf), "turn%zu:%s", k + 1, jn);
+			if (!(v[(*n)++] = arena_strdup(c->a, buf)))
+				return NULL;
+		}
 		if (!f->verifier)
 			continue;
 		const char *own[1 + 256];

@@ -122,12 +122,16 @@ struct task_iassert {
 #define TASK_FOLLOWUPS_MAX    8
 #define TASK_FOLLOWUP_MSG_MAX 8192
 
+struct task_judge;
+
 struct task_followup {
 	const char *message;
 	const struct engi_verifier_kind *verifier; /* NULL: the turn is not judged */
 	const char *verifier_file;
 	void *criteria;
 	const char *json;
+	struct task_judge *judges; /* of the turn it closes: "turnK:judge:NAME" */
+	size_t njudges;
 };
 
 /* "@turnK": where a turn's deliverables are kept inside the episode's

@@ -401,8 +401,9 @@ static int close_turn(const struct episode_spec *s, struct backend_env *env, con
 	if (rc < 0)
 		return rc;
 	a->followups++;
-	tr(t, json_pack("{s:s,s:i,s:I,s:s}", "ev", "followup", "turn", turn, "closes",
-			(json_int_t)(k + 1), "message", s->task->followups[k].message));
+	tr(t, json_pack("{s:s,s:i,s:I,s:s,s:s}", "ev", "followup", "turn", turn, "closes",
+			(json_int_t)(k + 1), "said", a->message, "message",
+			s->task->followups[k].message));
 	return 0;
 }
 
@@ -1250,6 +1251,84 @@ static int run_judges(const struct episode_spec *s, struct record *rec, const ch
 	return rc;
 }
 
+/* What the agent said when it ended conversation turn k (the trace's
+ * followup event that closes it), a new string; "" when the trace has none.
+ * NULL when out of memory. */
+static char *turn_said(const struct trace *t, size_t k)
+{
+	const char *p = t->buf.buf, *end = p ? p + t->buf.len : NULL;
+	char *said = NULL;
+	while (p && p < end && !said) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+		if (n > 16 && memmem(p, n, "\"followup\"", 10)) {
+			json_t *ev = json_loadb(p, n, 0, NULL);
+			json_t *c = json_object_get(ev, "closes");
+			const char *text = json_string_value(json_object_get(ev, "said"));
+			if (json_is_integer(c) && (size_t)json_integer_value(c) == k)
+				said = engi_strdup(text ? text : "");
+			json_decref(ev);
+		}
+		p += n + 1;
+	}
+	return said ? said : engi_strdup("");
+}
+
+/* The judges of the turns that follow-ups closed (task.h, struct
+ * task_followup): each turn reached, judged on <art_dir>/@turnK/ with what
+ * the agent said when it ended that turn, as "turnK:judge:NAME". Returns as
+ * judge_llm_run does. */
+static int run_turn_judges(const struct episode_spec *s, struct record *rec, const char *art_dir,
+			   struct engi_verdict *v, struct trace *t, char *infra, size_t infra_n,
+			   char *why, size_t why_n, struct engi_error *err)
+{
+	const struct task *task = s->task;
+	for (size_t k = 1; k <= task->nfollowups; k++) {
+		const struct task_followup *f = &task->followups[k - 1];
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s/" TASK_TURN_DIR "%zu", art_dir, k);
+		struct stat st;
+		if (!f->njudges || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue; /* not reached: turnK:reached says so */
+		struct task view = *task;
+		view.judges = f->judges;
+		view.njudges = f->njudges;
+		char *said = turn_said(t, k);
+		if (!said)
+			RAISE(err, ENGI_ENOMEM, "out of memory");
+		struct engi_verdict tv;
+		engi_verdict_init(&tv);
+		struct llm_judge_usage u = {0};
+		struct engi_error e;
+		engi_error_init(&e);
+		int rc = judge_llm_run(s->judge, &view, dir, said, &tv, t, &u, infra, infra_n, why,
+				       why_n, &e);
+		engi_free(said);
+		rec->judge_tokens_in += u.tokens_in;
+		rec->judge_tokens_out += u.tokens_out;
+		rec->judge_cost_usd += u.cost_usd;
+		for (size_t i = 0; rc == 0 && i < tv.na; i++) {
+			const struct engi_assertion *a = &tv.a[i];
+			char name[ENGI_NAME_MAX];
+			snprintf(name, sizeof(name), "turn%zu:%.*s", k, ENGI_NAME_MAX - 24,
+				 a->name);
+			if (engi_verdict_add(v, name, a->stage, a->state, a->required, a->value,
+					     a->expected, "%s", a->detail) < 0)
+				rc = ENGI_ENOMEM;
+		}
+		engi_verdict_release(&tv);
+		if (rc < 0)
+			return engi_raise(err, rc, "judging turn %zu of '%s': %s", k, task->id,
+					  rc == ENGI_ENOMEM ? "out of memory" : e.msg);
+		if (rc == 1) {
+			tr(t, json_pack("{s:s,s:s,s:s,s:I}", "ev", "judge_error", "reason", infra,
+					"message", why, "closes", (json_int_t)k));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* The verdict of a run that is over (outcome its own) on the deliverables
  * saved in <out_dir>/artifacts/<cell>/: the task's verifier in its child
  * process (one more try when it fails), scored into v, the events in t and
@@ -1326,9 +1405,16 @@ static int judge_run(const struct episode_spec *s, struct record *rec, int outco
 		if (rc == 0 && venv == ENGI_VENV_EPISODE && s->verify_in == VERIFY_IN_BOTH &&
 		    pre_rc == 0)
 			rc = second_opinion(s, rec, art_dir, v, t);
-		if (rc == 0 && task->njudges) {
-			rc = run_judges(s, rec, art_dir, v, t, infra, sizeof(infra), why,
-					sizeof(why), err);
+		size_t turn_judges = 0;
+		for (size_t k = 0; k < task->nfollowups; k++)
+			turn_judges += task->followups[k].njudges;
+		if (rc == 0 && (task->njudges || turn_judges)) {
+			if (task->njudges)
+				rc = run_judges(s, rec, art_dir, v, t, infra, sizeof(infra), why,
+						sizeof(why), err);
+			if (rc == 0 && turn_judges)
+				rc = run_turn_judges(s, rec, art_dir, v, t, infra, sizeof(infra),
+						     why, sizeof(why), err);
 			if (rc == 1) {
 				v->na = na_run;
 				v->nm = nm_run;

@@ -10,7 +10,8 @@
 # judge's tokens and cost land in their own columns, never the agent's; its
 # key appears nowhere in the results. A judged suite without --judge is
 # refused before anything runs; validate records the judges unavailable;
-# reverify keeps their verdicts without asking the model again.
+# reverify keeps their verdicts without asking the model again. A
+# follow-up's judge judges the turn it closes.
 . "$(dirname "$0")/lib.sh"
 . "$HERE/model_lib.sh"
 bash "$HERE/make_suite.sh" suite 3 0
@@ -32,8 +33,23 @@ json.dump({"judge": {"judge-m": [
      "usage": [1200, 30]},
     {"when": "JUDGE-FAIL", "text": verdict("fail", "A cube was asked for\x1b[31m, not this."),
      "usage": [1000, 20]},
-    {"when": "JUDGE-GARBAGE", "text": "It looks fine to me.", "usage": [900, 10]}]}},
+    {"when": "JUDGE-GARBAGE", "text": "It looks fine to me.", "usage": [900, 10]},
+    {"when": "JUDGE-TURN", "text": verdict("pass", "The first answer names the file."),
+     "usage": [500, 5]}]}},
     open("script.json", "w"))
+# a conversation whose first turn has a judge of its own (followups[].judges)
+import os
+os.makedirs("conv", exist_ok=True)
+t = json.load(open("suite/tetra-1.json"))
+t.pop("judges")
+t["id"] = "conv"
+t["followups"] = [{"message": "Thanks. Anything else?",
+                   "judges": [{"name": "first", "inputs": ["tetra.stl"],
+                               "rubric": "JUDGE-TURN: the first answer names the file."}]}]
+t["reference"][-1] = {"done": "turn one: tetra.stl written"}
+t["reference"].append({"run": "true"})
+t.pop("flawed", None)
+json.dump(t, open("conv/conv.json", "w"), indent=1)
 PY
 CANARY=sk-judge-canary-5f3a9c1e7b
 export JUDGE_KEY=$CANARY
@@ -185,6 +201,25 @@ assert a[:2] == b[:2] and a[0][2] == 1200, (a, b)
 assert (a[2][2], b[2][2], b[2][3]) == (1800, 3600, 40), (a, b)
 PY
 if grep -rqaF "$CANARY" down; then fail "the judge's key shows in the resumed results"; fi
+
+# a follow-up's judge judges the turn it closes, with what the agent said then
+: > server.log
+"$ENGISWEEP" run --agents reference --models models.json --judge judge --retries 0 --quiet \
+	--out conv-out conv > conv.log 2>&1 || { cat conv.log; fail "the conversation sweep failed"; }
+PYTHONPATH="$HERE" "$PY" - <<'PY'
+import h5py, json
+import results as R
+(e,) = R.episodes("conv-out/results.h5")
+with h5py.File("conv-out/results.h5", "r") as f:
+    A = {R.s(x["name"]): (R.s(x["stage"]), R.s(x["state"])) for x in f["assertions"][:]}
+assert e["success"] == 1 and A["turn1:judge:first"] == ("judge", "pass"), (e, A)
+assert A["turn1:reached"][1] == "pass" and "judge:first" not in A, A
+assert (e["judge_tokens_in"], e["judge_tokens_out"]) == (500, 5), e
+log = [json.loads(l) for l in open("server.log")]
+assert len(log) == 1, log
+said = "\n".join(m["content"] for m in log[0]["body"]["messages"] if isinstance(m["content"], str))
+assert "turn one: tetra.stl written" in said and "script finished" not in said, said
+PY
 
 # the key unset: unavailable, naming the variable, and no request sent
 : > server.log
