@@ -7,12 +7,12 @@
 
 #include "engi/brep.h"
 #include "engi/error.h"
+#include "fsutil.h"
 
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 static const char brep_help[] =
     "usage: engisweep kernel brep [options] FILE\n"
@@ -34,13 +34,6 @@ static const char brep_help[] =
     "                       in a child process, which a hostile shape may hang);\n"
     "                       0: in this process, no limit\n"
     "  -h, --help           this text\n";
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static json_t *vec3(const double *v)
 {
@@ -222,9 +215,9 @@ int kernel_brep(int argc, char **argv)
 	struct engi_error err;
 	engi_error_init(&err);
 	struct engi_brep_report r;
-	double t0 = now_s();
+	double t0 = clk_now_mono();
 	int rc = engi_brep_analyze(path, &bo, &r, &err);
-	double secs = now_s() - t0;
+	double secs = clk_now_mono() - t0;
 	if (rc < 0) {
 		cli_error(&err);
 		return rc == ENGI_ENOMEM || rc == ENGI_EIO || rc == ENGI_EENV ? EXIT_FAILED

@@ -1,5 +1,6 @@
 # The structureclaw task source: the benchmark's 150 scenarios each load or
-# are refused with a named reason (counts by family and reason asserted);
+# are refused with a named reason (counts by family, locale and assertion
+# type asserted);
 # assertions that mean something only inside StructureClaw's runtime are
 # recorded as inapplicable, never failed, never dropped; the standard family
 # swept by the reference (the ground truth delivered) and noop, the
@@ -127,7 +128,7 @@ echo ok
 # audit: the fixtures' own defects, named per ground truth, the benchmark
 # unchanged
 find "$SHARED" -type f -exec sha256sum {} + | sort > before.sha
-expect_rc 1 "$ENGISWEEP" audit --quiet --json audit.json --clean clean.txt "$SHARED" > audit.txt 2>&1
+expect_rc 1 "$ENGISWEEP" audit --quiet --keep --out aud --json audit.json --clean clean.txt "$SHARED" > audit.txt 2>&1
 find "$SHARED" -type f -exec sha256sum {} + | sort > after.sha
 cmp -s before.sha after.sha || fail "audit changed the benchmark"
 "$PY" - <<'PY'
@@ -162,6 +163,42 @@ sound = {t["task"] for t in d["tasks"] if not t["findings"]}
 assert {"std-column-axial-800kn", "std-frame3d-complex-gt"} <= sound, sound
 assert sorted(open("clean.txt").read().split()) == sorted(sound), "--clean lists other ids"
 print("ok: audit:", {k: len(v) for k, v in by.items()})
+PY
+# every scenario loaded, by family and locale (25 each), and every assertion
+# of the benchmark's files became what it should: counted in the audit's
+# reference runs against the scenario files themselves
+PYTHONPATH="$HERE" "$PY" - "$SHARED" <<'PY'
+import collections, glob, h5py, json, os, sys
+import results as R
+files = sorted(glob.glob(os.path.join(sys.argv[1], "scenarios", "*", "*.json")))
+assert len(files) == 150, len(files)
+want = collections.Counter()
+for f in files:
+    d = json.load(open(f))
+    for turn in d.get("turns") or [d.get("expect", {})]:
+        for a in turn.get("assertions", []):
+            want[a["type"]] += 1
+with h5py.File("aud/results.h5", "r") as f:
+    meta = collections.defaultdict(dict)
+    for r in f["task_meta"][:]:
+        meta[R.s(r["task_id"])][R.s(r["key"])] = R.s(r["value"])
+    ep = {R.s(e["cell"]): R.s(e["task_id"]) for e in f["episodes"][:] if R.s(e["model"]) == "reference"}
+    rows = [(R.s(x["cell"]), R.s(x["name"]), R.s(x["stage"]), R.s(x["state"])) for x in f["assertions"][:]
+            if R.s(x["cell"]) in ep]
+assert len(ep) == 150 and len(set(ep.values())) == 150, len(ep)
+fam = collections.Counter((meta[t]["family"], meta[t]["locale"]) for t in ep.values())
+assert set(fam.values()) == {25} and len(fam) == 6, fam
+got = collections.Counter()
+for cell, name, stage, state in rows:
+    base = name.split(":", 1)[1] if name.startswith("turn") and ":" in name and name[4:5].isdigit() else name
+    if state == "inapplicable":
+        got["inapplicable"] += 1
+    elif base.startswith("judge:natural_language"):
+        got["natural_language"] += 1
+inapp = want["skill_match"] + want["structural_type"] + want["engine_match"]
+assert got["inapplicable"] == inapp, (got, inapp)
+assert got["natural_language"] == want["natural_language"] == 28, (got, want)
+print("ok: by family and locale", dict(fam), "; assertions", dict(want))
 PY
 # a sweep of the sound scenarios alone
 n=$(wc -l < clean.txt)
