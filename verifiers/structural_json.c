@@ -700,3 +700,134 @@ int engi_structural_read(const char *path, struct engi_structural *s, struct eng
 	engi_free(buf);
 	return rc;
 }
+
+static json_t *dof_list(uint8_t mask)
+{
+	json_t *a = json_array();
+	for (int d = 0; a && d < 6; d++)
+		if (mask & (1u << d))
+			json_array_append_new(a, json_string(dof_names[d]));
+	return a;
+}
+
+static json_t *vec3(const double *v)
+{
+	return json_pack("[f, f, f]", v[0], v[1], v[2]);
+}
+
+int engi_structural_to_json(const struct engi_structural *s, char **text, struct engi_error *err)
+{
+	const struct engi_frame *f = &s->f;
+	json_t *root =
+	    json_pack("{s:s, s:i, s:{s:s, s:s}}", "format", "structural/1", "dim", f->dim, "units",
+		      "length", s->length_unit[0] ? s->length_unit : "m", "force",
+		      s->force_unit[0] ? s->force_unit : "N");
+	json_t *mats = json_array(), *secs = json_array(), *nodes = json_array(),
+	       *elems = json_array(), *sups = json_array(), *cases = json_array(),
+	       *combos = json_array();
+	int ok = root && mats && secs && nodes && elems && sups && cases && combos;
+	for (size_t i = 0; ok && i < f->nnodes; i++) {
+		json_t *xyz = vec3(&f->xyz[3 * i]);
+		ok = json_array_append_new(
+			 nodes,
+			 json_pack("{s:I, s:o}", "id", (json_int_t)f->node_id[i], "xyz", xyz)) == 0;
+		uint8_t m = f->restraint ? f->restraint[i] : 0;
+		if (f->dim == 2)
+			m &= (uint8_t)((1u << 0) | (1u << 1) | (1u << 5));
+		if (ok && m)
+			ok = json_array_append_new(sups, json_pack("{s:I, s:o}", "node",
+								   (json_int_t)f->node_id[i],
+								   "restrain", dof_list(m))) == 0;
+	}
+	for (size_t e = 0; ok && e < f->nelems; e++) {
+		const struct engi_frame_elem *el = &f->elem[e];
+		char id[32];
+		snprintf(id, sizeof(id), "e%lld", (long long)f->elem_id[e]);
+		/* what the element does not use (a truss's inertias, its G) is
+		 * left out rather than written as 0 */
+		json_t *mat = json_pack("{s:s, s:f}", "id", id, "E", el->young);
+		json_t *sec = json_pack("{s:s, s:f}", "id", id, "A", el->area);
+		if (mat)
+			json_object_set_new(mat, el->shear > 0 ? "G" : "nu",
+					    json_real(el->shear > 0 ? el->shear : 0.3));
+		const char *const pname[] = {"Iy", "Iz", "J"};
+		const double pval[] = {el->iy, el->iz, el->torsion};
+		for (int k = 0; sec && k < 3; k++)
+			if (pval[k] > 0)
+				json_object_set_new(sec, pname[k], json_real(pval[k]));
+		ok = mat && sec && json_array_append_new(mats, mat) == 0 &&
+		     json_array_append_new(secs, sec) == 0;
+		json_t *o =
+		    json_pack("{s:I, s:s, s:[I, I], s:s, s:s}", "id", (json_int_t)f->elem_id[e],
+			      "type", el->type == ENGI_FRAME_TRUSS ? "truss" : "beam", "nodes",
+			      (json_int_t)f->node_id[el->node[0]],
+			      (json_int_t)f->node_id[el->node[1]], "material", id, "section", id);
+		if (o && (el->release[0] || el->release[1]))
+			json_object_set_new(o, "releases",
+					    json_pack("{s:o, s:o}", "start",
+						      dof_list(el->release[0]), "end",
+						      dof_list(el->release[1])));
+		if (o && (el->zref[0] || el->zref[1] || el->zref[2]))
+			json_object_set_new(o, "zref", vec3(el->zref));
+		ok = ok && o && json_array_append_new(elems, o) == 0;
+	}
+	for (size_t c = 0; ok && c < f->ncases; c++) {
+		json_t *nodal = json_array(), *member = json_array();
+		for (size_t i = 0; nodal && i < f->nnodal; i++) {
+			const struct engi_frame_nodal_load *l = &f->nodal[i];
+			if (l->lcase == c)
+				json_array_append_new(
+				    nodal, json_pack("{s:I, s:o, s:o}", "node",
+						     (json_int_t)f->node_id[l->node], "F",
+						     vec3(l->f), "M", vec3(l->f + 3)));
+		}
+		for (size_t i = 0; member && i < f->nmember; i++) {
+			const struct engi_frame_member_load *l = &f->member[i];
+			if (l->lcase == c)
+				json_array_append_new(member,
+						      json_pack("{s:I, s:o, s:s}", "element",
+								(json_int_t)f->elem_id[l->elem],
+								"w", vec3(l->w), "axes",
+								l->local ? "local" : "global"));
+		}
+		ok =
+		    nodal && member &&
+		    json_array_append_new(cases, json_pack("{s:s, s:o, s:o}", "id", s->case_name[c],
+							   "nodal", nodal, "member", member)) == 0;
+	}
+	for (size_t k = 0; ok && k < f->ncombos; k++) {
+		json_t *fac = json_object();
+		for (size_t c = 0; fac && c < f->ncases; c++)
+			if (f->combo[k * f->ncases + c] != 0)
+				json_object_set_new(fac, s->case_name[c],
+						    json_real(f->combo[k * f->ncases + c]));
+		ok = fac &&
+		     json_array_append_new(combos, json_pack("{s:s, s:o}", "id", s->combo_name[k],
+							     "factors", fac)) == 0;
+	}
+	if (ok) {
+		json_object_set(root, "materials", mats);
+		json_object_set(root, "sections", secs);
+		json_object_set(root, "nodes", nodes);
+		json_object_set(root, "elements", elems);
+		json_object_set(root, "supports", sups);
+		json_object_set(root, "load_cases", cases);
+		if (f->ncombos)
+			json_object_set(root, "combinations", combos);
+	}
+	char *out =
+	    ok ? json_dumps(root, JSON_PRESERVE_ORDER | JSON_INDENT(1) | JSON_REAL_PRECISION(17))
+	       : NULL;
+	json_decref(mats);
+	json_decref(secs);
+	json_decref(nodes);
+	json_decref(elems);
+	json_decref(sups);
+	json_decref(cases);
+	json_decref(combos);
+	json_decref(root);
+	if (!out)
+		RAISE(err, ENGI_ENOMEM, "out of memory writing the model as structural/1");
+	*text = out;
+	return 0;
+}

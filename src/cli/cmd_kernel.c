@@ -4,6 +4,7 @@
  * its own options.
  */
 #include "cli.h"
+#include "fsutil.h"
 
 #include "engi/error.h"
 #include "engi/fe.h"
@@ -11,6 +12,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -26,15 +28,17 @@ struct fe_cli {
 	int json;
 	struct engi_fe_solve_opts so;
 	enum engi_fe_solver solver; /* frame */
+	const char *write;	    /* frame: the model as structural/1 to this file */
 	const char *path;
 };
 
 /* frame: whether --solver is accepted, and auto its default */
 static int fe_parse(int argc, char **argv, const char *help, int frame, struct fe_cli *o)
 {
-	enum { O_JSON = 256, O_ORDER, O_SIMPLICIAL, O_SOLVER };
+	enum { O_JSON = 256, O_ORDER, O_SIMPLICIAL, O_SOLVER, O_WRITE };
 	static const struct option opts[] = {
 	    {"json", no_argument, NULL, O_JSON},
+	    {"write", required_argument, NULL, O_WRITE},
 	    {"order", required_argument, NULL, O_ORDER},
 	    {"simplicial", no_argument, NULL, O_SIMPLICIAL},
 	    {"solver", required_argument, NULL, O_SOLVER},
@@ -48,6 +52,13 @@ static int fe_parse(int argc, char **argv, const char *help, int frame, struct f
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
+		case O_WRITE:
+			if (!frame) {
+				fputs(help, stderr);
+				return -1;
+			}
+			o->write = optarg;
+			break;
 		case O_SOLVER:
 			if (!frame) {
 				fputs(help, stderr);
@@ -181,6 +192,9 @@ static const char frame_help[] =
     "\n"
     "options:\n"
     "      --json           one JSON object instead of text\n"
+    "      --write FILE     also write the model as read (engisweep's axes and\n"
+    "                       units) to FILE as structural/1: a StructureClaw model\n"
+    "                       in our format\n"
     "      --solver S       auto (default): conjugate gradients with a multigrid\n"
     "                       preconditioner for a large model whose factor is\n"
     "                       costly (3D lattices), else and whenever it does not\n"
@@ -207,6 +221,13 @@ static int kernel_frame(int argc, char **argv)
 	double t0 = now_s();
 	rc = engi_structural_read(o.path, &s, &err);
 	double parse_s = now_s() - t0;
+	if (rc == 0 && o.write) {
+		char *text = NULL;
+		rc = engi_structural_to_json(&s, &text, &err);
+		if (rc == 0)
+			rc = fs_write_file_atomic(o.write, text, strlen(text), &err);
+		free(text);
+	}
 	if (rc == 0)
 		rc = engi_frame_solve_with(&s.f, &o.so, o.solver, &r, &err);
 	if (rc < 0) {

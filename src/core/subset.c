@@ -6,6 +6,7 @@
 #include "task.h"
 
 #include "source.h"
+#include "task_load.h"
 
 #include "engi/alloc.h"
 #include "engi/sha256.h"
@@ -171,15 +172,16 @@ static int same_stratum(const struct spec *sp, const struct task *x, const struc
 	return 1;
 }
 
-/* Keeps the tasks marked in keep, in order; the others' criteria freed. */
+/* Keeps the tasks marked in keep, in order; what the others hold outside
+ * the arena (criteria, their follow-ups', compiled patterns) freed. */
 static void keep_tasks(struct suite *s, const unsigned char *keep)
 {
 	size_t w = 0;
 	for (size_t i = 0; i < s->ntasks; i++) {
 		if (keep[i])
 			s->tasks[w++] = s->tasks[i];
-		else if (s->tasks[i].verifier)
-			engi_verifier_free(s->tasks[i].verifier, s->tasks[i].criteria);
+		else
+			task_release(&s->tasks[i]);
 	}
 	s->ntasks = w;
 }

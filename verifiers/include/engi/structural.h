@@ -45,6 +45,13 @@ int engi_structural_read(const char *path, struct engi_structural *s, struct eng
 int engi_structural_parse(const char *name, const char *text, size_t len, struct engi_structural *s,
 			  struct engi_error *err);
 
+/* The model s as structural/1 JSON text (a new string, free()), in
+ * engisweep's axes and units as reading left them: a StructureClaw model
+ * read, written again in our format. One material and one section per
+ * element; supports from the restraints (in 2D only ux, uy, rz: the plane
+ * restrains the rest). ENGI_ENOMEM when memory runs out. */
+int engi_structural_to_json(const struct engi_structural *s, char **text, struct engi_error *err);
+
 /* Entry id of a reference list (a JSON array of {"id", "model"}, as
  * StructureClaw-Bench's fixtures/ground-truth-models.json) at path, named
  * rel in messages, read under ENGI_STRUCT_LIST_MAX bytes; its model parsed
