@@ -955,7 +955,8 @@ const struct task_source task_source_structureclaw = {
     .supports = "scenarios of one turn or several (each next message a follow-up); "
 		"assertions has_model, model_matches (the benchmark's "
 		"rule, and strict matching beside it), has_analysis, has_report, no_bad_model, "
-		"should_not_analyze, has_interaction_questions, analysis_or_interaction; "
+		"should_not_analyze, has_interaction_questions, analysis_or_interaction, "
+		"natural_language (a judge); "
 		"skill_match, structural_type, engine_match recorded as inapplicable",
     .ops = &sc_ops,
     .partial = 1,
