@@ -45,9 +45,17 @@ while time.time() - t < 6:
     assert (ep == first).all(), "the copy held open changed under its reader"
     seen.append(len(ep))
     time.sleep(0.25)
-with h5py.File("s/results.h5", "r") as g:  # meanwhile the sweep went on
-    now = g["episodes"].shape[0]
+# meanwhile the sweep goes on: a later copy has more (on a loaded host the
+# next publication may come after the 6 s; the copy stays held until then)
+t = time.time()
+while True:
+    with h5py.File("s/results.h5", "r") as g:
+        now = g["episodes"].shape[0]
+    if now > len(first) or time.time() - t > 60:
+        break
+    time.sleep(0.25)
 assert now > len(first), (now, len(first))
+assert (f["episodes"][:] == first).all(), "the copy held open changed under its reader"
 print("held", len(first), "rows for 6 s,", len(seen), "reads; meanwhile", now, "published")
 f.close()
 PY
