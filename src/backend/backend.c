@@ -220,6 +220,12 @@ int backend_can_run(const struct backend_desc *d, const struct env_spec *spec,
 		      "backend '%s' cannot give an episode the working folder '%s' the task needs "
 		      "(its paths are the guest's): use a backend that runs a guest, such as qemu",
 		      d->name, spec->workdir);
+	if (spec->nfolders && !(d->caps & BACKEND_CAP_FOLDERS))
+		RAISE(err, ENGI_EINVALID,
+		      "backend '%s' cannot give an episode the folder '%s' the task needs (a guest "
+		      "path, environment.folders): use a backend that makes it, such as local or "
+		      "qemu",
+		      d->name, spec->folders[0]);
 	if (spec->detach && !(d->caps & BACKEND_CAP_DETACH))
 		RAISE(err, ENGI_EINVALID,
 		      "backend '%s' cannot leave a command running in the background (the task's "
@@ -234,6 +240,66 @@ int backend_prepare(const struct backend_desc *d, const struct env_spec *spec,
 {
 	TRY(backend_can_run(d, spec, err));
 	return d->ops->prepare ? d->ops->prepare(spec, err) : 0;
+}
+
+#define FOLDER_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/-"
+
+int backend_folders_copy(struct backend_folders *f, const struct env_spec *spec,
+			 struct engi_error *err)
+{
+	f->n = 0;
+	if (spec->nfolders > BACKEND_FOLDERS_MAX)
+		RAISE(err, ENGI_EINVALID, "%zu folders asked for, at most %d", spec->nfolders,
+		      BACKEND_FOLDERS_MAX);
+	for (size_t i = 0; i < spec->nfolders; i++) {
+		const char *p = spec->folders[i];
+		size_t n = strlen(p);
+		if (p[0] != '/' || n > BACKEND_FOLDER_MAX || strspn(p, FOLDER_CHARS) != n ||
+		    fs_env_path_check(p + 1, NULL) < 0)
+			RAISE(
+			    err, ENGI_EINVALID,
+			    "folder '%s' is not an absolute guest path of [A-Za-z0-9._/-] without "
+			    "'.', '..' or empty components",
+			    p);
+		memcpy(f->path[i], p, n + 1);
+	}
+	f->n = spec->nfolders;
+	return 0;
+}
+
+int backend_folders_find(const struct backend_folders *f, const char *env_path, const char **rest,
+			 struct engi_error *err)
+{
+	if (!f->n) {
+		/* the working folder's rule, and its message */
+		int rc = fs_env_path_check(env_path, err);
+		return rc < 0 ? rc
+			      : engi_raise(err, ENGI_EINVALID, "'%s' is not absolute", env_path);
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		size_t n = strlen(f->path[i]);
+		if (strncmp(env_path, f->path[i], n) || env_path[n] != '/')
+			continue;
+		if (strlen(env_path) > ENV_PATH_MAX)
+			RAISE(err, ENGI_EINVALID, "path longer than %d bytes", ENV_PATH_MAX);
+		struct engi_error e;
+		engi_error_init(&e);
+		if (fs_env_path_check(env_path + n + 1, &e) < 0)
+			RAISE(err, ENGI_EINVALID, "'%s' inside the folder '%s': %s", env_path,
+			      f->path[i], e.msg);
+		*rest = env_path + n + 1;
+		return (int)i;
+	}
+	char list[BACKEND_FOLDERS_MAX * (BACKEND_FOLDER_MAX + 2)] = "";
+	for (size_t i = 0; i < f->n; i++) {
+		if (i)
+			strcat(list, ", ");
+		strcat(list, f->path[i]);
+	}
+	RAISE(err, ENGI_EINVALID,
+	      "absolute path '%s' (paths are relative to the working folder, or absolute inside "
+	      "one of the task's folders: %s)",
+	      env_path, list);
 }
 
 void backend_stop(struct backend_env **env)

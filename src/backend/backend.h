@@ -32,7 +32,12 @@ enum backend_caps {
 	/* exec_opts.detach: a command started in the background outlives
 	 * its exec (a task's setup step `launch`) */
 	BACKEND_CAP_DETACH = 1u << 6,
+	BACKEND_CAP_FOLDERS = 1u << 7, /* honours env_spec.folders */
 };
+
+/* The most folders an env_spec may ask for, and the longest one. */
+#define BACKEND_FOLDERS_MAX 8
+#define BACKEND_FOLDER_MAX  255
 
 struct env_spec {
 	const char *image;
@@ -43,6 +48,11 @@ struct env_spec {
 	/* the working folder in the guest, absolute (NULL: the backend's);
 	 * only for backends with BACKEND_CAP_WORKDIR */
 	const char *workdir;
+	/* guest folders (absolute, none inside another or the working folder)
+	 * made empty and writable at start; environment paths may be absolute
+	 * inside them. Only for backends with BACKEND_CAP_FOLDERS */
+	const char *const *folders;
+	size_t nfolders;
 	int detach;	  /* the task starts background commands (exec_opts.detach) */
 	const char *name; /* unique per episode attempt, safe as a file name */
 	const char *key;  /* "TASK/MODEL", the same for every trial (or NULL) */
@@ -153,6 +163,23 @@ int backend_can_run(const struct backend_desc *d, const struct env_spec *spec,
 		    struct engi_error *err);
 int backend_prepare(const struct backend_desc *d, const struct env_spec *spec,
 		    struct engi_error *err);
+/*
+ * env_spec.folders as a backend keeps them for the episode.
+ * backend_folders_copy checks them (at most BACKEND_FOLDERS_MAX absolute
+ * paths of [A-Za-z0-9._/-] without '.', '..' or empty components, so none
+ * needs quoting in a shell): ENGI_EINVALID if not. backend_folders_find
+ * takes an absolute environment path: the index of the folder it lies
+ * strictly inside, *rest what follows that folder's '/' (a safe relative
+ * path); ENGI_EINVALID saying why when it lies in none.
+ */
+struct backend_folders {
+	char path[BACKEND_FOLDERS_MAX][BACKEND_FOLDER_MAX + 1];
+	size_t n;
+};
+int backend_folders_copy(struct backend_folders *f, const struct env_spec *spec,
+			 struct engi_error *err);
+int backend_folders_find(const struct backend_folders *f, const char *env_path, const char **rest,
+			 struct engi_error *err);
 /* Stops the environment and frees env; *env becomes NULL. NULL is fine. */
 void backend_stop(struct backend_env **env);
 

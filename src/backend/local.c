@@ -8,11 +8,13 @@
  * removes it at exit; the folders of processes that died without removing
  * theirs (nobody holds the lock) are removed when the next one starts. Each
  * episode gets a folder in it, ep-XXXXXX: ep/work is the work folder,
- * ep/tmp the episode's /tmp; both go when the episode stops. Files are
- * copied in and out here on
- * the host, resolved one component at a time with O_NOFOLLOW, so a link
- * planted by the agent cannot make us read or write outside the work
- * folder; deliverables keep their size caps (fs_copy_fd_capped).
+ * ep/tmp the episode's /tmp, ep/f0, ep/f1, ... the task's own folders
+ * (environment.folders, such as /logs); all go when the episode stops.
+ * Files are copied in and out here on the host, resolved one component at
+ * a time with O_NOFOLLOW beneath the work folder (or, for an absolute path
+ * inside one of the task's folders, beneath that folder), so a link
+ * planted by the agent cannot make us read or write outside them;
+ * deliverables keep their size caps (fs_copy_fd_capped).
  *
  * Sandbox. Every command runs as `bwrap ... -- /bin/sh -c COMMAND` with
  *  - new mount, PID, IPC, UTS, network, cgroup and (where it can) user
@@ -23,7 +25,8 @@
  *    the system folders /usr /etc /opt and /bin /sbin /lib* bound read-only
  *    (or the same links to usr/ on a merged-/usr system), a fresh /proc of
  *    the PID namespace, a minimal /dev, the work folder at /work (the cwd,
- *    the path the qemu guests use too) and root/tmp at /tmp: the only
+ *    the path the qemu guests use too; or at the task's workdir), root/tmp
+ *    at /tmp and each of the task's folders at its guest path: the only
  *    writable places besides the sandbox's own /dev;
  *  - a minimal environment (PATH, HOME=/work, TMPDIR=/tmp, LANG, LC_ALL,
  *    TERM), given to bwrap itself, so that /proc/1/environ, the namespace's
@@ -96,6 +99,9 @@ struct local_env {
 	/* where the work folder appears in the sandbox: /work, or the task's
 	 * own working folder (a guest path such as /home/user/Desktop) */
 	char workdir[ENV_PATH_MAX + 1];
+	/* the task's folders (guest paths) and root/fN, bound at each */
+	struct backend_folders folders;
+	char fhost[BACKEND_FOLDERS_MAX][PATH_MAX];
 };
 
 /* Shown read-only in the sandbox, when they exist. */
@@ -230,6 +236,18 @@ static int make_private_root(struct local_env *le, struct engi_error *err)
 	return 0;
 }
 
+/* root/fN for each of the task's folders (0700, like work and tmp). */
+static int make_folders(struct local_env *le, struct engi_error *err)
+{
+	for (size_t i = 0; i < le->folders.n; i++) {
+		snprintf(le->fhost[i], sizeof(le->fhost[i]), "%s/f%zu", le->root, i);
+		if (mkdir(le->fhost[i], 0700) < 0)
+			RAISE(err, ENGI_EENV, "cannot create the folder for '%s' in '%s': %s",
+			      le->folders.path[i], le->root, strerror(errno));
+	}
+	return 0;
+}
+
 /* Where host path p (absolute, links resolved) appears in the sandbox:
  * under the system folder bound from a real path it lies in, or NULL. */
 static const char *mask_dest(const char *p, char *dest, size_t n)
@@ -338,7 +356,7 @@ static void av(struct argv_vec *a, const char *s)
  * strings are le's, sb's or literals. NULL: out of memory. */
 static char **sandbox_argv(const struct local_env *le, const char *command)
 {
-	struct argv_vec a = {.cap = 64 + 3 * (NSYSTEM + SANDBOX_MASK_MAX)};
+	struct argv_vec a = {.cap = 64 + 3 * (NSYSTEM + SANDBOX_MASK_MAX + BACKEND_FOLDERS_MAX)};
 	a.v = engi_calloc(a.cap, sizeof(*a.v));
 	if (!a.v)
 		return NULL;
@@ -385,6 +403,12 @@ static char **sandbox_argv(const struct local_env *le, const char *command)
 	av(&a, "--bind");
 	av(&a, le->tmp);
 	av(&a, "/tmp");
+	/* bwrap makes the mount points (and their parents) on the empty root */
+	for (size_t i = 0; i < le->folders.n; i++) {
+		av(&a, "--bind");
+		av(&a, le->fhost[i]);
+		av(&a, le->folders.path[i]);
+	}
 	av(&a, "--bind");
 	av(&a, le->dir);
 	av(&a, le->workdir[0] ? le->workdir : SANDBOX_WORKDIR);
@@ -400,8 +424,9 @@ static char **sandbox_argv(const struct local_env *le, const char *command)
 }
 
 /* Opens rel beneath dirfd without following any link; creates parent
- * folders when flags has O_CREAT. */
-static int open_beneath(int dirfd, const char *rel, int flags, struct engi_error *err)
+ * folders when flags has O_CREAT. name: the path as messages show it. */
+static int open_beneath(int dirfd, const char *rel, const char *name, int flags,
+			struct engi_error *err)
 {
 	TRY(fs_env_path_check(rel, err));
 	char buf[ENV_PATH_MAX + 1];
@@ -418,14 +443,14 @@ static int open_beneath(int dirfd, const char *rel, int flags, struct engi_error
 		if ((flags & O_CREAT) && mkdirat(fd, comp, 0755) < 0 && errno != EEXIST) {
 			int e = errno;
 			close(fd);
-			RAISE(err, ENGI_EIO, "cannot create folder '%s' for '%s': %s", comp, rel,
+			RAISE(err, ENGI_EIO, "cannot create folder '%s' for '%s': %s", comp, name,
 			      strerror(e));
 		}
 		int next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int e = errno;
 		close(fd);
 		if (next < 0)
-			RAISE(err, ENGI_EIO, "cannot open folder '%s' of '%s': %s", comp, rel,
+			RAISE(err, ENGI_EIO, "cannot open folder '%s' of '%s': %s", comp, name,
 			      e == ELOOP || e == ENOTDIR ? "not a plain folder (a link?)"
 							 : strerror(e));
 		fd = next;
@@ -435,16 +460,36 @@ static int open_beneath(int dirfd, const char *rel, int flags, struct engi_error
 	int e = errno;
 	close(fd);
 	if (f < 0)
-		RAISE(err, ENGI_EIO, "cannot open '%s': %s", rel,
+		RAISE(err, ENGI_EIO, "cannot open '%s': %s", name,
 		      e == ELOOP ? "it is a symbolic link" : strerror(e));
 	return f;
+}
+
+/* Opens environment path p: beneath the work folder, or, absolute inside
+ * one of the task's folders, beneath that folder's host directory (itself
+ * opened without following a link). Other absolute paths are refused. */
+static int open_env(const struct local_env *le, const char *p, int flags, struct engi_error *err)
+{
+	if (p[0] != '/')
+		return open_beneath(le->dirfd, p, p, flags, err);
+	const char *rest;
+	int i = backend_folders_find(&le->folders, p, &rest, err);
+	if (i < 0)
+		return i;
+	int dfd = open(le->fhost[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		RAISE(err, ENGI_EENV, "cannot open the folder '%s': %s", le->folders.path[i],
+		      strerror(errno));
+	int fd = open_beneath(dfd, rest, p, flags, err);
+	close(dfd);
+	return fd;
 }
 
 static int local_put(struct backend_env *env, const void *data, size_t len, const char *env_path,
 		     struct engi_error *err)
 {
 	struct local_env *le = env->priv;
-	int fd = open_beneath(le->dirfd, env_path, O_WRONLY | O_CREAT | O_TRUNC, err);
+	int fd = open_env(le, env_path, O_WRONLY | O_CREAT | O_TRUNC, err);
 	if (fd < 0)
 		return fd;
 	int rc = 0;
@@ -458,7 +503,7 @@ static int local_get(struct backend_env *env, const char *env_path, const char *
 		     uint64_t max_bytes, uint64_t *bytes, struct engi_error *err)
 {
 	struct local_env *le = env->priv;
-	int in = open_beneath(le->dirfd, env_path, O_RDONLY, err);
+	int in = open_env(le, env_path, O_RDONLY, err);
 	if (in < 0)
 		return in;
 	int rc = fs_copy_fd_capped(in, env_path, host_path, max_bytes, bytes, err);
@@ -664,19 +709,25 @@ int backend_local_hide(const char *path, struct engi_error *err)
 	return rc;
 }
 
-/* A task's own working folder (a guest path) exists only in the sandbox. */
+/* A task's own working folder and its folders (guest paths) exist only in
+ * the sandbox. */
 static int need_sandbox_for(const struct env_spec *spec, struct engi_error *err)
 {
-	if (!spec->workdir)
+	if (!spec->workdir && !spec->nfolders)
 		return 0;
 	pthread_once(&sb.once, sandbox_init);
-	if (!sb.ok)
+	if (sb.ok)
+		return 0;
+	if (spec->workdir)
 		RAISE(err, ENGI_ENOTSUP,
 		      "the task's working folder '%s' is a guest path, which the local backend "
 		      "gives only inside its sandbox, and the sandbox is unavailable (%s): use "
 		      "the qemu backend",
 		      spec->workdir, sb.why);
-	return 0;
+	RAISE(err, ENGI_ENOTSUP,
+	      "the task's folder '%s' is a guest path, which the local backend gives only "
+	      "inside its sandbox, and the sandbox is unavailable (%s): use the qemu backend",
+	      spec->folders[0], sb.why);
 }
 
 static int local_prepare(const struct env_spec *spec, struct engi_error *err)
@@ -692,6 +743,7 @@ static int local_start(struct backend_env *env, const struct env_spec *spec, str
 	le->sandboxed = sb.ok;
 	le->network = spec->network;
 	TRY(need_sandbox_for(spec, err));
+	TRY(backend_folders_copy(&le->folders, spec, err));
 	snprintf(le->workdir, sizeof(le->workdir), "%s", spec->workdir ? spec->workdir : "");
 	if (!sb.ok && !sb.allow_unsandboxed)
 		RAISE(err, ENGI_ENOTSUP,
@@ -701,7 +753,15 @@ static int local_start(struct backend_env *env, const struct env_spec *spec, str
 	/* the episode's host-side scratch (protected-input checks, images)
 	 * lives in work_root; the agent's folder never does */
 	TRY(fs_mkdir_p(spec->work_root, 0700, err));
-	return make_private_root(le, err);
+	TRY(make_private_root(le, err));
+	int rc = make_folders(le, err);
+	if (rc < 0) {
+		close(le->dirfd);
+		le->dirfd = -1;
+		fs_rm_rf(le->root, NULL);
+		le->root[0] = '\0';
+	}
+	return rc;
 }
 
 static void local_stop(struct backend_env *env)
@@ -726,7 +786,7 @@ static const struct backend_ops local_ops = {
 const struct backend_desc backend_local = {
     .name = "local",
     .summary = "a private work folder per episode; commands in a bubblewrap sandbox",
-    .caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES | BACKEND_CAP_WORKDIR,
+    .caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES | BACKEND_CAP_WORKDIR | BACKEND_CAP_FOLDERS,
     .priv_size = sizeof(struct local_env),
     .ops = &local_ops,
 };

@@ -89,6 +89,7 @@ struct qemu_env {
 	int no_life;			/* ... and it showed none */
 	int fake_hang;			/* ENGI_QEMU_FAKE_KVM=hang: never continue the guest */
 	char workdir[ENV_PATH_MAX + 1]; /* the agent's working folder in the guest */
+	struct backend_folders folders; /* the task's folders, made at start */
 };
 
 /* ---- small helpers ---- */
@@ -1031,6 +1032,27 @@ static int make_workdir(struct qemu_env *q, struct engi_error *err)
 	return 0;
 }
 
+/* The task's folders (checked by the loader and backend_folders_copy: no
+ * quote can reach the shell) made in the guest, one command for all. */
+static int make_folders(struct qemu_env *q, struct engi_error *err)
+{
+	if (!q->folders.n)
+		return 0;
+	char script[BACKEND_FOLDERS_MAX * (BACKEND_FOLDER_MAX + 3) + 16] = "mkdir -p --";
+	for (size_t i = 0; i < q->folders.n; i++) {
+		strcat(script, " '");
+		strcat(script, q->folders.path[i]);
+		strcat(script, "'");
+	}
+	int rc = qga_run(&q->qga, script, 30, err);
+	if (rc < 0)
+		return rc;
+	if (rc != 0)
+		RAISE(err, ENGI_EENV, "cannot make the task's folders in the guest (%s: exit %d)",
+		      script + 12, rc);
+	return 0;
+}
+
 static int set_guest_clock(struct qemu_env *q, struct engi_error *err)
 {
 	char script[96];
@@ -1044,6 +1066,7 @@ static int start_once(struct qemu_env *q, const struct env_spec *spec, const cha
 {
 	qmp_init(&q->qmp);
 	qga_init(&q->qga);
+	TRY(backend_folders_copy(&q->folders, spec, err));
 	const char *image = spec->image && strcmp(spec->image, "host") ? spec->image : "tiny";
 	struct vmconf c;
 	int rc = load_conf(image, spec, &c, err);
@@ -1095,6 +1118,8 @@ static int start_once(struct qemu_env *q, const struct env_spec *spec, const cha
 		 spec->workdir ? spec->workdir : GUEST_WORKDIR);
 	if (rc == 0 && spec->workdir)
 		rc = make_workdir(q, err);
+	if (rc == 0)
+		rc = make_folders(q, err);
 	if (rc < 0 && q->no_life)
 		kvm_give_up(err && err->msg[0] ? err->msg : "showed no sign of life");
 	if (rc < 0) {
@@ -1130,9 +1155,18 @@ static void qemu_stop(struct backend_env *env)
 	cleanup(env->priv);
 }
 
+/* An environment path in the guest: relative to the working folder, or
+ * absolute inside one of the task's folders, as it is. */
 static int guest_path(const struct qemu_env *q, const char *rel, char *buf, size_t n,
 		      struct engi_error *err)
 {
+	if (rel[0] == '/') {
+		const char *rest;
+		TRY(backend_folders_find(&q->folders, rel, &rest, err));
+		if (snprintf(buf, n, "%s", rel) >= (int)n)
+			RAISE(err, ENGI_EINVALID, "guest path '%s' is too long", rel);
+		return 0;
+	}
 	TRY(fs_env_path_check(rel, err));
 	if (snprintf(buf, n, "%s/%s", q->workdir, rel) >= (int)n)
 		RAISE(err, ENGI_EINVALID, "guest path '%s/%s' is too long", q->workdir, rel);
@@ -1287,7 +1321,7 @@ const struct backend_desc backend_qemu = {
     .summary =
 	"clean QEMU virtual machine per episode (qcow2 overlay, saved state, guest agent, QMP)",
     .caps = BACKEND_CAP_EXEC | BACKEND_CAP_FILES | BACKEND_CAP_SCREEN | BACKEND_CAP_INPUT |
-	    BACKEND_CAP_WORKDIR | BACKEND_CAP_ISOLATED | BACKEND_CAP_DETACH,
+	    BACKEND_CAP_WORKDIR | BACKEND_CAP_FOLDERS | BACKEND_CAP_ISOLATED | BACKEND_CAP_DETACH,
     .priv_size = sizeof(struct qemu_env),
     .ops = &qemu_ops,
 };

@@ -58,6 +58,7 @@ struct loadctx {
 	struct engi_error *err;
 	struct engi_sha256 *files_hash; /* content of referenced host files */
 	size_t followups;		/* the task's follow-ups: each lets a done end a turn */
+	const struct task *task;	/* being parsed: its environment comes first */
 };
 
 __attribute__((format(printf, 3, 4))) static int bad(struct loadctx *c, const char *ptr,
@@ -157,10 +158,43 @@ static const char *path_base(const char *p)
 	return slash ? slash + 1 : p;
 }
 
+/* Whether path is folder or lies inside it. */
+static int path_within(const char *path, const char *folder)
+{
+	size_t n = strlen(folder);
+	return !strncmp(path, folder, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+/* An environment path: relative to the working folder, or absolute strictly
+ * inside one of the task's folders (the folder, '/', then a relative path). */
 static int check_env_path(struct loadctx *c, const char *ptr, const char *s)
 {
 	struct engi_error e;
 	engi_error_init(&e);
+	size_t nf = c->task ? c->task->env.nfolders : 0;
+	if (s[0] == '/' && nf) {
+		for (size_t i = 0; i < nf; i++) {
+			const char *f = c->task->env.folders[i];
+			size_t n = strlen(f);
+			if (strncmp(s, f, n) || s[n] != '/')
+				continue;
+			if (strlen(s) > ENV_PATH_MAX)
+				return bad(c, ptr, "path longer than %d bytes", ENV_PATH_MAX);
+			if (fs_env_path_check(s + n + 1, &e) < 0)
+				return bad(c, ptr, "'%s' inside the folder '%s': %s", s, f, e.msg);
+			return 0;
+		}
+		char list[TASK_FOLDERS_MAX * (TASK_FOLDER_MAX + 2)] = "";
+		for (size_t i = 0; i < nf; i++) {
+			if (i)
+				strcat(list, ", ");
+			strcat(list, c->task->env.folders[i]);
+		}
+		return bad(c, ptr,
+			   "absolute path '%s' (paths are relative to the working folder, or "
+			   "absolute inside one of the task's folders: %s)",
+			   s, list);
+	}
 	if (fs_env_path_check(s, &e) < 0)
 		return bad(c, ptr, "%s", e.msg);
 	return 0;
@@ -303,6 +337,73 @@ static int parse_steps(struct loadctx *c, json_t *arr, const char *ptr, struct t
 	return 0;
 }
 
+/* An absolute guest folder of [A-Za-z0-9._/-] without '.', '..' or empty
+ * components, at most TASK_FOLDER_MAX characters. */
+static int guest_folder_ok(const char *p)
+{
+	size_t n = strlen(p);
+	return p[0] == '/' && n <= TASK_FOLDER_MAX && strspn(p, WORKDIR_CHARS) == n &&
+	       fs_env_path_check(p + 1, NULL) == 0;
+}
+
+/* Top-level folders the environment keeps for itself: the system folders
+ * the local sandbox shows read-only, and those special in a guest. */
+static const char *const system_folders[] = {"usr",    "bin", "sbin", "lib",  "lib32", "lib64",
+					     "libx32", "etc", "opt",  "proc", "dev",   "sys",
+					     "boot",   "run", "tmp",  "var",  NULL};
+
+/* environment.folders: 1 to TASK_FOLDERS_MAX guest folders made empty and
+ * writable when the environment starts, none overlapping another or the
+ * working folder. */
+static int parse_folders(struct loadctx *c, json_t *env, struct task *t)
+{
+	const char **v;
+	size_t n;
+	TRY(get_str_array(c, env, "/environment", "folders", 0, 1, &v, &n));
+	if (n > TASK_FOLDERS_MAX)
+		return bad(c, "/environment/folders", "expected 1 to %d folders, found %zu",
+			   TASK_FOLDERS_MAX, n);
+	const char *wd = t->env.workdir ? t->env.workdir : "/work";
+	for (size_t i = 0; i < n; i++) {
+		const char *f = v[i];
+		char p[PTR_MAX];
+		ptr_idx(p, "/environment/folders", i);
+		if (!strcmp(f, "/"))
+			return bad(c, p, "'/' is the whole file system, not a folder of its own");
+		if (!guest_folder_ok(f))
+			return bad(c, p,
+				   "'%s' is not an absolute guest path of [A-Za-z0-9._/-] without "
+				   "'.', '..' or empty components, at most %d characters",
+				   f, TASK_FOLDER_MAX);
+		size_t first = strcspn(f + 1, "/");
+		for (const char *const *sys = system_folders; *sys; sys++)
+			if (strlen(*sys) == first && !strncmp(f + 1, *sys, first))
+				return bad(c, p,
+					   "'%s' lies in /%s, which the environment keeps for "
+					   "itself (read-only or special)",
+					   f, *sys);
+		if (!strcmp(f, wd))
+			return bad(c, p, "'%s' is the working folder", f);
+		if (path_within(f, wd))
+			return bad(c, p, "'%s' lies inside the working folder '%s'", f, wd);
+		if (path_within(wd, f))
+			return bad(c, p, "'%s' contains the working folder '%s'", f, wd);
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(f, v[j]))
+				return bad(c, p, "'%s' is already /environment/folders/%zu", f, j);
+			if (path_within(f, v[j]))
+				return bad(c, p, "'%s' lies inside /environment/folders/%zu ('%s')",
+					   f, j, v[j]);
+			if (path_within(v[j], f))
+				return bad(c, p, "'%s' contains /environment/folders/%zu ('%s')", f,
+					   j, v[j]);
+		}
+	}
+	t->env.folders = v;
+	t->env.nfolders = n;
+	return 0;
+}
+
 static int parse_environment(struct loadctx *c, json_t *root, struct task *t)
 {
 	json_t *env;
@@ -312,9 +413,11 @@ static int parse_environment(struct loadctx *c, json_t *root, struct task *t)
 	t->env.memory_mb = 1024;
 	t->env.network = 0;
 	t->env.workdir = NULL;
+	t->env.folders = NULL;
+	t->env.nfolders = 0;
 	if (!env)
 		return 0;
-	static const char *const keys[] = {"image",	"workdir", "cpus",
+	static const char *const keys[] = {"image",	"workdir", "folders", "cpus",
 					   "memory_mb", "network", NULL};
 	TRY(only_keys(c, env, "/environment", keys));
 	const char *image;
@@ -323,14 +426,14 @@ static int parse_environment(struct loadctx *c, json_t *root, struct task *t)
 		t->env.image = image;
 	const char *wd;
 	TRY(get_str(c, env, "/environment", "workdir", 0, 1, &wd));
-	if (wd && (wd[0] != '/' || strlen(wd) > 200 || strspn(wd, WORKDIR_CHARS) != strlen(wd) ||
-		   fs_env_path_check(wd + 1, NULL) < 0))
+	if (wd && !guest_folder_ok(wd))
 		return bad(
 		    c, "/environment/workdir",
 		    "'%s' is not an absolute guest path of [A-Za-z0-9._/-] without '.', '..' "
 		    "or empty components, at most 200 characters",
 		    wd);
 	t->env.workdir = wd;
+	TRY(parse_folders(c, env, t));
 	long v;
 	TRY(get_int(c, env, "/environment", "cpus", 1, 64, 1, &v));
 	t->env.cpus = (int)v;
@@ -1152,6 +1255,7 @@ static int check_failing(struct loadctx *c, const struct task *t)
 
 static int parse_task(struct loadctx *c, json_t *root, struct task *t)
 {
+	c->task = t;
 	if (!json_is_object(root))
 		return bad(c, "", "a task file holds one JSON object, found %s",
 			   engi_json_kind(root));

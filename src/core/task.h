@@ -59,6 +59,11 @@ struct task_flawed {
 	size_t nfailing;
 };
 
+/* environment.folders (SCHEMA.md): at most this many, each at most
+ * TASK_FOLDER_MAX characters. */
+#define TASK_FOLDERS_MAX 8
+#define TASK_FOLDER_MAX	 200
+
 struct task_input {
 	const char *host; /* absolute */
 	const char *env;
@@ -184,6 +189,10 @@ struct task {
 	struct {
 		const char *image;
 		const char *workdir; /* absolute guest path, NULL: the backend's */
+		/* folders made empty and writable when the environment starts
+		 * (absolute guest paths); environment paths may lie inside them */
+		const char **folders;
+		size_t nfolders;
 		int cpus;
 		int memory_mb;
 		int network;

@@ -95,6 +95,8 @@ static struct env_spec task_env_spec(const struct task *t, const char *work_root
 {
 	return (struct env_spec){.image = t->env.image,
 				 .workdir = t->env.workdir,
+				 .folders = t->env.folders,
+				 .nfolders = t->env.nfolders,
 				 .cpus = t->env.cpus,
 				 .memory_mb = t->env.memory_mb,
 				 .network = t->env.network,
@@ -114,10 +116,12 @@ int episode_prepare(const char *backend, const struct suite *suite, struct engi_
 		int seen = 0;
 		for (size_t j = 0; j < i && !seen; j++) {
 			const struct task *o = &suite->tasks[j];
+			/* a task with folders is always checked on its own */
 			seen = !strcmp(o->env.image, t->env.image) && o->env.cpus == t->env.cpus &&
 			       o->env.memory_mb == t->env.memory_mb &&
 			       o->env.network == t->env.network &&
-			       !o->env.workdir == !t->env.workdir && o->launches == t->launches;
+			       !o->env.workdir == !t->env.workdir && o->launches == t->launches &&
+			       !o->env.nfolders && !t->env.nfolders;
 		}
 		if (seen)
 			continue;

@@ -650,6 +650,77 @@ static void test_defaults(void)
 	remove_tree(tmp);
 }
 
+/* environment.folders: guest folders the task's environment paths may
+ * name absolutely, strictly inside one; part of the task's content. */
+static void test_folders(void)
+{
+	char *tmp = make_tmpdir();
+	put_file(tmp, "in/x.txt", "x\n");
+	static const char *const task_fmt =
+	    "{\"id\": \"%s\", \"domain\": \"CAE\", \"software\": [\"sh\"],\n"
+	    " \"type\": \"single\", \"interface\": \"cli\", \"instruction\": \"Do it.\",\n"
+	    " \"environment\": {\"workdir\": \"/home/user\"%s},\n"
+	    " \"inputs\": [{\"host\": \"in/x.txt\", \"env\": \"/solution/in/x.txt\", "
+	    "\"protected\": true},\n"
+	    "             {\"host\": \"in/x.txt\", \"env\": \"x.txt\"}],\n"
+	    " \"deliverables\": [{\"path\": \"/logs/out.txt\"}, {\"path\": \"out.txt\"}],\n"
+	    " \"verifier\": {\"kind\": \"command\", \"file\": \"/logs/out.txt\", "
+	    "\"run\": \"cat /logs/out.txt\",\n"
+	    "   \"criteria\": [{\"name\": \"ok\", \"check\": \"output_equals\", "
+	    "\"text\": \"x\\n\"}]},\n"
+	    " \"interaction\": {\"assert\": [{\"name\": \"no_key\", \"check\": \"no_file\", "
+	    "\"path\": \"/logs/key\"}]},\n"
+	    " \"reference\": [{\"write\": \"/tests/a/b.txt\", \"text\": \"b\"},\n"
+	    "                {\"run\": \"cp /solution/in/x.txt /logs/out.txt\"}]}\n";
+	char text[4096];
+	snprintf(text, sizeof(text), task_fmt, "f",
+		 ", \"folders\": [\"/tests\", \"/logs\", \"/solution\", \"/home/other\"]");
+	put_file(tmp, "f.json", text);
+	struct suite s;
+	struct engi_error err;
+	engi_error_init(&err);
+	int rc = suite_load(&s, tmp, &err);
+	CHECK_INT(rc, 0);
+	if (rc < 0) {
+		fprintf(stderr, "folders: %s\n", err.msg);
+		remove_tree(tmp);
+		return;
+	}
+	const struct task *t = suite_find(&s, "f");
+	CHECK(t != NULL);
+	char with[65] = "";
+	if (t) {
+		CHECK_INT(t->env.nfolders, 4);
+		if (t->env.nfolders == 4) {
+			CHECK_STR(t->env.folders[0], "/tests");
+			CHECK_STR(t->env.folders[3], "/home/other");
+		}
+		CHECK_STR(t->env.workdir, "/home/user");
+		CHECK_STR(t->inputs[0].env, "/solution/in/x.txt");
+		CHECK_STR(t->deliverables[0].path, "/logs/out.txt");
+		CHECK_STR(t->reference.v[0].path, "/tests/a/b.txt");
+		CHECK_STR(t->iasserts[0].path, "/logs/key");
+		snprintf(with, sizeof(with), "%s", t->hash);
+	}
+	suite_release(&s);
+
+	/* without the folders the absolute paths are refused, the message as
+	 * for any task; a task's folders are part of its hash */
+	snprintf(text, sizeof(text), task_fmt, "f", "");
+	put_file(tmp, "f.json", text);
+	engi_error_init(&err);
+	CHECK(suite_load(&s, tmp, &err) < 0);
+	CHECK(strstr(err.msg, "/inputs/0/env: absolute path '/solution/in/x.txt' (paths are "
+			      "relative to the working folder)") != NULL);
+	snprintf(text, sizeof(text), task_fmt, "f",
+		 ", \"folders\": [\"/tests\", \"/logs\", \"/solution\", \"/home/others\"]");
+	put_file(tmp, "f.json", text);
+	char other[65];
+	find_hash(tmp, "f", other);
+	CHECK(other[0] && with[0] && strcmp(other, with) != 0);
+	remove_tree(tmp);
+}
+
 static void test_duplicate_id(void)
 {
 	char *tmp = make_tmpdir();
@@ -759,6 +830,7 @@ int main(int argc, char **argv)
 	test_hash_verifier_files();
 	test_defaults();
 	test_meta();
+	test_folders();
 	test_duplicate_id();
 	test_suite_paths();
 	test_out_of_memory(argv[1], argv[2]);
