@@ -14,7 +14,8 @@
  *      {"name": "score", "check": "last_number", "min": 0.8},
  *      {"name": "clean_exit", "check": "exit_status", "equals": 0},
  *      {"name": "verdict", "check": "true_false"},
- *      {"name": "score", "check": "quantified_score", "field": "score"}]}
+ *      {"name": "score", "check": "quantified_score", "field": "score"},
+ *      {"name": "reward", "check": "harbor_reward"}]}
  *
  * "env" is "episode" (the episode's own environment, the default) or
  * "clean" (a fresh one of the task's image with the saved deliverables put
@@ -32,6 +33,17 @@
  * or an exit status other than 0 (1 with "False") is the evaluator's
  * failure. A score file the evaluator did not write (there before it ran,
  * unchanged after) is said by the assertion "score_written_by_evaluator".
+ * "harbor_reward" is Harbor's verifier protocol: /logs/verifier is emptied
+ * before the evaluator runs (a reward file the agent left there is never
+ * read), then the reward is /logs/verifier/reward.json's (a flat object:
+ * its "reward", else its one numeric value; each numeric value is also the
+ * metric "reward:KEY", other values are ignored) or, without that file,
+ * reward.txt's one number; the exit status is not judged (Harbor ignores
+ * it). The reward is "evaluator_score" and the criterion's value, passing
+ * when above 0; no reward file, an empty or unreadable one is the
+ * evaluator's failure. "clear" (at most 8 absolute folders) empties
+ * folders of the environment before the uploads, so that nothing the agent
+ * put where the evaluator's files go is there when it runs.
  * An evaluator that runs past timeout_s, or
  * an environment that fails, is never a verdict: the former is returned as
  * ENGI_ETIMEOUT, the latter as ENGI_EENV, for the runner to record as an
@@ -51,7 +63,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define CMD_UPLOADS_MAX 16
+#define CMD_UPLOADS_MAX 64
+#define CMD_CLEAR_MAX	8
 #define CMD_PATH_MAX	256
 #define CMD_RUN_MAX	4096
 #define CMD_TEXT_MAX	4096
@@ -66,12 +79,13 @@ enum cmd_check {
 	CHECK_LAST_NUMBER,
 	CHECK_EXIT_STATUS,
 	CHECK_TRUE_FALSE,
-	CHECK_QUANTIFIED
+	CHECK_QUANTIFIED,
+	CHECK_HARBOR
 };
 
 static const char *const check_names[] = {
-    "output_equals", "output_contains",	 "last_number", "exit_status",
-    "true_false",    "quantified_score", NULL};
+    "output_equals", "output_contains",	 "last_number",	  "exit_status",
+    "true_false",    "quantified_score", "harbor_reward", NULL};
 
 struct cmd_criterion {
 	struct engi_criterion c;
@@ -91,6 +105,8 @@ struct cmd_criteria {
 	double timeout_s;
 	size_t nuploads;
 	struct cmd_upload uploads[CMD_UPLOADS_MAX];
+	size_t nclear;
+	char clear[CMD_CLEAR_MAX][CMD_PATH_MAX]; /* absolute folders */
 	size_t n;
 	struct cmd_criterion v[];
 };
@@ -133,6 +149,27 @@ static int relative_inside(const char *path)
 			return 0;
 		s += len;
 		while (*s == '/')
+			s++;
+	}
+	return 1;
+}
+
+/* A folder "clear" may empty: absolute, of characters no shell reads, no
+ * "." or ".." component, not the root. */
+static int clear_path_ok(const char *d)
+{
+	static const char ok[] =
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-";
+	size_t n = strlen(d);
+	if (d[0] != '/' || n < 2 || n >= CMD_PATH_MAX || strspn(d, ok) != n)
+		return 0;
+	for (const char *s = d + 1; *s;) {
+		size_t len = strcspn(s, "/");
+		if (len == 0 || (len == 1 && s[0] == '.') ||
+		    (len == 2 && s[0] == '.' && s[1] == '.'))
+			return 0;
+		s += len;
+		if (*s == '/')
 			s++;
 	}
 	return 1;
@@ -222,8 +259,9 @@ static int parse_item(json_t *item, const char *file, const char *ptr, struct cm
 static int cmd_parse(json_t *ver, const char *file, const char *dir, const char *pointer,
 		     void **criteria, struct engi_error *err)
 {
-	static const char *const keys[] = {"kind",	"file",	    "env",	 "upload", "run",
-					   "timeout_s", "criteria", "objective", "reward", NULL};
+	static const char *const keys[] = {"kind",	"file",	  "env",       "upload",
+					   "clear",	"run",	  "timeout_s", "criteria",
+					   "objective", "reward", NULL};
 	static const char *const envs[] = {"episode", "clean", NULL};
 	*criteria = NULL;
 	TRY(engi_json_only_keys(ver, keys, file, pointer, err));
@@ -270,6 +308,24 @@ static int cmd_parse(json_t *ver, const char *file, const char *dir, const char 
 		rc = parse_upload(json_array_get(up, i), file, ip, cc->task_dir, &cc->uploads[i],
 				  err);
 		cc->nuploads = i + 1;
+	}
+	json_t *cl = json_object_get(ver, "clear");
+	engi_json_pointer(p, sizeof(p), pointer, "clear");
+	if (rc == 0 && cl && (!json_is_array(cl) || json_array_size(cl) > CMD_CLEAR_MAX))
+		rc = engi_parse_error(err, file, p, "expected an array of at most %d folders",
+				      CMD_CLEAR_MAX);
+	for (size_t i = 0; rc == 0 && i < json_array_size(cl); i++) {
+		char ip[POINTER_MAX];
+		engi_json_pointer_index(ip, sizeof(ip), p, i);
+		const char *d = json_string_value(json_array_get(cl, i));
+		if (!d || !clear_path_ok(d))
+			rc = engi_parse_error(err, file, ip,
+					      "expected an absolute folder of [A-Za-z0-9._/-] "
+					      "without '.' or '..' components, not '/', at most "
+					      "%d bytes",
+					      CMD_PATH_MAX - 1);
+		else
+			snprintf(cc->clear[cc->nclear++], CMD_PATH_MAX, "%s", d);
 	}
 	cc->n = n;
 	char base[POINTER_MAX];
@@ -481,10 +537,91 @@ static int judge_quantified(const struct cmd_criterion *c, int status, const cha
 				     from >= 0 ? score_file_names[from] : "its output");
 }
 
+#define HARBOR_DIR "/logs/verifier"
+static const char *const harbor_files[] = {HARBOR_DIR "/reward.json", HARBOR_DIR "/reward.txt"};
+
+/* Harbor's reward: reward.json's (sf->text[0]) "reward", else its one
+ * numeric value, every numeric value a metric "reward:KEY"; else
+ * reward.txt's (sf->text[1]) one number. */
+static int judge_harbor(const struct cmd_criterion *c, const struct score_files *sf,
+			struct engi_verdict *v, struct engi_error *err)
+{
+	double x = NAN;
+	const char *from = NULL;
+	if (sf->text[0]) {
+		from = "reward.json";
+		if (!sf->len[0])
+			RAISE(err, ENGI_EPARSE, "the evaluator's reward.json is empty");
+		json_t *j = json_loadb(sf->text[0], sf->len[0], 0, NULL);
+		if (!json_is_object(j)) {
+			json_decref(j);
+			RAISE(err, ENGI_EPARSE, "the evaluator's reward.json is not a JSON object");
+		}
+		const char *k;
+		json_t *val;
+		size_t numeric = 0;
+		double only = NAN;
+		int rc = 0;
+		json_object_foreach(j, k, val)
+		{
+			if (!json_is_number(val) || !isfinite(json_number_value(val)))
+				continue;
+			numeric++;
+			only = json_number_value(val);
+			char name[ENGI_NAME_MAX];
+			if (rc == 0 && engi_json_name_valid(k, strlen(k)) &&
+			    snprintf(name, sizeof(name), "reward:%s", k) < (int)sizeof(name))
+				rc = engi_verdict_metric(v, name, only);
+		}
+		json_t *r = json_object_get(j, "reward");
+		if (json_is_number(r))
+			x = json_number_value(r);
+		else if (numeric == 1 && !r)
+			x = only;
+		json_decref(j);
+		if (rc < 0)
+			RAISE(err, rc, "out of memory");
+		if (isnan(x))
+			RAISE(err, ENGI_EPARSE,
+			      "the evaluator's reward.json has no numeric 'reward' and %zu numeric "
+			      "values",
+			      numeric);
+	} else if (sf->text[1]) {
+		from = "reward.txt";
+		char num[64];
+		size_t a = 0, b = sf->len[1];
+		while (a < b && isspace((unsigned char)sf->text[1][a]))
+			a++;
+		while (b > a && isspace((unsigned char)sf->text[1][b - 1]))
+			b--;
+		char *end = NULL;
+		if (b > a && b - a < sizeof(num)) {
+			memcpy(num, sf->text[1] + a, b - a);
+			num[b - a] = '\0';
+			errno = 0;
+			x = strtod(num, &end);
+		}
+		if (!end || *end || errno)
+			RAISE(err, ENGI_EPARSE, "the evaluator's reward.txt is not one number");
+	} else {
+		RAISE(err, ENGI_EPARSE,
+		      "the evaluator wrote no reward file (" HARBOR_DIR "/reward.json or "
+		      "reward.txt)");
+	}
+	if (!isfinite(x))
+		RAISE(err, ENGI_EPARSE, "the evaluator's reward is not finite");
+	TRY(engi_verdict_metric(v, "evaluator_score", x));
+	return engi_criterion_report(&c->c, x > 0 ? ENGI_PASS : ENGI_FAIL, x, v, err,
+				     "the reward is %.6g (from %s)", x, from);
+}
+
 static int judge_one(const struct cmd_criterion *c, int status, const char *out, size_t len,
-		     const struct score_files *sf, struct engi_verdict *v, struct engi_error *err)
+		     const struct score_files *sf, const struct score_files *hf,
+		     struct engi_verdict *v, struct engi_error *err)
 {
 	switch (c->check) {
+	case CHECK_HARBOR:
+		return judge_harbor(c, hf, v, err);
 	case CHECK_QUANTIFIED:
 		return judge_quantified(c, status, out, len, sf, v, err);
 	case CHECK_TRUE_FALSE:
@@ -520,6 +657,27 @@ static int cmd_verify_env(const void *criteria, const struct engi_verify_env_ops
 			  struct engi_error *err)
 {
 	const struct cmd_criteria *cc = criteria;
+	int harbor = 0;
+	for (size_t i = 0; i < cc->n; i++)
+		harbor |= cc->v[i].check == CHECK_HARBOR;
+	for (size_t i = 0; i <= cc->nclear; i++) {
+		/* the folders to empty, then Harbor's reward folder */
+		if (i == cc->nclear && !harbor)
+			break;
+		const char *d = i < cc->nclear ? cc->clear[i] : HARBOR_DIR;
+		char cmd[3 * CMD_PATH_MAX];
+		/* its contents: the folder itself may be a mount point */
+		snprintf(cmd, sizeof(cmd), "mkdir -p -- '%s' && find '%s' -mindepth 1 -delete", d,
+			 d);
+		int st = -1;
+		char *o = NULL;
+		size_t ol = 0;
+		TRY(env->exec(env->ctx, cmd, 60, 4096, &st, &o, &ol, err));
+		engi_free(o);
+		if (st != 0)
+			RAISE(err, ENGI_EIO, "cannot empty '%s' before the evaluator (exit %d)", d,
+			      st);
+	}
 	for (size_t i = 0; i < cc->nuploads; i++) {
 		char host[PATH_MAX];
 		snprintf(host, sizeof(host), "%s/%s", ctx->task_dir ? ctx->task_dir : cc->task_dir,
@@ -568,10 +726,28 @@ static int cmd_verify_env(const void *criteria, const struct engi_verify_env_ops
 	}
 	engi_free(before);
 	engi_free(after);
+	struct score_files hf;
+	memset(&hf, 0, sizeof(hf));
+	for (int i = 0; rc == 0 && status >= 0 && harbor && i < 2; i++) {
+		char cat[128];
+		snprintf(cat, sizeof(cat), "test -f '%s' && cat -- '%s'", harbor_files[i],
+			 harbor_files[i]);
+		char *t = NULL;
+		size_t tl = 0;
+		rc = env->exec(env->ctx, cat, 60, CMD_OUT_CAP, &st, &t, &tl, err);
+		if (rc == 0 && st == 0) {
+			hf.text[i] = t;
+			hf.len[i] = tl;
+		} else {
+			engi_free(t);
+		}
+	}
 	if (rc < 0) {
 		engi_free(out);
 		engi_free(sf.text[0]);
 		engi_free(sf.text[1]);
+		engi_free(hf.text[0]);
+		engi_free(hf.text[1]);
 		return rc;
 	}
 	if (status < 0) {
@@ -581,10 +757,12 @@ static int cmd_verify_env(const void *criteria, const struct engi_verify_env_ops
 	}
 	rc = engi_verdict_metric(v, "evaluator_exit_status", status);
 	for (size_t i = 0; i < cc->n && rc == 0; i++)
-		rc = judge_one(&cc->v[i], status, out ? out : "", len, &sf, v, err);
+		rc = judge_one(&cc->v[i], status, out ? out : "", len, &sf, &hf, v, err);
 	engi_free(out);
 	engi_free(sf.text[0]);
 	engi_free(sf.text[1]);
+	engi_free(hf.text[0]);
+	engi_free(hf.text[1]);
 	return rc;
 }
 
