@@ -30,6 +30,7 @@ int kernel_geom_distance(int argc, char **argv);
 int kernel_brep(int argc, char **argv);
 int cmd_truth(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_judge(int argc, char **argv);
 int cmd_reverify(int argc, char **argv);
 int cmd_image(int argc, char **argv);

@@ -13,7 +13,8 @@
 #include <string.h>
 
 static const char inspect_help[] =
-    "usage: engisweep inspect [--source NAME] [--images FILE] [SUITE]\n"
+    "usage: engisweep inspect [--source NAME] [--images FILE] [--deliverables FILE]\n"
+    "                         [SUITE]\n"
     "\n"
     "Lists what this binary can run: backends, agents, model providers and\n"
     "verifier kinds, each marked built or not built, and the accelerator the\n"
@@ -25,16 +26,18 @@ static const char inspect_help[] =
     "With SUITE: which task source reads it (detected, or --source NAME), how\n"
     "many tasks load and how many are refused, by reason, each refused file\n"
     "named; --images FILE maps a benchmark's snapshots to engisweep images as\n"
-    "for run. Exit status 0 when every task loads, 1 when some are refused, 2\n"
+    "for run, and --deliverables FILE a Harbor suite's deliverables map. Exit\n"
+    "status 0 when every task loads, 1 when some are refused, 2\n"
     "when the suite cannot be read at all.\n";
 
 /* Tasks loaded and refused, refusals grouped by the kind of failure. */
-static int inspect_suite(const char *path, const char *source, const char *images)
+static int inspect_suite(const char *path, const char *source, const char *images,
+			 const char *deliverables)
 {
 	struct suite s;
 	struct engi_error err;
 	engi_error_init(&err);
-	struct suite_load_opts lo = {.source = source};
+	struct suite_load_opts lo = {.source = source, .deliverables = deliverables};
 	struct arena ia;
 	arena_init(&ia);
 	struct suite_image *map = NULL;
@@ -71,7 +74,7 @@ static int inspect_suite(const char *path, const char *source, const char *image
 
 int cmd_inspect(int argc, char **argv)
 {
-	const char *source = NULL, *suite = NULL, *images = NULL;
+	const char *source = NULL, *suite = NULL, *images = NULL, *deliverables = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(inspect_help, stdout);
@@ -80,6 +83,8 @@ int cmd_inspect(int argc, char **argv)
 			source = argv[++i];
 		} else if (!strcmp(argv[i], "--images") && i + 1 < argc) {
 			images = argv[++i];
+		} else if (!strcmp(argv[i], "--deliverables") && i + 1 < argc) {
+			deliverables = argv[++i];
 		} else if (argv[i][0] != '-' && !suite) {
 			suite = argv[i];
 		} else {
@@ -89,9 +94,11 @@ int cmd_inspect(int argc, char **argv)
 		}
 	}
 	if (suite)
-		return inspect_suite(suite, source, images);
-	if (source || images) {
-		cli_errorf("inspect: --%s needs a SUITE", source ? "source" : "images");
+		return inspect_suite(suite, source, images, deliverables);
+	if (source || images || deliverables) {
+		cli_errorf("inspect: --%s needs a SUITE", source   ? "source"
+							  : images ? "images"
+								   : "deliverables");
 		return EXIT_USAGE;
 	}
 	printf("engisweep %s\n\nbackends:\n", ENGISWEEP_VERSION);

@@ -32,21 +32,31 @@ static const char plan_help[] =
     "      --subset SPEC      stratified subset, or file:PATH of task ids, as for run\n"
     "      --source NAME      the suite's task source (default: detected)\n"
     "      --images FILE      a benchmark's snapshots -> engisweep images\n"
+    "      --deliverables FILE  what a Harbor task's agent delivers: a JSON\n"
+    "                         object of task name (or \"*\") -> paths\n"
+    "                         (docs/parametric-cad-bench.md)\n"
     "  -n, --ranks R          ranks running episodes (default 1)\n"
     "  -h, --help             this text\n";
 
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"agents", required_argument, NULL, 'a'},  {"models", required_argument, NULL, 'm'},
-	    {"trials", required_argument, NULL, 't'},  {"condition", required_argument, NULL, 'c'},
-	    {"history", required_argument, NULL, 'H'}, {"ranks", required_argument, NULL, 'n'},
-	    {"grid", required_argument, NULL, 'G'},    {"subset", required_argument, NULL, 'S'},
-	    {"source", required_argument, NULL, 'Q'},  {"images", required_argument, NULL, 'I'},
-	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
+	    {"agents", required_argument, NULL, 'a'},
+	    {"models", required_argument, NULL, 'm'},
+	    {"trials", required_argument, NULL, 't'},
+	    {"condition", required_argument, NULL, 'c'},
+	    {"history", required_argument, NULL, 'H'},
+	    {"ranks", required_argument, NULL, 'n'},
+	    {"grid", required_argument, NULL, 'G'},
+	    {"subset", required_argument, NULL, 'S'},
+	    {"source", required_argument, NULL, 'Q'},
+	    {"images", required_argument, NULL, 'I'},
+	    {"deliverables", required_argument, NULL, 'D'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *agents = NULL, *models = NULL, *history = NULL, *subset = NULL, *source = NULL,
-		   *images = NULL;
+		   *images = NULL, *deliverables = NULL;
 	struct strlist grid = {0};
 	long trials = 1, ranks = 1;
 	struct strlist conds = {0};
@@ -82,6 +92,9 @@ int cmd_plan(int argc, char **argv)
 		case 'I':
 			images = optarg;
 			break;
+		case 'D':
+			deliverables = optarg;
+			break;
 		case 'n':
 			if (cli_int("--ranks", optarg, 1, 1000000, &ranks) < 0)
 				return EXIT_USAGE;
@@ -115,6 +128,7 @@ int cmd_plan(int argc, char **argv)
 	o.subset = subset;
 	o.source = source;
 	o.images = images;
+	o.deliverables = deliverables;
 	struct suite s;
 	struct sweepdef d;
 	struct matrix m;

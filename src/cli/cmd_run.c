@@ -45,6 +45,9 @@ static const char run_help[] =
     "                         engisweep inspect)\n"
     "      --images FILE      a benchmark's snapshots -> engisweep images (JSON\n"
     "                         object; docs/engiworld.md)\n"
+    "      --deliverables FILE  what a Harbor task's agent delivers: a JSON\n"
+    "                         object of task name (or \"*\") -> paths\n"
+    "                         (docs/parametric-cad-bench.md)\n"
     "      --subset SPEC      a stratified subset of the suite, e.g.\n"
     "                         'strata=software,type,interface per=4-5 seed=7\n"
     "                         all=type:open' (4 or 5 tasks per stratum), or\n"
@@ -112,6 +115,9 @@ static const char validate_help[] =
     "                         (local, qemu; default: local)\n"
     "      --subset SPEC      only these tasks (file:PATH of ids, or strata)\n"
     "      --images FILE      a benchmark's snapshots -> engisweep images\n"
+    "      --deliverables FILE  what a Harbor task's agent delivers: a JSON\n"
+    "                         object of task name (or \"*\") -> paths\n"
+    "                         (docs/parametric-cad-bench.md)\n"
     "  -j, --jobs N           episodes at once (default 1)\n"
     "      --keep             keep the results folder\n"
     "  -q, --quiet            no progress output\n"
@@ -129,6 +135,7 @@ enum {
 	OPT_SUBSET,
 	OPT_SOURCE,
 	OPT_IMAGES,
+	OPT_DELIVERABLES,
 	OPT_SHARD,
 	OPT_BUDGET,
 	OPT_PAUSE_ENV,
@@ -171,6 +178,7 @@ static const struct option run_options[] = {
     {"subset", required_argument, NULL, OPT_SUBSET},
     {"source", required_argument, NULL, OPT_SOURCE},
     {"images", required_argument, NULL, OPT_IMAGES},
+    {"deliverables", required_argument, NULL, OPT_DELIVERABLES},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"budget-usd", required_argument, NULL, OPT_BUDGET},
     {"judge", required_argument, NULL, OPT_JUDGE},
@@ -361,6 +369,9 @@ int sweep_parse_args(int argc, char **argv, int validation, struct sweep_opts *o
 			break;
 		case OPT_IMAGES:
 			o->images = optarg;
+			break;
+		case OPT_DELIVERABLES:
+			o->deliverables = optarg;
 			break;
 		case OPT_SUBSET:
 			o->subset = optarg;

@@ -23,6 +23,7 @@ static const struct subcommand {
     {"reverify", cmd_reverify,
      "re-judge a results file's saved deliverables with this binary's verifiers"},
     {"judge", cmd_judge, "run a task's verifier on saved deliverables (run's child process)"},
+    {"export", cmd_export, "write a results file in another tool's layout (Harbor jobs)"},
     {"merge", cmd_merge, "combine results files (array shards, continued runs), each cell once"},
     {"kernel", cmd_kernel,
      "run a verifier kernel by hand on files (fe, frame, mesh, icp, distance)"},

@@ -20,6 +20,7 @@ static const struct task_source *const sources[] = {
     &task_source_native,
     &task_source_engiworld,
     &task_source_structureclaw,
+    &task_source_harbor,
 #ifdef ENGI_EXTRA_TASK_SOURCE
     &ENGI_EXTRA_TASK_SOURCE,
 #endif
@@ -242,8 +243,17 @@ int suite_load_with(struct suite *s, const char *path, const struct suite_load_o
 			src = &task_source_native;
 	}
 	s->source = src->name;
+	if (o->deliverables && !src->takes_deliverables) {
+		suite_release(s);
+		RAISE(err, ENGI_EINVALID,
+		      "--deliverables: the %s source's tasks name their own deliverables (a "
+		      "deliverables map is for harbor tasks)",
+		      src->name);
+	}
 	s->path = arena_strdup(&s->arena, path);
-	if (!s->path) {
+	if (o->deliverables)
+		s->deliverables = arena_strdup(&s->arena, o->deliverables);
+	if (!s->path || (o->deliverables && !s->deliverables)) {
 		suite_release(s);
 		RAISE(err, ENGI_ENOMEM, "out of memory");
 	}

@@ -32,6 +32,9 @@ struct task_source {
 	 * refused with their reasons and the others run, even where a strict
 	 * load is asked for (a typo in engisweep's own format stays an error) */
 	int partial;
+	/* its tasks do not list their deliverables: it reads a deliverables
+	 * map (suite_load_opts.deliverables) */
+	int takes_deliverables;
 };
 
 /* The registry, NULL-ended. */
@@ -53,6 +56,9 @@ struct suite_load_opts {
 	int strict;
 	const struct suite_image *images;
 	size_t nimages;
+	/* a deliverables map (a JSON file: task name -> deliverables) for
+	 * sources whose tasks do not list them; refused by the others */
+	const char *deliverables;
 };
 int suite_load_with(struct suite *s, const char *path, const struct suite_load_opts *o,
 		    struct engi_error *err);
@@ -106,6 +112,7 @@ int suite_add_json(struct suite *s, const char *file, const char *dir, json_t *r
 extern const struct task_source task_source_native;
 extern const struct task_source task_source_engiworld;
 extern const struct task_source task_source_structureclaw;
+extern const struct task_source task_source_harbor;
 
 /* An EngiWorld task id, <category>--<cli|gui>--<folder>--<task>--<os>
  * (the folder may itself hold "--": several applications). */

@@ -250,6 +250,9 @@ struct suite {
 	 * set by suite_load_with from its options) */
 	const struct suite_image *images;
 	size_t nimages;
+	/* a deliverables map file for sources whose tasks do not list their
+	 * deliverables (harbor), or NULL */
+	const char *deliverables;
 	struct task *tasks; /* heap, tasks_alloc slots */
 	size_t ntasks, tasks_alloc;
 	const char *path;

@@ -623,7 +623,8 @@ static int say_refused(const struct suite *s, const struct sweep_opts *o, struct
 int sweep_define(struct suite *s, struct sweepdef *d, const struct sweep_opts *o, size_t *nstrata,
 		 struct engi_error *err)
 {
-	struct suite_load_opts lo = {.source = o->source, .strict = 1};
+	struct suite_load_opts lo = {
+	    .source = o->source, .strict = 1, .deliverables = o->deliverables};
 	struct arena ia;
 	arena_init(&ia);
 	struct suite_image *images = NULL;

@@ -25,6 +25,8 @@ struct sweep_opts {
 	const char *suite;
 	const char *source; /* task source (source.h); NULL: detected */
 	const char *images; /* --images FILE: snapshot -> image map, or NULL */
+	/* --deliverables FILE: a harbor suite's deliverables map, or NULL */
+	const char *deliverables;
 	const char *out;
 	const char *backend;
 	const char *agents;	 /* "reference,noop" */

@@ -1,6 +1,11 @@
 # Every subcommand answers --help on stdout with exit 0; bad usage exits 2.
 . "$(dirname "$0")/lib.sh"
-for cmd in run plan validate audit report compare merge kernel truth inspect image; do
+# every command the top-level help lists, and at least these
+cmds=$("$ENGISWEEP" --help | awk '/^commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 }')
+for want in run plan validate audit report compare merge export kernel truth inspect image; do
+	grep -qx "$want" <<<"$cmds" || fail "top-level --help does not list $want"
+done
+for cmd in $cmds; do
 	out=$("$ENGISWEEP" "$cmd" --help)
 	grep -q "usage: engisweep $cmd" <<<"$out" || fail "$cmd --help prints no usage"
 done

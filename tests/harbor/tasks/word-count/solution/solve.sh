@@ -1,0 +1,2 @@
+#!/bin/sh
+wc -w < data/poem.txt | tr -d ' ' > answer.txt
