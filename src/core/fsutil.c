@@ -357,3 +357,40 @@ void fs_file_last_line(const char *path, char *buf, size_t n)
 	}
 	fclose(f);
 }
+
+static int names_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fs_dir_names(const char *dir, int (*keep)(const char *dir, const char *name, void *ctx),
+		 void *ctx, size_t max, char ***out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	size_t cap = 0;
+	struct dirent *de;
+	while (*n < max && (de = readdir(d)) != NULL) {
+		const char *name = de->d_name;
+		if (!strcmp(name, ".") || !strcmp(name, "..") || (keep && !keep(dir, name, ctx)))
+			continue;
+		if (engi_grow((void **)out, &cap, *n + 1, sizeof(**out)) < 0)
+			break;
+		if (((*out)[*n] = engi_strdup(name)) != NULL)
+			(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), names_cmp);
+	return 0;
+}
+
+void fs_names_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		engi_free(v[i]);
+	engi_free(v);
+}

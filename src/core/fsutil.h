@@ -57,6 +57,14 @@ int fs_copy_fd_capped(int in, const char *src_name, const char *dst, uint64_t ca
 int fs_path_is_dir(const char *p);
 int fs_path_is_file(const char *p);
 
+/* The names of dir's entries (never "." or "..") that keep accepts (NULL:
+ * every one), at most max of them, in name order: what a source reads must
+ * not depend on the folder's order. engi_free each and the list
+ * (fs_names_free); -1 when dir cannot be opened. */
+int fs_dir_names(const char *dir, int (*keep)(const char *dir, const char *name, void *ctx),
+		 void *ctx, size_t max, char ***out, size_t *n);
+void fs_names_free(char **v, size_t n);
+
 /* Seconds: monotonic (for durations) and wall (unix time). */
 double clk_now_mono(void);
 double clk_now_wall(void);

@@ -42,7 +42,6 @@
 #include "task.h"
 #include "text.h"
 
-#include <dirent.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdint.h>
@@ -514,56 +513,29 @@ static json_t *ew_reference(const struct ew_at *at, json_t *deliverables)
 	return steps;
 }
 
-static int ew_cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 enum ew_entry { EW_FOLDERS, EW_PNG_FILES };
 
-/* The names in dir of its sub-folders (not hidden, not '_'-prefixed) or of
- * its PNG files (not hidden), at most cap, in name order: a task's hash
- * must not depend on the folder's order. engi_free each and the list
- * (ew_free_list); -1 when dir cannot be opened. */
-static int ew_names(const char *dir, enum ew_entry want, size_t cap, char ***out, size_t *n)
+/* Sub-folders (not hidden, not '_'-prefixed), or PNG files (not hidden). */
+static int ew_keep(const char *dir, const char *name, void *ctx)
 {
-	*out = NULL;
-	*n = 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return -1;
-	struct dirent *de;
-	size_t alloc = 0;
-	while (*n < cap && (de = readdir(d)) != NULL) {
-		const char *name = de->d_name;
-		size_t k = strlen(name);
-		if (name[0] == '.')
-			continue;
-		if (want == EW_PNG_FILES && (k < 5 || strcasecmp(name + k - 4, ".png")))
-			continue;
-		if (want == EW_FOLDERS) {
-			char p[PATH_MAX];
-			struct stat st;
-			snprintf(p, sizeof(p), "%s/%s", dir, name);
-			if (name[0] == '_' || lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
-				continue;
-		}
-		if (engi_grow((void **)out, &alloc, *n + 1, sizeof(**out)) < 0)
-			break;
-		if (((*out)[*n] = engi_strdup(name)) != NULL)
-			(*n)++;
-	}
-	closedir(d);
-	if (*n)
-		qsort(*out, *n, sizeof(**out), ew_cmp_str);
-	return 0;
+	enum ew_entry want = *(const enum ew_entry *)ctx;
+	size_t k = strlen(name);
+	if (name[0] == '.')
+		return 0;
+	if (want == EW_PNG_FILES)
+		return k >= 5 && !strcasecmp(name + k - 4, ".png");
+	char p[PATH_MAX];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return name[0] != '_' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static void ew_free_list(char **v, size_t n)
+/* The names in dir of its sub-folders or of its PNG files, at most cap, in
+ * name order (fs_dir_names): a task's hash must not depend on the folder's
+ * order. */
+static int ew_names(const char *dir, enum ew_entry want, size_t cap, char ***out, size_t *n)
 {
-	for (size_t i = 0; i < n; i++)
-		engi_free(v[i]);
-	engi_free(v);
+	return fs_dir_names(dir, ew_keep, &want, cap, out, n);
 }
 
 /* A vision task's drawings: the images of its init_file/ folder, which the
@@ -584,7 +556,7 @@ static json_t *ew_drawings(const struct ew_at *at)
 			 names[i]);
 		json_array_append_new(list, json_string(rel));
 	}
-	ew_free_list(names, n);
+	fs_names_free(names, n);
 	return list;
 }
 
@@ -951,9 +923,9 @@ static int ew_load(struct suite *s, const char *path, int strict, struct engi_er
 					rc = ew_load_file(s, fdir, cat, iface, folders[f], tasks[t],
 							  file, strict, err);
 				}
-				ew_free_list(tasks, nt);
+				fs_names_free(tasks, nt);
 			}
-			ew_free_list(folders, nf);
+			fs_names_free(folders, nf);
 		}
 	}
 	char oldest[PATH_MAX + 16];

@@ -48,7 +48,6 @@
 #include "toml.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -84,46 +83,20 @@ static int hb_is_task(const char *dir)
 	return fs_path_is_file(p);
 }
 
-static int hb_cmp_str(const void *a, const void *b)
+/* A dataset's task folder: not hidden, a folder (not a link), a task. */
+static int hb_keep_task(const char *root, const char *name, void *ctx)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	(void)ctx;
+	char p[PATH_MAX];
+	struct stat st;
+	return name[0] != '.' && snprintf(p, sizeof(p), "%s/%s", root, name) < (int)sizeof(p) &&
+	       lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && hb_is_task(p);
 }
 
-static void hb_free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		engi_free(v[i]);
-	engi_free(v);
-}
-
-/* The task folders of a dataset folder (not hidden), sorted. */
+/* The task folders of a dataset folder, sorted. */
 static int hb_task_dirs(const char *root, char ***out, size_t *n)
 {
-	*out = NULL;
-	*n = 0;
-	DIR *d = opendir(root);
-	if (!d)
-		return -1;
-	size_t cap = 0;
-	struct dirent *de;
-	while (*n < HB_MAX_TASKS && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		char p[PATH_MAX];
-		if (snprintf(p, sizeof(p), "%s/%s", root, de->d_name) >= (int)sizeof(p))
-			continue;
-		struct stat st;
-		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode) || !hb_is_task(p))
-			continue;
-		if (engi_grow((void **)out, &cap, *n + 1, sizeof(**out)) < 0)
-			break;
-		if (((*out)[*n] = engi_strdup(de->d_name)) != NULL)
-			(*n)++;
-	}
-	closedir(d);
-	if (*n)
-		qsort(*out, *n, sizeof(**out), hb_cmp_str);
-	return 0;
+	return fs_dir_names(root, hb_keep_task, NULL, HB_MAX_TASKS, out, n);
 }
 
 static int hb_probe(const char *path)
@@ -136,7 +109,7 @@ static int hb_probe(const char *path)
 	size_t n;
 	if (hb_task_dirs(path, &names, &n) < 0)
 		return 0;
-	hb_free_list(names, n);
+	fs_names_free(names, n);
 	return n ? 80 : 0;
 }
 
@@ -155,24 +128,10 @@ static int hb_files(const char *dir, const char *sub, int depth, json_t *out, st
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/%s", dir, sub);
-	DIR *d = opendir(p);
-	if (!d)
-		SUITE_REFUSE(r, "unreadable folder", "cannot read the folder %s", sub);
 	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (n >= 4 * HB_MAX_FILES ||
-		    engi_grow((void **)&names, &cap, n + 1, sizeof(*names)) < 0)
-			break;
-		if ((names[n] = engi_strdup(de->d_name)) != NULL)
-			n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof(*names), hb_cmp_str);
+	size_t n = 0;
+	if (fs_dir_names(p, NULL, NULL, 4 * HB_MAX_FILES, &names, &n) < 0)
+		SUITE_REFUSE(r, "unreadable folder", "cannot read the folder %s", sub);
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		char rel[PATH_MAX], full[PATH_MAX];
@@ -205,7 +164,7 @@ static int hb_files(const char *dir, const char *sub, int depth, json_t *out, st
 			json_array_append_new(out, json_string(rel));
 		}
 	}
-	hb_free_list(names, n);
+	fs_names_free(names, n);
 	return rc;
 }
 
@@ -920,7 +879,7 @@ static int hb_load(struct suite *s, const char *path, int strict, struct engi_er
 			rc = hb_load_task(&hc, dir, names[i], strict, err);
 		}
 		if (n)
-			hb_free_list(names, n);
+			fs_names_free(names, n);
 	}
 	json_decref(hc.map);
 	free(abs);

@@ -49,7 +49,6 @@
 #include "engi/truth.h"
 #include "fsutil.h"
 
-#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <limits.h>
@@ -112,41 +111,12 @@ static int sc_probe(const char *path)
 	return fs_path_is_dir(path) && sc_root(path, root, sizeof(root)) ? 90 : 0;
 }
 
-static int sc_cmp_str(const void *a, const void *b)
+/* A scenario file's name: *.json, not hidden. */
+static int sc_keep_json(const char *dir, const char *name, void *ctx)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The *.json files of dir (not hidden), sorted; -1 when it cannot be read. */
-static int sc_json_files(const char *dir, char ***out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return -1;
-	size_t cap = 0;
-	struct dirent *de;
-	while (*n < SC_MAX_FILES && (de = readdir(d)) != NULL) {
-		size_t k = strlen(de->d_name);
-		if (de->d_name[0] == '.' || k < 6 || strcmp(de->d_name + k - 5, ".json"))
-			continue;
-		if (engi_grow((void **)out, &cap, *n + 1, sizeof(**out)) < 0)
-			break;
-		if (((*out)[*n] = engi_strdup(de->d_name)) != NULL)
-			(*n)++;
-	}
-	closedir(d);
-	if (*n)
-		qsort(*out, *n, sizeof(**out), sc_cmp_str);
-	return 0;
-}
-
-static void sc_free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		engi_free(v[i]);
-	engi_free(v);
+	(void)dir, (void)ctx;
+	size_t k = strlen(name);
+	return name[0] != '.' && k >= 6 && !strcmp(name + k - 5, ".json");
 }
 
 /* The ground truths: the fixtures' list, {id, model} entries. */
@@ -924,7 +894,7 @@ static int sc_load(struct suite *s, const char *path, int strict, struct engi_er
 		snprintf(dir, sizeof(dir), "%s/scenarios/%s", root, sc_families[f]);
 		char **names;
 		size_t n;
-		if (sc_json_files(dir, &names, &n) < 0)
+		if (fs_dir_names(dir, sc_keep_json, NULL, SC_MAX_FILES, &names, &n) < 0)
 			continue;
 		for (size_t i = 0; rc == 0 && i < n; i++) {
 			char file[2 * PATH_MAX];
@@ -932,7 +902,7 @@ static int sc_load(struct suite *s, const char *path, int strict, struct engi_er
 			found++;
 			rc = sc_load_file(s, root, sc_families[f], file, &g, strict, err);
 		}
-		sc_free_list(names, n);
+		fs_names_free(names, n);
 	}
 	for (size_t i = 0; i < json_array_size(g.list); i++)
 		free(g.info[i].analysis);
