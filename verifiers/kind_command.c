@@ -665,10 +665,12 @@ static int cmd_verify_env(const void *criteria, const struct engi_verify_env_ops
 		if (i == cc->nclear && !harbor)
 			break;
 		const char *d = i < cc->nclear ? cc->clear[i] : HARBOR_DIR;
-		char cmd[3 * CMD_PATH_MAX];
-		/* its contents: the folder itself may be a mount point */
-		snprintf(cmd, sizeof(cmd), "mkdir -p -- '%s' && find '%s' -mindepth 1 -delete", d,
-			 d);
+		char cmd[5 * CMD_PATH_MAX];
+		/* its contents (the folder itself may be a mount point), with
+		 * what any POSIX shell has: globs that match nothing stay words,
+		 * which rm -f passes over */
+		snprintf(cmd, sizeof(cmd),
+			 "mkdir -p -- '%s' && rm -rf -- '%s'/* '%s'/.[!.]* '%s'/..?*", d, d, d, d);
 		int st = -1;
 		char *o = NULL;
 		size_t ol = 0;

@@ -184,6 +184,18 @@ int backend_folders_find(const struct backend_folders *f, const char *env_path, 
 void backend_stop(struct backend_env **env);
 
 /*
+ * Runs the program so describes (its output and errors on a pipe, kept up
+ * to o->out_cap) in a process group of its own until it ends, its time
+ * limit passes or o->cancel says so; the group is killed then, and when
+ * the program ends, so that nothing it started outlives it. Fills r (the
+ * caller releases it). For backends that run their commands as host
+ * programs (local: bwrap; podman: its client).
+ */
+struct spawn_opts;
+int backend_run_captured(struct spawn_opts *so, const struct exec_opts *o, struct exec_result *r,
+			 struct engi_error *err);
+
+/*
  * The local backend's sandbox (local.c: bubblewrap namespaces around every
  * command). backend_local_sandbox probes it once per process: 1 when it
  * works here, else 0; why says which (the bwrap found, or what failed).

@@ -511,95 +511,6 @@ static int local_get(struct backend_env *env, const char *env_path, const char *
 	return rc;
 }
 
-static void kill_group(pid_t pgid)
-{
-	if (pgid > 0)
-		kill(-pgid, SIGKILL);
-}
-
-/* Runs so (its output on a pipe, kept up to o->out_cap) until it ends, its
- * time limit passes or o->cancel says so; its process group is killed
- * then, and when it ends. */
-static int run_captured(struct spawn_opts *so, const struct exec_opts *o, struct exec_result *r,
-			struct engi_error *err)
-{
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		RAISE(err, ENGI_EENV, "cannot create a pipe: %s", strerror(errno));
-	double t0 = clk_now_mono();
-	so->out_fd = pfd[1];
-	so->group = SPAWN_GROUP;
-	pid_t pid = child_spawn(so, err);
-	close(pfd[1]);
-	if (pid < 0) {
-		close(pfd[0]);
-		return (int)pid;
-	}
-
-	struct engi_dynbuf out;
-	engi_dynbuf_init(&out, o->out_cap);
-	int status = 0, exited = 0, eof = 0;
-	double exited_at = 0;
-	char buf[16384];
-	while (!eof || !exited) {
-		double now = clk_now_mono();
-		if (!exited && now - t0 > o->timeout_s) {
-			r->timed_out = 1;
-			kill_group(pid);
-		}
-		if (!exited && o->cancel && o->cancel(o->cancel_ctx)) {
-			r->cancelled = 1;
-			kill_group(pid);
-		}
-		/* the shell is gone but something it started holds the pipe */
-		if (exited && !eof && now - exited_at > 0.2) {
-			kill_group(pid);
-			break;
-		}
-		if (!eof) {
-			struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-			int pr = poll(&p, 1, 20);
-			if (pr > 0) {
-				ssize_t n = read(pfd[0], buf, sizeof(buf));
-				if (n > 0) {
-					r->out_total += (uint64_t)n;
-					size_t room = out.cap - out.len;
-					size_t keep = (size_t)n < room ? (size_t)n : room;
-					if (keep && engi_dynbuf_add(&out, buf, keep) < 0) {
-						/* out of memory: stop keeping output */
-						out.cap = out.len;
-					}
-				} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-					eof = 1;
-				}
-			}
-		} else {
-			struct timespec ts = {0, 5 * 1000 * 1000};
-			nanosleep(&ts, NULL);
-		}
-		if (!exited) {
-			pid_t w = waitpid(pid, &status, WNOHANG);
-			if (w == pid) {
-				exited = 1;
-				exited_at = clk_now_mono();
-			}
-		}
-	}
-	close(pfd[0]);
-	kill_group(pid); /* nothing the command started outlives it */
-	r->wall_s = clk_now_mono() - t0;
-	if (WIFEXITED(status)) {
-		r->exit_code = WEXITSTATUS(status);
-	} else {
-		r->exit_code = -1;
-		r->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	}
-	r->out = engi_dynbuf_take(&out, &r->out_len);
-	if (!r->out)
-		RAISE(err, ENGI_ENOMEM, "out of memory keeping command output");
-	return 0;
-}
-
 static int local_exec(struct backend_env *env, const char *command, const struct exec_opts *o,
 		      struct exec_result *r, struct engi_error *err)
 {
@@ -621,13 +532,13 @@ static int local_exec(struct backend_env *env, const char *command, const struct
 		char *const argv[] = {"sh", "-c", (char *)command, NULL};
 		struct spawn_opts so = {
 		    .path = "/bin/sh", .argv = argv, .envp = envp, .cwd_fd = le->dirfd};
-		return run_captured(&so, o, r, err);
+		return backend_run_captured(&so, o, r, err);
 	}
 	char **argv = sandbox_argv(le, command);
 	if (!argv)
 		RAISE(err, ENGI_ENOMEM, "out of memory starting a command");
 	struct spawn_opts so = {.path = sb.bwrap, .argv = argv, .envp = envp, .cwd_fd = le->dirfd};
-	int rc = run_captured(&so, o, r, err);
+	int rc = backend_run_captured(&so, o, r, err);
 	engi_free(argv);
 	return rc;
 }

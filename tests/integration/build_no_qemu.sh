@@ -53,7 +53,7 @@ expect_rc 2 "$BIN" validate --backend qemu --out v "$ENGI_SRC/tasks/demo"
 says "$BIN" validate --backend qemu --out v "$ENGI_SRC/tasks/demo" | grep -qF "$MSG" || fail "validate --backend qemu"
 [ ! -e v ] || fail "a refused validate made its results folder"
 out=$(says "$BIN" run --backend nosuch --out x "$ENGI_SRC/tasks/demo")
-grep -qF "unknown backend 'nosuch' (valid: local, simulate)" <<<"$out" || fail "unknown backend: $out"
+grep -qF "unknown backend 'nosuch' (valid: local, podman, simulate)" <<<"$out" || fail "unknown backend: $out"
 
 # the image command: every subcommand refused, nothing made in the cache
 export ENGISWEEP_IMAGES="$T/images"
@@ -72,7 +72,7 @@ grep -qF "$MSG" <<<"$out" || fail "image --help does not say qemu is not built"
 # inspect: the backends built, and the one that is not, named
 out=$("$BIN" inspect) || fail "inspect exited $?"
 built=$(sed -n '/^backends:/,/^$/p' <<<"$out" | awk 'NR > 1 && $2 == "built" {print $1}' | paste -sd, | sed 's/,/, /g')
-[ "$built" = "local, simulate" ] || fail "inspect lists the backends '$built' as built: $out"
+[ "$built" = "local, podman, simulate" ] || fail "inspect lists the backends '$built' as built: $out"
 grep -qx "  qemu: not built into this binary (configure with -DENGI_QEMU=ON)" <<<"$out" || fail "inspect does not name qemu as not built: $out"
 ! grep -q "qemu accelerator" <<<"$out" || fail "inspect probes the qemu accelerator: $out"
 grep -q "^verifier kinds:" <<<"$out" || fail "inspect stops early: $out"

@@ -22,9 +22,9 @@ backends=$("$ENGISWEEP" inspect | sed -n '/^backends:/,/^$/p' | awk 'NR > 1 && $
 # ENGI_QEMU: how the build was configured (the default ON; build_no_qemu.sh
 # tests a build without it in full)
 if [ "${ENGI_QEMU:?}" = ON ]; then
-	echo "$backends" | grep -q "local, qemu, simulate" || fail "inspect lists backends '$backends'"
+	echo "$backends" | grep -q "local, qemu, podman, simulate" || fail "inspect lists backends '$backends'"
 else
-	[ "$backends" = "local, simulate" ] || fail "inspect lists backends '$backends'"
+	[ "$backends" = "local, podman, simulate" ] || fail "inspect lists backends '$backends'"
 fi
 says "$ENGISWEEP" run --backend nosuch --out x "$ENGI_SRC/tasks/demo" | grep -qF "unknown backend 'nosuch' (valid: $backends)" \
 	|| fail "unknown backend message"
