@@ -1,4 +1,9 @@
 /*
+ * engisweep export RESULTS --format csv|jsonl --out DIR: the tables of a
+ * results file (episodes, assertions, metrics, artifacts) as CSV or JSON
+ * lines, each row naming its cell; the episodes CSV is the format `report`
+ * reads, so a report of the export is the report of the results.
+ *
  * engisweep export RESULTS --format harbor --out DIR: a results file in
  * Harbor's job layout, which leaderboards that take Harbor jobs read
  * (docs/parametric-cad-bench.md#export-for-submission):
@@ -49,10 +54,16 @@
 #define ATIF_VERSION	    "ATIF-v1.4"
 
 static const char export_help[] =
-    "usage: engisweep export RESULTS --format harbor --out DIR [options]\n"
+    "usage: engisweep export RESULTS --format csv|jsonl|harbor --out DIR [options]\n"
     "\n"
-    "Writes the episodes of a results file (results.h5 of a finished sweep,\n"
-    "its artifacts/ folder beside it) in Harbor's job layout: DIR/JOB/ with\n"
+    "--format csv or jsonl: the results file's tables as files other tools\n"
+    "load in one line (pandas.read_csv, read_json(lines=True)): episodes,\n"
+    "assertions, metrics and artifacts, each row naming its cell, task,\n"
+    "model, condition and trial (docs/outputs.md#exported-tables). The\n"
+    "episodes CSV is one `engisweep report` reads back.\n"
+    "\n"
+    "--format harbor: the episodes of a results file (results.h5 of a finished\n"
+    "sweep, its artifacts/ folder beside it) in Harbor's job layout: DIR/JOB/ with\n"
     "the job's config.json and result.json, and per episode a trial folder\n"
     "with result.json, verifier/reward.json, agent/trajectory.json (ATIF),\n"
     "agent/engisweep.txt (the trace) and artifacts/ (the deliverables, with\n"
@@ -62,13 +73,14 @@ static const char export_help[] =
     "the sweep first.\n"
     "\n"
     "options:\n"
-    "      --format harbor    the layout (harbor: the only one so far)\n"
+    "      --format F         csv, jsonl (the tables) or harbor (a Harbor job)\n"
     "  -o, --out DIR          where the job folder goes (made if missing)\n"
-    "      --job-name NAME    the job folder's name (default: engisweep-<sweep\n"
+    "      --job-name NAME    harbor: the job folder's name (default: engisweep-<sweep\n"
     "                         id's first 12 characters>)\n"
-    "      --dataset NAME     the dataset the trials name as their source\n"
+    "      --dataset NAME     harbor: the dataset the trials name as their source\n"
     "                         (default: the suite's folder name)\n"
-    "      --allow-errors     export infrastructure failures as errored trials\n"
+    "      --allow-errors     harbor: export infrastructure failures as errored\n"
+    "                         trials (the tables always hold every episode)\n"
     "  -h, --help             this text\n";
 
 struct exp {
@@ -704,6 +716,262 @@ static int export_job(struct exp *x, double first, double last, struct engi_erro
 	return rc;
 }
 
+/* ---- the tables: csv and jsonl ---- */
+
+/* One table being written: CSV (RFC 4180) or JSON lines. */
+struct table {
+	FILE *f;
+	int jsonl;
+	json_t *row; /* jsonl: the row being made */
+	int col;     /* csv: columns written on this row */
+};
+
+static void csv_text(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' && (!s[0] || s[strlen(s) - 1] != ' ')) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void put_text(struct table *t, const char *name, const char *v)
+{
+	if (t->jsonl) {
+		json_object_set_new(t->row, name, json_string(v));
+		return;
+	}
+	if (t->col++)
+		fputc(',', t->f);
+	csv_text(t->f, v);
+}
+
+static void put_num(struct table *t, const char *name, double v)
+{
+	if (t->jsonl) {
+		/* JSON has no NaN or infinity: null */
+		json_object_set_new(t->row, name, isfinite(v) ? json_real(v) : json_null());
+		return;
+	}
+	if (t->col++)
+		fputc(',', t->f);
+	if (isfinite(v))
+		fprintf(t->f, "%.17g", v);
+}
+
+static void put_int(struct table *t, const char *name, long long v)
+{
+	if (t->jsonl) {
+		json_object_set_new(t->row, name, json_integer((json_int_t)v));
+		return;
+	}
+	if (t->col++)
+		fputc(',', t->f);
+	fprintf(t->f, "%lld", v);
+}
+
+static void put_bool(struct table *t, const char *name, int v)
+{
+	if (t->jsonl) {
+		json_object_set_new(t->row, name, json_boolean(v));
+		return;
+	}
+	put_int(t, name, v ? 1 : 0);
+}
+
+static void row_begin(struct table *t)
+{
+	t->col = 0;
+	if (t->jsonl)
+		t->row = json_object();
+}
+
+static int row_end(struct table *t)
+{
+	if (!t->jsonl) {
+		fputc('\n', t->f);
+		return 0;
+	}
+	char *line = json_dumps(t->row, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
+	json_decref(t->row);
+	t->row = NULL;
+	if (!line)
+		return ENGI_ENOMEM;
+	fputs(line, t->f);
+	fputc('\n', t->f);
+	free(line);
+	return 0;
+}
+
+/* The CSV header: the names, in the order rows put them. */
+static void header(struct table *t, const char *const *names)
+{
+	if (t->jsonl)
+		return;
+	for (size_t i = 0; names[i]; i++) {
+		if (i)
+			fputc(',', t->f);
+		fputs(names[i], t->f);
+	}
+	fputc('\n', t->f);
+}
+
+static const struct engi_res_episode *episode_of(const struct engi_results *r, const char *cell)
+{
+	for (size_t i = 0; i < r->nepisodes; i++)
+		if (!strcmp(r->episodes[i].cell, cell))
+			return &r->episodes[i];
+	return NULL;
+}
+
+static const struct engi_res_task *task_of(const struct engi_results *r, const char *id)
+{
+	for (size_t i = 0; i < r->ntasks; i++)
+		if (!strcmp(r->tasks[i].id, id))
+			return &r->tasks[i];
+	return NULL;
+}
+
+/* The cell's identity columns of the assertion, metric and artifact rows. */
+static void put_cell(struct table *t, const struct engi_results *r, const char *cell)
+{
+	const struct engi_res_episode *e = episode_of(r, cell);
+	put_text(t, "cell", cell);
+	put_text(t, "task_id", e ? e->task_id : "");
+	put_text(t, "model", e ? e->model : "");
+	put_text(t, "condition", e ? e->condition : "");
+	put_int(t, "trial", e ? e->trial : -1);
+}
+
+#define CELL_COLS "cell", "task_id", "model", "condition", "trial"
+
+static FILE *open_table(const char *dir, const char *name, const char *ext, char *path, size_t n,
+			struct engi_error *err)
+{
+	snprintf(path, n, "%s/%s.%s", dir, name, ext);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		engi_raise(err, ENGI_EIO, "cannot write '%s': %s", path, strerror(errno));
+	return f;
+}
+
+static int close_table(FILE *f, const char *path, struct engi_error *err)
+{
+	int bad = ferror(f);
+	if (fclose(f) != 0 || bad)
+		RAISE(err, ENGI_EIO, "cannot write '%s'", path);
+	return 0;
+}
+
+/* Every episode field, then the task's own columns the report reads. */
+#define EP_NAME_(name, kind, rec, row, since, csv, dflt) #name,
+static const char *const episode_cols[] = {ENGI_EPISODE_FIELDS(EP_NAME_) "domain",
+					   "type",
+					   "interface",
+					   "software",
+					   "title",
+					   "scoring",
+					   NULL};
+#undef EP_NAME_
+
+static void put_episode(struct table *t, const struct engi_results *r,
+			const struct engi_res_episode *e)
+{
+#define EP_PUT_S(name)					put_text(t, #name, engi_res_str(r, e->name))
+#define EP_PUT_M(name)					put_text(t, #name, engi_res_str(r, e->name))
+#define EP_PUT_O(name)					put_text(t, #name, e->name)
+#define EP_PUT_o(name)					put_text(t, #name, e->name)
+#define EP_PUT_I(name)					put_int(t, #name, e->name)
+#define EP_PUT_L(name)					put_int(t, #name, (long long)e->name)
+#define EP_PUT_B(name)					put_bool(t, #name, e->name)
+#define EP_PUT_D(name)					put_num(t, #name, e->name)
+#define EP_PUT_(name, kind, rec, row, since, csv, dflt) EP_PUT_##kind(name);
+	ENGI_EPISODE_FIELDS(EP_PUT_)
+#undef EP_PUT_
+	const struct engi_res_task *k = task_of(r, e->task_id);
+	put_text(t, "domain", k ? k->domain : "");
+	put_text(t, "type", k ? k->type : "");
+	put_text(t, "interface", k ? k->interface : "");
+	put_text(t, "software", k ? k->software : "");
+	put_text(t, "title", k ? engi_res_str(r, k->title) : "");
+	put_text(t, "scoring", k ? k->scoring : "");
+}
+
+static int export_tables(const struct engi_results *r, const char *dir, int jsonl,
+			 struct engi_error *err)
+{
+	const char *ext = jsonl ? "jsonl" : "csv";
+	char path[PATH_MAX + 64];
+	struct table t = {.jsonl = jsonl};
+	int rc = 0;
+	/* episodes */
+	if (!(t.f = open_table(dir, "episodes", ext, path, sizeof(path), err)))
+		return err ? err->code : ENGI_EIO;
+	header(&t, episode_cols);
+	for (size_t i = 0; rc == 0 && i < r->nepisodes; i++) {
+		row_begin(&t);
+		put_episode(&t, r, &r->episodes[i]);
+		rc = row_end(&t);
+	}
+	TRY(close_table(t.f, path, err));
+	/* assertions: the report's assertion column is "assertion" */
+	static const char *const acols[] = {CELL_COLS, "assertion", "stage",  "state", "required",
+					    "value",   "expected",  "detail", NULL};
+	if (rc == 0 && !(t.f = open_table(dir, "assertions", ext, path, sizeof(path), err)))
+		return err ? err->code : ENGI_EIO;
+	header(&t, acols);
+	for (size_t i = 0; rc == 0 && i < r->nassertions; i++) {
+		const struct engi_res_assertion *a = &r->assertions[i];
+		row_begin(&t);
+		put_cell(&t, r, a->cell);
+		put_text(&t, "assertion", a->name);
+		put_text(&t, "stage", a->stage);
+		put_text(&t, "state", a->state);
+		put_bool(&t, "required", a->required);
+		put_num(&t, "value", a->value);
+		put_num(&t, "expected", a->expected);
+		put_text(&t, "detail", engi_res_str(r, a->detail));
+		rc = row_end(&t);
+	}
+	TRY(close_table(t.f, path, err));
+	static const char *const mcols[] = {CELL_COLS, "name", "value", NULL};
+	if (rc == 0 && !(t.f = open_table(dir, "metrics", ext, path, sizeof(path), err)))
+		return err ? err->code : ENGI_EIO;
+	header(&t, mcols);
+	for (size_t i = 0; rc == 0 && i < r->nmetrics; i++) {
+		row_begin(&t);
+		put_cell(&t, r, r->metrics[i].cell);
+		put_text(&t, "name", r->metrics[i].name);
+		put_num(&t, "value", r->metrics[i].value);
+		rc = row_end(&t);
+	}
+	TRY(close_table(t.f, path, err));
+	static const char *const fcols[] = {CELL_COLS, "path", "bytes", "sha256", "note", NULL};
+	if (rc == 0 && !(t.f = open_table(dir, "artifacts", ext, path, sizeof(path), err)))
+		return err ? err->code : ENGI_EIO;
+	header(&t, fcols);
+	for (size_t i = 0; rc == 0 && i < r->nartifacts; i++) {
+		const struct engi_res_artifact *a = &r->artifacts[i];
+		row_begin(&t);
+		put_cell(&t, r, a->cell);
+		put_text(&t, "path", a->path);
+		put_int(&t, "bytes", (long long)a->bytes);
+		put_text(&t, "sha256", a->sha256);
+		put_text(&t, "note", a->note);
+		rc = row_end(&t);
+	}
+	TRY(close_table(t.f, path, err));
+	if (rc < 0)
+		RAISE(err, rc, "out of memory");
+	return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -748,8 +1016,9 @@ int cmd_export(int argc, char **argv)
 		fputs(export_help, stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(format, "harbor")) {
-		cli_errorf("export: --format '%s' is not one (known: harbor)", format);
+	int tables = !strcmp(format, "csv") || !strcmp(format, "jsonl");
+	if (!tables && strcmp(format, "harbor")) {
+		cli_errorf("export: --format '%s' is not one (known: csv, jsonl, harbor)", format);
 		return EXIT_USAGE;
 	}
 	if (job && (!job[0] || strchr(job, '/') || !strcmp(job, ".") || !strcmp(job, ".."))) {
@@ -765,6 +1034,20 @@ int cmd_export(int argc, char **argv)
 		cli_error(&err);
 		engi_results_release(&r);
 		return EXIT_FAILED;
+	}
+	if (tables) {
+		int trc = fs_mkdir_p(out, 0755, &err);
+		if (trc == 0)
+			trc = export_tables(&r, out, !strcmp(format, "jsonl"), &err);
+		if (trc < 0)
+			cli_error(&err);
+		else
+			printf(
+			    "exported %zu episodes, %zu assertions, %zu metrics and %zu artifacts "
+			    "to %s/*.%s\n",
+			    r.nepisodes, r.nassertions, r.nmetrics, r.nartifacts, out, format);
+		engi_results_release(&r);
+		return trc < 0 ? EXIT_FAILED : 0;
 	}
 	size_t ninfra = 0;
 	for (size_t i = 0; i < r.nepisodes; i++)
