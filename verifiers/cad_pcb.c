@@ -293,7 +293,12 @@ int engi_cad_pcb_run(const struct engi_verify_ctx *ctx, const char *target, cons
 	struct engi_brep_report ref, cand;
 	struct engi_error e;
 	engi_error_init(&e);
-	int rc = engi_brep_analyze(rpath, &o, &ref, &e);
+	/* the task's reference is read again by every episode: its report is
+	 * kept (by content); the agent's file never is */
+	char cache[PATH_MAX];
+	struct engi_brep_opts ro = o;
+	ro.cache_dir = engi_brep_cache_dir(cache, sizeof(cache));
+	int rc = engi_brep_analyze(rpath, &ro, &ref, &e);
 	if (kernel_failed(rc))
 		RAISE(err, rc, "%s", e.msg);
 	if (rc < 0) {

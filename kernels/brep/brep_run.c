@@ -16,6 +16,7 @@
 #include "engi/brep.h"
 #include "engi/dynbuf.h"
 #include "engi/error.h"
+#include "engi/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -150,6 +151,100 @@ static int decode(const char *path, const char *buf, size_t len, struct engi_bre
 	return 0;
 }
 
+const char *engi_brep_cache_dir(char *buf, size_t n)
+{
+	const char *v = getenv("ENGI_BREP_CACHE");
+	int w;
+	if (v && *v) {
+		if (!strcmp(v, "off"))
+			return NULL;
+		w = snprintf(buf, n, "%s", v);
+	} else if ((v = getenv("XDG_CACHE_HOME")) && *v) {
+		w = snprintf(buf, n, "%s/engisweep/brep", v);
+	} else if ((v = getenv("HOME")) && *v) {
+		w = snprintf(buf, n, "%s/.cache/engisweep/brep", v);
+	} else {
+		return NULL;
+	}
+	return w > 0 && (size_t)w < n && buf[0] == '/' ? buf : NULL;
+}
+
+/* The kept report's name: the file's content, the flags, the helper
+ * program and the report's layout. -1 when a file cannot be read. */
+static int cache_key(const char *helper, const char *path, unsigned flags, char key[65])
+{
+	char hh[65], fh[65];
+	struct engi_error e;
+	engi_error_init(&e);
+	if (engi_sha256_file(helper, hh, &e) < 0 || engi_sha256_file(path, fh, &e) < 0)
+		return -1;
+	char text[256];
+	snprintf(text, sizeof(text), "engisweep-brep report 1 %s %s %u %zu %zu %zu %zu", hh, fh,
+		 flags, sizeof(struct engi_brep_reply), sizeof(struct engi_brep_face),
+		 sizeof(struct engi_brep_body), sizeof(struct engi_brep_feature));
+	engi_sha256_str(text, strlen(text), key);
+	return 0;
+}
+
+/* A kept report's bytes (engi_free), or NULL. */
+static char *cache_read(const char *file, size_t *len)
+{
+	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	char *buf = NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= REPLY_MAX &&
+	    (buf = engi_malloc((size_t)st.st_size + 1)) != NULL) {
+		size_t got = 0;
+		while (got < (size_t)st.st_size) {
+			ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		if (got != (size_t)st.st_size) {
+			engi_free(buf);
+			buf = NULL;
+		}
+		*len = got;
+	}
+	close(fd);
+	return buf;
+}
+
+/* Keeps a report: written beside, renamed over; failures only cost time. */
+static void cache_write(const char *dir, const char *file, const char *buf, size_t len)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0700);
+			*s = '/';
+		}
+	mkdir(p, 0700);
+	char tmp[PATH_MAX + 32];
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", file, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	size_t put = 0;
+	while (put < len) {
+		ssize_t k = write(fd, buf + put, len - put);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		put += (size_t)k;
+	}
+	if (close(fd) != 0 || put != len || rename(tmp, file) != 0)
+		unlink(tmp);
+}
+
 int engi_brep_analyze(const char *path, const struct engi_brep_opts *opts,
 		      struct engi_brep_report *rep, struct engi_error *err)
 {
@@ -163,6 +258,24 @@ int engi_brep_analyze(const char *path, const struct engi_brep_opts *opts,
 		char why[sizeof(err->msg)];
 		snprintf(why, sizeof(why), "%s", err->msg);
 		return engi_raise(err, rc, "'%s': %s", path, why);
+	}
+	/* a report kept from an earlier reading of the same bytes */
+	char key[65], kept[PATH_MAX + 80] = "";
+	if (opts && opts->cache_dir && cache_key(helper, path, flags, key) == 0) {
+		snprintf(kept, sizeof(kept), "%s/%s.rep", opts->cache_dir, key);
+		size_t klen = 0;
+		char *kbuf = cache_read(kept, &klen);
+		if (kbuf) {
+			struct engi_error ke;
+			engi_error_init(&ke);
+			int krc = decode(path, kbuf, klen, rep, &ke);
+			engi_free(kbuf);
+			if (krc == 0)
+				return 0;
+			unlink(kept); /* not a report of ours: read afresh */
+			memset(rep, 0, sizeof(*rep));
+			rep->measured = -1;
+		}
 	}
 	char fdarg[16], flagarg[16];
 	snprintf(fdarg, sizeof(fdarg), "%d", REPORT_FD);
@@ -257,6 +370,8 @@ int engi_brep_analyze(const char *path, const struct engi_brep_opts *opts,
 				path, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	if (rc == 0)
 		rc = decode(path, b.buf, b.len, rep, err);
+	if (rc == 0 && kept[0])
+		cache_write(opts->cache_dir, kept, b.buf, b.len);
 	engi_dynbuf_release(&b);
 	return rc;
 }

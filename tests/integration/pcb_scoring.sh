@@ -6,9 +6,12 @@
 # radius 1.455 against 1.5) and the combination of the recorded terms by
 # the published weights; the moved-hole (0.52) and 1.1-scaled (box error
 # 0.091, gate passed) cases; a reference that fails a gate is unavailable,
-# never a score; a sweep records the scorer with the verifier. The
+# never a score; a sweep records the scorer with the verifier; the
+# reference's report is kept and read back, the same verdicts. The
 # documents are cached in the build folder, keyed by the generator's hash.
 . "$(dirname "$0")/lib.sh"
+# the references' kept reports go here, not to the user's cache
+export ENGI_BREP_CACHE="$T/brep-cache"
 if [ "${ENGI_BREP:?}" = OFF ]; then
 	CACHE=$PWD/fake
 	mkdir -p fake && echo "not a document" > fake/box.FCStd
@@ -168,6 +171,35 @@ rc=$?
 set -e
 [ "$rc" -eq 3 ] || { cat crashed.txt; fail "a crashed kernel gave a verdict (exit $rc)"; }
 grep -q "died of signal 11" crashed.txt || { cat crashed.txt; fail "the crash is not named"; }
+
+# the reference's report is kept by content: a second judgement of the same
+# task reads only the agent's file; a kept report that is not one is read
+# afresh; the verdicts are the same each time
+real=$("$PY" -c "import os,sys; print(os.path.realpath(sys.argv[1]))" "$(dirname "$ENGISWEEP")/engisweep-brep")
+printf '#!/bin/sh\necho "$@" >> "%s/helper-runs.log"\nexec "%s" "$@"\n' "$PWD" "$real" > counting.sh
+chmod +x counting.sh
+export ENGI_BREP_CACHE="$T/brep-cache-2"
+for i in 1 2 3; do
+	[ "$i" -ne 3 ] || for f in "$ENGI_BREP_CACHE"/*.rep; do echo "not a report" > "$f"; done
+	: > helper-runs.log
+	ENGI_BREP_HELPER="$PWD/counting.sh" "$ENGISWEEP" judge --out kept-$i.json t-plate/task.json \
+		art-plate_moved > kept-$i.txt 2>&1 || { cat kept-$i.txt; fail "judge with kept reports"; }
+	runs=$(wc -l < helper-runs.log)
+	want=2
+	[ "$i" -ne 2 ] || want=1
+	[ "$runs" -eq "$want" ] || { cat helper-runs.log; fail "judgement $i ran the shape reader $runs times, expected $want"; }
+done
+ls "$ENGI_BREP_CACHE"/*.rep > /dev/null || fail "no report was kept"
+"$PY" - <<'PY' || fail "kept reports changed a verdict"
+import json
+v = [json.load(open(f"kept-{i}.json")) for i in (1, 2, 3)]
+m = [{x["name"]: x["value"] for x in j["metrics"]} for j in v]
+a = [{x["name"]: x["state"] for x in j["assertions"]} for j in v]
+assert m[0] == m[1] == m[2] and a[0] == a[1] == a[2], (m, a)
+first = {x["name"]: x["value"] for x in json.load(open("plate_moved-vs-plate.json"))["metrics"]}
+assert m[0] == first, (m[0], first)
+PY
+export ENGI_BREP_CACHE="$T/brep-cache"
 
 # a sweep: the reference agent delivers the plate; the record names the scorer
 mkdir suite && cp -r t-plate/ref suite/ && cp t-plate/task.json suite/plate.json

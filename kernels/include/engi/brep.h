@@ -198,7 +198,18 @@ struct engi_brep_opts {
 	 * it, or a limit that kills it, is ENGI_EBUG naming the signal); 0: no
 	 * limit. A helper that cannot run is ENGI_EENV. */
 	double timeout_s;
+	/* a folder where reports of files read before are kept, by the
+	 * file's content, the flags and the helper program (NULL: none): for
+	 * a benchmark's own reference, read again by every episode of its
+	 * task. A kept report that does not decode is read afresh. Only
+	 * reports of files that read are kept. */
+	const char *cache_dir;
 };
+
+/* The folder of kept reports: $ENGI_BREP_CACHE ("off": none, NULL), else
+ * $XDG_CACHE_HOME/engisweep/brep, else $HOME/.cache/engisweep/brep; into
+ * buf, or NULL when there is none. */
+const char *engi_brep_cache_dir(char *buf, size_t n);
 
 /*
  * Reads path (by its extension: .FCStd, .step/.stp, .brep/.brp/.bin) and
