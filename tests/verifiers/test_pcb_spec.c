@@ -1,0 +1,186 @@
+/*
+ * The spec parameters of Parametric CAD Bench as the validator 0.6.0 reads
+ * them (verifiers/pcb_spec.c): each rule of its text and object forms on a
+ * case built for it, quirks included (no word boundary after a unit, commas
+ * splitting numbers, the value after the last "=", unbalanced parentheses).
+ */
+#include "engi/pcb_spec.h"
+
+#include "../check.h"
+
+#include <jansson.h>
+#include <math.h>
+
+static const struct engi_pcb_param *find(const struct engi_pcb_spec *s, const char *key, int kind)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->p[i].key, key) && s->p[i].kind == kind)
+			return &s->p[i];
+	return NULL;
+}
+
+static struct engi_pcb_spec text(const char *t)
+{
+	struct engi_pcb_spec s;
+	memset(&s, 0, sizeof(s));
+	struct engi_error e;
+	engi_error_init(&e);
+	CHECK(engi_pcb_spec_text(t, strlen(t), &s, &e) == 0);
+	return s;
+}
+
+static void scalar_is(const struct engi_pcb_spec *s, const char *key, double v)
+{
+	const struct engi_pcb_param *p = find(s, key, ENGI_PCB_SCALAR);
+	CHECK(p != NULL);
+	if (p)
+		CHECK_NEAR(p->value, v, 1e-12 * fmax(1, fabs(v)));
+	else
+		fprintf(stderr, "  no scalar '%s'\n", key);
+}
+
+static void test_text(void)
+{
+	struct engi_pcb_spec s = text("length = 40 mm, width = 2 cm\nangle = 30 deg");
+	CHECK_INT(s.n, 3);
+	scalar_is(&s, "length", 40);
+	scalar_is(&s, "width", 20);
+	scalar_is(&s, "angle", 30 * (M_PI / 180.0));
+	engi_pcb_spec_release(&s);
+
+	/* a comma splits a number; no word boundary after a unit */
+	s = text("total = 1,000 mm\nspan = 20 meters\nsize = 10 inch");
+	CHECK_INT(s.n, 3);
+	scalar_is(&s, "total", 1);
+	scalar_is(&s, "span", 20000);
+	scalar_is(&s, "size", 10);
+	engi_pcb_spec_release(&s);
+
+	/* expressions are dropped; the value after the last "=" */
+	s = text("ratio = 100/25, q = 5 * 2, d = z*m = 20*1 mm = 20 mm, w = 2*pi/20 rad");
+	CHECK_INT(s.n, 1);
+	scalar_is(&s, "d", 20);
+	engi_pcb_spec_release(&s);
+
+	/* bullets and bold headers */
+	s = text("**Hdr**: a = 5\n- **Hdr**: b = 6\n* c = 7\n\xe2\x80\xa2 d = 8");
+	CHECK_INT(s.n, 4);
+	scalar_is(&s, "hdr", 5);
+	scalar_is(&s, "b", 6);
+	scalar_is(&s, "c", 7);
+	scalar_is(&s, "d", 8);
+	engi_pcb_spec_release(&s);
+
+	/* counts: a count token, integral, no unit */
+	s = text("hole_count = 4, rib_count = 4 mm, pin_num = 2.5, teeth = 20, rows = 3.0");
+	CHECK(find(&s, "hole_count", ENGI_PCB_COUNT) &&
+	      find(&s, "hole_count", ENGI_PCB_COUNT)->count == 4);
+	scalar_is(&s, "rib_count", 4);
+	scalar_is(&s, "pin_num", 2.5);
+	CHECK(find(&s, "teeth", ENGI_PCB_COUNT) && find(&s, "teeth", ENGI_PCB_COUNT)->count == 20);
+	CHECK(find(&s, "rows", ENGI_PCB_COUNT) && find(&s, "rows", ENGI_PCB_COUNT)->count == 3);
+	engi_pcb_spec_release(&s);
+
+	/* vectors: the outer unit (lower case only) for unitless components */
+	s = text("center = (10, 20, 5) mm\noffset = (1 cm, 2)\np = (1, 2) cm\nq = (1, 2) CM\n"
+		 "bad = (1, x)\nopen = (1, 2");
+	const struct engi_pcb_param *v = find(&s, "center", ENGI_PCB_VECTOR);
+	CHECK(v && v->nvec == 3 && v->vec[0] == 10 && v->vec[1] == 20 && v->vec[2] == 5);
+	v = find(&s, "offset", ENGI_PCB_VECTOR);
+	CHECK(v && v->nvec == 2 && v->vec[0] == 10 && v->vec[1] == 2);
+	v = find(&s, "p", ENGI_PCB_VECTOR);
+	CHECK(v && v->nvec == 2 && v->vec[0] == 10 && v->vec[1] == 20);
+	v = find(&s, "q", ENGI_PCB_VECTOR);
+	CHECK(v && v->nvec == 2 && v->vec[0] == 1 && v->vec[1] == 2);
+	CHECK(!find(&s, "bad", ENGI_PCB_VECTOR) && !find(&s, "open", ENGI_PCB_VECTOR));
+	CHECK_INT(s.n, 4);
+	engi_pcb_spec_release(&s);
+
+	/* strings; a number with a tail is the number */
+	s = text("helix_hand = right, thread = M6, fit = 6H, note = two words");
+	CHECK(find(&s, "helix_hand", ENGI_PCB_STRING) &&
+	      !strcmp(find(&s, "helix_hand", ENGI_PCB_STRING)->text, "right"));
+	CHECK(find(&s, "thread", ENGI_PCB_STRING) != NULL);
+	scalar_is(&s, "fit", 6);
+	CHECK_INT(s.n, 3);
+	engi_pcb_spec_release(&s);
+
+	/* U+2248, U+2212, the degree sign, exponents, case of keys and units */
+	s = text("a \xe2\x89\x88 5, B = \xe2\x88\x92"
+		 "3, Angle = 90 \xc2\xb0, t = 1e-3 M, "
+		 "overall length = 5");
+	scalar_is(&s, "a", 5);
+	scalar_is(&s, "b", -3);
+	scalar_is(&s, "angle", M_PI / 2);
+	scalar_is(&s, "t", 1);
+	scalar_is(&s, "overall", 5);
+	engi_pcb_spec_release(&s);
+
+	/* the later value of a key in its first place; a key in two kinds */
+	s = text("a = 1, b = 2, a = 3, hole_count = 2, hole_count = 2 mm");
+	CHECK_INT(s.n, 4);
+	CHECK(!strcmp(s.p[0].key, "a") && s.p[0].value == 3 && !strcmp(s.p[1].key, "b"));
+	CHECK(find(&s, "hole_count", ENGI_PCB_COUNT) && find(&s, "hole_count", ENGI_PCB_SCALAR));
+	engi_pcb_spec_release(&s);
+
+	/* every line break Python's splitlines knows; a ')' too many keeps
+	 * commas from splitting */
+	s = text("a = 1\rb = 2\r\nc = 3\xe2\x80\xa8"
+		 "d = 4\x0b"
+		 "e = 5\xc2\x85"
+		 "f = 6\n"
+		 "g = 1), h = 2");
+	CHECK_INT(s.n, 7);
+	scalar_is(&s, "f", 6);
+	scalar_is(&s, "g", 2);
+	CHECK(!find(&s, "h", ENGI_PCB_SCALAR));
+	engi_pcb_spec_release(&s);
+}
+
+static void test_object(void)
+{
+	json_t *spec = json_loads(
+	    "{\"name\": \"x\", \"key_parameters\": {\"Length\": {\"value\": 40, \"unit\": \"mm\"}, "
+	    "\"angle\": {\"value\": 90, \"unit\": \"deg\"}, \"n_count\": 6, \"bare_angle\": 90, "
+	    "\"group\": {\"inner_radius\": 3}, \"pos\": [1, 2, 3], \"label\": \"right\", "
+	    "\"flag\": true, \"none\": null, \"k\": {\"value\": [1, 2], \"unit\": \"cm\"}, "
+	    "\"bad key\": 1, \"expr\": \"100/25\"}}",
+	    0, NULL);
+	CHECK(spec != NULL);
+	struct engi_pcb_spec s;
+	struct engi_error e;
+	engi_error_init(&e);
+	CHECK(engi_pcb_spec_read(spec, &s, &e) == 0);
+	scalar_is(&s, "length", 40);
+	scalar_is(&s, "angle", M_PI / 2);
+	scalar_is(&s, "bare_angle", 90); /* a bare number: no unit applied */
+	scalar_is(&s, "inner_radius", 3);
+	CHECK(find(&s, "n_count", ENGI_PCB_COUNT) &&
+	      find(&s, "n_count", ENGI_PCB_COUNT)->count == 6);
+	const struct engi_pcb_param *v = find(&s, "pos", ENGI_PCB_VECTOR);
+	CHECK(v && v->nvec == 3 && v->vec[2] == 3);
+	v = find(&s, "k", ENGI_PCB_VECTOR);
+	CHECK(v && v->nvec == 2 && v->vec[0] == 10 && v->vec[1] == 20);
+	CHECK(find(&s, "label", ENGI_PCB_STRING) != NULL);
+	CHECK(!find(&s, "group", ENGI_PCB_SCALAR) && !find(&s, "flag", ENGI_PCB_SCALAR));
+	CHECK_INT(s.n, 8);
+	engi_pcb_spec_release(&s);
+	json_decref(spec);
+
+	/* not an object: the spec's fault, said */
+	spec = json_string("key_parameters");
+	CHECK(engi_pcb_spec_read(spec, &s, &e) == ENGI_EPARSE);
+	json_decref(spec);
+	/* text key parameters through the object reader */
+	spec = json_pack("{s:s}", "key_parameters", "a = 1 mm, b = 2");
+	CHECK(engi_pcb_spec_read(spec, &s, &e) == 0 && s.n == 2);
+	engi_pcb_spec_release(&s);
+	json_decref(spec);
+}
+
+int main(void)
+{
+	test_text();
+	test_object();
+	return check_exit();
+}
