@@ -20,6 +20,9 @@ extern "C" {
 #undef _Noreturn
 
 #include <BRepAdaptor_Surface.hxx>
+#include <gp_Cone.hxx>
+#include <gp_Cylinder.hxx>
+#include <gp_Pln.hxx>
 #include <BRepBndLib.hxx>
 #include <BRepGProp.hxx>
 #include <BRepMesh_IncrementalMesh.hxx>
@@ -84,6 +87,51 @@ int surface_type(const TopoDS_Face &f)
 		return ENGI_SURF_OFFSET;
 	default:
 		return ENGI_SURF_OTHER;
+	}
+}
+
+void copy3(double *out, const gp_XYZ &v)
+{
+	out[0] = v.X();
+	out[1] = v.Y();
+	out[2] = v.Z();
+}
+
+/* The placement of a plane, cylinder or cone face (engi_brep_face). */
+void surface_params(const TopoDS_Face &f, struct engi_brep_face *fe)
+{
+	BRepAdaptor_Surface s(f, Standard_True);
+	fe->forward = f.Orientation() == TopAbs_FORWARD;
+	double u0 = 0, u1 = 0, v0 = 0, v1 = 0;
+	BRepTools::UVBounds(f, u0, u1, v0, v1);
+	switch (s.GetType()) {
+	case GeomAbs_Plane: {
+		gp_Pln p = s.Plane();
+		copy3(fe->axis, p.Axis().Direction().XYZ());
+		copy3(fe->loc, p.Location().XYZ());
+		break;
+	}
+	case GeomAbs_Cylinder: {
+		gp_Cylinder c = s.Cylinder();
+		copy3(fe->axis, c.Axis().Direction().XYZ());
+		copy3(fe->loc, c.Location().XYZ());
+		fe->radius = c.Radius();
+		fe->vmin = v0;
+		fe->vmax = v1;
+		break;
+	}
+	case GeomAbs_Cone: {
+		gp_Cone c = s.Cone();
+		copy3(fe->axis, c.Axis().Direction().XYZ());
+		copy3(fe->loc, c.Location().XYZ());
+		fe->radius = c.RefRadius();
+		fe->semi_angle = c.SemiAngle();
+		fe->vmin = v0;
+		fe->vmax = v1;
+		break;
+	}
+	default:
+		break;
 	}
 }
 
@@ -255,6 +303,7 @@ int measure(TopoDS_Shape &shape, const char *what, unsigned flags, struct engi_b
 			BRepGProp::SurfaceProperties(f, fp);
 			gp_Pnt c = fp.CentreOfMass();
 			fe->type = surface_type(f);
+			surface_params(f, fe);
 			fe->area = fp.Mass();
 			fe->centroid[0] = c.X();
 			fe->centroid[1] = c.Y();

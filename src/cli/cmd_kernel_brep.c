@@ -7,6 +7,7 @@
 
 #include "engi/brep.h"
 #include "engi/error.h"
+#include "engi/pcb_spec.h"
 #include "fsutil.h"
 
 #include <getopt.h>
@@ -127,6 +128,35 @@ static json_t *report_json(const char *path, const struct engi_brep_report *r, d
 					      "sorted_sizes", vec3(p->obb_sorted)));
 	else
 		json_object_set_new(o, "obb", json_null());
+	/* what the validator's spec checks match parameters to */
+	struct engi_pcb_bank bank;
+	struct engi_error be;
+	engi_error_init(&be);
+	if (engi_pcb_bank_build(r, &bank, &be) == 0) {
+		json_t *cl = json_array(), *pp = json_array(), *co = json_array();
+		for (size_t i = 0; i < bank.nclusters; i++) {
+			const struct engi_pcb_cluster *c = &bank.cluster[i];
+			json_array_append_new(
+			    cl, json_pack("{sb, sI, sf, so, sf}", "convex", c->convex, "count",
+					  (json_int_t)c->count, "radius", c->radius, "axis",
+					  vec3(c->axis), "axial_extent", c->axial_extent));
+		}
+		for (size_t i = 0; i < bank.npairs; i++)
+			json_array_append_new(pp, json_pack("{sf, so, sf}", "offset",
+							    bank.pair[i].offset, "normal",
+							    vec3(bank.pair[i].normal), "min_area",
+							    bank.pair[i].min_area));
+		for (size_t i = 0; i < bank.ncones; i++)
+			json_array_append_new(co, json_pack("{sf, sf, sf}", "radius_min",
+							    bank.cone[i].radius_min, "radius_max",
+							    bank.cone[i].radius_max, "axial_extent",
+							    bank.cone[i].axial_extent));
+		json_object_set_new(o, "spec_bank",
+				    json_pack("{so, so, sb, so}", "cylinder_clusters", cl,
+					      "plane_pairs", pp, "plane_pairs_capped",
+					      bank.pairs_capped, "cones", co));
+		engi_pcb_bank_release(&bank);
+	}
 	json_object_set_new(o, "seconds", json_real(secs));
 	return o;
 }

@@ -7,7 +7,8 @@
 # the published weights; the moved-hole (0.52) and 1.1-scaled (box error
 # 0.091, gate passed) cases; a reference that fails a gate is unavailable,
 # never a score; a sweep records the scorer with the verifier; the
-# reference's report is kept and read back, the same verdicts. The
+# reference's report is kept and read back, the same verdicts; the spec
+# side's cylinder clusters and plane pairs of a plate with holes. The
 # documents are cached in the build folder, keyed by the generator's hash.
 . "$(dirname "$0")/lib.sh"
 # the references' kept reports go here, not to the user's cache
@@ -161,6 +162,28 @@ assert a["geometry"]["state"] == "unavailable", a["geometry"]
 assert "reference: fails the body gate" in a["geometry"]["detail"], a["geometry"]
 assert "geometry_similarity" not in m, m
 print("ok: terms, combination and gates")
+PY
+
+# the spec side's measurements (kernel brep --json, spec_bank): the eight
+# holes of a plate are one cluster of the validator's rules (same
+# orientation, radius within 1 %, axes within 2 degrees), through its
+# thickness; its parallel faces give the pairs 5, 30 and 40 mm, the top's
+# area less the holes the smaller face
+"$ENGISWEEP" kernel brep --json "$CACHE/plate_8holes.FCStd" > bank.json || fail "kernel brep plate_8holes"
+"$PY" - <<'PY' || fail "the spec bank of plate_8holes"
+import json, math
+j = json.load(open("bank.json"))
+b = j["spec_bank"]
+cyl = [f for f in j["face_list"] if f["type"] == "cylinder"]
+assert len(b["cylinder_clusters"]) == 1, b
+c = b["cylinder_clusters"][0]
+assert c["count"] == len(cyl) >= 8 and c["radius"] == 1.0 and c["axial_extent"] == 5.0, c
+assert abs(abs(c["axis"][2]) - 1) < 1e-12, c
+offs = [p["offset"] for p in b["plane_pairs"]]
+assert offs == [5.0, 30.0, 40.0], offs
+assert abs(b["plane_pairs"][0]["min_area"] - round(40 * 30 - 8 * math.pi, 9)) < 1e-9, b["plane_pairs"][0]
+assert b["cones"] == [] and not b["plane_pairs_capped"]
+print("ok: the spec bank of plate_8holes")
 PY
 
 # the kernel failing is never a verdict: the verifier fails (exit 3)

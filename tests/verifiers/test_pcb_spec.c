@@ -6,6 +6,8 @@
  */
 #include "engi/pcb_spec.h"
 
+#include "engi/brep.h"
+
 #include "../check.h"
 
 #include <jansson.h>
@@ -178,9 +180,100 @@ static void test_object(void)
 	json_decref(spec);
 }
 
+static struct engi_brep_face cyl(int forward, double r, double ax, double ay, double az, double v0,
+				 double v1, double cx)
+{
+	struct engi_brep_face f = {.type = ENGI_SURF_CYLINDER,
+				   .radius = r,
+				   .forward = forward,
+				   .vmin = v0,
+				   .vmax = v1,
+				   .area = 1};
+	f.axis[0] = ax, f.axis[1] = ay, f.axis[2] = az;
+	f.centroid[0] = cx;
+	return f;
+}
+
+static struct engi_brep_face pln(double nx, double ny, double nz, double px, double py, double pz,
+				 double area)
+{
+	struct engi_brep_face f = {.type = ENGI_SURF_PLANE, .area = area};
+	f.axis[0] = nx, f.axis[1] = ny, f.axis[2] = nz;
+	f.loc[0] = px, f.loc[1] = py, f.loc[2] = pz;
+	return f;
+}
+
+/* The bank's clusters, pairs and cones on faces built for each rule. */
+static void test_bank(void)
+{
+	double t1 = tan(1 * M_PI / 180), t3 = tan(3 * M_PI / 180);
+	struct engi_brep_face f[] = {
+	    cyl(0, 1.5, 0, 0, 1, 0, 3, 10),    /* cluster 0 */
+	    cyl(0, 1.5075, 0, 0, 1, 0, 2, 11), /* 0.5 % larger: cluster 0 */
+	    cyl(0, 1.54, 0, 0, 1, 0, 3, 12),   /* 2.6 %: cluster 1 */
+	    cyl(0, 1.5, t1, 0, 1, 0, 4, 13),   /* 1 degree: cluster 0 */
+	    cyl(0, 1.5, t3, 0, 1, 0, 3, 14),   /* 3 degrees: cluster 2 */
+	    cyl(1, 1.5, 0, 0, 1, 0, 3, 15),    /* convex: cluster 3 */
+	    cyl(0, 1.5, 0, 0, -1, -5, 0, 16),  /* the other sense: cluster 0 */
+	    pln(1, 0, 0, 0, 0, 0, 15),		pln(-1, 0, 0, 10, 1, 1, 15),
+	    pln(0, 1, 0, 0, 0, 0, 30),		pln(0, -1, 0, 0, 5, 0, 30),
+	    pln(0, 0, -1, 0, 0, 0, 50),		pln(0, 0, 1, 0, 0, 3, 50),
+	    pln(0, 0, 1, 7, 7, 3, 5),		/* coplanar with the top: no pair; its pair with the
+						   bottom repeats (3, z): dropped */
+	    pln(0.0548, 0, 0.9985, 0, 0, 9, 1), /* |n . z| 0.9985 < 0.999: no pair with z */
+	};
+	struct engi_brep_face cone = {.type = ENGI_SURF_CONE,
+				      .radius = 2,
+				      .semi_angle = 30 * M_PI / 180,
+				      .vmin = -1,
+				      .vmax = 1};
+	cone.axis[2] = 1;
+	size_t n = sizeof(f) / sizeof(*f);
+	struct engi_brep_face all[32];
+	memcpy(all, f, sizeof(f));
+	all[n++] = cone;
+	struct engi_brep_report rep;
+	memset(&rep, 0, sizeof(rep));
+	rep.props.face = all;
+	rep.props.faces = n;
+	rep.props.volume = 150.0000000004;
+	struct engi_pcb_bank b;
+	struct engi_error e;
+	engi_error_init(&e);
+	CHECK(engi_pcb_bank_build(&rep, &b, &e) == 0);
+	CHECK_INT(b.nclusters, 4);
+	if (b.nclusters == 4) {
+		CHECK_INT(b.cluster[0].count, 4);
+		CHECK(b.cluster[0].radius == 1.5 && b.cluster[0].axial_extent == 5);
+		CHECK(b.cluster[0].centroids[3][0] == 16);
+		CHECK(b.cluster[1].radius == 1.54 && b.cluster[1].count == 1);
+		CHECK(b.cluster[2].count == 1 && b.cluster[3].convex == 1 && !b.cluster[0].convex);
+	}
+	/* x: 10, y: 5, z: 3 (and the tilted plane pairs with nothing but the
+	 * z planes' 0.9985 is under 0.999) */
+	CHECK_INT(b.npairs, 3);
+	if (b.npairs == 3) {
+		CHECK(b.pair[0].offset == 3 && b.pair[1].offset == 5 && b.pair[2].offset == 10);
+		CHECK(b.pair[0].min_area == 50 && b.pair[2].normal[0] == 1);
+	}
+	CHECK_INT(b.ncones, 1);
+	if (b.ncones == 1) {
+		CHECK_NEAR(b.cone[0].radius_min, 2 - tan(30 * M_PI / 180), 1e-9);
+		CHECK_NEAR(b.cone[0].radius_max, 2 + tan(30 * M_PI / 180), 1e-9);
+		CHECK(b.cone[0].axial_extent == 2);
+	}
+	CHECK(b.volume == 150); /* rounded to 9 decimals */
+	engi_pcb_bank_release(&b);
+	/* Python's round: the exact binary value decides */
+	CHECK(engi_pcb_round(2.675, 2) == 2.67);
+	CHECK(engi_pcb_round(0.1 + 0.2, 9) == 0.3);
+	CHECK(engi_pcb_round(1e-10, 9) == 0);
+}
+
 int main(void)
 {
 	test_text();
 	test_object();
+	test_bank();
 	return check_exit();
 }

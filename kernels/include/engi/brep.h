@@ -135,6 +135,15 @@ const char *engi_brep_surface_name(int type);
 struct engi_brep_face {
 	int type; /* enum engi_brep_surface */
 	double area, centroid[3];
+	/* the surface's own placement, in the shape's coordinates, for
+	 * planes, cylinders and cones (0 for other types): axis the plane's
+	 * normal or the axis (unit), loc the plane's or the axis' location,
+	 * radius the cylinder's (a cone's reference radius), semi_angle the
+	 * cone's (radians), vmin and vmax the face's range of the surface's v
+	 * (along the axis of cylinders and cones), forward the face's
+	 * orientation is FORWARD */
+	double axis[3], loc[3], radius, semi_angle, vmin, vmax;
+	int forward;
 };
 
 struct engi_brep_props {

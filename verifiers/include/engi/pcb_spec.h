@@ -54,4 +54,60 @@ int engi_pcb_spec_text(const char *text, size_t len, struct engi_pcb_spec *out,
 		       struct engi_error *err);
 void engi_pcb_spec_release(struct engi_pcb_spec *s);
 
+/*
+ * The measurements the validator matches parameters to, from the shape's
+ * faces (engi/brep.h), as its extractors make them (verifiers/pcb_bank.c):
+ *   cylinder clusters: cylinder faces taken in order, each joining the
+ *     first cluster of the same orientation (FORWARD: convex) whose radius
+ *     is within 1 % (of the larger) and whose axis is within 2 degrees
+ *     (either sense); the cluster keeps its first face's radius and axis,
+ *     every face's centre and the largest axial length (v range);
+ *   plane pairs: for each two plane faces in order with |n_i . n_j| >=
+ *     0.999, the offset |(p_j - p_i) . n_i| when >= 1e-6, the first of each
+ *     (offset, |n|) rounded to 6 decimals kept, sorted by offset (stable);
+ *   cones: the end radii R + v tan(semi-angle) at the face's v range (the
+ *     validator's formula), the smaller clamped at 0;
+ * lengths rounded to 9 decimals, angles to 10, as the validator rounds.
+ */
+struct engi_brep_report;
+
+/* Parallel plane pairs looked at, at most (a shape of thousands of
+ * parallel faces has millions; the validator scores a shape of over 5,000
+ * faces 0 whatever its spec). */
+#define ENGI_PCB_PAIRS_MAX 1000000
+
+struct engi_pcb_cluster {
+	int convex;
+	size_t count;
+	double radius, axis[3], axial_extent;
+	double (*centroids)[3]; /* count of them */
+};
+
+struct engi_pcb_plane_pair {
+	double normal[3], offset, min_area;
+};
+
+struct engi_pcb_cone {
+	double radius_min, radius_max, axial_extent, axis[3], apex_radius, semi_angle;
+};
+
+struct engi_pcb_bank {
+	double volume, area, centroid[3];
+	struct engi_pcb_cluster *cluster;
+	size_t nclusters;
+	struct engi_pcb_plane_pair *pair;
+	size_t npairs;
+	int pairs_capped; /* over ENGI_PCB_PAIRS_MAX candidates: the rest not looked at */
+	struct engi_pcb_cone *cone;
+	size_t ncones;
+};
+
+/* The bank of rep's measured shape. ENGI_ENOMEM only. */
+int engi_pcb_bank_build(const struct engi_brep_report *rep, struct engi_pcb_bank *b,
+			struct engi_error *err);
+void engi_pcb_bank_release(struct engi_pcb_bank *b);
+/* Python's round(x, digits) for the validator's 9 (lengths) and 10
+ * (angles): correctly rounded through the decimal text. */
+double engi_pcb_round(double x, int digits);
+
 #endif
