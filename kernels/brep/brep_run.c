@@ -17,6 +17,7 @@
 #include "engi/dynbuf.h"
 #include "engi/error.h"
 #include "engi/sha256.h"
+#include "engi/slurp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -186,35 +187,6 @@ static int cache_key(const char *helper, const char *path, unsigned flags, char 
 	return 0;
 }
 
-/* A kept report's bytes (engi_free), or NULL. */
-static char *cache_read(const char *file, size_t *len)
-{
-	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	struct stat st;
-	char *buf = NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= REPLY_MAX &&
-	    (buf = engi_malloc((size_t)st.st_size + 1)) != NULL) {
-		size_t got = 0;
-		while (got < (size_t)st.st_size) {
-			ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			got += (size_t)k;
-		}
-		if (got != (size_t)st.st_size) {
-			engi_free(buf);
-			buf = NULL;
-		}
-		*len = got;
-	}
-	close(fd);
-	return buf;
-}
-
 /* Keeps a report: written beside, renamed over; failures only cost time. */
 static void cache_write(const char *dir, const char *file, const char *buf, size_t len)
 {
@@ -264,8 +236,11 @@ int engi_brep_analyze(const char *path, const struct engi_brep_opts *opts,
 	if (opts && opts->cache_dir && cache_key(helper, path, flags, key) == 0) {
 		snprintf(kept, sizeof(kept), "%s/%s.rep", opts->cache_dir, key);
 		size_t klen = 0;
-		char *kbuf = cache_read(kept, &klen);
-		if (kbuf) {
+		char *kbuf = NULL;
+		struct engi_error re;
+		engi_error_init(&re);
+		if (engi_io_slurp(kept, NULL, "kept B-rep report", REPLY_MAX, &kbuf, &klen, &re) ==
+		    0) {
 			struct engi_error ke;
 			engi_error_init(&ke);
 			int krc = decode(path, kbuf, klen, rep, &ke);
