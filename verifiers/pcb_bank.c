@@ -225,6 +225,25 @@ int engi_pcb_bank_build(const struct engi_brep_report *rep, struct engi_pcb_bank
 	b->area = r9(pr->area);
 	for (int d = 0; d < 3; d++)
 		b->centroid[d] = r9(pr->centroid[d]);
+	b->has_aabb = pr->aabb_ok;
+	if (pr->aabb_ok) {
+		for (int d = 0; d < 3; d++) {
+			b->aabb_sorted[d] = r9(pr->aabb_max[d] - pr->aabb_min[d]);
+			b->aabb_min[d] = r9(pr->aabb_min[d]);
+			b->aabb_max[d] = r9(pr->aabb_max[d]);
+		}
+		/* sorted ascending (three values) */
+		double *v = b->aabb_sorted;
+		for (int i = 0; i < 2; i++)
+			for (int j = 0; j < 2 - i; j++)
+				if (v[j] > v[j + 1]) {
+					double t = v[j];
+					v[j] = v[j + 1];
+					v[j + 1] = t;
+				}
+	}
+	for (int d = 0; d < 3; d++)
+		b->obb_sorted[d] = pr->pca_ok ? r9(pr->pca_sorted[d]) : b->aabb_sorted[d];
 	int rc = clusters(pr, b);
 	if (rc == 0)
 		rc = pairs(pr, b);

@@ -19,7 +19,15 @@ extern "C" {
 }
 #undef _Noreturn
 
+/* LAPACKE declares itself extern "C"; its complex types as C++'s */
+#define lapack_complex_float std::complex<float>
+#define lapack_complex_double std::complex<double>
+#include <complex>
+#include <lapacke.h>
+
 #include <BRepAdaptor_Surface.hxx>
+#include <BRep_Tool.hxx>
+#include <Bnd_Box.hxx>
 #include <gp_Cone.hxx>
 #include <gp_Cylinder.hxx>
 #include <gp_Pln.hxx>
@@ -45,6 +53,7 @@ extern "C" {
 #include <TopoDS_Shape.hxx>
 
 #include <algorithm>
+#include <vector>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -133,6 +142,59 @@ void surface_params(const TopoDS_Face &f, struct engi_brep_face *fe)
 	default:
 		break;
 	}
+}
+
+/* The axis-aligned box of the exact shape and the principal-axes box of
+ * its vertices (engi_brep_props), before anything meshes it. */
+void boxes(const TopoDS_Shape &shape, struct engi_brep_props *pr)
+{
+	Bnd_Box bb;
+	BRepBndLib::Add(shape, bb, Standard_False);
+	bb.SetGap(0.0);
+	pr->aabb_ok = !bb.IsVoid();
+	if (pr->aabb_ok)
+		bb.Get(pr->aabb_min[0], pr->aabb_min[1], pr->aabb_min[2], pr->aabb_max[0],
+		       pr->aabb_max[1], pr->aabb_max[2]);
+	TopTools_IndexedMapOfShape vm;
+	TopExp::MapShapes(shape, TopAbs_VERTEX, vm);
+	int n = vm.Extent();
+	pr->pca_ok = 0;
+	if (n < 3)
+		return;
+	std::vector<gp_XYZ> p((size_t)n);
+	gp_XYZ mean(0, 0, 0);
+	for (int i = 1; i <= n; i++) {
+		p[(size_t)i - 1] = BRep_Tool::Pnt(TopoDS::Vertex(vm(i))).XYZ();
+		mean += p[(size_t)i - 1];
+	}
+	mean /= n;
+	/* the sample covariance (n - 1), as numpy's cov */
+	double c[9] = {0};
+	for (const gp_XYZ &q : p) {
+		double d[3] = {q.X() - mean.X(), q.Y() - mean.Y(), q.Z() - mean.Z()};
+		for (int a = 0; a < 3; a++)
+			for (int b = 0; b < 3; b++)
+				c[3 * a + b] += d[a] * d[b];
+	}
+	for (double &x : c)
+		x /= n - 1;
+	double w[3];
+	if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'L', 3, c, 3, w) != 0)
+		return;
+	double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+	for (const gp_XYZ &q : p) {
+		double d[3] = {q.X() - mean.X(), q.Y() - mean.Y(), q.Z() - mean.Z()};
+		for (int k = 0; k < 3; k++) {
+			/* column k of the row-major eigenvector matrix */
+			double t = d[0] * c[k] + d[1] * c[3 + k] + d[2] * c[6 + k];
+			lo[k] = std::min(lo[k], t);
+			hi[k] = std::max(hi[k], t);
+		}
+	}
+	for (int k = 0; k < 3; k++)
+		pr->pca_sorted[k] = hi[k] - lo[k];
+	std::sort(pr->pca_sorted, pr->pca_sorted + 3);
+	pr->pca_ok = std::isfinite(pr->pca_sorted[2]);
 }
 
 size_t count(const TopoDS_Shape &s, TopAbs_ShapeEnum t)
@@ -316,6 +378,7 @@ int measure(TopoDS_Shape &shape, const char *what, unsigned flags, struct engi_b
 		for (int k = 0; k < 3; k++)
 			pr->face_centre[k] = wsum > 0 ? wc[k] / wsum : 0;
 
+		boxes(shape, pr);
 		pr->obb_ok = 0;
 		bool capped = (flags & ENGI_BREP_OBB_CAPPED) && pr->faces > ENGI_BREP_OBB_FACES_MAX;
 		if (!(flags & ENGI_BREP_NO_OBB) && !capped && pr->volume > 0 &&

@@ -151,10 +151,15 @@ static json_t *report_json(const char *path, const struct engi_brep_report *r, d
 							    bank.cone[i].radius_min, "radius_max",
 							    bank.cone[i].radius_max, "axial_extent",
 							    bank.cone[i].axial_extent));
-		json_object_set_new(o, "spec_bank",
-				    json_pack("{so, so, sb, so}", "cylinder_clusters", cl,
-					      "plane_pairs", pp, "plane_pairs_capped",
-					      bank.pairs_capped, "cones", co));
+		json_t *sb = json_pack("{so, so, sb, so, so}", "cylinder_clusters", cl,
+				       "plane_pairs", pp, "plane_pairs_capped", bank.pairs_capped,
+				       "cones", co, "obb_sorted", vec3(bank.obb_sorted));
+		if (bank.has_aabb) {
+			json_object_set_new(sb, "aabb_sorted", vec3(bank.aabb_sorted));
+			json_object_set_new(sb, "aabb_min_corner", vec3(bank.aabb_min));
+			json_object_set_new(sb, "aabb_max_corner", vec3(bank.aabb_max));
+		}
+		json_object_set_new(o, "spec_bank", sb);
 		engi_pcb_bank_release(&bank);
 	}
 	json_object_set_new(o, "seconds", json_real(secs));

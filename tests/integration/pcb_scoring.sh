@@ -183,7 +183,33 @@ offs = [p["offset"] for p in b["plane_pairs"]]
 assert offs == [5.0, 30.0, 40.0], offs
 assert abs(b["plane_pairs"][0]["min_area"] - round(40 * 30 - 8 * math.pi, 9)) < 1e-9, b["plane_pairs"][0]
 assert b["cones"] == [] and not b["plane_pairs_capped"]
+assert b["aabb_sorted"] == [5.0, 30.0, 40.0] and b["obb_sorted"] == [5.0, 30.0, 40.0], b
+assert b["aabb_min_corner"] == [0.0, 0.0, 0.0] and b["aabb_max_corner"] == [40.0, 30.0, 5.0], b
 print("ok: the spec bank of plate_8holes")
+PY
+# the boxes: the turned box's principal-axes box of its vertices is its own
+# 10 x 5 x 3, its axis-aligned box the rotated extents; a cylinder has two
+# vertices, so its principal box is the axis-aligned one (the fallback)
+"$ENGISWEEP" kernel brep --json "$CACHE/box_turned.FCStd" > bank-turned.json || fail "kernel brep box_turned"
+"$ENGISWEEP" kernel brep --json "$CACHE/cylinder.FCStd" > bank-cyl.json || fail "kernel brep cylinder"
+"$PY" - <<'PY' || fail "the spec bank's boxes"
+import json, math
+b = json.load(open("bank-turned.json"))["spec_bank"]
+assert all(abs(x - y) < 1e-9 for x, y in zip(b["obb_sorted"], [3, 5, 10])), b["obb_sorted"]
+# FreeCAD's Rotation(axis (1, 2, 3), 37 degrees) on a 10 x 5 x 3 box
+n = math.sqrt(14)
+x, y, z = 1 / n, 2 / n, 3 / n
+a = math.radians(37)
+c, s, t = math.cos(a), math.sin(a), 1 - math.cos(a)
+R = [[t * x * x + c, t * x * y - s * z, t * x * z + s * y],
+     [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
+     [t * x * z - s * y, t * y * z + s * x, t * z * z + c]]
+d = [10, 5, 3]
+ext = sorted(sum(abs(R[i][j]) * d[j] for j in range(3)) for i in range(3))
+assert all(abs(p - q) < 1e-6 for p, q in zip(b["aabb_sorted"], ext)), (b["aabb_sorted"], ext)
+c = json.load(open("bank-cyl.json"))["spec_bank"]
+assert c["obb_sorted"] == c["aabb_sorted"], c
+print("ok: the spec bank's boxes")
 PY
 
 # the kernel failing is never a verdict: the verifier fails (exit 3)

@@ -154,7 +154,16 @@ struct engi_brep_props {
 	double area_by_type[ENGI_SURF_COUNT];
 	struct engi_brep_face *face; /* faces entries, in MapShapes order */
 	double face_centre[3];	     /* area-weighted mean of the face centroids */
-	int obb_ok;		     /* 0: the box could not be made (no solid, void) */
+	/* the axis-aligned box of the exact shape (no triangulation, no gap),
+	 * as FreeCAD's Shape.BoundBox of a recomputed shape; the sizes of the
+	 * box of the B-rep vertices in their principal axes, ascending (the
+	 * spec side's obb_sorted; pca_ok 0: fewer than 3 vertices or no
+	 * decomposition, the validator's fallback to the axis-aligned box) */
+	int aabb_ok;
+	double aabb_min[3], aabb_max[3];
+	int pca_ok;
+	double pca_sorted[3];
+	int obb_ok; /* 0: the box could not be made (no solid, void) */
 	double obb_centre[3], obb_axes[3][3], obb_half[3];
 	double obb_sorted[3]; /* full sizes, ascending */
 };

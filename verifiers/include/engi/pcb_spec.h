@@ -67,6 +67,8 @@ void engi_pcb_spec_release(struct engi_pcb_spec *s);
  *     (offset, |n|) rounded to 6 decimals kept, sorted by offset (stable);
  *   cones: the end radii R + v tan(semi-angle) at the face's v range (the
  *     validator's formula), the smaller clamped at 0;
+ *   globals: volume, area, centroid, the axis-aligned box (sizes sorted,
+ *     corners) and the principal-axes box of the B-rep vertices;
  * lengths rounded to 9 decimals, angles to 10, as the validator rounds.
  */
 struct engi_brep_report;
@@ -93,6 +95,11 @@ struct engi_pcb_cone {
 
 struct engi_pcb_bank {
 	double volume, area, centroid[3];
+	/* the axis-aligned box: its sizes ascending and corners (has_aabb 0:
+	 * none); obb_sorted the principal-axes box of the vertices, else the
+	 * axis-aligned box's sizes (the validator's fallback) */
+	int has_aabb;
+	double aabb_sorted[3], aabb_min[3], aabb_max[3], obb_sorted[3];
 	struct engi_pcb_cluster *cluster;
 	size_t nclusters;
 	struct engi_pcb_plane_pair *pair;
