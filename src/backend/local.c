@@ -63,13 +63,11 @@
 #include "backend.h"
 
 #include "engi/alloc.h"
-#include "engi/dynbuf.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>

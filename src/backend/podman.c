@@ -244,10 +244,11 @@ static int podman_prepare(const struct env_spec *spec, struct engi_error *err)
 }
 
 /* A podman command on the episode's container that must succeed. */
-static int must(struct podman_env *pe, char *const *args, const char *what, struct engi_error *err)
+static int must(struct podman_env *pe, char *const *args, double timeout_s, const char *what,
+		struct engi_error *err)
 {
 	struct exec_result r;
-	TRY(podman_run(args, PODMAN_OP_S, 16384, &r, err));
+	TRY(podman_run(args, timeout_s, 16384, &r, err));
 	int ok = r.exit_code == 0;
 	char line[256] = "";
 	if (!ok)
@@ -316,17 +317,8 @@ static int podman_start(struct backend_env *env, const struct env_spec *spec,
 	for (size_t i = 0; tail[i]; i++)
 		args[n++] = tail[i];
 	args[n] = NULL;
-	struct exec_result r;
 	pe->started = 1; /* whatever happens now, stop removes the name */
-	TRY(podman_run(args, PODMAN_START_S, 16384, &r, err));
-	int ok = r.exit_code == 0;
-	char line[256] = "";
-	if (!ok)
-		last_line(&r, line, sizeof(line));
-	backend_exec_result_release(&r);
-	if (!ok)
-		RAISE(err, ENGI_EENV, "podman could not start a container of '%s': %s", spec->image,
-		      line);
+	TRY(must(pe, args, PODMAN_START_S, "start it from its image", err));
 	/* ready once the working folder exists */
 	char *probe[] = {"exec",
 			 pe->name,
@@ -337,7 +329,7 @@ static int podman_start(struct backend_env *env, const struct env_spec *spec,
 			 "sh",
 			 pe->workdir,
 			 NULL};
-	return must(pe, probe, "make the working folder", err);
+	return must(pe, probe, PODMAN_OP_S, "make the working folder", err);
 }
 
 /* A path in the container: the working folder's, or absolute in a folder. */
@@ -444,11 +436,11 @@ static int podman_put(struct backend_env *env, const void *data, size_t len, con
 		      "sh",
 		      gp,
 		      NULL};
-	int rc = must(pe, mk, "make the folder of a file", err);
+	int rc = must(pe, mk, PODMAN_OP_S, "make the folder of a file", err);
 	snprintf(dst, sizeof(dst), "%s:%s", pe->name, gp);
 	char *cp[] = {"cp", tmp, dst, NULL};
 	if (rc == 0)
-		rc = must(pe, cp, "copy a file in", err);
+		rc = must(pe, cp, PODMAN_OP_S, "copy a file in", err);
 	unlink(tmp);
 	if (rc == ENGI_EENV && running(pe)) {
 		/* the container is fine: the path was in the way (a link) */
@@ -497,7 +489,7 @@ static int podman_get(struct backend_env *env, const char *env_path, const char 
 	snprintf(tmp, sizeof(tmp), "%s/.podman-get-%lu", pe->scratch, ++pe->seq);
 	snprintf(src, sizeof(src), "%s:%s", pe->name, gp);
 	char *cp[] = {"cp", src, tmp, NULL};
-	int rc = must(pe, cp, "copy a file out", err);
+	int rc = must(pe, cp, PODMAN_OP_S, "copy a file out", err);
 	if (rc == 0)
 		rc = fs_copy_file_capped(tmp, host_path, max_bytes, bytes, err);
 	fs_rm_rf(tmp, NULL);

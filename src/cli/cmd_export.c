@@ -307,13 +307,13 @@ static void close_step(struct traj *t)
 	t->nobs = 0;
 }
 
-static void open_step(struct traj *t, int turn, const char *at)
+static void open_step(struct traj *t, int turn)
 {
 	if (t->cur && t->turn == turn)
 		return;
 	close_step(t);
 	t->turn = turn;
-	(void)at; /* the trace keeps no time per turn: no timestamp rather than a made-up one */
+	/* the trace keeps no time per turn: no timestamp rather than a made-up one */
 	t->cur = json_pack("{s:s, s:[], s:{s:[]}}", "source", "agent", "tool_calls", "observation",
 			   "results");
 	t->calls = json_array();
@@ -396,7 +396,7 @@ static json_t *trajectory(const char *trace, const struct engi_res_episode *e, c
 		if (!strcmp(kind, "model_request") && !t.instruction)
 			t.instruction = first_user_text(json_object_get(ev, "body"));
 		else if (!strcmp(kind, "model_reply")) {
-			open_step(&t, turn, at);
+			open_step(&t, turn);
 			json_t *text, *calls;
 			reply_parts(json_string_value(json_object_get(ev, "raw")), &text, &calls);
 			if (text)
@@ -406,13 +406,13 @@ static json_t *trajectory(const char *trace, const struct engi_res_episode *e, c
 			if (model_name[0])
 				json_object_set_new(t.cur, "model_name", json_string(model_name));
 		} else if (!strcmp(kind, "action") && turn > 0) {
-			open_step(&t, turn, at);
+			open_step(&t, turn);
 			add_call(&t, ev);
 		} else if (!strcmp(kind, "observation") && turn > 0) {
-			open_step(&t, turn, at);
+			open_step(&t, turn);
 			add_observation(&t, ev);
 		} else if (!strcmp(kind, "turn") && turn > 0) {
-			open_step(&t, turn, at);
+			open_step(&t, turn);
 			json_t *ti = json_object_get(ev, "tokens_in"),
 			       *to = json_object_get(ev, "tokens_out"),
 			       *c = json_object_get(ev, "cost_usd");

@@ -553,8 +553,8 @@ struct hb_ctx {
 	const char *mapfile;
 };
 
-static int hb_translate(const struct hb_ctx *hc, const char *dir, const char *folder,
-			const char *file, json_t *toml, json_t **out, struct hb_refusal *r)
+static int hb_translate(const struct hb_ctx *hc, const char *dir, const char *folder, json_t *toml,
+			json_t **out, struct hb_refusal *r)
 {
 	*out = NULL;
 	json_t *tt = json_object_get(toml, "task"), *md = json_object_get(toml, "metadata"),
@@ -803,7 +803,6 @@ static int hb_translate(const struct hb_ctx *hc, const char *dir, const char *fo
 	json_decref(inputs);
 	if (agent_s > 0)
 		json_object_set_new(task, "limits", json_pack("{s:f}", "wall_s", agent_s));
-	(void)file;
 	*out = task;
 	return 0;
 }
@@ -826,7 +825,7 @@ static int hb_load_task(const struct hb_ctx *hc, const char *dir, const char *fo
 	if (rc < 0)
 		return suite_settle_file(hc->s, file, rc, "not valid TOML", e.msg, 1, &e, strict,
 					 err);
-	rc = hb_translate(hc, dir, folder, file, toml, &task, &r);
+	rc = hb_translate(hc, dir, folder, toml, &task, &r);
 	json_decref(toml);
 	if (rc == 0) {
 		rc = suite_add_json(hc->s, file, dir, task, &e);
