@@ -27,13 +27,13 @@
 #define CAD_TERM_ZERO	   0.10
 #define CAD_ICP_POINTS_MAX 20000
 
-int engi_cad_parse_reference(json_t *ver, int required, const char *file, const char *pointer,
-			     char *out, size_t cap, struct engi_error *err)
+int engi_cad_parse_task_path(json_t *ver, const char *key, int required, const char *file,
+			     const char *pointer, char *out, size_t cap, struct engi_error *err)
 {
 	char p[ENGI_POINTER_MAX];
 	out[0] = '\0';
-	engi_json_pointer(p, sizeof(p), pointer, "reference");
-	json_t *ref = json_object_get(ver, "reference");
+	engi_json_pointer(p, sizeof(p), pointer, key);
+	json_t *ref = json_object_get(ver, key);
 	if (!ref)
 		return required ? engi_parse_error(err, file, p, "missing required field") : 0;
 	if (!json_is_string(ref) || !json_string_length(ref))
@@ -45,6 +45,12 @@ int engi_cad_parse_reference(json_t *ver, int required, const char *file, const 
 					"must be a relative path inside the task folder");
 	snprintf(out, cap, "%s", rs);
 	return 0;
+}
+
+int engi_cad_parse_reference(json_t *ver, int required, const char *file, const char *pointer,
+			     char *out, size_t cap, struct engi_error *err)
+{
+	return engi_cad_parse_task_path(ver, "reference", required, file, pointer, out, cap, err);
 }
 
 struct shape {
@@ -187,7 +193,7 @@ int engi_cad_similarity_run(const struct engi_verify_ctx *ctx, const char *targe
 			    struct engi_error *err)
 {
 	if (method == ENGI_CAD_PCB_V2)
-		return engi_cad_pcb_run(ctx, target, reference, s, err);
+		return engi_cad_pcb_run(ctx, target, reference, NULL, s, err);
 	char path[PATH_MAX], rpath[PATH_MAX];
 	struct engi_error e;
 	engi_error_init(&e);
@@ -245,6 +251,14 @@ int engi_cad_similarity_record(const struct engi_cad_similarity *s, struct engi_
 	    {"property_score", s->property},	 {"q_icp", s->q_icp},
 	    {"icp_max_residual", s->icp_d_max},
 	};
+	/* the spec side, when the task gives one and it was measured */
+	const struct cad_metric spec[] = {
+	    {"spec_consistency", s->spec_score},
+	    {"spec_consistent", (double)s->spec_consistent},
+	    {"spec_inconsistent", (double)s->spec_inconsistent},
+	    {"spec_not_found", (double)s->spec_not_found},
+	    {"pcb_score", s->combined},
+	};
 	int p = s->method == ENGI_CAD_PCB_V2;
 	/* past a gate pcb-v2 runs no ICP: its two metrics (last) are left out,
 	 * as is a box error no box gave */
@@ -260,6 +274,13 @@ int engi_cad_similarity_record(const struct engi_cad_similarity *s, struct engi_
 		int rc = engi_verdict_metric(v, m[i].name, m[i].value);
 		if (rc < 0)
 			RAISE(err, rc, "cannot record metric '%s': %s", m[i].name,
+			      engi_strerror(rc));
+	}
+	size_t ns = s->spec_state == ENGI_CAD_SPEC_MEASURED ? sizeof(spec) / sizeof(*spec) : 0;
+	for (size_t i = 0; i < ns; i++) {
+		int rc = engi_verdict_metric(v, spec[i].name, spec[i].value);
+		if (rc < 0)
+			RAISE(err, rc, "cannot record metric '%s': %s", spec[i].name,
 			      engi_strerror(rc));
 	}
 	return 0;

@@ -21,7 +21,9 @@
 #include "engi/brep.h"
 #include "engi/cad_geometry.h"
 #include "engi/mesh.h"
+#include "engi/pcb_spec.h"
 #include "engi/pointcloud.h"
+#include "engi/slurp.h"
 #include "engi/verify.h"
 
 #include <jansson.h>
@@ -276,8 +278,109 @@ static int kernel_failed(int rc)
 	return rc == ENGI_ENOMEM || rc == ENGI_EBUG || rc == ENGI_ETIMEOUT || rc == ENGI_EENV;
 }
 
-int engi_cad_pcb_run(const struct engi_verify_ctx *ctx, const char *target, const char *reference,
+#define SPEC_FILE_MAX (4u << 20)
+
+/* The task's spec.json read into *ps; a spec that does not read is the
+ * benchmark's fault: the spec side unavailable (s->spec_why), 0 returned. */
+static int read_spec(const struct engi_verify_ctx *ctx, const char *spec, struct engi_pcb_spec *ps,
 		     struct engi_cad_similarity *s, struct engi_error *err)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", ctx->task_dir, spec);
+	s->spec_state = ENGI_CAD_SPEC_UNAVAILABLE;
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		snprintf(s->spec_why, sizeof(s->spec_why), "spec: path too long");
+		return 0;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	struct engi_error e;
+	engi_error_init(&e);
+	int rc = engi_io_slurp(path, spec, "spec", SPEC_FILE_MAX, &text, &len, &e);
+	if (rc == ENGI_ENOMEM)
+		RAISE(err, rc, "%s", e.msg);
+	if (rc < 0) {
+		snprintf(s->spec_why, sizeof(s->spec_why), "%s", e.msg);
+		return 0;
+	}
+	json_error_t je;
+	json_t *j = json_loadb(text, len, 0, &je);
+	engi_free(text);
+	if (!j) {
+		snprintf(s->spec_why, sizeof(s->spec_why), "spec '%s' line %d: %s", spec, je.line,
+			 je.text);
+		return 0;
+	}
+	rc = engi_pcb_spec_read(j, ps, &e);
+	json_decref(j);
+	if (rc == ENGI_ENOMEM)
+		RAISE(err, rc, "%s", e.msg);
+	if (rc < 0) {
+		snprintf(s->spec_why, sizeof(s->spec_why), "spec '%s': %s", spec, e.msg);
+		return 0;
+	}
+	s->spec_state = ENGI_CAD_SPEC_NONE; /* read: measured once the delivery is */
+	return 1;
+}
+
+/* The delivery's spec consistency and its harmonic mean with the geometry
+ * score (engi_pcb_combine), as the validator's v2 combines them. */
+static int spec_side(const struct engi_pcb_spec *ps, const char *path,
+		     const struct engi_brep_report *cand, struct engi_cad_similarity *s,
+		     struct engi_error *err)
+{
+	struct engi_pcb_bank bank;
+	int found;
+	TRY(engi_pcb_bank_of(cand, path, &bank, &found, err));
+	struct engi_pcb_spec_result res;
+	int rc = engi_pcb_spec_check(ps, found ? &bank : NULL, &res, err);
+	if (found)
+		engi_pcb_bank_release(&bank);
+	TRY(rc);
+	if (res.raises) {
+		s->spec_state = ENGI_CAD_SPEC_UNAVAILABLE;
+		snprintf(s->spec_why, sizeof(s->spec_why),
+			 "the validator 0.6.0 raises on this spec (TypeError): %s", res.raises);
+		engi_pcb_spec_result_release(&res);
+		return 0;
+	}
+	s->spec_state = ENGI_CAD_SPEC_MEASURED;
+	s->spec_consistent = res.consistent;
+	s->spec_inconsistent = res.inconsistent;
+	s->spec_not_found = res.not_found;
+	s->spec_score =
+	    engi_pcb_spec_score(res.n, res.inconsistent + res.not_found, ENGI_PCB_SPEC_BUDGET);
+	s->combined = engi_pcb_combine(s->score, s->spec_score);
+	/* the failures, as many as fit */
+	size_t used = 0;
+	s->spec_why[0] = '\0';
+	for (size_t i = 0; i < res.n; i++) {
+		const struct engi_pcb_finding *f = &res.f[i];
+		if (f->state == ENGI_PCB_CONSISTENT)
+			continue;
+		char one[200];
+		if (f->state == ENGI_PCB_NOT_FOUND)
+			snprintf(one, sizeof(one), "%s not found (%s)", f->param->key, f->reason);
+		else if (f->has_measured)
+			snprintf(one, sizeof(one), "%s off by %.3g %% (closest %.6g, %s check)",
+				 f->param->key, 100 * f->rel, f->measured[0],
+				 engi_pcb_check_name(f->check));
+		else
+			snprintf(one, sizeof(one), "%s not a whole count", f->param->key);
+		int w = snprintf(s->spec_why + used, sizeof(s->spec_why) - used, "%s%s",
+				 used ? "; " : "", one);
+		if (w < 0 || (size_t)w >= sizeof(s->spec_why) - used) {
+			s->spec_why[used] = '\0';
+			break;
+		}
+		used += (size_t)w;
+	}
+	engi_pcb_spec_result_release(&res);
+	return 0;
+}
+
+int engi_cad_pcb_run(const struct engi_verify_ctx *ctx, const char *target, const char *reference,
+		     const char *spec, struct engi_cad_similarity *s, struct engi_error *err)
 {
 	memset(s, 0, sizeof(*s));
 	s->method = ENGI_CAD_PCB_V2;
@@ -328,6 +431,11 @@ int engi_cad_pcb_run(const struct engi_verify_ctx *ctx, const char *target, cons
 	}
 	s->status = ENGI_CAD_MEASURED;
 	rc = score(&cand, &ref, s, err);
+	struct engi_pcb_spec ps = {0};
+	if (rc == 0 && spec && (rc = read_spec(ctx, spec, &ps, s, err)) > 0) {
+		rc = spec_side(&ps, path, &cand, s, err);
+		engi_pcb_spec_release(&ps);
+	}
 	engi_brep_report_release(&ref);
 	engi_brep_report_release(&cand);
 	return rc;

@@ -25,9 +25,17 @@
 
 #define POINTER_MAX ENGI_POINTER_MAX
 
-enum cad_check { CHECK_SIMILARITY, CHECK_OBB_GATE, CHECK_COUNT_GATE, CHECK_DOCUMENT_GATE };
-static const char *const check_names[] = {"similarity", "obb_extent_gate", "count_gate",
-					  "document_gate", NULL};
+enum cad_check {
+	CHECK_SIMILARITY,
+	CHECK_OBB_GATE,
+	CHECK_COUNT_GATE,
+	CHECK_DOCUMENT_GATE,
+	CHECK_SPEC,
+	CHECK_PCB_SCORE
+};
+static const char *const check_names[] = {
+    "similarity",	"obb_extent_gate", "count_gate", "document_gate",
+    "spec_consistency", "pcb_score",	   NULL};
 
 struct cad_criterion {
 	struct engi_criterion c;
@@ -37,6 +45,7 @@ struct cad_criterion {
 struct cad_criteria {
 	int method; /* enum engi_cad_method */
 	char reference[PATH_MAX];
+	char spec[PATH_MAX]; /* pcb-v2's spec.json, "" none */
 	size_t n;
 	struct cad_criterion v[];
 };
@@ -49,7 +58,7 @@ static void cad_free(void *criteria)
 static int cad_parse(json_t *ver, const char *file, const char *dir, const char *pointer,
 		     void **criteria, struct engi_error *err)
 {
-	static const char *const keys[] = {"kind",     "file",	    "reference", "geometry",
+	static const char *const keys[] = {"kind",     "file",	    "reference", "spec", "geometry",
 					   "criteria", "objective", "reward",	 NULL};
 	static const char *const item_keys[] = {"name", "check", "value",    "tol_rel", "tol_abs",
 						"min",	"max",	 "required", "stage",	NULL};
@@ -59,6 +68,15 @@ static int cad_parse(json_t *ver, const char *file, const char *dir, const char 
 	TRY(engi_cad_parse_reference(ver, 1, file, pointer, rs, sizeof(rs), err));
 	int method;
 	TRY(engi_cad_parse_method(ver, file, pointer, &method, err));
+	char spec[PATH_MAX];
+	TRY(engi_cad_parse_task_path(ver, "spec", 0, file, pointer, spec, sizeof(spec), err));
+	if (spec[0] && method != ENGI_CAD_PCB_V2) {
+		char sp[POINTER_MAX];
+		engi_json_pointer(sp, sizeof(sp), pointer, "spec");
+		return engi_parse_error(err, file, sp,
+					"a spec is checked by \"geometry\": \"pcb-v2\" only "
+					"(meshes: kind param_spec)");
+	}
 	json_t *arr;
 	TRY(engi_criteria_array(ver, file, pointer, &arr, err));
 	size_t n = json_array_size(arr);
@@ -66,6 +84,7 @@ static int cad_parse(json_t *ver, const char *file, const char *dir, const char 
 	if (!cc)
 		RAISE(err, ENGI_ENOMEM, "%s: out of memory", file);
 	snprintf(cc->reference, sizeof(cc->reference), "%s", rs);
+	snprintf(cc->spec, sizeof(cc->spec), "%s", spec);
 	cc->method = method;
 	cc->n = n;
 	char base[POINTER_MAX];
@@ -91,11 +110,21 @@ static int cad_parse(json_t *ver, const char *file, const char *dir, const char 
 					      "\"pcb-v2\" (a mesh is no document)");
 			break;
 		}
-		rc = engi_criterion_parse(item, file, ptr, what,
-					  c->check == CHECK_SIMILARITY
-					      ? (ENGI_CMP_VALUE | ENGI_CMP_RANGE)
-					      : ENGI_CMP_NONE,
-					  "geometry", &c->c, err);
+		if ((c->check == CHECK_SPEC || c->check == CHECK_PCB_SCORE) && !spec[0]) {
+			char cp[POINTER_MAX];
+			engi_json_pointer(cp, sizeof(cp), ptr, "check");
+			rc = engi_parse_error(err, file, cp,
+					      "check '%s' needs the verifier's \"spec\" (the "
+					      "task's spec.json)",
+					      check_names[c->check]);
+			break;
+		}
+		int scored = c->check == CHECK_SIMILARITY || c->check == CHECK_SPEC ||
+			     c->check == CHECK_PCB_SCORE;
+		rc = engi_criterion_parse(
+		    item, file, ptr, what,
+		    scored ? (ENGI_CMP_VALUE | ENGI_CMP_RANGE) : ENGI_CMP_NONE,
+		    c->check == CHECK_SPEC ? "specification" : "geometry", &c->c, err);
 		if (rc == 0)
 			rc = engi_criterion_name_unique(&cc->v[0].c, sizeof(cc->v[0]), i, 0, file,
 							base, ptr, err);
@@ -113,7 +142,11 @@ static int cad_verify(const void *criteria, const char *target, const struct eng
 {
 	const struct cad_criteria *cc = criteria;
 	struct engi_cad_similarity s;
-	TRY(engi_cad_similarity_run(ctx, target, cc->reference, cc->method, &s, err));
+	if (cc->method == ENGI_CAD_PCB_V2)
+		TRY(engi_cad_pcb_run(ctx, target, cc->reference, cc->spec[0] ? cc->spec : NULL, &s,
+				     err));
+	else
+		TRY(engi_cad_similarity_run(ctx, target, cc->reference, cc->method, &s, err));
 	if (s.status != ENGI_CAD_MEASURED) {
 		/* a broken reference is ours to fix: unavailable; a broken
 		 * delivery fails */
@@ -143,6 +176,28 @@ static int cad_verify(const void *criteria, const char *target, const struct eng
 				    s.s_volume, s.s_area, s.s_moments, s.q_icp,
 				    s.obb_ok && s.counts_ok ? "" : "; a gate failed");
 			TRY(engi_criterion_judge(&c->c, "geometry similarity", s.score, note, v,
+						 err));
+		} else if ((c->check == CHECK_SPEC || c->check == CHECK_PCB_SCORE) &&
+			   s.spec_state != ENGI_CAD_SPEC_MEASURED) {
+			/* the benchmark's spec is at fault: never a score */
+			TRY(engi_criterion_report(&c->c, ENGI_UNAVAILABLE, NAN, v, err, "%s",
+						  s.spec_why));
+		} else if (c->check == CHECK_SPEC) {
+			char note[700];
+			snprintf(note, sizeof(note),
+				 "(" ENGI_PCB_SCORER ": %zu consistent, %zu inconsistent, %zu not "
+				 "found; failure budget %d%s%s)",
+				 s.spec_consistent, s.spec_inconsistent, s.spec_not_found,
+				 ENGI_PCB_SPEC_BUDGET, s.spec_why[0] ? ": " : "", s.spec_why);
+			TRY(engi_criterion_judge(&c->c, "spec consistency", s.spec_score, note, v,
+						 err));
+		} else if (c->check == CHECK_PCB_SCORE) {
+			char note[200];
+			snprintf(note, sizeof(note),
+				 "(" ENGI_PCB_SCORER ": harmonic mean of geometry %.4g and spec "
+				 "%.4g)",
+				 s.score, s.spec_score);
+			TRY(engi_criterion_judge(&c->c, "validator score", s.combined, note, v,
 						 err));
 		} else if (c->check == CHECK_DOCUMENT_GATE) {
 			TRY(engi_criterion_report(

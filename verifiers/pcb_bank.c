@@ -263,5 +263,10 @@ void engi_pcb_bank_release(struct engi_pcb_bank *b)
 	engi_free(b->cluster);
 	engi_free(b->pair);
 	engi_free(b->cone);
+	engi_free(b->feature);
+	engi_free(b->prop);
+	engi_free(b->line_angle);
+	engi_free(b->grid);
+	engi_free(b->circular);
 	memset(b, 0, sizeof(*b));
 }

@@ -68,7 +68,6 @@ namespace
 const double OBB_DEFLECTION_FRACTION = 1e-4;
 const double OBB_ANGULAR_DEFLECTION = 0.1;
 const double TIP_VOLUME_REL_TOL = 1e-6;
-const size_t DOCUMENT_XML_MAX = 64u << 20;
 
 int surface_type(const TopoDS_Face &f)
 {
@@ -529,20 +528,7 @@ int analyze_fcstd(const char *path, unsigned flags, struct engi_brep_report *rep
 	TRY(engi_io_slurp(path, nullptr, "FCStd", ENGI_ZIP_FILE_MAX, &fc.bytes, &fc.len, err));
 	TRY(engi_zip_open(&fc.zip, fc.bytes, fc.len, path, err));
 	fc.zip_open = true;
-	const struct engi_zip_entry *dx = engi_zip_find(&fc.zip, "Document.xml");
-	if (!dx)
-		RAISE(err, ENGI_EPARSE,
-		      "'%s': no Document.xml in the archive: not a FreeCAD "
-		      "document",
-		      path);
-	unsigned char *xml = nullptr;
-	size_t xlen = 0;
-	TRY(engi_zip_extract(&fc.zip, dx, DOCUMENT_XML_MAX, &xml, &xlen, err));
-	char label[ENGI_ERROR_MSG_MAX / 2];
-	snprintf(label, sizeof(label), "'%s' entry 'Document.xml'", path);
-	int rc = engi_fc_doc_parse((const char *)xml, xlen, label, &fc.doc, err);
-	engi_free(xml);
-	TRY(rc);
+	TRY(engi_fc_doc_from_zip(&fc.zip, path, &fc.doc, err));
 	rep->is_doc = 1;
 	rep->objects = fc.doc.n;
 	rep->measured = -1;

@@ -1,15 +1,18 @@
 /*
  * fcdoc.c - the part of a FreeCAD Document.xml the B-rep kernel needs: the
  * objects (name, TypeId) and, per object, the Shape file, Tip, BaseFeature
- * and Group links. A bounded scanner of tags and attributes, not a general
+ * and Group links, and the property values the spec side of pcb-v2 reads
+ * (engi_fc_value). A bounded scanner of tags and attributes, not a general
  * XML parser: text content is skipped, entities in attribute values are
  * decoded, nesting is checked.
  */
 #include "engi/alloc.h"
 #include "engi/brep.h"
 #include "engi/error.h"
+#include "engi/slurp.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DEPTH_MAX 64
@@ -30,7 +33,10 @@ struct scan {
 	const char *label;
 	struct engi_error *err;
 	struct engi_fc_doc *doc;
-	size_t objs_cap, links_cap;
+	size_t objs_cap, links_cap, vals_cap;
+	long geom;	/* the value of the <Geometry> being read, -1 none */
+	long nth;	/* geometries or constraints of this property so far */
+	int value_prop; /* the property is one of engi_fc_value_names */
 	char stack[DEPTH_MAX][TAG_MAX];
 	enum kind kinds[DEPTH_MAX];
 	int depth;
@@ -187,11 +193,117 @@ static int begin_data_object(struct scan *sc, const struct attr *a, int na)
 	return 0;
 }
 
+const char *const engi_fc_value_names[] = {
+    "Length",	   "Length2",	  "Radius",	 "Radius1",	"Radius2", "Diameter", "Depth",
+    "Size",	   "Height",	  "Width",	 "Angle",	"Angle1",  "Angle2",   "TaperAngle",
+    "TaperAngle2", "MajorRadius", "MinorRadius", "Occurrences", NULL};
+
+static int is_value_name(const char *name)
+{
+	for (const char *const *n = engi_fc_value_names; *n; n++)
+		if (!strcmp(*n, name))
+			return 1;
+	return 0;
+}
+
+static int add_value(struct scan *sc, int kind, struct engi_fc_value **out)
+{
+	struct engi_fc_doc *d = sc->doc;
+	if (d->nvals >= ENGI_FC_MAX_VALUES)
+		SCAN_FAIL(sc, ENGI_ETOOBIG, "over %d property values and sketch elements",
+			  ENGI_FC_MAX_VALUES);
+	if (engi_grow((void **)&d->vals, &sc->vals_cap, d->nvals + 1, sizeof(*d->vals)))
+		SCAN_FAIL(sc, ENGI_ENOMEM, "no memory for the values of '%s'",
+			  d->objs[sc->cur].name);
+	struct engi_fc_value *v = &d->vals[d->nvals++];
+	memset(v, 0, sizeof(*v));
+	v->obj = (size_t)sc->cur;
+	v->kind = kind;
+	*out = v;
+	return 0;
+}
+
+/* The number in attribute name of a (0 when absent: FreeCAD writes every
+ * coordinate, so a missing one is a hand-made file's). */
+static double num_attr(const struct attr *a, int na, const char *name)
+{
+	const struct attr *x = attr_get(a, na, name);
+	return x ? strtod(x->value, NULL) : 0;
+}
+
+static void point_attr(const struct attr *a, int na, const char *prefix, double out[3])
+{
+	static const char axes[] = "XYZ";
+	for (int k = 0; k < 3; k++) {
+		char n[TAG_MAX];
+		snprintf(n, sizeof(n), "%s%c", prefix, axes[k]);
+		out[k] = num_attr(a, na, n);
+	}
+}
+
+/* Children of a Geometry, Constraints or listed numeric property. */
+static int value_child(struct scan *sc, const char *tag, const struct attr *a, int na)
+{
+	struct engi_fc_value *v;
+	if (sc->value_prop &&
+	    (!strcmp(tag, "Float") || !strcmp(tag, "Integer") || !strcmp(tag, "Bool"))) {
+		const struct attr *x = attr_get(a, na, "value");
+		if (!x)
+			return 0;
+		TRY(add_value(sc, ENGI_FCV_NUMBER, &v));
+		snprintf(v->name, sizeof(v->name), "%s", sc->prop);
+		v->v = !strcmp(tag, "Bool") ? !strcmp(x->value, "true") || !strcmp(x->value, "1")
+					    : strtod(x->value, NULL);
+		return 0;
+	}
+	if (!strcmp(sc->prop, "Geometry")) {
+		if (!strcmp(tag, "Geometry")) {
+			TRY(add_value(sc, ENGI_FCV_GEOMETRY, &v));
+			v->index = sc->nth++;
+			sc->geom = (long)(v - sc->doc->vals);
+			return 0;
+		}
+		if (sc->geom < 0)
+			return 0;
+		v = &sc->doc->vals[sc->geom];
+		const struct attr *x;
+		if (!strcmp(tag, "Construction") && (x = attr_get(a, na, "value")))
+			v->construction |= !strcmp(x->value, "1") || !strcmp(x->value, "true");
+		else if (!strcmp(tag, "GeoExtension") &&
+			 (x = attr_get(a, na, "geometryModeFlags"))) {
+			/* a bitset written most significant first: bit 1 is
+			 * Construction (bit 0 Blocked) */
+			size_t l = strlen(x->value);
+			v->construction |= l >= 2 && x->value[l - 2] == '1';
+		} else if (!strcmp(tag, "Circle") || !strcmp(tag, "ArcOfCircle")) {
+			v->kind = tag[0] == 'C' ? ENGI_FCV_CIRCLE : ENGI_FCV_ARC;
+			v->v = num_attr(a, na, "Radius");
+			point_attr(a, na, "Center", v->p);
+		} else if (!strcmp(tag, "LineSegment")) {
+			v->kind = ENGI_FCV_LINE;
+			point_attr(a, na, "Start", v->p);
+			point_attr(a, na, "End", v->q);
+		}
+		return 0;
+	}
+	if (!strcmp(sc->prop, "Constraints") && !strcmp(tag, "Constrain")) {
+		long i = sc->nth++;
+		const struct attr *t = attr_get(a, na, "Type");
+		if (!t || strcmp(t->value, "9")) /* Sketcher's ConstraintType Angle */
+			return 0;
+		TRY(add_value(sc, ENGI_FCV_ANGLE_CONSTRAINT, &v));
+		v->index = i;
+		v->v = num_attr(a, na, "Value");
+	}
+	return 0;
+}
+
 /* A <Link value> or <Part file> inside a property of the current object. */
 static int property_child(struct scan *sc, const char *tag, const struct attr *a, int na)
 {
 	struct engi_fc_doc *d = sc->doc;
 	struct engi_fc_object *o = &d->objs[sc->cur];
+	TRY(value_child(sc, tag, a, na));
 	if (!strcmp(tag, "Part") && !strcmp(sc->prop, "Shape")) {
 		const struct attr *f = attr_get(a, na, "file");
 		if (f)
@@ -243,6 +355,9 @@ static int open_tag(struct scan *sc, const char *tag, const struct attr *a, int 
 		const struct attr *n = attr_get(a, na, "name");
 		k = K_PROPERTY;
 		snprintf(sc->prop, sizeof(sc->prop), "%s", n && !n->too_long ? n->value : "");
+		sc->value_prop = is_value_name(sc->prop);
+		sc->geom = -1;
+		sc->nth = 0;
 	} else if (sc->prop[0] && sc->cur >= 0) {
 		TRY(property_child(sc, tag, a, na));
 	}
@@ -268,8 +383,10 @@ static int close_tag(struct scan *sc, const char *tag)
 	enum kind k = sc->kinds[--sc->depth];
 	if (k == K_OBJECT)
 		sc->cur = -1;
-	if (k == K_PROPERTY)
+	if (k == K_PROPERTY) {
 		sc->prop[0] = '\0';
+		sc->geom = -1;
+	}
 	return 0;
 }
 
@@ -379,6 +496,7 @@ int engi_fc_doc_parse(const char *xml, size_t len, const char *label, struct eng
 	sc->err = err;
 	sc->doc = doc;
 	sc->cur = -1;
+	sc->geom = -1;
 	int rc = 0, seen_root = 0;
 	while (sc->pos < sc->n && rc == 0) {
 		const char *lt = memchr(xml + sc->pos, '<', sc->n - sc->pos);
@@ -482,10 +600,45 @@ enum engi_fc_class engi_fc_classify(const char *type)
 	return ENGI_FC_OUTSIDE;
 }
 
+int engi_fc_doc_from_zip(const struct engi_zip *z, const char *path, struct engi_fc_doc *doc,
+			 struct engi_error *err)
+{
+	memset(doc, 0, sizeof(*doc));
+	const struct engi_zip_entry *dx = engi_zip_find(z, "Document.xml");
+	if (!dx)
+		RAISE(err, ENGI_EPARSE,
+		      "'%s': no Document.xml in the archive: not a FreeCAD document", path);
+	unsigned char *xml = NULL;
+	size_t xlen = 0;
+	TRY(engi_zip_extract(z, dx, ENGI_FC_XML_MAX, &xml, &xlen, err));
+	char label[ENGI_ERROR_MSG_MAX / 2];
+	snprintf(label, sizeof(label), "'%s' entry 'Document.xml'", path);
+	int rc = engi_fc_doc_parse((const char *)xml, xlen, label, doc, err);
+	engi_free(xml);
+	return rc;
+}
+
+int engi_fc_doc_read(const char *path, struct engi_fc_doc *doc, struct engi_error *err)
+{
+	memset(doc, 0, sizeof(*doc));
+	char *bytes = NULL;
+	size_t len = 0;
+	TRY(engi_io_slurp(path, NULL, "FCStd", ENGI_ZIP_FILE_MAX, &bytes, &len, err));
+	struct engi_zip z;
+	int rc = engi_zip_open(&z, bytes, len, path, err);
+	if (rc == 0) {
+		rc = engi_fc_doc_from_zip(&z, path, doc, err);
+		engi_zip_release(&z);
+	}
+	engi_free(bytes);
+	return rc;
+}
+
 void engi_fc_doc_release(struct engi_fc_doc *doc)
 {
 	engi_free(doc->objs);
 	engi_free(doc->links);
+	engi_free(doc->vals);
 	memset(doc, 0, sizeof(*doc));
 }
 

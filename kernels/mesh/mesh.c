@@ -818,6 +818,12 @@ int engi_sym3_eigenvalues(const double a_in[9], double w[3])
 	return LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', 3, a, 3, w) != 0 ? ENGI_EINVALID : 0;
 }
 
+int engi_sym3_eigen(const double a[9], double w[3], double v[9])
+{
+	memcpy(v, a, 9 * sizeof(*v));
+	return LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', 3, v, 3, w) != 0 ? ENGI_EINVALID : 0;
+}
+
 static int principal_moments(const double s[6], double out[3])
 {
 	/* Inertia tensor from second moments: I_xx = int y^2 + z^2,

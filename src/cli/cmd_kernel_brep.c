@@ -7,7 +7,10 @@
 
 #include "engi/brep.h"
 #include "engi/error.h"
+#include "engi/alloc.h"
+#include "engi/cad_geometry.h"
 #include "engi/pcb_spec.h"
+#include "engi/slurp.h"
 #include "fsutil.h"
 
 #include <getopt.h>
@@ -31,6 +34,10 @@ static const char brep_help[] =
     "      --json           one JSON object instead of text\n"
     "      --no-obb         leave the oriented box out (\"obb\": null); its mesh,\n"
     "                       as fine as the validator's, takes most of the time\n"
+    "      --spec FILE      check a Parametric CAD Bench spec.json against the\n"
+    "                       shape as the validator 0.6.0 does: each key parameter\n"
+    "                       consistent, inconsistent or not found, and the score\n"
+    "                       with its failure budget of 10 (docs/verifiers.md)\n"
     "      --timeout S      stop OpenCASCADE after S seconds (default 300; it runs\n"
     "                       in a child process, which a hostile shape may hang);\n"
     "                       0: in this process, no limit\n"
@@ -55,7 +62,111 @@ static const char *class_name(int cls)
 	}
 }
 
-static json_t *report_json(const char *path, const struct engi_brep_report *r, double secs)
+/* The feature tree, grids, circular patterns and line angles of a bank,
+ * with the validator's property names. */
+static json_t *tree_json(const struct engi_pcb_bank *b)
+{
+	json_t *fl = json_array();
+	for (size_t i = 0; i < b->nfeatures; i++) {
+		const struct engi_pcb_feature *f = &b->feature[i];
+		json_t *props = json_object();
+		for (size_t k = 0; k < f->nprops; k++) {
+			const struct engi_pcb_prop *p = &b->prop[f->prop + k];
+			char n[64];
+			switch (p->kind) {
+			case ENGI_PCB_P_NAMED:
+				snprintf(n, sizeof(n), "%s", p->name);
+				break;
+			case ENGI_PCB_P_LINE:
+				snprintf(n, sizeof(n), "Geometry[%ld].LineLength", p->index);
+				break;
+			case ENGI_PCB_P_ANGLE:
+				snprintf(n, sizeof(n), "Constraint[%ld].Angle", p->index);
+				break;
+			default:
+				snprintf(n, sizeof(n), "Geometry[%ld].CircleRadius", p->index);
+				if (p->kind == ENGI_PCB_P_ARC) {
+					char a[64];
+					snprintf(a, sizeof(a), "Geometry[%ld].ArcRadius", p->index);
+					json_object_set_new(props, a, json_real(p->value));
+				}
+				break;
+			}
+			json_object_set_new(props, n, json_real(p->value));
+		}
+		json_array_append_new(fl, json_pack("{ss, sb, sI, so}", "name", f->name, "sketch",
+						    f->sketch, "lines", (json_int_t)f->nlines,
+						    "properties", props));
+	}
+	json_t *gl = json_array(), *cl = json_array(), *la = json_array();
+	for (size_t i = 0; i < b->ngrids; i++) {
+		const struct engi_pcb_grid *g = &b->grid[i];
+		json_array_append_new(
+		    gl, json_pack("{sI, sI, sI, sf, sf, so}", "count", (json_int_t)g->count, "rows",
+				  (json_int_t)g->rows, "cols", (json_int_t)g->cols, "spacing_rows",
+				  g->spacing_rows, "spacing_cols", g->spacing_cols, "origin",
+				  vec3(g->origin)));
+	}
+	for (size_t i = 0; i < b->ncirculars; i++) {
+		const struct engi_pcb_circular *c = &b->circular[i];
+		json_array_append_new(cl, json_pack("{sI, sf, so, so, sf}", "count",
+						    (json_int_t)c->count, "radius", c->radius,
+						    "centre", vec3(c->centre), "axis",
+						    vec3(c->axis), "angular_pitch", c->pitch));
+	}
+	for (size_t i = 0; i < b->nline_angles; i++)
+		json_array_append_new(la, json_real(b->line_angle[i]));
+	return json_pack("{so, so, so, so, sb}", "tree", fl, "grids", gl, "circular_patterns", cl,
+			 "line_angles", la, "line_angles_capped", b->line_angles_capped);
+}
+
+static const char *state_name(int st)
+{
+	return st == ENGI_PCB_CONSISTENT     ? "consistent"
+	       : st == ENGI_PCB_INCONSISTENT ? "inconsistent"
+					     : "not_found";
+}
+
+/* The spec checked against bank (NULL: nothing measured). */
+static json_t *spec_json(const struct engi_pcb_spec *spec, const struct engi_pcb_bank *bank)
+{
+	struct engi_pcb_spec_result res;
+	struct engi_error e;
+	engi_error_init(&e);
+	if (engi_pcb_spec_check(spec, bank, &res, &e) < 0)
+		return json_pack("{ss}", "error", e.msg);
+	json_t *fl = json_array();
+	for (size_t i = 0; i < res.n; i++) {
+		const struct engi_pcb_finding *f = &res.f[i];
+		json_t *o = json_pack("{ss, ss, ss}", "key", f->param->key, "check",
+				      engi_pcb_check_name(f->check), "state", state_name(f->state));
+		if (f->has_measured) {
+			int nv = f->check == ENGI_PCB_C_VECTOR ? f->param->nvec : 1;
+			json_t *m = nv == 1 ? json_real(f->measured[0]) : json_array();
+			for (int k = 0; nv > 1 && k < nv && k < 3; k++)
+				json_array_append_new(m, json_real(f->measured[k]));
+			json_object_set_new(o, "measured", m);
+		}
+		if (f->state != ENGI_PCB_NOT_FOUND)
+			json_object_set_new(o, "rel_diff", json_real(f->rel));
+		if (f->reason)
+			json_object_set_new(o, "reason", json_string(f->reason));
+		json_array_append_new(fl, o);
+	}
+	size_t failures = res.inconsistent + res.not_found;
+	json_t *out =
+	    json_pack("{sI, sI, sI, sI, sf, so}", "total", (json_int_t)res.n, "consistent",
+		      (json_int_t)res.consistent, "inconsistent", (json_int_t)res.inconsistent,
+		      "not_found", (json_int_t)res.not_found, "score",
+		      engi_pcb_spec_score(res.n, failures, ENGI_PCB_SPEC_BUDGET), "findings", fl);
+	if (res.raises)
+		json_object_set_new(out, "validator_raises", json_string(res.raises));
+	engi_pcb_spec_result_release(&res);
+	return out;
+}
+
+static json_t *report_json(const char *path, const struct engi_brep_report *r, double secs,
+			   const struct engi_pcb_spec *spec)
 {
 	const struct engi_brep_props *p = &r->props;
 	json_t *o = json_object();
@@ -128,11 +239,14 @@ static json_t *report_json(const char *path, const struct engi_brep_report *r, d
 					      "sorted_sizes", vec3(p->obb_sorted)));
 	else
 		json_object_set_new(o, "obb", json_null());
-	/* what the validator's spec checks match parameters to */
+	/* what the validator's spec checks match parameters to: of a
+	 * document, with its feature tree */
 	struct engi_pcb_bank bank;
 	struct engi_error be;
 	engi_error_init(&be);
-	if (engi_pcb_bank_build(r, &bank, &be) == 0) {
+	int found = 0;
+	if (engi_pcb_bank_of(r, path, &bank, &found, &be) == 0 &&
+	    (found || engi_pcb_bank_build(r, &bank, &be) == 0)) {
 		json_t *cl = json_array(), *pp = json_array(), *co = json_array();
 		for (size_t i = 0; i < bank.nclusters; i++) {
 			const struct engi_pcb_cluster *c = &bank.cluster[i];
@@ -159,7 +273,10 @@ static json_t *report_json(const char *path, const struct engi_brep_report *r, d
 			json_object_set_new(sb, "aabb_min_corner", vec3(bank.aabb_min));
 			json_object_set_new(sb, "aabb_max_corner", vec3(bank.aabb_max));
 		}
+		json_object_set_new(sb, "features", tree_json(&bank));
 		json_object_set_new(o, "spec_bank", sb);
+		if (spec)
+			json_object_set_new(o, "spec", spec_json(spec, found ? &bank : NULL));
 		engi_pcb_bank_release(&bank);
 	}
 	json_object_set_new(o, "seconds", json_real(secs));
@@ -209,17 +326,82 @@ static void report_text(const char *path, const struct engi_brep_report *r, doub
 	printf("time          %.3f s\n", secs);
 }
 
+/* A spec.json: its key parameters into *out. */
+static int read_spec(const char *path, struct engi_pcb_spec *out, struct engi_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	TRY(engi_io_slurp(path, NULL, "spec", 4u << 20, &text, &len, err));
+	json_error_t je;
+	json_t *j = json_loadb(text, len, 0, &je);
+	engi_free(text);
+	if (!j)
+		RAISE(err, ENGI_EPARSE, "'%s' line %d: %s", path, je.line, je.text);
+	int rc = engi_pcb_spec_read(j, out, err);
+	json_decref(j);
+	return rc;
+}
+
+/* The spec's findings as text. */
+static void spec_text(const char *path, const struct engi_brep_report *r,
+		      const struct engi_pcb_spec *spec)
+{
+	struct engi_pcb_bank bank;
+	struct engi_error e;
+	engi_error_init(&e);
+	int found = 0;
+	if (engi_pcb_bank_of(r, path, &bank, &found, &e) < 0) {
+		cli_error(&e);
+		return;
+	}
+	json_t *o = spec_json(spec, found ? &bank : NULL);
+	if (found)
+		engi_pcb_bank_release(&bank);
+	json_t *err = json_object_get(o, "error");
+	if (err) {
+		cli_errorf("%s", json_string_value(err));
+		json_decref(o);
+		return;
+	}
+	printf("spec          %lld consistent, %lld inconsistent, %lld not found: score %.4g\n",
+	       (long long)json_integer_value(json_object_get(o, "consistent")),
+	       (long long)json_integer_value(json_object_get(o, "inconsistent")),
+	       (long long)json_integer_value(json_object_get(o, "not_found")),
+	       json_real_value(json_object_get(o, "score")));
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(o, "findings"), i, f)
+	{
+		json_t *m = json_object_get(f, "measured"), *why = json_object_get(f, "reason");
+		printf("  %-28s %-10s %-13s", json_string_value(json_object_get(f, "key")),
+		       json_string_value(json_object_get(f, "check")),
+		       json_string_value(json_object_get(f, "state")));
+		if (json_is_real(m))
+			printf(" closest %.10g", json_real_value(m));
+		if (why)
+			printf(" (%s)", json_string_value(why));
+		printf("\n");
+	}
+	json_t *raises = json_object_get(o, "validator_raises");
+	if (raises)
+		printf("  the validator 0.6.0 raises on this spec: %s\n",
+		       json_string_value(raises));
+	json_decref(o);
+}
+
 int kernel_brep(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_NO_OBB, O_TIMEOUT };
+	enum { O_JSON = 256, O_NO_OBB, O_TIMEOUT, O_SPEC };
 	static const struct option opts[] = {
 	    {"json", no_argument, NULL, O_JSON},
 	    {"no-obb", no_argument, NULL, O_NO_OBB},
 	    {"timeout", required_argument, NULL, O_TIMEOUT},
+	    {"spec", required_argument, NULL, O_SPEC},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	int json = 0, c;
+	const char *spec_path = NULL;
 	struct engi_brep_opts bo = {.flags = 0, .timeout_s = 300};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -229,6 +411,9 @@ int kernel_brep(int argc, char **argv)
 			break;
 		case O_NO_OBB:
 			bo.flags |= ENGI_BREP_NO_OBB;
+			break;
+		case O_SPEC:
+			spec_path = optarg;
 			break;
 		case O_TIMEOUT:
 			if (cli_num("--timeout", optarg, 0, 1e6, &bo.timeout_s))
@@ -249,17 +434,23 @@ int kernel_brep(int argc, char **argv)
 	const char *path = argv[optind];
 	struct engi_error err;
 	engi_error_init(&err);
+	struct engi_pcb_spec spec = {0};
+	if (spec_path && read_spec(spec_path, &spec, &err) < 0) {
+		cli_error(&err);
+		return EXIT_USAGE;
+	}
 	struct engi_brep_report r;
 	double t0 = clk_now_mono();
 	int rc = engi_brep_analyze(path, &bo, &r, &err);
 	double secs = clk_now_mono() - t0;
 	if (rc < 0) {
+		engi_pcb_spec_release(&spec);
 		cli_error(&err);
 		return rc == ENGI_ENOMEM || rc == ENGI_EIO || rc == ENGI_EENV ? EXIT_FAILED
 									      : EXIT_USAGE;
 	}
 	if (json) {
-		json_t *o = report_json(path, &r, secs);
+		json_t *o = report_json(path, &r, secs, spec_path ? &spec : NULL);
 		char *s = o ? json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(1) |
 						JSON_REAL_PRECISION(17))
 			    : NULL;
@@ -273,7 +464,10 @@ int kernel_brep(int argc, char **argv)
 		free(s);
 	} else {
 		report_text(path, &r, secs);
+		if (spec_path)
+			spec_text(path, &r, &spec);
 	}
+	engi_pcb_spec_release(&spec);
 	engi_brep_report_release(&r);
 	return 0;
 }

@@ -270,10 +270,211 @@ static void test_bank(void)
 	CHECK(engi_pcb_round(1e-10, 9) == 0);
 }
 
+/* A Document.xml in FreeCAD's format, written here: a Pad, a sketch in the
+ * 0.19+ form (construction in geometryModeFlags), a sketch in the older
+ * form (<Construction value>), an origin, and ObjectData in another order
+ * than Objects. */
+static const char tree_xml[] =
+    "<?xml version='1.0' encoding='utf-8'?>\n<Document SchemaVersion=\"4\">\n"
+    "<Objects Count=\"4\">\n"
+    "<Object type=\"App::Origin\" name=\"Origin\"/>\n"
+    "<Object type=\"PartDesign::Pad\" name=\"Pad\"/>\n"
+    "<Object type=\"Sketcher::SketchObject\" name=\"New\"/>\n"
+    "<Object type=\"Sketcher::SketchObject\" name=\"Old\"/>\n"
+    "</Objects>\n<ObjectData Count=\"4\">\n"
+    "<Object name=\"New\"><Properties Count=\"2\">\n"
+    "<Property name=\"Geometry\" type=\"Part::PropertyGeometryList\"><GeometryList count=\"4\">\n"
+    "<Geometry type=\"Part::GeomLineSegment\"><GeoExtensions count=\"1\"><GeoExtension "
+    "type=\"Sketcher::SketchGeometryExtension\" "
+    "geometryModeFlags=\"00000000000000000000000000000000\"/>"
+    "</GeoExtensions><LineSegment StartX=\"0\" StartY=\"0\" StartZ=\"0\" EndX=\"3\" EndY=\"4\" "
+    "EndZ=\"0\"/></Geometry>\n"
+    "<Geometry type=\"Part::GeomCircle\"><GeoExtensions count=\"1\"><GeoExtension "
+    "type=\"Sketcher::SketchGeometryExtension\" "
+    "geometryModeFlags=\"00000000000000000000000000000010\"/>"
+    "</GeoExtensions><Circle CenterX=\"1\" CenterY=\"2\" CenterZ=\"0\" Radius=\"9\"/></Geometry>\n"
+    "<Geometry type=\"Part::GeomPoint\"><Point X=\"0\" Y=\"0\" Z=\"0\"/></Geometry>\n"
+    "<Geometry type=\"Part::GeomArcOfCircle\"><ArcOfCircle CenterX=\"5\" CenterY=\"6\" "
+    "CenterZ=\"0\" Radius=\"2.25\" StartAngle=\"0\" EndAngle=\"1\"/></Geometry>\n"
+    "</GeometryList></Property>\n"
+    "<Property name=\"Constraints\" type=\"Sketcher::PropertyConstraintList\"><ConstraintList "
+    "count=\"3\"><Constrain Name=\"\" Type=\"6\" Value=\"5\"/><Constrain Name=\"\" Type=\"9\" "
+    "Value=\"0.5\"/><Constrain Name=\"\" Type=\"9\" Value=\"1.25\"/></ConstraintList></Property>\n"
+    "</Properties></Object>\n"
+    "<Object name=\"Pad\"><Properties Count=\"4\">\n"
+    "<Property name=\"Length\" type=\"App::PropertyLength\"><Float value=\"12.5\"/></Property>\n"
+    "<Property name=\"TaperAngle\" type=\"App::PropertyAngle\"><Float value=\"90\"/></Property>\n"
+    "<Property name=\"Offset\" type=\"App::PropertyLength\"><Float value=\"7\"/></Property>\n"
+    "<Property name=\"Occurrences\" type=\"App::PropertyIntegerConstraint\"><Integer "
+    "value=\"3\"/></Property>\n"
+    "</Properties></Object>\n"
+    "<Object name=\"Old\"><Properties Count=\"1\">\n"
+    "<Property name=\"Geometry\" type=\"Part::PropertyGeometryList\"><GeometryList count=\"2\">\n"
+    "<Geometry type=\"Part::GeomLineSegment\"><LineSegment StartX=\"0\" StartY=\"0\" "
+    "StartZ=\"0\" EndX=\"1\" EndY=\"0\" EndZ=\"0\"/><Construction value=\"1\"/></Geometry>\n"
+    "<Geometry type=\"Part::GeomLineSegment\"><LineSegment StartX=\"0\" StartY=\"0\" "
+    "StartZ=\"0\" EndX=\"0\" EndY=\"2\" EndZ=\"0\"/><Construction value=\"0\"/></Geometry>\n"
+    "</GeometryList></Property>\n"
+    "</Properties></Object>\n"
+    "<Object name=\"Origin\"><Properties Count=\"1\"><Property name=\"Length\" "
+    "type=\"App::PropertyLength\"><Float value=\"99\"/></Property></Properties></Object>\n"
+    "</ObjectData>\n</Document>\n";
+
+static const struct engi_pcb_prop *prop(const struct engi_pcb_bank *b, const char *feature,
+					int kind, const char *name, long index)
+{
+	for (size_t f = 0; f < b->nfeatures; f++) {
+		if (strcmp(b->feature[f].name, feature))
+			continue;
+		for (size_t i = 0; i < b->feature[f].nprops; i++) {
+			const struct engi_pcb_prop *p = &b->prop[b->feature[f].prop + i];
+			if (p->kind == kind && (name ? !strcmp(p->name, name) : p->index == index))
+				return p;
+		}
+	}
+	return NULL;
+}
+
+static void test_tree(void)
+{
+	struct engi_error e;
+	engi_error_init(&e);
+	struct engi_fc_doc doc;
+	CHECK_INT(engi_fc_doc_parse(tree_xml, strlen(tree_xml), "'t'", &doc, &e), 0);
+	struct engi_pcb_bank b;
+	memset(&b, 0, sizeof(b));
+	CHECK_INT(engi_pcb_bank_tree(&doc, &b, &e), 0);
+	/* the origin is no feature; the others in the order of Objects */
+	CHECK_INT(b.nfeatures, 3);
+	if (b.nfeatures == 3) {
+		CHECK_STR(b.feature[0].name, "Pad");
+		CHECK_STR(b.feature[1].name, "New");
+		CHECK(b.feature[1].sketch && !b.feature[0].sketch);
+	}
+	const struct engi_pcb_prop *p = prop(&b, "Pad", ENGI_PCB_P_NAMED, "Length", 0);
+	CHECK(p && p->value == 12.5);
+	p = prop(&b, "Pad", ENGI_PCB_P_NAMED, "TaperAngle", 0);
+	CHECK(p && p->value == engi_pcb_round(M_PI / 2, 10));	       /* degrees to radians */
+	CHECK(prop(&b, "Pad", ENGI_PCB_P_NAMED, "Offset", 0) == NULL); /* not a listed name */
+	p = prop(&b, "Pad", ENGI_PCB_P_NAMED, "Occurrences", 0);
+	CHECK(p && p->value == 3);
+	/* the construction circle is left out; indices are the list's */
+	CHECK(prop(&b, "New", ENGI_PCB_P_CIRCLE, NULL, 1) == NULL);
+	p = prop(&b, "New", ENGI_PCB_P_LINE, NULL, 0);
+	CHECK(p && p->value == 5);
+	p = prop(&b, "New", ENGI_PCB_P_ARC, NULL, 3);
+	CHECK(p && p->value == 2.25 && p->centre[0] == 5 && p->centre[1] == 6);
+	p = prop(&b, "New", ENGI_PCB_P_ANGLE, NULL, 2);
+	CHECK(p && p->value == 1.25);
+	CHECK(prop(&b, "New", ENGI_PCB_P_ANGLE, NULL, 0) == NULL); /* a distance */
+	CHECK(prop(&b, "Old", ENGI_PCB_P_LINE, NULL, 0) == NULL);  /* the old construction flag */
+	p = prop(&b, "Old", ENGI_PCB_P_LINE, NULL, 1);
+	CHECK(p && p->value == 2);
+	CHECK_INT(b.nline_angles, 0); /* one line per sketch: no pair */
+	engi_pcb_bank_release(&b);
+	engi_fc_doc_release(&doc);
+}
+
+/* A bank by hand: its checks' routing and candidates. */
+static int state_of(const char *spec_text, const struct engi_pcb_bank *b, size_t i, double *rel)
+{
+	struct engi_pcb_spec s = text(spec_text);
+	struct engi_pcb_spec_result r;
+	struct engi_error e;
+	engi_error_init(&e);
+	CHECK_INT(engi_pcb_spec_check(&s, b, &r, &e), 0);
+	int st = i < r.n ? r.f[i].state : -1;
+	if (rel && i < r.n)
+		*rel = r.f[i].rel;
+	engi_pcb_spec_result_release(&r);
+	engi_pcb_spec_release(&s);
+	return st;
+}
+
+static void test_checks(void)
+{
+	struct engi_pcb_bank b;
+	memset(&b, 0, sizeof(b));
+	double cents[4][3] = {{0, 0, 0}, {10, 0, 0}, {0, 5, 0}, {10, 5, 0}};
+	struct engi_pcb_cluster cl[2] = {
+	    {.convex = 0,
+	     .count = 4,
+	     .radius = 1.5,
+	     .axis = {0, 0, 1},
+	     .axial_extent = 8,
+	     .centroids = cents},
+	    {.convex = 1,
+	     .count = 1,
+	     .radius = 4,
+	     .axis = {0, 0, 1},
+	     .axial_extent = 8,
+	     .centroids = cents},
+	};
+	b.cluster = cl;
+	b.nclusters = 2;
+	struct engi_pcb_plane_pair pp = {.normal = {0, 0, 1}, .offset = 8, .min_area = 1};
+	b.pair = &pp;
+	b.npairs = 1;
+	b.has_aabb = 1;
+	double sz[3] = {8, 20, 30};
+	memcpy(b.aabb_sorted, sz, sizeof(sz));
+	memcpy(b.obb_sorted, sz, sizeof(sz));
+	b.aabb_max[0] = 30, b.aabb_max[1] = 20, b.aabb_max[2] = 8;
+	b.volume = 4000;
+	struct engi_pcb_grid g = {
+	    .count = 4, .rows = 2, .cols = 2, .spacing_rows = 5, .spacing_cols = 10};
+	b.grid = &g;
+	b.ngrids = 1;
+	double rel = -1;
+	CHECK_INT(state_of("hole_diameter = 3 mm", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	CHECK_INT(state_of("hole_diameter = 3.1 mm", &b, 0, &rel), ENGI_PCB_INCONSISTENT);
+	CHECK_NEAR(rel, 0.1 / 3.1, 1e-12); /* of the larger */
+	CHECK_INT(state_of("pitch_diameter = 8 mm", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	CHECK_INT(state_of("rows_spacing = 5 mm", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	/* taper_length routes to the angle check: no angle, not found */
+	CHECK_INT(state_of("taper_length = 8 mm", &b, 0, NULL), ENGI_PCB_NOT_FOUND);
+	CHECK_INT(state_of("teeth_height = 8 mm", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	/* a scalar to the vector check: not found */
+	CHECK_INT(state_of("center_x = 5 mm", &b, 0, NULL), ENGI_PCB_NOT_FOUND);
+	/* radial wall: the boss r 4 and the hole r 1.5 are coaxial (centroid 0) */
+	CHECK_INT(state_of("wall_thickness = 2.5 mm", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	CHECK_INT(state_of("hole_count = 4", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	CHECK_INT(state_of("hole_count = 5", &b, 0, &rel), ENGI_PCB_INCONSISTENT);
+	CHECK_NEAR(rel, 1.0 / 5, 1e-12);
+	CHECK_INT(state_of("hole_rows = 2", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	CHECK_INT(state_of("rib_count = 4", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	CHECK_INT(state_of("bolt_count = 4", &b, 0, NULL), ENGI_PCB_NOT_FOUND);
+	CHECK_INT(state_of("box_corner = (30, 20, 8)", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	CHECK_INT(state_of("volume = 4000", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	CHECK_INT(state_of("clearance = 8 mm", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	CHECK_INT(state_of("offset_x = 10 mm", &b, 0, NULL), ENGI_PCB_CONSISTENT);
+	CHECK_INT(state_of("offset_y = 10 mm", &b, 0, NULL), ENGI_PCB_INCONSISTENT);
+	/* a vector where one number is wanted: the validator raises */
+	struct engi_pcb_spec s = text("hole_diameter = (3, 4) mm");
+	struct engi_pcb_spec_result r;
+	struct engi_error e;
+	engi_error_init(&e);
+	CHECK_INT(engi_pcb_spec_check(&s, &b, &r, &e), 0);
+	CHECK(r.raises != NULL);
+	engi_pcb_spec_result_release(&r);
+	/* nothing measured: every parameter not found */
+	CHECK_INT(engi_pcb_spec_check(&s, NULL, &r, &e), 0);
+	CHECK(r.not_found == 1 && r.raises == NULL);
+	engi_pcb_spec_result_release(&r);
+	engi_pcb_spec_release(&s);
+	/* the failure budget */
+	CHECK(engi_pcb_spec_score(4, 1, 10) == 0.75);
+	CHECK(engi_pcb_spec_score(25, 3, 10) == 1 - 0.3);
+	CHECK(engi_pcb_spec_score(25, 12, 10) == 0);
+	CHECK(engi_pcb_spec_score(0, 0, 10) == 0);
+}
+
 int main(void)
 {
 	test_text();
 	test_object();
 	test_bank();
+	test_tree();
+	test_checks();
 	return check_exit();
 }

@@ -82,12 +82,48 @@ struct engi_fc_object {
 	size_t group, ngroup;		   /* its Group: links[group .. group+ngroup) */
 };
 
+/*
+ * The property values the spec side of pcb-v2 reads (verifiers/pcb_tree.c),
+ * as the document saved them: the numeric properties named in
+ * engi_fc_value_names (a <Float>, <Integer> or <Bool> value; angles in
+ * degrees), each sketch's Geometry (by index: circles and arcs with their
+ * radius and centre, line segments with their ends, in sketch coordinates;
+ * construction geometry flagged) and its angle constraints (by index in the
+ * Constraints list, radians).
+ */
+#define ENGI_FC_MAX_VALUES 200000
+#define ENGI_FC_VALUE_NAME 16
+
+enum engi_fc_value_kind {
+	ENGI_FCV_NUMBER,	   /* name, v */
+	ENGI_FCV_CIRCLE,	   /* v the radius, p the centre */
+	ENGI_FCV_ARC,		   /* an arc of circle: the same */
+	ENGI_FCV_LINE,		   /* a line segment from p to q */
+	ENGI_FCV_GEOMETRY,	   /* other geometry (points, ellipses, B-splines...) */
+	ENGI_FCV_ANGLE_CONSTRAINT, /* v the angle */
+};
+
+struct engi_fc_value {
+	size_t obj; /* its object, an index in objs */
+	int kind;   /* enum engi_fc_value_kind */
+	int construction;
+	long index; /* in the Geometry or Constraints list */
+	char name[ENGI_FC_VALUE_NAME];
+	double v, p[3], q[3];
+};
+
 struct engi_fc_doc {
 	struct engi_fc_object *objs; /* in document order */
 	size_t n;
 	char (*links)[ENGI_FC_NAME_MAX];
 	size_t nlinks;
+	struct engi_fc_value *vals; /* in document order */
+	size_t nvals;
 };
+
+/* "Length", "Length2", "Radius", ... "Occurrences": the validator's
+ * feature-tree properties, NULL-terminated. */
+extern const char *const engi_fc_value_names[];
 
 /* Allow-list classes of a TypeId (the published validator's gate). */
 enum engi_fc_class {
@@ -109,6 +145,14 @@ int engi_fc_doc_parse(const char *xml, size_t len, const char *label, struct eng
 		      struct engi_error *err);
 /* The object named name, or NULL. */
 const struct engi_fc_object *engi_fc_find(const struct engi_fc_doc *doc, const char *name);
+/* Parses the Document.xml of z, an FCStd archive read from path (messages
+ * name both; ENGI_EPARSE when there is none: not a FreeCAD document). */
+#define ENGI_FC_XML_MAX (64u << 20) /* bytes of a Document.xml */
+int engi_fc_doc_from_zip(const struct engi_zip *z, const char *path, struct engi_fc_doc *doc,
+			 struct engi_error *err);
+/* The same from the file at path (an archive of at most ENGI_ZIP_FILE_MAX
+ * bytes). */
+int engi_fc_doc_read(const char *path, struct engi_fc_doc *doc, struct engi_error *err);
 enum engi_fc_class engi_fc_classify(const char *type);
 void engi_fc_doc_release(struct engi_fc_doc *doc);
 

@@ -90,6 +90,10 @@ int engi_mesh_analyze(const struct engi_mesh *m, struct engi_mesh_report *r,
 /* Eigenvalues, ascending, of the symmetric 3x3 a (row-major, its upper
  * triangle read): LAPACK's dsyev. ENGI_EINVALID when it fails. */
 int engi_sym3_eigenvalues(const double a[9], double w[3]);
+/* The same with the eigenvectors: v (row-major) holds eigenvector j in its
+ * column j, as numpy's eigh returns them (LAPACK's dsyevd on the lower
+ * triangle). */
+int engi_sym3_eigen(const double a[9], double w[3], double v[9]);
 
 /*
  * The faces a mesh was tessellated from, recovered (kernels/mesh/patches.c):

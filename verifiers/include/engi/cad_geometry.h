@@ -41,8 +41,9 @@ enum engi_cad_method {
 	ENGI_CAD_PCB_V2 = 1, /* "pcb-v2": the Parametric CAD Bench validator's (cad_pcb.c) */
 };
 /* What "pcb-v2" follows, recorded with every verdict it gives. */
-#define ENGI_PCB_SCORER	   "freecad-validator 0.6.0 v2"
-#define ENGI_PCB_MAX_FACES ENGI_BREP_OBB_FACES_MAX /* a candidate with more scores 0 */
+#define ENGI_PCB_SCORER	     "freecad-validator 0.6.0 v2"
+#define ENGI_PCB_SPEC_BUDGET 10			     /* the spec failure budget of its v2 */
+#define ENGI_PCB_MAX_FACES   ENGI_BREP_OBB_FACES_MAX /* a candidate with more scores 0 */
 
 enum engi_cad_status {
 	ENGI_CAD_MEASURED = 0,
@@ -65,6 +66,18 @@ struct engi_cad_similarity {
 	double property;	      /* the four property terms, weighted */
 	double icp_d_max, icp_rmse;   /* worst face-centre residual (model units), RMS */
 	size_t faces[2], vertices[2]; /* candidate, reference (B-rep) */
+	/* pcb-v2 with a spec: the validator's spec consistency of the
+	 * delivery and its harmonic mean with the geometry score */
+	int spec_state;	    /* enum engi_cad_spec_state */
+	char spec_why[512]; /* unavailable: why; measured: the failures, first few */
+	size_t spec_consistent, spec_inconsistent, spec_not_found;
+	double spec_score, combined;
+};
+
+enum engi_cad_spec_state {
+	ENGI_CAD_SPEC_NONE = 0,	   /* the task gives no spec */
+	ENGI_CAD_SPEC_MEASURED,	   /* spec_score and combined hold */
+	ENGI_CAD_SPEC_UNAVAILABLE, /* the spec is at fault (unreadable, or the validator raises) */
 };
 
 /* verifier["geometry"]: "mesh" (default) or "pcb-v2", into *method. */
@@ -75,6 +88,9 @@ int engi_cad_parse_method(json_t *verifier, const char *file, const char *pointe
  * out (cap bytes). When absent: an error if required, else out is "". */
 int engi_cad_parse_reference(json_t *verifier, int required, const char *file, const char *pointer,
 			     char *out, size_t cap, struct engi_error *err);
+/* The same for the field key. */
+int engi_cad_parse_task_path(json_t *verifier, const char *key, int required, const char *file,
+			     const char *pointer, char *out, size_t cap, struct engi_error *err);
 
 /* Measures ctx->artifact_dir/target against ctx->task_dir/reference with
  * method (enum engi_cad_method). A broken file is a status with a message
@@ -82,9 +98,11 @@ int engi_cad_parse_reference(json_t *verifier, int required, const char *file, c
 int engi_cad_similarity_run(const struct engi_verify_ctx *ctx, const char *target,
 			    const char *reference, int method, struct engi_cad_similarity *s,
 			    struct engi_error *err);
-/* The same for "pcb-v2" (cad_pcb.c): both files read by the B-rep kernel. */
+/* The same for "pcb-v2" (cad_pcb.c): both files read by the B-rep kernel;
+ * spec (inside the task folder, NULL: none) the Parametric CAD Bench
+ * spec.json whose key parameters the delivery is checked against. */
 int engi_cad_pcb_run(const struct engi_verify_ctx *ctx, const char *target, const char *reference,
-		     struct engi_cad_similarity *s, struct engi_error *err);
+		     const char *spec, struct engi_cad_similarity *s, struct engi_error *err);
 
 /* The validator's pieces, for tests and the spec side. Relative difference
  * |a - b| / max(|a|, |b|, floor, 1e-9); the credit of error e with full

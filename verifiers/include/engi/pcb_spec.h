@@ -93,6 +93,49 @@ struct engi_pcb_cone {
 	double radius_min, radius_max, axial_extent, axis[3], apex_radius, semi_angle;
 };
 
+/* A feature-tree value (verifiers/pcb_tree.c): a listed numeric property
+ * of an object (angles in radians), a sketch's circle or arc (its radius,
+ * its centre in the sketch's coordinates), a line segment's length, or an
+ * angle constraint, rounded as the validator rounds them. */
+enum engi_pcb_prop_kind {
+	ENGI_PCB_P_NAMED,  /* name: Length, Radius, ... Occurrences */
+	ENGI_PCB_P_CIRCLE, /* Geometry[k].CircleRadius */
+	ENGI_PCB_P_ARC,	   /* Geometry[k].CircleRadius and .ArcRadius */
+	ENGI_PCB_P_LINE,   /* Geometry[k].LineLength */
+	ENGI_PCB_P_ANGLE,  /* Constraint[k].Angle */
+};
+
+struct engi_pcb_prop {
+	int kind;
+	char name[16];
+	long index;
+	double value, centre[3];
+};
+
+struct engi_pcb_feature {
+	char name[128];
+	int sketch;	     /* a Sketcher::SketchObject */
+	size_t prop, nprops; /* its values: bank prop[prop, prop + nprops) */
+	size_t nlines;	     /* its line segments (construction excluded) */
+};
+
+/* A grid of equal circles of a sketch, or of a cylinder cluster's faces
+ * (rows the smaller of the two counts; spacing 0 for a single row). */
+struct engi_pcb_grid {
+	size_t count, rows, cols;
+	double spacing_rows, spacing_cols, origin[3];
+};
+
+/* Equal circles (or a cluster's faces) evenly around a centre. */
+struct engi_pcb_circular {
+	size_t count;
+	double radius, centre[3], axis[3], pitch;
+};
+
+/* Line pairs whose angles are taken, at most (a sketch of n lines has
+ * n(n-1)/2 of them). */
+#define ENGI_PCB_LINE_ANGLES_MAX 2000000
+
 struct engi_pcb_bank {
 	double volume, area, centroid[3];
 	/* the axis-aligned box: its sizes ascending and corners (has_aabb 0:
@@ -107,12 +150,84 @@ struct engi_pcb_bank {
 	int pairs_capped; /* over ENGI_PCB_PAIRS_MAX candidates: the rest not looked at */
 	struct engi_pcb_cone *cone;
 	size_t ncones;
+	/* the document's feature tree (engi_pcb_bank_tree; none without) */
+	struct engi_pcb_feature *feature;
+	size_t nfeatures;
+	struct engi_pcb_prop *prop;
+	size_t nprops;
+	double *line_angle; /* LineAngle[i,j] of every sketch, radians */
+	size_t nline_angles;
+	int line_angles_capped;
+	struct engi_pcb_grid *grid;
+	size_t ngrids;
+	struct engi_pcb_circular *circular;
+	size_t ncirculars;
 };
 
 /* The bank of rep's measured shape. ENGI_ENOMEM only. */
 int engi_pcb_bank_build(const struct engi_brep_report *rep, struct engi_pcb_bank *b,
 			struct engi_error *err);
+/* Adds doc's feature tree to b (every object but origins, their axes and
+ * planes, groups and coordinate systems, in document order), then the
+ * detectors' grids and circular patterns, of the sketches' circles and of
+ * the cylinder clusters. ENGI_ENOMEM only. */
+struct engi_fc_doc;
+int engi_pcb_bank_tree(const struct engi_fc_doc *doc, struct engi_pcb_bank *b,
+		       struct engi_error *err);
 void engi_pcb_bank_release(struct engi_pcb_bank *b);
+/* The bank of the document at path, rep its B-rep report: the shape's
+ * measurements and, of an FCStd whose Document.xml reads, its feature
+ * tree. *found 0 (and b empty) when the validator finds nothing to
+ * measure: not a FreeCAD document, or no Body with a shape. ENGI_ENOMEM
+ * only. */
+int engi_pcb_bank_of(const struct engi_brep_report *rep, const char *path, struct engi_pcb_bank *b,
+		     int *found, struct engi_error *err);
+
+/* ---- the checks (verifiers/pcb_check.c) ---- */
+
+enum engi_pcb_state { ENGI_PCB_CONSISTENT, ENGI_PCB_INCONSISTENT, ENGI_PCB_NOT_FOUND };
+
+/* The check a parameter is routed to, by the tokens of its key. */
+enum engi_pcb_check {
+	ENGI_PCB_C_COUNT,
+	ENGI_PCB_C_VOLUME,
+	ENGI_PCB_C_AREA,
+	ENGI_PCB_C_DIAMETER,
+	ENGI_PCB_C_RADIUS,
+	ENGI_PCB_C_THICKNESS,
+	ENGI_PCB_C_DISTANCE,
+	ENGI_PCB_C_VECTOR,
+	ENGI_PCB_C_ANGLE,
+	ENGI_PCB_C_LENGTH,
+	ENGI_PCB_C_NONE, /* no check: not found */
+};
+/* "count", "volume", ... "length", "none" */
+const char *engi_pcb_check_name(int check);
+
+struct engi_pcb_finding {
+	const struct engi_pcb_param *param;
+	int check, state;
+	int has_measured;
+	double measured[3]; /* the closest candidate (a vector's first components) */
+	double rel;	    /* its relative difference (vectors: over the box diagonal) */
+	const char *reason; /* not found: why */
+};
+
+struct engi_pcb_spec_result {
+	struct engi_pcb_finding *f; /* scalars, vectors, counts, then strings */
+	size_t n, consistent, inconsistent, not_found;
+	/* the validator 0.6.0 raises (TypeError) on this spec and this shape:
+	 * a vector value routed to a check of scalars; why, else NULL */
+	const char *raises;
+};
+
+/* Checks each parameter of spec against bank as the validator does; bank
+ * NULL: nothing to measure, every parameter not found. */
+int engi_pcb_spec_check(const struct engi_pcb_spec *spec, const struct engi_pcb_bank *bank,
+			struct engi_pcb_spec_result *out, struct engi_error *err);
+void engi_pcb_spec_result_release(struct engi_pcb_spec_result *r);
+/* max(0, 1 - failures / min(total, budget)); 0 when total is 0. */
+double engi_pcb_spec_score(size_t total, size_t failures, int budget);
 /* Python's round(x, digits) for the validator's 9 (lengths) and 10
  * (angles): correctly rounded through the decimal text. */
 double engi_pcb_round(double x, int digits);
