@@ -23,7 +23,6 @@
 #include "engi/mesh.h"
 #include "engi/pcb_spec.h"
 #include "engi/pointcloud.h"
-#include "engi/slurp.h"
 #include "engi/verify.h"
 
 #include <jansson.h>
@@ -278,8 +277,6 @@ static int kernel_failed(int rc)
 	return rc == ENGI_ENOMEM || rc == ENGI_EBUG || rc == ENGI_ETIMEOUT || rc == ENGI_EENV;
 }
 
-#define SPEC_FILE_MAX (4u << 20)
-
 /* The task's spec.json read into *ps; a spec that does not read is the
  * benchmark's fault: the spec side unavailable (s->spec_why), 0 returned. */
 static int read_spec(const struct engi_verify_ctx *ctx, const char *spec, struct engi_pcb_spec *ps,
@@ -292,31 +289,13 @@ static int read_spec(const struct engi_verify_ctx *ctx, const char *spec, struct
 		snprintf(s->spec_why, sizeof(s->spec_why), "spec: path too long");
 		return 0;
 	}
-	char *text = NULL;
-	size_t len = 0;
 	struct engi_error e;
 	engi_error_init(&e);
-	int rc = engi_io_slurp(path, spec, "spec", SPEC_FILE_MAX, &text, &len, &e);
+	int rc = engi_pcb_spec_file(path, spec, ps, &e);
 	if (rc == ENGI_ENOMEM)
 		RAISE(err, rc, "%s", e.msg);
 	if (rc < 0) {
 		snprintf(s->spec_why, sizeof(s->spec_why), "%s", e.msg);
-		return 0;
-	}
-	json_error_t je;
-	json_t *j = json_loadb(text, len, 0, &je);
-	engi_free(text);
-	if (!j) {
-		snprintf(s->spec_why, sizeof(s->spec_why), "spec '%s' line %d: %s", spec, je.line,
-			 je.text);
-		return 0;
-	}
-	rc = engi_pcb_spec_read(j, ps, &e);
-	json_decref(j);
-	if (rc == ENGI_ENOMEM)
-		RAISE(err, rc, "%s", e.msg);
-	if (rc < 0) {
-		snprintf(s->spec_why, sizeof(s->spec_why), "spec '%s': %s", spec, e.msg);
 		return 0;
 	}
 	s->spec_state = ENGI_CAD_SPEC_NONE; /* read: measured once the delivery is */

@@ -28,6 +28,7 @@
 #include "engi/pcb_spec.h"
 
 #include "engi/alloc.h"
+#include "engi/slurp.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -572,4 +573,27 @@ void engi_pcb_spec_release(struct engi_pcb_spec *s)
 	engi_free(s->p);
 	s->p = NULL;
 	s->n = 0;
+}
+
+int engi_pcb_spec_file(const char *path, const char *name, struct engi_pcb_spec *out,
+		       struct engi_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	const char *label = name ? name : path;
+	char *text = NULL;
+	size_t len = 0;
+	TRY(engi_io_slurp(path, name, "spec", ENGI_PCB_SPEC_FILE_MAX, &text, &len, err));
+	json_error_t je;
+	json_t *j = json_loadb(text, len, 0, &je);
+	engi_free(text);
+	if (!j)
+		RAISE(err, ENGI_EPARSE, "spec '%s' line %d: %s", label, je.line, je.text);
+	int rc = engi_pcb_spec_read(j, out, err);
+	json_decref(j);
+	if (rc < 0 && rc != ENGI_ENOMEM && !strstr(err->msg, label)) {
+		char m[sizeof(err->msg)];
+		snprintf(m, sizeof(m), "%s", err->msg);
+		rc = engi_raise(err, rc, "spec '%s': %s", label, m);
+	}
+	return rc;
 }

@@ -7,10 +7,8 @@
 
 #include "engi/brep.h"
 #include "engi/error.h"
-#include "engi/alloc.h"
 #include "engi/cad_geometry.h"
 #include "engi/pcb_spec.h"
-#include "engi/slurp.h"
 #include "fsutil.h"
 
 #include <getopt.h>
@@ -326,22 +324,6 @@ static void report_text(const char *path, const struct engi_brep_report *r, doub
 	printf("time          %.3f s\n", secs);
 }
 
-/* A spec.json: its key parameters into *out. */
-static int read_spec(const char *path, struct engi_pcb_spec *out, struct engi_error *err)
-{
-	char *text = NULL;
-	size_t len = 0;
-	TRY(engi_io_slurp(path, NULL, "spec", 4u << 20, &text, &len, err));
-	json_error_t je;
-	json_t *j = json_loadb(text, len, 0, &je);
-	engi_free(text);
-	if (!j)
-		RAISE(err, ENGI_EPARSE, "'%s' line %d: %s", path, je.line, je.text);
-	int rc = engi_pcb_spec_read(j, out, err);
-	json_decref(j);
-	return rc;
-}
-
 /* The spec's findings as text. */
 static void spec_text(const char *path, const struct engi_brep_report *r,
 		      const struct engi_pcb_spec *spec)
@@ -435,7 +417,7 @@ int kernel_brep(int argc, char **argv)
 	struct engi_error err;
 	engi_error_init(&err);
 	struct engi_pcb_spec spec = {0};
-	if (spec_path && read_spec(spec_path, &spec, &err) < 0) {
+	if (spec_path && engi_pcb_spec_file(spec_path, NULL, &spec, &err) < 0) {
 		cli_error(&err);
 		return EXIT_USAGE;
 	}

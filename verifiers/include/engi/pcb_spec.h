@@ -52,6 +52,12 @@ int engi_pcb_spec_read(json_t *spec, struct engi_pcb_spec *out, struct engi_erro
 /* Reads key_parameters given as text. */
 int engi_pcb_spec_text(const char *text, size_t len, struct engi_pcb_spec *out,
 		       struct engi_error *err);
+/* Reads the spec.json at path (at most ENGI_PCB_SPEC_FILE_MAX bytes;
+ * messages call it name, path when NULL). ENGI_EIO, ENGI_EPARSE for a file
+ * that is no JSON object, ENGI_ETOOBIG, ENGI_ENOMEM. */
+#define ENGI_PCB_SPEC_FILE_MAX (4u << 20)
+int engi_pcb_spec_file(const char *path, const char *name, struct engi_pcb_spec *out,
+		       struct engi_error *err);
 void engi_pcb_spec_release(struct engi_pcb_spec *s);
 
 /*
