@@ -101,7 +101,7 @@ static void add(struct cands *c, double x)
 static const struct engi_pcb_prop *fprops(const struct engi_pcb_bank *b, size_t f, size_t *n)
 {
 	*n = b->feature[f].nprops;
-	return b->prop + b->feature[f].prop;
+	return *n ? b->prop + b->feature[f].prop : NULL; /* no values: maybe no array */
 }
 
 static int named(const struct engi_pcb_prop *p, const char *name)

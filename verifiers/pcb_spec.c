@@ -357,6 +357,7 @@ static size_t line_break(const char *s)
 int engi_pcb_spec_text(const char *text, size_t len, struct engi_pcb_spec *out,
 		       struct engi_error *err)
 {
+	memset(out, 0, sizeof(*out));
 	char *buf = engi_malloc(len + 1);
 	if (!buf)
 		RAISE(err, ENGI_ENOMEM, "spec: out of memory");
@@ -393,6 +394,8 @@ int engi_pcb_spec_text(const char *text, size_t len, struct engi_pcb_spec *out,
 		i = j + (brk ? brk : 1);
 	}
 	engi_free(buf);
+	if (rc < 0)
+		engi_pcb_spec_release(out);
 	return rc;
 }
 

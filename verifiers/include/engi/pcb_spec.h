@@ -49,7 +49,8 @@ struct engi_pcb_spec {
  * key_parameters: none). ENGI_EPARSE only when spec is not an object;
  * ENGI_ENOMEM, ENGI_ETOOBIG past ENGI_PCB_PARAMS_MAX. */
 int engi_pcb_spec_read(json_t *spec, struct engi_pcb_spec *out, struct engi_error *err);
-/* Reads key_parameters given as text. */
+/* Reads key_parameters given as text into out (initialised here; empty
+ * again on error). */
 int engi_pcb_spec_text(const char *text, size_t len, struct engi_pcb_spec *out,
 		       struct engi_error *err);
 /* Reads the spec.json at path (at most ENGI_PCB_SPEC_FILE_MAX bytes;
