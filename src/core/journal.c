@@ -39,6 +39,7 @@ static off_t complete_length(int fd)
 int journal_open(struct journal *j, const char *path, int resume, struct engi_error *err)
 {
 	j->fd = -1;
+	j->unsynced = 0;
 	j->path = engi_strdup(path);
 	if (!j->path)
 		RAISE(err, ENGI_ENOMEM, "out of memory");
@@ -83,7 +84,7 @@ int journal_open(struct journal *j, const char *path, int resume, struct engi_er
 	return 0;
 }
 
-int journal_append_json(struct journal *j, const char *json, size_t len, struct engi_error *err)
+int journal_write_json(struct journal *j, const char *json, size_t len, struct engi_error *err)
 {
 	if (memchr(json, '\n', len))
 		RAISE(err, ENGI_EINVALID, "a journal record spans lines");
@@ -93,11 +94,29 @@ int journal_append_json(struct journal *j, const char *json, size_t len, struct 
 	memcpy(buf, json, len);
 	buf[len] = '\n';
 	int rc = 0;
-	if (fs_write_all_fd(j->fd, buf, len + 1) < 0 || fdatasync(j->fd) < 0)
+	if (fs_write_all_fd(j->fd, buf, len + 1) < 0)
 		rc = engi_raise(err, ENGI_EIO, "cannot append to journal '%s': %s", j->path,
 				strerror(errno));
+	else
+		j->unsynced = 1;
 	engi_free(buf);
 	return rc;
+}
+
+int journal_sync(struct journal *j, struct engi_error *err)
+{
+	if (!j->unsynced)
+		return 0;
+	if (fdatasync(j->fd) < 0)
+		RAISE(err, ENGI_EIO, "cannot append to journal '%s': %s", j->path, strerror(errno));
+	j->unsynced = 0;
+	return 0;
+}
+
+int journal_append_json(struct journal *j, const char *json, size_t len, struct engi_error *err)
+{
+	TRY(journal_write_json(j, json, len, err));
+	return journal_sync(j, err);
 }
 
 int journal_append(struct journal *j, const struct record *r, struct engi_error *err)

@@ -256,6 +256,7 @@ struct master {
 	size_t first; /* every order[i] with i < first is taken */
 	const struct sched_hooks *h;
 	struct sched_status st;
+	size_t unsettled; /* results delivered since the last settle */
 	int *wstate;
 	size_t *wcell;
 	/* a cell sent ahead to a busy worker, started when its current one
@@ -514,6 +515,23 @@ static void deliver(struct master *m, size_t cell, int rank, const char *payload
 	if (m->failed)
 		return;
 	if (m->h->finished(m->h->ctx, cell, rank, payload, len, m->err) < 0)
+		m->failed = 1;
+	m->unsettled++;
+}
+
+/* The results delivered since the last call made durable together. */
+static void settle(struct master *m)
+{
+	if (!m->unsettled)
+		return;
+	m->unsettled = 0;
+	if (!m->h->settle)
+		return;
+	/* after a failure too: what was written before it is kept, and the
+	 * first failure is the one reported */
+	struct engi_error later;
+	engi_error_init(&later);
+	if (m->h->settle(m->h->ctx, m->failed ? &later : m->err) < 0)
 		m->failed = 1;
 }
 
@@ -821,12 +839,14 @@ static int run_master(const size_t *order, size_t n, const struct sched_hooks *h
 			if (remote_live == 0)
 				break;
 		}
+		settle(&m);
 		if (activity)
 			nap_ns = 0;
 		else
 			nap(&nap_ns);
 	}
 	deliver_held(&m);
+	settle(&m);
 	vq_abandon(&m);
 	engi_free(m.held);
 	if (final)

@@ -73,6 +73,12 @@ struct sched_hooks {
 	 * return: a failure of rank 0 (disk full): drain and fail the run. */
 	int (*finished)(void *ctx, size_t cell, int rank, const char *payload, size_t len,
 			struct engi_error *err);
+	/* Rank 0: the results finished has had since the last call are to be
+	 * made durable now (one journal fsync for all that arrived together:
+	 * group commit). Called once per pass of the scheduler that delivered
+	 * any, and before sched_run returns. Negative: as finished. NULL:
+	 * finished made each durable itself. */
+	int (*settle)(void *ctx, struct engi_error *err);
 	/* Rank 0: the cell's priority (its predicted seconds, say), as results
 	 * improve the predictions: the queue is sorted highest first before
 	 * the first dispatch and again every few dozen results (ties keep

@@ -463,6 +463,13 @@ static int maybe_flush(struct runctx *c, int force, struct engi_error *err)
 	return 0;
 }
 
+/* The journal's lines of the results that arrived together, fsynced once. */
+static int hook_settle(void *p, struct engi_error *err)
+{
+	struct runctx *c = p;
+	return journal_sync(&c->journal, err);
+}
+
 static int hook_finished(void *p, size_t ci, int rank, const char *payload, size_t len,
 			 struct engi_error *err)
 {
@@ -486,7 +493,8 @@ static int hook_finished(void *p, size_t ci, int rank, const char *payload, size
 				  rank);
 		return rc;
 	}
-	rc = journal_append_json(&c->journal, line, n, err);
+	/* written now, made durable with the others of this pass (hook_settle) */
+	rc = journal_write_json(&c->journal, line, n, err);
 	engi_free(line);
 	if (rc == 0)
 		rc = store_append(c->store, &r, err);
@@ -1438,6 +1446,7 @@ int sweep_run(struct sweep *sw, const struct sweep_opts *o, struct engi_error *e
 				.started = hook_started,
 				.released = hook_released,
 				.finished = hook_finished,
+				.settle = hook_settle,
 				.tick = hook_tick,
 				.govern = hook_govern};
 	struct sched_opts so = {.local_slots = o->jobs, .grace_s = o->grace_s};
