@@ -60,6 +60,8 @@ static const char *class_name(int cls)
 	}
 }
 
+#define LINE_ANGLES_PRINTED 1000
+
 /* The feature tree, grids, circular patterns and line angles of a bank,
  * with the validator's property names. */
 static json_t *tree_json(const struct engi_pcb_bank *b)
@@ -112,10 +114,12 @@ static json_t *tree_json(const struct engi_pcb_bank *b)
 						    "centre", vec3(c->centre), "axis",
 						    vec3(c->axis), "angular_pitch", c->pitch));
 	}
-	for (size_t i = 0; i < b->nline_angles; i++)
+	/* a sketch of thousands of lines has millions: the first few printed */
+	for (size_t i = 0; i < b->nline_angles && i < LINE_ANGLES_PRINTED; i++)
 		json_array_append_new(la, json_real(b->line_angle[i]));
-	return json_pack("{so, so, so, so, sb}", "tree", fl, "grids", gl, "circular_patterns", cl,
-			 "line_angles", la, "line_angles_capped", b->line_angles_capped);
+	return json_pack("{so, so, so, so, sI, sb}", "tree", fl, "grids", gl, "circular_patterns",
+			 cl, "line_angles", la, "line_angle_count", (json_int_t)b->nline_angles,
+			 "line_angles_capped", b->line_angles_capped);
 }
 
 static const char *state_name(int st)

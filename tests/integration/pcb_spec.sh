@@ -59,7 +59,7 @@ g = plate["grids"][0]
 assert (g["count"], g["rows"], g["cols"], g["spacing_rows"], g["spacing_cols"]) == (4, 2, 2, 10.0, 20.0), g
 assert len(plate["grids"]) == 2 and not plate["circular_patterns"], plate
 # the rectangle's four right angles, the 30-degree pair and the arc's lines
-assert sorted(plate["line_angles"]) == sorted([round(math.pi / 2, 10)] * 4 + [round(math.pi / 6, 10)]), plate["line_angles"]
+assert plate["line_angle_count"] == 5 and sorted(plate["line_angles"]) == sorted([round(math.pi / 2, 10)] * 4 + [round(math.pi / 6, 10)]), plate["line_angles"]
 fl = json.load(open("spec_flange.json"))["spec_bank"]["features"]
 c = fl["circular_patterns"]
 assert len(c) == 1 and c[0]["count"] == 6 and abs(c[0]["radius"] - 15) < 1e-9, c
