@@ -316,6 +316,16 @@ static int spec_side(const struct engi_pcb_spec *ps, const char *path,
 	if (found)
 		engi_pcb_bank_release(&bank);
 	TRY(rc);
+	if (res.n == 0) {
+		/* the validator scores every delivery 0 on such a spec: the
+		 * benchmark's file is at fault, not the agent */
+		s->spec_state = ENGI_CAD_SPEC_UNAVAILABLE;
+		snprintf(s->spec_why, sizeof(s->spec_why),
+			 "the spec yields no parameter the validator can check (it scores every "
+			 "delivery 0 on it)");
+		engi_pcb_spec_result_release(&res);
+		return 0;
+	}
 	if (res.raises) {
 		s->spec_state = ENGI_CAD_SPEC_UNAVAILABLE;
 		snprintf(s->spec_why, sizeof(s->spec_why),

@@ -10,8 +10,9 @@
 #   (a "corner" key is a position; a string is never found);
 # - the score spends the failure budget of 10;
 # - a task declaring the spec gets spec_consistency and the harmonic mean
-#   with the geometry; a spec the validator would raise on, or a spec file
-#   that does not read, is unavailable, never a score; declarations that
+#   with the geometry; a spec the validator would raise on, one it finds no
+#   parameter in (it scores everyone 0), or a spec file that does not read,
+#   is unavailable, never a score; declarations that
 #   cannot work are refused before anything runs.
 . "$(dirname "$0")/lib.sh"
 export ENGI_BREP_CACHE="$T/brep-cache"
@@ -124,6 +125,7 @@ cp "$CACHE/spec_plate.FCStd" art/answer.FCStd
 cp plate_spec.json t/ref/spec.json
 printf '{"name": "v", "key_parameters": "hole_diameter = (5, 6) mm"}' > t/ref/vector.json
 printf '{"name": "broken", ' > t/ref/broken.json
+printf '{"name": "empty", "key_parameters": "a plate, 40 by 30, pitch = 100/5 mm"}' > t/ref/empty.json
 task() { # SPEC [GEOMETRY]
 	cat > t/task.json <<J
 {"schema": 1, "id": "pcb-spec", "title": "pcb-v2 with a spec", "domain": "CAD", "software": ["freecad"],
@@ -153,7 +155,7 @@ assert a["spec"]["stage"] == "specification", a["spec"]
 assert "fillet_radius" in a["spec"]["detail"] and "corner_angle not found" in a["spec"]["detail"], a["spec"]
 print("ok: spec_consistency and the harmonic mean recorded")
 PY
-for bad in vector broken missing; do
+for bad in vector broken missing empty; do
 	task "ref/$bad.json"
 	"$ENGISWEEP" judge --out "$bad.json" t/task.json art > "$bad.txt" 2>&1 || { cat "$bad.txt"; fail "judge $bad"; }
 	"$PY" - "$bad" <<'PY'
@@ -166,7 +168,7 @@ assert a["geometry"]["state"] == "pass", a
 for n in ("spec", "score"):
     assert a[n]["state"] == "unavailable", (bad, a[n])
 assert "spec_consistency" not in m and "pcb_score" not in m, m
-why = {"vector": "raises", "broken": "line", "missing": "spec"}[bad]
+why = {"vector": "raises", "broken": "line", "missing": "spec", "empty": "no parameter"}[bad]
 assert why in a["spec"]["detail"], a["spec"]
 print("ok: %s spec: unavailable (%s)" % (bad, a["spec"]["detail"][:70]))
 PY
