@@ -12,28 +12,13 @@
  */
 #include "brep_reply.h"
 #include "engi/error.h"
+#include "engi/fdio.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -60,12 +45,13 @@ int main(int argc, char **argv)
 	r.rc = engi_brep_measure_file(argv[4], (unsigned)flags, &r.rep, &r.err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r.rep.seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-	int bad = write_all((int)fd, &r, sizeof(r));
+	int bad = engi_write_all((int)fd, &r, sizeof(r));
 	if (!bad && r.rc == 0) {
-		bad |= write_all((int)fd, r.rep.props.face,
-				 r.rep.props.faces * sizeof(*r.rep.props.face));
-		bad |= write_all((int)fd, r.rep.body, r.rep.nbodies * sizeof(*r.rep.body));
-		bad |= write_all((int)fd, r.rep.feature, r.rep.nfeatures * sizeof(*r.rep.feature));
+		bad |= engi_write_all((int)fd, r.rep.props.face,
+				      r.rep.props.faces * sizeof(*r.rep.props.face));
+		bad |= engi_write_all((int)fd, r.rep.body, r.rep.nbodies * sizeof(*r.rep.body));
+		bad |= engi_write_all((int)fd, r.rep.feature,
+				      r.rep.nfeatures * sizeof(*r.rep.feature));
 	}
 	engi_brep_report_release(&r.rep);
 	/* a normal exit: LeakSanitizer checks this process too */

@@ -16,6 +16,7 @@
 #include "engi/brep.h"
 #include "engi/dynbuf.h"
 #include "engi/error.h"
+#include "engi/fdio.h"
 #include "engi/sha256.h"
 #include "engi/slurp.h"
 
@@ -204,16 +205,8 @@ static void cache_write(const char *dir, const char *file, const char *buf, size
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	size_t put = 0;
-	while (put < len) {
-		ssize_t k = write(fd, buf + put, len - put);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		put += (size_t)k;
-	}
-	if (close(fd) != 0 || put != len || rename(tmp, file) != 0)
+	int bad = engi_write_all(fd, buf, len) < 0;
+	if (close(fd) != 0 || bad || rename(tmp, file) != 0)
 		unlink(tmp);
 }
 

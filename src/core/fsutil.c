@@ -1,6 +1,7 @@
 #include "fsutil.h"
 
 #include "engi/alloc.h"
+#include "engi/fdio.h"
 #include "engi/sha256.h"
 
 #include <dirent.h>
@@ -213,17 +214,7 @@ int fs_read_file(const char *path, size_t cap, char **out, size_t *len, struct e
 
 int fs_write_all_fd(int fd, const void *data, size_t len)
 {
-	const char *p = data;
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
+	return engi_write_all(fd, data, len);
 }
 
 int fs_write_file_atomic(const char *path, const void *data, size_t len, struct engi_error *err)
