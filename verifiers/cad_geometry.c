@@ -47,6 +47,12 @@ int engi_cad_parse_task_path(json_t *ver, const char *key, int required, const c
 	return 0;
 }
 
+int engi_cad_path(char *out, const char *dir, const char *rel)
+{
+	int n = snprintf(out, PATH_MAX, "%s/%s", dir, rel);
+	return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
 int engi_cad_parse_reference(json_t *ver, int required, const char *file, const char *pointer,
 			     char *out, size_t cap, struct engi_error *err)
 {
@@ -204,9 +210,8 @@ int engi_cad_similarity_run(const struct engi_verify_ctx *ctx, const char *targe
 	engi_mesh_init(&a.m);
 	engi_mesh_init(&ref.m);
 	int rc = 0;
-	int n1 = snprintf(path, sizeof(path), "%s/%s", ctx->artifact_dir, target);
-	int n2 = snprintf(rpath, sizeof(rpath), "%s/%s", ctx->task_dir, reference);
-	if (n1 < 0 || (size_t)n1 >= sizeof(path) || n2 < 0 || (size_t)n2 >= sizeof(rpath))
+	if (engi_cad_path(path, ctx->artifact_dir, target) < 0 ||
+	    engi_cad_path(rpath, ctx->task_dir, reference) < 0)
 		rc = engi_raise(&e, ENGI_EINVALID, "path too long");
 	int ref_rc = rc == 0 ? shape_load(rpath, &ref, &e) : rc;
 	if (ref_rc == 0)

@@ -210,23 +210,24 @@ static int score(const struct engi_brep_report *cand, const struct engi_brep_rep
 	char gate[16], why[256];
 	doc_gates(cand, gate, sizeof(gate), why, sizeof(why));
 	s->doc_ok = !gate[0];
-	s->counts_ok = c->faces <= ENGI_PCB_MAX_FACES && !(s->e_faces > COUNT_GATE) &&
-		       !(s->e_verts > COUNT_GATE);
+	/* each gate's verdict, for the criteria, whichever fires first */
+	int simple = c->faces <= ENGI_PCB_MAX_FACES;
+	int faces_ok = !(s->e_faces > COUNT_GATE), verts_ok = !(s->e_verts > COUNT_GATE);
+	s->counts_ok = simple && faces_ok && verts_ok;
 	s->obb_ok = s->e_obb < BBOX_GATE;
 	if (gate[0]) {
 		zero(s, gate, "%s", why);
 		return 0;
 	}
-	if (c->faces > ENGI_PCB_MAX_FACES) {
+	if (!simple) {
 		zero(s, "complexity", "%zu faces, over the %d the validator scores", c->faces,
 		     ENGI_PCB_MAX_FACES);
 		return 0;
 	}
-	if (s->e_faces > COUNT_GATE || s->e_verts > COUNT_GATE) {
-		int f = s->e_faces > COUNT_GATE;
-		zero(s, f ? "face_count" : "vertex_count", "%s %zu against the reference's %zu",
-		     f ? "faces" : "vertices", f ? c->faces : c->vertices,
-		     f ? r->faces : r->vertices);
+	if (!faces_ok || !verts_ok) {
+		zero(s, !faces_ok ? "face_count" : "vertex_count",
+		     "%s %zu against the reference's %zu", !faces_ok ? "faces" : "vertices",
+		     !faces_ok ? c->faces : c->vertices, !faces_ok ? r->faces : r->vertices);
 		return 0;
 	}
 	if (!c->obb_ok || !r->obb_ok) {
@@ -235,7 +236,7 @@ static int score(const struct engi_brep_report *cand, const struct engi_brep_rep
 		zero(s, "bbox", "no oriented box of the %s", c->obb_ok ? "reference" : "candidate");
 		return 0;
 	}
-	if (s->e_obb >= BBOX_GATE) {
+	if (!s->obb_ok) {
 		zero(s, "bbox", "oriented-box sizes off by %.4g %% (gate: under %.0f %%)",
 		     100 * s->e_obb, 100 * BBOX_GATE);
 		return 0;
@@ -283,9 +284,8 @@ static int read_spec(const struct engi_verify_ctx *ctx, const char *spec, struct
 		     struct engi_cad_similarity *s, struct engi_error *err)
 {
 	char path[PATH_MAX];
-	int n = snprintf(path, sizeof(path), "%s/%s", ctx->task_dir, spec);
 	s->spec_state = ENGI_CAD_SPEC_UNAVAILABLE;
-	if (n < 0 || (size_t)n >= sizeof(path)) {
+	if (engi_cad_path(path, ctx->task_dir, spec) < 0) {
 		snprintf(s->spec_why, sizeof(s->spec_why), "spec: path too long");
 		return 0;
 	}
@@ -374,9 +374,8 @@ int engi_cad_pcb_run(const struct engi_verify_ctx *ctx, const char *target, cons
 	memset(s, 0, sizeof(*s));
 	s->method = ENGI_CAD_PCB_V2;
 	char path[PATH_MAX], rpath[PATH_MAX];
-	int n1 = snprintf(path, sizeof(path), "%s/%s", ctx->artifact_dir, target);
-	int n2 = snprintf(rpath, sizeof(rpath), "%s/%s", ctx->task_dir, reference);
-	if (n1 < 0 || (size_t)n1 >= sizeof(path) || n2 < 0 || (size_t)n2 >= sizeof(rpath)) {
+	if (engi_cad_path(path, ctx->artifact_dir, target) < 0 ||
+	    engi_cad_path(rpath, ctx->task_dir, reference) < 0) {
 		s->status = ENGI_CAD_BAD_DELIVERY;
 		snprintf(s->why, sizeof(s->why), "path too long");
 		return 0;

@@ -88,6 +88,9 @@ int engi_cad_parse_method(json_t *verifier, const char *file, const char *pointe
  * out (cap bytes). When absent: an error if required, else out is "". */
 int engi_cad_parse_reference(json_t *verifier, int required, const char *file, const char *pointer,
 			     char *out, size_t cap, struct engi_error *err);
+/* dir/rel into out (PATH_MAX bytes); -1 when it does not fit. */
+int engi_cad_path(char *out, const char *dir, const char *rel);
+
 /* The same for the field key. */
 int engi_cad_parse_task_path(json_t *verifier, const char *key, int required, const char *file,
 			     const char *pointer, char *out, size_t cap, struct engi_error *err);
