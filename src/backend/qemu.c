@@ -39,6 +39,7 @@
 #include "qemu.h"
 #include "screen_action.h"
 #include "screen_image.h"
+#include "vcpu.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +91,8 @@ struct qemu_env {
 	int fake_hang;			/* ENGI_QEMU_FAKE_KVM=hang: never continue the guest */
 	char workdir[ENV_PATH_MAX + 1]; /* the agent's working folder in the guest */
 	struct backend_folders folders; /* the task's folders, made at start */
+	struct vcpu_set vcpus;		/* the vCPU threads, for paced input */
+	int vcpus_known;		/* 1 read, -1 not to be had (input unpaced) */
 };
 
 /* ---- small helpers ---- */
@@ -131,7 +134,8 @@ static void arg(struct argv *a, const char *fmt, ...)
 
 /* The options every QEMU of this backend starts with, the accelerator
  * probe's and a guest's: no default devices nor user configuration, the
- * machine, the accelerator, the memory, no display window. */
+ * machine, the accelerator, the memory, no display window; threads named
+ * ("CPU 0/KVM", "CPU 0/TCG") so that the vCPUs can be told apart. */
 static void qemu_args(struct argv *a, const char *machine, const char *accel, int memory_mb)
 {
 	arg(a, "%s", qemu_binary());
@@ -145,6 +149,8 @@ static void qemu_args(struct argv *a, const char *machine, const char *accel, in
 	arg(a, "%d", memory_mb);
 	arg(a, "-display");
 	arg(a, "none");
+	arg(a, "-name");
+	arg(a, "engisweep,debug-threads=on");
 }
 
 /* Starts a's QEMU in a session of its own (killed as a group), its output
@@ -1239,6 +1245,39 @@ static int qemu_screenshot(struct backend_env *env, double scale, unsigned char 
 	return rc;
 }
 
+/* Paced input (vcpu.h): how long one event group may wait for the guest to
+ * take it, and all of one action's groups together; past that the rest is
+ * sent at the plain pace (a guest that does not run for so long has worse
+ * trouble than lost keys). */
+#define INPUT_PACE_STEP_S   1.0
+#define INPUT_PACE_ACTION_S 20.0
+
+/* The vCPU threads from QMP; a QEMU that does not say (or a stand-in)
+ * leaves input unpaced. */
+static void find_vcpus(struct qemu_env *q)
+{
+	struct engi_error e;
+	engi_error_init(&e);
+	json_t *ret = NULL;
+	q->vcpus_known = -1;
+	if (qmp_call(&q->qmp, "query-cpus-fast", NULL, 30, &ret, &e) == 0 &&
+	    vcpu_set_from_qmp(&q->vcpus, q->pid, ret) == 0)
+		q->vcpus_known = 1;
+	json_decref(ret);
+}
+
+/* Waits until the guest has taken the event group sent after before was
+ * read, or INPUT_PACE_STEP_S; returns the seconds waited. */
+static double wait_input_taken(struct qemu_env *q, const struct vcpu_sample *before)
+{
+	double t0 = clk_now_mono(), waited = 0;
+	struct vcpu_sample now;
+	while (vcpu_sample_read(&q->vcpus, &now) == 0 && !vcpu_input_taken(before, &now) &&
+	       (waited = clk_now_mono() - t0) < INPUT_PACE_STEP_S)
+		clk_sleep_seconds(0.0005);
+	return waited;
+}
+
 static int qemu_input(struct backend_env *env, const char *event_json, struct engi_error *err)
 {
 	struct qemu_env *q = env->priv;
@@ -1251,6 +1290,9 @@ static int qemu_input(struct backend_env *env, const char *event_json, struct en
 	json_t *steps;
 	TRY(screen_action_steps(event_json, q->screen_w, q->screen_h, q->scale > 0 ? q->scale : 1.0,
 				&steps, err));
+	if (!q->vcpus_known)
+		find_vcpus(q);
+	double budget = INPUT_PACE_ACTION_S;
 	int rc = 0;
 	size_t i;
 	json_t *st;
@@ -1259,12 +1301,17 @@ static int qemu_input(struct backend_env *env, const char *event_json, struct en
 		json_t *ev = json_object_get(st, "events");
 		json_t *ms = json_object_get(st, "sleep_ms");
 		if (ev) {
+			struct vcpu_sample before;
+			int paced = q->vcpus_known > 0 && budget > 0 &&
+				    vcpu_sample_read(&q->vcpus, &before) == 0;
 			rc = qmp_call(&q->qmp, "input-send-event", json_pack("{s:O}", "events", ev),
 				      30, NULL, err);
 			if (rc < 0) {
 				rc = env_fail(q, rc, err);
 				break;
 			}
+			if (paced)
+				budget -= wait_input_taken(q, &before);
 		} else if (json_is_integer(ms)) {
 			clk_sleep_seconds((double)json_integer_value(ms) / 1000.0);
 		}

@@ -1,7 +1,9 @@
 # Language models (OpenAI and Anthropic APIs) drive a GUI task in a desktop
 # guest: each sees the screen as PNG images (at the condition's
 # screen_scale) in its requests, clicks into the terminal and types a
-# command, which makes the deliverable.
+# command, which makes the deliverable. The guests' vCPUs are starved as on
+# a loaded host (starve.py), which lost keystrokes ("cp tetra.tl") before
+# input was paced by what the guest has taken.
 . "$ENGI_SRC/tests/integration/lib.sh"
 . "$HERE/model_lib.sh"
 bash "$HERE/make_suite.sh" src 1 0
@@ -39,8 +41,14 @@ cat > models.json <<JSON
             {"name": "an", "provider": "anthropic", "base_url": "http://127.0.0.1:$MODEL_PORT/v1",
              "model": "gui", "timeout_s": 60}]}
 JSON
+"$PY" "$ENGI_SRC/tests/qemu/starve.py" $$ 600 > starve.log 2>&1 &
+starver=$!
+trap 'kill $starver 2>/dev/null || true; stop_model_server' EXIT
 "$ENGISWEEP" run --backend qemu --models models.json -c small:screen_scale=0.6 \
 	--quiet --out out suite > run.log 2>&1 || { cat run.log; fail "sweep failed"; }
+kill $starver
+wait $starver || true
+[ "$(grep -c '^starving' starve.log)" -ge 2 ] || { cat starve.log; fail "the guests were not starved"; }
 PYTHONPATH="$HERE" "$PY" - <<'PY'
 import base64, struct
 import results as R
