@@ -198,9 +198,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The validator's principal axes of pts: numpy's sample covariance (for
- * two points the outer product of the first, centred), eigh's vectors. */
-static int axes(const double (*pts)[3], size_t n, double mean[3], double w[3], double v[9])
+static void centroid(const double (*pts)[3], size_t n, double mean[3])
 {
 	for (int k = 0; k < 3; k++) {
 		mean[k] = 0;
@@ -208,6 +206,13 @@ static int axes(const double (*pts)[3], size_t n, double mean[3], double w[3], d
 			mean[k] += pts[i][k];
 		mean[k] /= (double)n;
 	}
+}
+
+/* The validator's principal axes of pts: numpy's sample covariance (for
+ * two points the outer product of the first, centred), eigh's vectors. */
+static int axes(const double (*pts)[3], size_t n, double mean[3], double w[3], double v[9])
+{
+	centroid(pts, n, mean);
 	double a[9] = {0};
 	if (n >= 3) {
 		for (size_t i = 0; i < n; i++)
@@ -333,15 +338,17 @@ static int circular(struct engi_pcb_bank *b, struct caps *cp, const double (*pts
 	if (n < 3)
 		return 0;
 	double mean[3], w[3], v[9], ax[3];
-	if (axes(pts, n, mean, w, v))
-		return 0;
 	if (hint) {
+		/* a cluster's axis: only the centre is needed, no decomposition */
 		double l = sqrt(dot(hint, hint));
 		if (l < 1e-9)
 			return 0;
+		centroid(pts, n, mean);
 		for (int k = 0; k < 3; k++)
 			ax[k] = hint[k] / l;
 	} else {
+		if (axes(pts, n, mean, w, v))
+			return 0;
 		for (int k = 0; k < 3; k++)
 			ax[k] = v[3 * k]; /* column 0: the smallest */
 	}
@@ -378,18 +385,17 @@ static int circular(struct engi_pcb_bank *b, struct caps *cp, const double (*pts
 			ok = 0;
 	double gap = 0;
 	if (ok) {
+		/* the radii are done with: r holds the angular gaps */
 		qsort(th, n, sizeof(*th), cmp_double);
 		for (size_t i = 0; i < n; i++) {
 			double g = th[(i + 1) % n] - th[i];
-			gap += g <= 0 ? g + 2 * M_PI : g;
+			r[i] = g <= 0 ? g + 2 * M_PI : g;
+			gap += r[i];
 		}
 		gap /= (double)n;
-		for (size_t i = 0; i < n && ok; i++) {
-			double g = th[(i + 1) % n] - th[i];
-			g = g <= 0 ? g + 2 * M_PI : g;
-			if (fabs(g - gap) / gap > CIRC_GAP_TOL)
+		for (size_t i = 0; i < n && ok; i++)
+			if (fabs(r[i] - gap) / gap > CIRC_GAP_TOL)
 				ok = 0;
-		}
 		double even = 2 * M_PI / (double)n;
 		if (ok && fabs(gap - even) / even > CIRC_GAP_TOL)
 			ok = 0;
