@@ -8,6 +8,7 @@
 
 #include "engi/alloc.h"
 #include "engi/brep.h"
+#include "engi/vec3.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,11 +38,6 @@ static void unit(const double *a, double *out)
 	double n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
 	for (int k = 0; k < 3; k++)
 		out[k] = n < 1e-12 ? 0 : a[k] / n;
-}
-
-static double dot(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
 /* A candidate plane pair, with its place among the candidates. */
@@ -83,7 +79,7 @@ static int clusters(const struct engi_brep_props *pr, struct engi_pcb_bank *b)
 			struct engi_pcb_cluster *o = &b->cluster[k];
 			double rel = fabs(o->radius - r) / fmax(fmax(o->radius, r), 1e-9);
 			if (o->convex == f->forward && !(rel > CLUSTER_RADIUS_REL) &&
-			    !(fabs(dot(o->axis, ax)) < cos2))
+			    !(fabs(engi_dot3(o->axis, ax)) < cos2))
 				c = o;
 		}
 		if (!c) {
@@ -134,11 +130,11 @@ static int pairs(const struct engi_brep_props *pr, struct engi_pcb_bank *b)
 				continue;
 			double nj[3];
 			unit(fj->axis, nj);
-			if (fabs(dot(ni, nj)) < PAIR_PARALLEL)
+			if (fabs(engi_dot3(ni, nj)) < PAIR_PARALLEL)
 				continue;
 			double d[3] = {fj->loc[0] - fi->loc[0], fj->loc[1] - fi->loc[1],
 				       fj->loc[2] - fi->loc[2]};
-			double off = fabs(dot(d, ni));
+			double off = fabs(engi_dot3(d, ni));
 			if (off < PAIR_OFFSET_MIN)
 				continue;
 			if (n >= ENGI_PCB_PAIRS_MAX) {

@@ -10,6 +10,7 @@
 #include "engi/pcb_spec.h"
 
 #include "engi/alloc.h"
+#include "engi/vec3.h"
 
 #include <math.h>
 #include <string.h>
@@ -193,11 +194,9 @@ static void radius_cands(const struct engi_pcb_bank *b, struct cands *c)
 
 static int coaxial(const struct engi_pcb_cluster *a, const struct engi_pcb_cluster *b)
 {
-	double d = a->axis[0] * b->axis[0] + a->axis[1] * b->axis[1] + a->axis[2] * b->axis[2];
-	if (fabs(d) < 0.999 || !a->count || !b->count)
+	if (fabs(engi_dot3(a->axis, b->axis)) < 0.999 || !a->count || !b->count)
 		return 0;
-	double l =
-	    sqrt(a->axis[0] * a->axis[0] + a->axis[1] * a->axis[1] + a->axis[2] * a->axis[2]);
+	double l = sqrt(engi_dot3(a->axis, a->axis));
 	if (!(l > 1e-12))
 		return 0;
 	double u[3] = {a->axis[0] / l, a->axis[1] / l, a->axis[2] / l};
@@ -206,8 +205,8 @@ static int coaxial(const struct engi_pcb_cluster *a, const struct engi_pcb_clust
 			double v[3] = {a->centroids[i][0] - b->centroids[j][0],
 				       a->centroids[i][1] - b->centroids[j][1],
 				       a->centroids[i][2] - b->centroids[j][2]};
-			double along = v[0] * u[0] + v[1] * u[1] + v[2] * u[2];
-			if (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] - along * along <= 1e-6)
+			double along = engi_dot3(v, u);
+			if (engi_dot3(v, v) - along * along <= 1e-6)
 				return 1;
 		}
 	return 0;

@@ -11,6 +11,7 @@
 #include "engi/alloc.h"
 #include "engi/brep.h"
 #include "engi/mesh.h"
+#include "engi/vec3.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -31,18 +32,6 @@ static double r9(double x)
 static double r10(double x)
 {
 	return engi_pcb_round(x, 10);
-}
-
-static double dot(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross(const double *a, const double *b, double *o)
-{
-	o[0] = a[1] * b[2] - a[2] * b[1];
-	o[1] = a[2] * b[0] - a[0] * b[2];
-	o[2] = a[0] * b[1] - a[1] * b[0];
 }
 
 static int skipped_type(const char *t)
@@ -77,7 +66,7 @@ static int line_angles(struct engi_pcb_bank *b, const double (*d)[3], size_t n, 
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++) {
-			double c = fabs(dot(d[i], d[j]));
+			double c = fabs(engi_dot3(d[i], d[j]));
 			double a = acos(c > 1 ? 1 : c);
 			if (a < LINE_ANGLE_MIN)
 				continue;
@@ -159,7 +148,7 @@ static int features(const struct engi_fc_doc *doc, struct engi_pcb_bank *b, stru
 				p->kind = ENGI_PCB_P_LINE;
 				double d[3] = {x->q[0] - x->p[0], x->q[1] - x->p[1],
 					       x->q[2] - x->p[2]};
-				double len = sqrt(dot(d, d));
+				double len = sqrt(engi_dot3(d, d));
 				p->value = r9(len);
 				f->nlines++;
 				if (len > LINE_MIN) {
@@ -340,7 +329,7 @@ static int circular(struct engi_pcb_bank *b, struct caps *cp, const double (*pts
 	double mean[3], w[3], v[9], ax[3];
 	if (hint) {
 		/* a cluster's axis: only the centre is needed, no decomposition */
-		double l = sqrt(dot(hint, hint));
+		double l = sqrt(engi_dot3(hint, hint));
 		if (l < 1e-9)
 			return 0;
 		centroid(pts, n, mean);
@@ -355,13 +344,13 @@ static int circular(struct engi_pcb_bank *b, struct caps *cp, const double (*pts
 	double tmp[3] = {0, 0, 1}, e1[3], e2[3];
 	if (!(fabs(ax[2]) < 0.9))
 		tmp[0] = 1, tmp[2] = 0;
-	cross(ax, tmp, e1);
-	double l1 = sqrt(dot(e1, e1));
+	engi_cross3(ax, tmp, e1);
+	double l1 = sqrt(engi_dot3(e1, e1));
 	if (l1 < 1e-9)
 		return 0;
 	for (int k = 0; k < 3; k++)
 		e1[k] /= l1;
-	cross(ax, e1, e2);
+	engi_cross3(ax, e1, e2);
 	double *r = engi_malloc(2 * n * sizeof(double));
 	if (!r)
 		return ENGI_ENOMEM;
@@ -369,12 +358,12 @@ static int circular(struct engi_pcb_bank *b, struct caps *cp, const double (*pts
 	int ok = 1;
 	for (size_t i = 0; i < n && ok; i++) {
 		double d[3] = {pts[i][0] - mean[0], pts[i][1] - mean[1], pts[i][2] - mean[2]};
-		double along = dot(d, ax);
+		double along = engi_dot3(d, ax);
 		double perp[3] = {d[0] - along * ax[0], d[1] - along * ax[1], d[2] - along * ax[2]};
-		r[i] = sqrt(dot(perp, perp));
+		r[i] = sqrt(engi_dot3(perp, perp));
 		if (r[i] < 1e-9)
 			ok = 0;
-		th[i] = atan2(dot(perp, e2), dot(perp, e1));
+		th[i] = atan2(engi_dot3(perp, e2), engi_dot3(perp, e1));
 		mean_r += r[i];
 	}
 	mean_r /= (double)n;

@@ -42,6 +42,7 @@
 #include "engi/alloc.h"
 #include "engi/error.h"
 #include "engi/morton.h"
+#include "engi/vec3.h"
 #include "predicates.h"
 
 #include <float.h>
@@ -91,21 +92,9 @@ static inline void sub3(const double a[3], const double b[3], double c[3])
 		c[d] = a[d] - b[d];
 }
 
-static inline void cross3(const double a[3], const double b[3], double c[3])
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static inline double dot3(const double a[3], const double b[3])
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 static int normalize3(double a[3])
 {
-	double l = sqrt(dot3(a, a));
+	double l = sqrt(engi_dot3(a, a));
 	if (!(l > 0))
 		return -1;
 	for (int d = 0; d < 3; d++)
@@ -123,9 +112,9 @@ static void frame_around(const double n[3], double u[3], double v[3])
 			m = d;
 	double e[3] = {0, 0, 0};
 	e[m] = 1;
-	cross3(n, e, u);
+	engi_cross3(n, e, u);
 	normalize3(u);
-	cross3(n, u, v);
+	engi_cross3(n, u, v);
 }
 
 /* Reorders the n points along a Morton curve over their bounding box
@@ -236,7 +225,7 @@ static uint32_t add_face(struct hull *h, uint32_t a, uint32_t b, uint32_t c)
 	double e[3], g[3];
 	sub3(P(h, b), P(h, a), e);
 	sub3(P(h, c), P(h, a), g);
-	cross3(e, g, f->n);
+	engi_cross3(e, g, f->n);
 	double na[3] = {fabs(e[1] * g[2]) + fabs(e[2] * g[1]),
 			fabs(e[2] * g[0]) + fabs(e[0] * g[2]),
 			fabs(e[0] * g[1]) + fabs(e[1] * g[0])};
@@ -272,7 +261,7 @@ static uint32_t farthest(const struct hull *h, const struct hface *f)
 	for (uint32_t q = f->out; q != NONE; q = h->next[q]) {
 		double x[3];
 		sub3(P(h, q), P(h, f->v[0]), x);
-		double d = dot3(n, x);
+		double d = engi_dot3(n, x);
 		if (d > bd) {
 			bd = d;
 			best = q;
@@ -390,8 +379,8 @@ static int initial_simplex(const double *p, size_t n, uint32_t s[4])
 		for (int b = a + 1; b < 6; b++) {
 			double x[3];
 			sub3(p + 3 * (size_t)ext[a], p + 3 * (size_t)ext[b], x);
-			if (dot3(x, x) > best) {
-				best = dot3(x, x);
+			if (engi_dot3(x, x) > best) {
+				best = engi_dot3(x, x);
 				s[0] = ext[a];
 				s[1] = ext[b];
 			}
@@ -405,9 +394,9 @@ static int initial_simplex(const double *p, size_t n, uint32_t s[4])
 	for (size_t i = 0; i < n; i++) {
 		double x[3], c[3];
 		sub3(p + 3 * i, a, x);
-		cross3(ab, x, c);
-		if (dot3(c, c) > best) {
-			best = dot3(c, c);
+		engi_cross3(ab, x, c);
+		if (engi_dot3(c, c) > best) {
+			best = engi_dot3(c, c);
 			s[2] = (uint32_t)i;
 		}
 	}
@@ -422,12 +411,12 @@ static int initial_simplex(const double *p, size_t n, uint32_t s[4])
 	const double *c = p + 3 * (size_t)s[2];
 	double ac[3], nrm[3];
 	sub3(c, a, ac);
-	cross3(ab, ac, nrm);
+	engi_cross3(ab, ac, nrm);
 	best = -1;
 	for (size_t i = 0; i < n; i++) {
 		double x[3];
 		sub3(p + 3 * i, a, x);
-		double d = fabs(dot3(nrm, x));
+		double d = fabs(engi_dot3(nrm, x));
 		if (d > best) {
 			best = d;
 			s[3] = (uint32_t)i;
@@ -525,7 +514,7 @@ static void box_finish(const double lo[3], const double hi[3], const double ax[9
 static inline void box_extend(const double ax[9], const double *q, double lo[3], double hi[3])
 {
 	for (int k = 0; k < 3; k++) {
-		double t = dot3(ax + 3 * k, q);
+		double t = engi_dot3(ax + 3 * k, q);
 		lo[k] = t < lo[k] ? t : lo[k];
 		hi[k] = t > hi[k] ? t : hi[k];
 	}
@@ -677,8 +666,8 @@ static void frame_across(const double *p, const uint32_t *idx, size_t m, const d
 	struct pt2 *q = work, *c = work + m + 1;
 	for (size_t i = 0; i < m; i++) {
 		const double *x = p + 3 * (size_t)idx[i];
-		q[i].x = snap(dot3(u, x));
-		q[i].y = snap(dot3(v, x));
+		q[i].x = snap(engi_dot3(u, x));
+		q[i].y = snap(engi_dot3(v, x));
 	}
 	size_t k = hull2d(q, m, c);
 	double ux = 1, uy = 0;
@@ -711,8 +700,8 @@ static int surface_axes(const double *p, const uint32_t *tri, size_t nt, double 
 		double u[3], w[3], n[3];
 		sub3(v[1], v[0], u);
 		sub3(v[2], v[0], w);
-		cross3(u, w, n);
-		double A = 0.5 * sqrt(dot3(n, n));
+		engi_cross3(u, w, n);
+		double A = 0.5 * sqrt(engi_dot3(n, n));
 		double s[3] = {v[0][0] + v[1][0] + v[2][0], v[0][1] + v[1][1] + v[2][1],
 			       v[0][2] + v[1][2] + v[2][2]};
 		area += A;
@@ -759,7 +748,7 @@ static size_t largest_faces(const uint32_t *live, size_t nl, const double *fn, s
 	for (size_t i = 0; i < nl; i++) {
 		struct cand c;
 		memcpy(c.n, fn + 3 * i, sizeof(c.n));
-		c.area = 0.5 * sqrt(dot3(c.n, c.n));
+		c.area = 0.5 * sqrt(engi_dot3(c.n, c.n));
 		c.face = live[i];
 		if (k == m && !cand_before(&c, &top[m - 1]))
 			continue;
@@ -790,7 +779,7 @@ static void face_frame(const struct hull *h, const uint32_t *live, size_t nl, co
 		       struct face_ws *w, double ax[9])
 {
 	for (size_t k = 0; k < nl; k++)
-		w->front[live[k]] = dot3(fn + 3 * k, n) > 0;
+		w->front[live[k]] = engi_dot3(fn + 3 * k, n) > 0;
 	size_t ns = 0;
 	for (size_t k = 0; k < nl; k++) {
 		const struct hface *F = &h->f[live[k]];
@@ -838,13 +827,13 @@ static int try_faces(const struct hull *h, const uint32_t *live, size_t nl, cons
 		double e1[3], e2[3];
 		sub3(P(h, F->v[1]), P(h, F->v[0]), e1);
 		sub3(P(h, F->v[2]), P(h, F->v[0]), e2);
-		cross3(e1, e2, fn + 3 * i);
+		engi_cross3(e1, e2, fn + 3 * i);
 	}
 	size_t k = largest_faces(live, nl, fn, m, c), taken = 0;
 	for (size_t i = 0; i < k && taken < want; i++) {
 		int dup = 0;
 		for (size_t j = 0; j < taken && !dup; j++)
-			dup = 1 - fabs(dot3(c[i].n, c[j].n)) < OBB_SAME_NORMAL;
+			dup = 1 - fabs(engi_dot3(c[i].n, c[j].n)) < OBB_SAME_NORMAL;
 		if (!dup)
 			c[taken++] = c[i];
 	}
@@ -939,7 +928,7 @@ static int obb_planar(const double *p, size_t n, const uint32_t s[3], struct bes
 	double e1[3], e2[3], nrm[3], ax[9];
 	sub3(p + 3 * (size_t)s[1], p + 3 * (size_t)s[0], e1);
 	sub3(p + 3 * (size_t)s[2], p + 3 * (size_t)s[0], e2);
-	cross3(e1, e2, nrm);
+	engi_cross3(e1, e2, nrm);
 	normalize3(nrm);
 	uint32_t *idx = engi_malloc(n * sizeof(*idx));
 	struct pt2 *work = engi_malloc(FRAME_WORK(n) * sizeof(*work));

@@ -26,6 +26,7 @@
 #include "engi/error.h"
 #include "engi/mesh.h"
 #include "engi/morton.h"
+#include "engi/vec3.h"
 
 #include "mat3.h"
 
@@ -528,13 +529,6 @@ static void sym3_eigen(const double a_in[9], double w[3], double v[9])
 	memcpy(v, vs, sizeof(vs));
 }
 
-static inline void cross3(const double a[3], const double b[3], double c[3])
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* A unit vector v with (a - lam I) v ~ 0: the longest cross product of two
  * rows of a - lam I; 0 when they are all parallel (lam is then at least a
  * double eigenvalue, and sym3_least takes another route). */
@@ -545,9 +539,9 @@ static int null_vector(const double a[9], double lam, double v[3])
 		for (int j = 0; j < 3; j++)
 			r[i][j] = a[3 * i + j] - (i == j ? lam : 0);
 	double c[3][3], best = 0;
-	cross3(r[0], r[1], c[0]);
-	cross3(r[0], r[2], c[1]);
-	cross3(r[1], r[2], c[2]);
+	engi_cross3(r[0], r[1], c[0]);
+	engi_cross3(r[0], r[2], c[1]);
+	engi_cross3(r[1], r[2], c[2]);
 	int k = -1;
 	for (int i = 0; i < 3; i++) {
 		double l = c[i][0] * c[i][0] + c[i][1] * c[i][1] + c[i][2] * c[i][2];
@@ -617,7 +611,7 @@ static void sym3_least(const double a_in[9], double v[3])
 		for (int j = 1; j < 3; j++)
 			m = fabs(row[j]) < fabs(row[m]) ? j : m;
 		e[m] = 1;
-		cross3(row, e, c);
+		engi_cross3(row, e, c);
 		double l = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
 		v[0] = v[1] = 0;
 		v[2] = 1;
