@@ -6,7 +6,7 @@
 BUILD=$(cd "$(dirname "$ENGISWEEP")/.." && pwd)
 SRC_PREFIXES="agent anthropic arena backend base64 cell child clk cond episode ewxml fs http image
 judge journal matrix model openai outcome payload pconv preply progress provider qchan qemu qga qmp record replay
-sched screen secrets source step store suite sweep sweepdef task text trace wire"
+sched screen secrets source step store suite sweep sweepdef task text trace vcpu wire"
 check() { # LIBRARY ALLOWED-REGEX
 	# names from the compiler and sanitizers (__odr_asan.*, __x86.*) are not ours
 	nm -g --defined-only "$1" | awk '$2 ~ /^[TDBRCGS]$/ && $3 !~ /^__/ {print $3}' |
